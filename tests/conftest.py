@@ -1,0 +1,61 @@
+"""Shared fixtures: the real YCSB install and one real embedded server (FerretDB or mongod) per session."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pymongo import MongoClient
+
+from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java
+from ycsb_runner.server import EmbeddedServer, ServerInfo
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def ycsb() -> YcsbInstall:
+    """The YCSB that `make setup` installed (a broken set-up fails the tests that need it)."""
+    return ensure_ycsb(log=lambda _msg: None)
+
+
+@pytest.fixture(scope="session")
+def java_path() -> str:
+    return find_java().path
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerInfo]:
+    with EmbeddedServer(log=lambda _msg: None) as info:
+        yield info
+
+
+@pytest.fixture(scope="session")
+def mongo_url(server: ServerInfo) -> str:
+    return server.url
+
+
+@pytest.fixture()
+def mongo(mongo_url: str) -> Iterator[MongoClient]:
+    with MongoClient(mongo_url, serverSelectionTimeoutMS=5000) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def run_ycsb(ycsb: YcsbInstall, java_path: str, mongo_url: str):
+    """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2) -> (rc, stdout, stderr)``."""
+
+    def run(phase: str, props: dict[str, object], threads: int = 1, url: str | None = None,
+            timeout: float = 300) -> tuple[int, str, str]:
+        argv = [java_path, "-Duser.language=en", "-Duser.country=US", "-cp", ":".join(ycsb.classpath),
+                "site.ycsb.Client", "-load" if phase == "load" else "-t", "-db", ycsb.binding_class,
+                "-p", "workload=site.ycsb.workloads.CoreWorkload", "-p", f"mongodb.url={url or mongo_url}",
+                "-threads", str(threads), "-s"]
+        for k, v in props.items():
+            argv += ["-p", f"{k}={v}"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    return run

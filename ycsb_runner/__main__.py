@@ -1,0 +1,3 @@
+from ycsb_runner.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Analysis of benchmark results: statistics for A/B verdicts (``stats``) and friends."""

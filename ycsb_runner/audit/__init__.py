@@ -1,0 +1,82 @@
+"""Audit-logging strategies: turn auditing of YCSB's operations on/off, verify it and restore it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ycsb_runner.audit.base import (
+    OP_COMMANDS,
+    YCSB_OPS,
+    AuditError,
+    AuditState,
+    AuditStrategy,
+    normalize_ops,
+    ops_to_commands,
+)
+from ycsb_runner.audit.guard import audit_guard
+from ycsb_runner.errors import UserError
+
+STRATEGIES: tuple[str, ...] = ("mongodb-runtime", "restart", "command", "aliyun", "tencent")
+
+__all__ = [
+    "OP_COMMANDS",
+    "STRATEGIES",
+    "YCSB_OPS",
+    "AuditError",
+    "AuditState",
+    "AuditStrategy",
+    "audit_guard",
+    "make_strategy",
+    "normalize_ops",
+    "ops_to_commands",
+]
+
+
+def _pick(options: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: options[k] for k in keys if options.get(k) is not None}
+
+
+def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | None = None) -> AuditStrategy:
+    """Build the named strategy; UserError for unknown names, missing options or unusable servers.
+
+    Options per strategy (all optional unless noted):
+    * mongodb-runtime: ``client`` (required, a pymongo MongoClient), ``namespace`` ("db.coll"), ``url``
+      (shown masked in manual restore hints).
+    * command: ``on_cmd``, ``off_cmd``, ``status_cmd`` (required; argv lists, JSON lists or shlex strings),
+      ``on_regex``, ``timeout_s``, ``cwd``.
+    * restart: ``restart`` (callable(with_audit, ops)), ``status`` (callable) (both required), ``hint``.
+    * aliyun: ``instance_id`` (required), ``region_id``, ``endpoint``, ``protocol``, ``role_type``,
+      ``service_type``, ``storage_period``, ``set_filter``, ``wait_s``, ``poll_s``, ``sdk_client``.
+    * tencent: ``instance_id`` (required), ``region``, ``endpoint``, ``scheme``, ``log_expire_day``,
+      ``namespace``, ``wait_s``, ``poll_s``, ``sdk_client``.
+    """
+    opts = dict(options or {})
+    if name == "mongodb-runtime":
+        from ycsb_runner.audit.mongodb_runtime import MongoRuntimeStrategy
+
+        if client is None:
+            raise UserError("the mongodb-runtime strategy needs a MongoDB connection: pass --mongodb-url")
+        return MongoRuntimeStrategy.connect(client, namespace=opts.get("namespace"), url=opts.get("url"))
+    if name == "command":
+        from ycsb_runner.audit.command import CommandStrategy
+
+        return CommandStrategy.from_options(opts)
+    if name == "restart":
+        from ycsb_runner.audit.restart import RestartStrategy
+
+        if "restart" not in opts or "status" not in opts:
+            raise UserError("the restart strategy is driven by the suite runner (it restarts the server), "
+                            "not usable from the command line; use mongodb-runtime or command")
+        return RestartStrategy(opts["restart"], opts["status"], hint=opts.get("hint"))
+    if name == "aliyun":
+        from ycsb_runner.audit.aliyun import AliyunStrategy
+
+        return AliyunStrategy(opts.get("instance_id") or "", client=opts.get("sdk_client"), **_pick(
+            opts, "region_id", "endpoint", "protocol", "role_type", "service_type", "storage_period",
+            "set_filter", "wait_s", "poll_s"))
+    if name == "tencent":
+        from ycsb_runner.audit.tencent import TencentStrategy
+
+        return TencentStrategy(opts.get("instance_id") or "", client=opts.get("sdk_client"), **_pick(
+            opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"))
+    raise UserError(f"unknown audit strategy {name!r}: use one of {', '.join(STRATEGIES)}")

@@ -1,0 +1,189 @@
+"""The interface every audit-logging strategy implements, plus the YCSB-op helpers they share."""
+
+from __future__ import annotations
+
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ycsb_runner.errors import UserError
+
+#: The operation names YCSB 0.17.0's CoreWorkload uses (its *proportion properties).
+YCSB_OPS: tuple[str, ...] = ("read", "update", "insert", "scan", "delete", "readmodifywrite")
+
+#: MongoDB commands each YCSB op sends through the 0.17.0 mongodb binding. A scan is a find whose cursor
+#: may need getMore; a read is a find with limit 1 (one batch, never a getMore).
+OP_COMMANDS: dict[str, tuple[str, ...]] = {
+    "read": ("find",),
+    "scan": ("find", "getMore"),
+    "update": ("update",),
+    "insert": ("insert",),
+    "delete": ("delete",),
+    "readmodifywrite": ("find", "update"),
+}
+
+#: The operation categories cloud audit services filter on (Alibaba "insert,query,update"; Tencent SqlType).
+OP_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "read": ("query",),
+    "scan": ("query",),
+    "update": ("update",),
+    "insert": ("insert",),
+    "delete": ("delete",),
+    "readmodifywrite": ("query", "update"),
+}
+
+
+class AuditError(UserError):
+    """Auditing is not in the state it must be in (or could not be switched / restored)."""
+
+
+@dataclass(frozen=True)
+class AuditState:
+    """What a strategy read back from the server or service.
+
+    ``enabled`` is None when the state cannot be told. ``ops`` are the YCSB ops whose operations are
+    audited. ``detail`` is for humans and never holds a secret; ``raw`` is what the strategy needs to put
+    this exact state back (strategy-specific).
+    """
+
+    enabled: bool | None
+    ops: frozenset[str] = frozenset()
+    detail: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        """One line: ``on (insert,read) - detail``."""
+        word = {True: "on", False: "off", None: "unknown"}[self.enabled]
+        ops = f" (ops: {','.join(sorted(self.ops))})" if self.enabled and self.ops else ""
+        return f"{word}{ops}" + (f" - {self.detail}" if self.detail else "")
+
+
+class AuditStrategy(ABC):
+    """Turns auditing of YCSB's operations on and off, reads it back and puts the original state back."""
+
+    name: str = ""
+
+    @abstractmethod
+    def status(self) -> AuditState:
+        """Read the current state (no change)."""
+
+    @abstractmethod
+    def enable(self, ops: Iterable[str]) -> AuditState:
+        """Audit the given YCSB ops; returns the verified state."""
+
+    @abstractmethod
+    def disable(self) -> AuditState:
+        """Stop auditing YCSB's operations; returns the verified state."""
+
+    @abstractmethod
+    def restore(self, state: AuditState) -> AuditState:
+        """Put back a state returned by :meth:`status` earlier; returns the verified state."""
+
+    @abstractmethod
+    def manual_restore_hint(self, state: AuditState) -> str:
+        """The exact command a human would run to put ``state`` back (passwords masked)."""
+
+    def verify(self, expected_on: bool, ops: Iterable[str] = ()) -> AuditState:
+        """Read the state back; raise AuditError unless it is on (covering ``ops``) or off as expected."""
+        state = self.status()
+        problem = mismatch(state, expected_on, ops)
+        if problem:
+            raise AuditError(f"{self.name}: audit should be {'on' if expected_on else 'off'} but {problem}")
+        return state
+
+
+def mismatch(state: AuditState, expected_on: bool, ops: Iterable[str] = ()) -> str:
+    """Why ``state`` is not the expected one ('' when it is). Pure."""
+    if state.enabled is None:
+        return f"its state cannot be read ({state.detail or 'no detail'})"
+    if state.enabled != expected_on:
+        return f"it is {'on' if state.enabled else 'off'} ({state.detail or 'no detail'})"
+    if expected_on:
+        missing = sorted(normalize_ops(ops) - state.ops)
+        if missing:
+            return f"it does not audit {','.join(missing)} ({state.detail or 'no detail'})"
+    return ""
+
+
+def wait_for(read: Callable[[], AuditState], expected_on: bool, ops: Iterable[str], *,
+             timeout_s: float, interval_s: float) -> tuple[AuditState, str]:
+    """Poll ``read`` until the state matches (cloud switches take a while). Returns (state, problem)."""
+    wanted = normalize_ops(ops)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = read()
+        problem = mismatch(state, expected_on, wanted)
+        if not problem or time.monotonic() >= deadline:
+            return state, problem
+        time.sleep(interval_s)
+
+
+def normalize_ops(ops: Iterable[str] | str) -> frozenset[str]:
+    """``"insert, Read"`` or an iterable -> frozenset of known YCSB op names; UserError on unknown names."""
+    items = ops.split(",") if isinstance(ops, str) else list(ops)
+    names = frozenset(o.strip().lower() for o in items if o and o.strip())
+    unknown = sorted(names - set(YCSB_OPS))
+    if unknown:
+        raise UserError(f"unknown YCSB operation(s) {','.join(unknown)}: use {','.join(YCSB_OPS)}")
+    return names
+
+
+def ops_to_commands(ops: Iterable[str]) -> tuple[str, ...]:
+    """YCSB ops -> the sorted, de-duplicated MongoDB command names they send. Pure."""
+    return tuple(sorted({cmd for op in normalize_ops(ops) for cmd in OP_COMMANDS[op]}))
+
+
+def commands_to_ops(commands: Iterable[str] | None) -> frozenset[str]:
+    """The YCSB ops whose commands are all in ``commands`` (None means every command). Pure."""
+    if commands is None:
+        return frozenset(YCSB_OPS)
+    have = set(commands)
+    return frozenset(op for op, cmds in OP_COMMANDS.items() if set(cmds) <= have)
+
+
+def ops_to_categories(ops: Iterable[str]) -> tuple[str, ...]:
+    """YCSB ops -> sorted cloud audit categories (query/insert/update/delete). Pure."""
+    return tuple(sorted({cat for op in normalize_ops(ops) for cat in OP_CATEGORIES[op]}))
+
+
+def categories_to_ops(categories: Iterable[str]) -> frozenset[str]:
+    """The YCSB ops whose categories are all in ``categories``. Pure."""
+    have = {c.strip().lower() for c in categories if c and c.strip()}
+    return frozenset(op for op, cats in OP_CATEGORIES.items() if set(cats) <= have)
+
+
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:)(?P<pw>[^/\s]*)@")
+_FLAG_PASSWORD = re.compile(r"(?i)^(?P<flag>--?[\w-]*(password|passwd|secret|token)[\w-]*=)(?P<pw>.+)$")
+_SECRET_FLAGS = re.compile(r"(?i)^--?[\w-]*(password|passwd|secret|token)[\w-]*$|^-p$")
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """Collapse whitespace, mask URL passwords and cut to ``limit`` characters. Pure."""
+    flat = " ".join(mask_secrets(str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def mask_secrets(text: str) -> str:
+    """Replace the password of every ``scheme://user:pass@`` in ``text`` with ``***``. Pure."""
+    return _URL_PASSWORD.sub(lambda m: f"{m.group('head')}***@", text)
+
+
+def mask_argv(argv: Iterable[str]) -> list[str]:
+    """Mask URL passwords and the values of ``--password x`` / ``--password=x`` / ``-p x``. Pure."""
+    out: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            out.append("***")
+            hide_next = False
+            continue
+        flag = _FLAG_PASSWORD.match(arg)
+        if flag:
+            out.append(f"{flag.group('flag')}***")
+            continue
+        hide_next = bool(_SECRET_FLAGS.match(arg))
+        out.append(mask_secrets(arg))
+    return out

@@ -1,0 +1,189 @@
+"""The library entry point behind ``ycsb-runner bench``: suite -> plan -> (server) -> runner -> results.
+
+Usable without the CLI::
+
+    from ycsb_runner.bench import BenchOptions, run_bench
+    outcome = run_bench(BenchOptions(suite="quick", url=None))   # None: the embedded server
+    print(outcome.run_dir)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.paths import results_dir
+from ycsb_runner.plan import Plan, build_plan
+from ycsb_runner.secrets import Masker
+from ycsb_runner.server import EmbeddedServer, ServerInfo
+from ycsb_runner.store import RunDir
+from ycsb_runner.suite import Suite, load_suite
+
+
+@dataclass
+class BenchOptions:
+    suite: str
+    url: str | None = None  # None: start the embedded server
+    overrides: list[str] = field(default_factory=list)
+    scale: float | None = None
+    templates: Path | None = None
+    results: Path | None = None
+    audit_strategy: str | None = None
+    audit_options: dict[str, Any] = field(default_factory=dict)
+    jvm_args: list[str] = field(default_factory=list)
+    max_error_rate: float = 0.01
+    keep_going: bool = False
+    monitors: bool = True
+    sample_interval_s: float = 2.0
+
+
+@dataclass
+class BenchOutcome:
+    run_dir: RunDir
+    runner: Any
+
+
+def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
+    suite = load_suite(opts.suite, opts.overrides, opts.scale)
+    if opts.audit_strategy:
+        from dataclasses import replace
+
+        suite = replace(suite, audit=replace(suite.audit, strategy=opts.audit_strategy))
+    return suite, build_plan(suite)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (systemd, CI timeouts, kill) takes the same clean path as Ctrl-C."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _ServerHolder:
+    """The embedded server as it is now: the restart strategy replaces it (new pid)."""
+
+    def __init__(self, info: ServerInfo | None) -> None:
+        self.info = info
+
+
+def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``restart`` strategy on the embedded server: restart it with ``on_args`` for "on" and
+    ``off_args`` for "off" (e.g. mongod's --auditDestination ... flags); status = which args it runs with."""
+    from ycsb_runner import server as srv
+    from ycsb_runner.audit import AuditState
+
+    if holder.info is None:
+        raise UserError("the restart strategy restarts the embedded server: run without MONGODB_URL, or use "
+                        "the command strategy with your own restart commands")
+    on_args = [str(a) for a in options.get("on_args", [])]
+    off_args = [str(a) for a in options.get("off_args", [])]
+    if not on_args:
+        raise UserError("the restart strategy needs --audit-option on_args='[...]' (server arguments for audit on)")
+
+    def restart(with_audit: bool, ops: Any) -> None:
+        assert holder.info is not None
+        holder.info = srv.restart(holder.info, on_args if with_audit else off_args)
+
+    def status() -> AuditState:
+        assert holder.info is not None
+        argv = holder.info.argv
+        n = len(on_args)
+        on = any(argv[i:i + n] == on_args for i in range(len(argv) - n + 1))
+        return AuditState(enabled=on, ops=frozenset(), detail=f"server argv: {' '.join(argv[1:])}", raw={})
+
+    return {**options, "restart": restart, "status": status}
+
+
+def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
+    if not suite.audit.states:
+        return None
+    name = suite.audit.strategy
+    if not name:
+        raise UserError(f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
+                        "--audit-strategy NAME (mongodb-runtime, restart, command, aliyun, tencent)")
+    from ycsb_runner.audit import make_strategy
+    from ycsb_runner.render import database_name
+
+    options = {**suite.audit.options, **opts.audit_options, "url": url}
+    if suite.audit.namespace_only:
+        options.setdefault("namespace", f"{database_name(url)}.{suite.mongodb.table}")
+    client = None
+    if name == "mongodb-runtime":
+        from pymongo import MongoClient
+
+        client = MongoClient(url, serverSelectionTimeoutMS=10000)
+    if name == "restart":
+        options = _restart_options(holder, options)
+    return make_strategy(name, client=client, options=options)
+
+
+def run_bench(opts: BenchOptions, *, log: Callable[[str], None] = print,
+              progress: Callable[[str, dict], None] | None = None) -> BenchOutcome:
+    from ycsb_runner.execute.runner import Hooks, Runner, check_connection
+    from ycsb_runner.install import ensure_ycsb, find_java
+
+    suite, plan = prepare(opts)
+    if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
+        _make_audit(suite, "mongodb://unused", _ServerHolder(None), opts)  # the one-line error, before anything
+    install = ensure_ycsb(log=log)
+    java = find_java()
+    url = opts.url
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(sigterm_as_interrupt())
+        server: ServerInfo | None = None
+        embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
+        if url is None:
+            embedded = EmbeddedServer(log=log)  # its .info follows restarts, so the right process is stopped
+            server = stack.enter_context(embedded)
+            url = server.url
+            log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
+        masker = Masker()
+        masker.add_url(url)
+        build = check_connection(url, masker)
+        target = {"embedded": server is not None, "server_kind": server.kind if server else None,
+                  "server_version": server.version if server else build.get("version"), "build_info": build}
+        holder = embedded
+        audit = _make_audit(suite, url, holder, opts)
+        guard = None
+        if audit is not None:
+            from ycsb_runner.audit import audit_guard
+
+            guard = stack.enter_context(audit_guard(audit))
+        hooks = Hooks(audit=audit, server_pid=server.pid if server else None)
+        if opts.monitors:
+            from ycsb_runner.execute.monitoring import monitor_factory
+
+            hooks.monitors = monitor_factory(server_pid=lambda: holder.info.pid if holder.info else None,
+                                             interval_s=opts.sample_interval_s, target=suite.run.target)
+        run_dir = RunDir.create(opts.results or results_dir(), suite.name)
+        runner = Runner(plan, url=url, install=install, java=java, run_dir=run_dir, target=target, hooks=hooks,
+                        templates=opts.templates, jvm_args=opts.jvm_args, max_error_rate=opts.max_error_rate,
+                        keep_going=opts.keep_going, progress=progress)
+        del guard
+        try:
+            runner.run()
+        except BaseException as exc:
+            exc.run_dir = run_dir.root  # type: ignore[attr-defined]  # so the CLI can say where results are
+            raise
+        return BenchOutcome(run_dir=run_dir, runner=runner)
+
+
+def default_url() -> str | None:
+    return os.environ.get("MONGODB_URL") or None

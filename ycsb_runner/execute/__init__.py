@@ -1,0 +1,1 @@
+"""Execution: launch YCSB phases, watch them, and drive a whole plan (with audit control and monitors)."""

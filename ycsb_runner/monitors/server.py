@@ -1,0 +1,235 @@
+"""``ServerSampler``: polls ``serverStatus`` in a background thread and keeps the raw samples.
+
+Polls are cheap: ``repl``, ``locks`` and ``wiredTiger`` are excluded, except that every ``wt_every``-th
+poll includes ``wiredTiger`` (its section takes no sub-projection) and only its ``cache`` figures are
+kept. ``hostInfo`` is read once at ``start()``. The sampler counts its own commands so that they can be
+taken out of ``opcounters.command``. With ``pid`` (a local server, e.g. the embedded one) it also reads
+that process's CPU times and RSS with psutil. Errors are recorded in ``errors``, never raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import psutil
+from pymongo import MongoClient
+from pymongo.errors import ConnectionFailure
+
+from ycsb_runner.monitors import formulas
+from ycsb_runner.monitors.formulas import ServerFigures, ServerSample
+from ycsb_runner.secrets import mask_url
+
+log = logging.getLogger(__name__)
+
+EXCLUDED_SECTIONS = ("repl", "locks")
+
+
+@dataclass(frozen=True)
+class SampleError:
+    """A failed poll (or a failed psutil read): client time and a one-line, password-masked message."""
+
+    t: float
+    message: str
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    return mask_url(text)[:500]
+
+
+class ServerSampler:
+    """Background ``serverStatus`` sampler.
+
+    ``start()`` reads ``hostInfo`` and takes a first sample synchronously; ``stop()`` takes a last one,
+    so a ``with ServerSampler(client):`` block is covered from end to end. ``sample_now()`` adds a sample
+    at a chosen moment (e.g. right before and after a YCSB phase) from any thread.
+    """
+
+    def __init__(
+        self,
+        client: MongoClient,
+        interval_s: float = 2.0,
+        pid: int | None = None,
+        *,
+        wt_every: int = 5,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if interval_s <= 0:
+            raise ValueError("interval_s must be > 0")
+        self._client = client
+        self.interval_s = interval_s
+        self.pid = pid
+        self.wt_every = max(1, wt_every)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._samples: list[ServerSample] = []
+        self._errors: list[SampleError] = []
+        self._own_commands = 0
+        self._polls = 0
+        self._has_wiredtiger: bool | None = None
+        self._proc: psutil.Process | None = None
+        self.host_info: dict[str, Any] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def start(self) -> ServerSampler:
+        """Read hostInfo, take the first sample and start the background thread."""
+        if self._thread is not None:
+            raise RuntimeError("ServerSampler already started")
+        self._stop.clear()
+        self._read_host_info()
+        if self.pid is not None:
+            self._open_process()
+        self.sample_now()
+        self._thread = threading.Thread(target=self._run, name="ServerSampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread and take a final sample. Safe to call twice."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join(timeout=max(5.0, 3 * self.interval_s))
+        self.sample_now()
+
+    def __enter__(self) -> ServerSampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        t0 = time.monotonic()
+        k = 1
+        while True:
+            delay = t0 + k * self.interval_s - time.monotonic()
+            if delay < 0:  # a slow poll: skip the missed slots rather than bursting
+                k += int(-delay // self.interval_s) + 1
+                continue
+            if self._stop.wait(delay):
+                return
+            self.sample_now()
+            k += 1
+
+    # -- sampling ----------------------------------------------------------------------------------------
+
+    def _command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Run one admin command and count it as the sampler's own (unless it never reached the server)."""
+        try:
+            reply = self._client.admin.command(command)
+        except ConnectionFailure:
+            raise
+        except Exception:
+            self._own_commands += 1
+            raise
+        self._own_commands += 1
+        return reply
+
+    def _record_error(self, where: str, exc: BaseException) -> None:
+        err = SampleError(self._clock(), f"{where}: {_one_line(exc)}")
+        self._errors.append(err)
+        log.debug("sampler error %s", err.message)
+
+    def _read_host_info(self) -> None:
+        with self._lock:
+            try:
+                self.host_info = self._command({"hostInfo": 1})
+            except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+                self._record_error("hostInfo", exc)
+
+    def _open_process(self) -> None:
+        try:
+            self._proc = psutil.Process(self.pid)
+        except (psutil.Error, ValueError) as exc:
+            self._record_error(f"psutil pid {self.pid}", exc)
+
+    def _status_command(self) -> dict[str, Any]:
+        cmd: dict[str, Any] = {"serverStatus": 1}
+        for section in EXCLUDED_SECTIONS:
+            cmd[section] = 0
+        with_wt = self._has_wiredtiger is not False and self._polls % self.wt_every == 0
+        if not with_wt:
+            cmd["wiredTiger"] = 0
+        return cmd
+
+    def _proc_figures(self) -> tuple[float | None, float | None]:
+        if self._proc is None:
+            return None, None
+        try:
+            with self._proc.oneshot():
+                times = self._proc.cpu_times()
+                rss = self._proc.memory_info().rss
+            return float(times.user + times.system), float(rss)
+        except psutil.Error as exc:
+            self._record_error(f"psutil pid {self.pid}", exc)
+            self._proc = None
+            return None, None
+
+    def sample_now(self) -> ServerSample | None:
+        """Poll once now; returns the sample, or None when the poll failed (the error is recorded)."""
+        with self._lock:
+            own_before = self._own_commands
+            cmd = self._status_command()
+            try:
+                doc = self._command(cmd)
+            except Exception as exc:  # noqa: BLE001 - recorded, the sampler keeps going
+                self._record_error("serverStatus", exc)
+                return None
+            finally:
+                self._polls += 1
+            mono, t = time.monotonic(), self._clock()
+            if "wiredTiger" not in cmd and self._has_wiredtiger is None:
+                self._has_wiredtiger = isinstance(doc.get("wiredTiger"), dict)
+            cpu_s, rss = self._proc_figures()
+            sample = formulas.make_sample(
+                doc, t=t, mono=mono, own_commands_before=own_before, proc_cpu_s=cpu_s, proc_rss_bytes=rss
+            )
+            self._samples.append(sample)
+            return sample
+
+    # -- results -----------------------------------------------------------------------------------------
+
+    @property
+    def samples(self) -> list[ServerSample]:
+        with self._lock:
+            return list(self._samples)
+
+    @property
+    def errors(self) -> list[SampleError]:
+        with self._lock:
+            return list(self._errors)
+
+    @property
+    def own_commands(self) -> int:
+        """Commands the sampler has sent so far (hostInfo + serverStatus polls)."""
+        return self._own_commands
+
+    @property
+    def num_cores(self) -> int | None:
+        """``hostInfo.system.numCores``; the local CPU count for a local server (pid) without hostInfo."""
+        cores = formulas.host_num_cores(self.host_info)
+        if cores is None and self.pid is not None:
+            cores = psutil.cpu_count(logical=True)
+        return cores
+
+    def figures(self, t_start: float | None = None, t_end: float | None = None) -> ServerFigures:
+        """Per-run figures over the samples taken in ``[t_start, t_end]`` (client epoch seconds)."""
+        return formulas.server_figures(self.samples, self.num_cores, t_start=t_start, t_end=t_end)
+
+    def time_series(self) -> pd.DataFrame:
+        """One row per sample interval (see ``formulas.server_time_series``)."""
+        return formulas.server_time_series(self.samples, self.num_cores)
+
+    def samples_frame(self) -> pd.DataFrame:
+        """The raw samples, one row each."""
+        return formulas.samples_frame(self.samples)

@@ -1,0 +1,91 @@
+"""One row per measured operation section: counts, latencies, every percentile, return codes, error rate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .names import LATENCY_KINDS, NAME_COLUMNS, SUCCESS_RETURNS
+from .numbers import percentile_label
+from .summary import empty_frame
+
+_STANDARD = {
+    "Operations": "operations",
+    "Total Operations": "operations",
+    "AverageLatency(us)": "average_latency_us",
+    "Average": "average_latency_us",
+    "MinLatency(us)": "min_latency_us",
+    "Min": "min_latency_us",
+    "MaxLatency(us)": "max_latency_us",
+    "Max": "max_latency_us",
+    "LatencyVariance(us)": "latency_variance_us",
+}
+_LEADING = ["operations", "average_latency_us", "min_latency_us", "max_latency_us", "latency_variance_us"]
+BASE_COLUMNS = ["section", *NAME_COLUMNS, "operations", "average_latency_us", "min_latency_us", "max_latency_us"]
+TAIL_COLUMNS = ["returns", "errors", "error_rate"]
+
+
+def _column_for(metric: str, percentile: float) -> str | None:
+    if metric in _STANDARD:
+        return _STANDARD[metric]
+    if percentile == percentile:  # not NaN
+        return percentile_label(percentile)
+    if metric.startswith("Return="):
+        return "return_" + metric[len("Return=") :]
+    return None
+
+
+def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
+    """Pivot the long summary into one row per latency section (op, failed, status, intended, hdr/bucket/raw)."""
+    rows = summary[summary["kind"].isin(LATENCY_KINDS)] if not summary.empty else summary
+    if rows.empty:
+        return empty_frame([*BASE_COLUMNS, *TAIL_COLUMNS])
+    pairs = {(m, p) for m, p in zip(rows["metric"], rows["percentile"], strict=True)}
+    colmap = {pair: _column_for(*pair) for pair in pairs}
+    cols = pd.Series([colmap[(m, p)] for m, p in zip(rows["metric"], rows["percentile"], strict=True)], index=rows.index)
+    keep = cols.notna()
+    long = pd.DataFrame({"section": rows["section"][keep], "column": cols[keep], "value": rows["value"][keep]})
+    wide = long.pivot_table(index="section", columns="column", values="value", aggfunc="last", dropna=False, sort=False)
+    wide.columns.name = None
+    info = rows.drop_duplicates("section").set_index("section")[NAME_COLUMNS]
+    out = info.join(wide)
+    for col in ("operations", "average_latency_us", "min_latency_us", "max_latency_us"):
+        if col not in out:
+            out[col] = np.nan
+
+    # "No data": Long.MAX_VALUE is already NaN; histogram's -1 min/max; everything latency-like when 0 ops.
+    latency_cols = [c for c in out.columns if c.endswith("_us") or (c.startswith("p") and c[1:2].isdigit())]
+    latency_cols = [c for c in latency_cols if c != "latency_variance_us"] + (
+        ["latency_variance_us"] if "latency_variance_us" in out else []
+    )
+    no_ops = out["operations"].fillna(-1).to_numpy() == 0
+    out.loc[no_ops, latency_cols] = np.nan
+    for col in ("min_latency_us", "max_latency_us"):
+        out.loc[out[col] < 0, col] = np.nan
+
+    ret_cols = [c for c in out.columns if c.startswith("return_")]
+    ret_cols.sort(key=lambda c: (c[len("return_") :] not in SUCCESS_RETURNS, c))
+    if ret_cols:
+        returns = out[ret_cols]
+        has = returns.notna().any(axis=1)
+        total = returns.sum(axis=1, min_count=1)
+        bad = [c for c in ret_cols if c[len("return_") :] not in SUCCESS_RETURNS]
+        errors = out[bad].sum(axis=1, min_count=1).fillna(0.0) if bad else pd.Series(0.0, index=out.index)
+        out["returns"] = total.where(has)
+        out["errors"] = errors.where(has)
+        out["error_rate"] = (out["errors"] / out["returns"]).where(out["returns"] > 0)
+    else:
+        out["returns"] = np.nan
+        out["errors"] = np.nan
+        out["error_rate"] = np.nan
+
+    pct_cols = sorted(
+        (c for c in out.columns if c.startswith("p") and c[1:2].isdigit()), key=lambda c: float(c[1:])
+    )
+    leading = [c for c in _LEADING if c in out.columns]
+    ordered = [*NAME_COLUMNS, *leading, *pct_cols, *ret_cols, *TAIL_COLUMNS]
+    out = out[ordered].reset_index().rename(columns={"index": "section"})
+    order = out.assign(_failed=out["outcome"] != "").sort_values(
+        ["intended", "operation", "_failed", "outcome", "part", "section"], kind="stable"
+    )
+    return out.loc[order.index].reset_index(drop=True)

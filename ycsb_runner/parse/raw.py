@@ -1,0 +1,124 @@
+"""Raw per-operation latencies (`measurementtype=raw` / `hdrhistogram+raw`).
+
+Data points are ``<OP>,<epoch ms>,<latency us>`` lines after a ``<OP> latency raw data: op, timestamp(ms),
+latency(us)`` header, on stdout or in ``measurement.raw.output_file``. Blocks are located with bytes.find and
+one regex search each, and read with pandas' C CSV reader: no Python object per data line.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from os import PathLike
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParseError
+from .names import classify_frame
+from .text import read_path_bytes
+
+RAW_HEADER = b" latency raw data: op, timestamp(ms), latency(us)"
+RAW_COLUMNS = ["section", "operation", "kind", "timestamp_ms", "latency_us"]
+_CHUNK = 2_000_000
+
+
+def _read_block(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Parse ``name,ts,latency`` lines (name column skipped); malformed lines are dropped."""
+    if not data.strip():
+        return np.empty(0, dtype="int64"), np.empty(0, dtype="int64")
+    opts = dict(header=None, names=["op", "ts", "lat"], usecols=[1, 2], engine="c", on_bad_lines="skip")
+    try:
+        frame = pd.read_csv(io.BytesIO(data), dtype={"ts": "float64", "lat": "float64"}, **opts)
+    except (ValueError, pd.errors.ParserError):
+        # Garbage inside the block: fall back to text columns, chunk by chunk, coercing what is not a number.
+        parts = []
+        for chunk in pd.read_csv(io.BytesIO(data), dtype=str, chunksize=_CHUNK, **opts):
+            parts.append(chunk.apply(pd.to_numeric, errors="coerce"))
+        frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({"ts": [], "lat": []})
+    ts = frame["ts"].to_numpy(dtype="float64")
+    lat = frame["lat"].to_numpy(dtype="float64")
+    ok = np.isfinite(ts) & np.isfinite(lat)
+    if not ok.all():
+        ts, lat = ts[ok], lat[ok]
+    return ts.astype("int64"), lat.astype("int64")
+
+
+def split_raw(buf: bytes) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
+    """Find raw-data blocks in ``buf``; return the points and the byte spans (header line + data) they used."""
+    sections: list[str] = []
+    ts_parts: list[np.ndarray] = []
+    lat_parts: list[np.ndarray] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        hit = buf.find(RAW_HEADER, pos)
+        if hit < 0:
+            break
+        line_start = buf.rfind(b"\n", 0, hit) + 1
+        name = buf[line_start:hit].decode("utf-8", errors="replace").strip()
+        eol = buf.find(b"\n", hit)
+        if eol < 0:
+            spans.append((line_start, len(buf)))
+            break
+        data_start = eol + 1
+        prefix = name.encode("utf-8", errors="replace") + b","
+        # The block runs while lines start with "<name>,".
+        end_match = re.compile(b"\n(?!" + re.escape(prefix) + b")").search(buf, eol)
+        end = len(buf) if end_match is None else end_match.start() + 1
+        if name:
+            ts, lat = _read_block(buf[data_start:end])
+            sections.append(name)
+            ts_parts.append(ts)
+            lat_parts.append(lat)
+        spans.append((line_start, end))
+        pos = max(end, data_start)
+    return _frame(sections, ts_parts, lat_parts), spans
+
+
+def _derived(codes: np.ndarray, per_section: list[str]) -> pd.Categorical:
+    """A categorical column from per-section values, built from codes (no per-row objects)."""
+    cats = list(dict.fromkeys(per_section))
+    remap = np.array([cats.index(v) for v in per_section], dtype="int32")
+    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=cats)
+
+
+def _frame(sections: list[str], ts_parts: list[np.ndarray], lat_parts: list[np.ndarray]) -> pd.DataFrame:
+    uniq = list(dict.fromkeys(sections))
+    names = classify_frame(uniq)
+    codes = (
+        np.concatenate([np.full(len(ts), uniq.index(s), dtype="int32") for s, ts in zip(sections, ts_parts, strict=True)])
+        if sections
+        else np.empty(0, dtype="int32")
+    )
+    return pd.DataFrame(
+        {
+            "section": pd.Categorical.from_codes(codes, categories=uniq),
+            "operation": _derived(codes, [names.at[s, "operation"] for s in uniq]),
+            "kind": _derived(codes, [names.at[s, "kind"] for s in uniq]),
+            "timestamp_ms": np.concatenate(ts_parts) if ts_parts else np.empty(0, dtype="int64"),
+            "latency_us": np.concatenate(lat_parts) if lat_parts else np.empty(0, dtype="int64"),
+        }
+    )
+
+
+def cut_spans(buf: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """``buf`` without the given (sorted, non-overlapping) byte spans."""
+    if not spans:
+        return buf
+    out, pos = [], 0
+    for start, end in spans:
+        out.append(buf[pos:start])
+        pos = max(pos, end)
+    out.append(buf[pos:])
+    return b"".join(out)
+
+
+def parse_raw_file(path: str | PathLike[str]) -> pd.DataFrame:
+    """Read a ``measurement.raw.output_file`` (all operations, appended): columns section, operation, kind,
+    timestamp_ms, latency_us. Raises ParseError if the file holds no YCSB raw data."""
+    buf = read_path_bytes(path)
+    frame, spans = split_raw(buf)
+    if not spans:
+        raise ParseError(f"{path} is not a YCSB raw data file (no 'latency raw data' header line)")
+    return frame

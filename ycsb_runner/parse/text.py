@@ -1,0 +1,71 @@
+"""Turning captured streams into text and lines; masking secrets in text we quote back."""
+
+from __future__ import annotations
+
+import re
+from os import PathLike
+
+import pandas as pd
+
+Stream = str | bytes | bytearray | memoryview | None
+
+_SECRET_RE = re.compile(r"(?P<head>mongodb(?:\+srv)?://[^:/@\s]+:)[^@\s]+@")
+
+
+def to_bytes(data: Stream) -> bytes:
+    """Return ``data`` as bytes (UTF-8 for text; lone surrogates become '?')."""
+    if data is None:
+        return b""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, bytearray | memoryview):
+        return bytes(data)
+    if isinstance(data, str):
+        return data.encode("utf-8", errors="replace")
+    raise TypeError(f"expected str or bytes, got {type(data).__name__}")
+
+
+def to_text(data: Stream) -> str:
+    """Decode leniently (invalid UTF-8 -> U+FFFD) and remove NULs, which the parser uses as a separator."""
+    if data is None:
+        return ""
+    if isinstance(data, str):
+        text = data
+    elif isinstance(data, bytes | bytearray | memoryview):
+        text = bytes(data).decode("utf-8", errors="replace")
+    else:
+        raise TypeError(f"expected str or bytes, got {type(data).__name__}")
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    return text
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on LF, CRLF or lone CR (C-speed; no per-line Python code)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def line_series(lines: list[str]) -> pd.Series:
+    """A Series of lines with a plain object dtype (same behaviour on pandas 2 and 3)."""
+    return pd.Series(lines, dtype=object)
+
+
+def mask_secrets(text: str) -> str:
+    """Mask passwords in MongoDB URLs: ``mongodb://user:pass@`` -> ``mongodb://user:***@``."""
+    return _SECRET_RE.sub(r"\g<head>***@", text)
+
+
+def read_path_bytes(path: str | PathLike[str]) -> bytes:
+    """Read a file for the parser; a missing/unreadable file is a ParseError (a UserError)."""
+    from .errors import ParseError
+
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as err:
+        raise ParseError(f"cannot read {path}: {err.strerror or err}") from err

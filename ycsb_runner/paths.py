@@ -1,0 +1,41 @@
+"""Where things live: the project checkout, the cache (jars, FerretDB, server state) and results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def project_root() -> Path:
+    """The checkout this package runs from (editable install); falls back to the current directory."""
+    candidate = PACKAGE_DIR.parent
+    if (candidate / "pyproject.toml").is_file():
+        return candidate
+    return Path.cwd()
+
+
+def cache_dir() -> Path:
+    """``$YCSB_RUNNER_CACHE`` or ``<project>/.cache``: downloaded jars, built binaries, server state."""
+    env = os.environ.get("YCSB_RUNNER_CACHE")
+    return Path(env).expanduser().resolve() if env else project_root() / ".cache"
+
+
+def results_dir() -> Path:
+    """``$YCSB_RUNNER_RESULTS`` or ``<project>/results``: one folder per run."""
+    env = os.environ.get("YCSB_RUNNER_RESULTS")
+    return Path(env).expanduser().resolve() if env else project_root() / "results"
+
+
+def templates_dir() -> Path:
+    """The built-in Jinja2 templates (top-level ``templates/`` in a checkout, packaged in a wheel)."""
+    for candidate in (project_root() / "templates", PACKAGE_DIR / "_templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("ycsb-runner templates folder not found")
+
+
+def suites_dir() -> Path:
+    """The built-in suite files."""
+    return PACKAGE_DIR / "suites"

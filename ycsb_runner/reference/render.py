@@ -1,0 +1,62 @@
+"""Pure text renderings of a reference table: tidy cells, Markdown pipe table, JSON document."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+
+def tidy_numbers(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Float columns holding only whole numbers become nullable integers (1392.0 -> 1392).
+
+    The test is made on ``whole`` (default ``frame``), so a filtered table renders like the full one;
+    ``*_proportion`` columns stay fractions.
+    """
+    basis = frame if whole is None else whole
+    tidy = frame.copy()
+    for column in tidy.columns:
+        if column.endswith("_proportion") or not pd.api.types.is_float_dtype(tidy[column]):
+            continue
+        values = basis[column].dropna()
+        if (values == values.round()).all():
+            tidy[column] = tidy[column].astype("Int64")
+    return tidy
+
+
+def is_number_column(series: pd.Series) -> bool:
+    """Numeric and not boolean: such columns are right-aligned."""
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def cell_text(value: Any, missing: str = "-") -> str:
+    """One cell as text; NaN/NA becomes ``missing``."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return missing
+    return str(value)
+
+
+def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing: str = "-") -> str:
+    """A GitHub-style pipe table; numeric columns are right-aligned, ``|`` in text is escaped."""
+    tidy = tidy_numbers(frame, whole)
+    header = [str(c) for c in tidy.columns]
+    align = ["---:" if is_number_column(tidy[c]) else "---" for c in tidy.columns]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    for row in tidy.itertuples(index=False):
+        cells = [cell_text(v, missing).replace("|", "\\|").replace("\n", " ") for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
+    """CSV text with whole-number floats written as integers and NaN as an empty field."""
+    return tidy_numbers(frame, whole).to_csv(index=False, lineterminator="\n")
+
+
+def to_json_document(name: str, frame: pd.DataFrame, provenance: dict[str, Any]) -> str:
+    """``{"name", "provenance", "rows": [...]}`` with NaN as ``null``, UTF-8 text kept readable."""
+    rows = json.loads(frame.to_json(orient="records", force_ascii=False))
+    document = {"name": name, "provenance": provenance, "rows": rows}
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

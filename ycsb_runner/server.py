@@ -1,0 +1,236 @@
+"""The embedded local server: a real ``mongod`` when one is on PATH, else FerretDB (SQLite).
+
+``start()`` launches it detached on a free loopback port in a throwaway folder, waits until it answers
+``ping`` and records it in ``<cache>/server/state.json`` so that ``stop()`` (maybe from another process)
+can end it. ``EmbeddedServer`` is the context-manager form used by ``bench`` and the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import psutil
+from pymongo import MongoClient
+from pymongo.errors import PyMongoError
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.install.ferretdb import FERRETDB_VERSION, ensure_ferretdb
+from ycsb_runner.paths import cache_dir
+
+
+@dataclass
+class ServerInfo:
+    kind: str  # "mongod" | "ferretdb"
+    version: str
+    pid: int
+    port: int
+    url: str
+    workdir: str
+    log_path: str
+    argv: list[str]
+    started_at: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def state_file() -> Path:
+    return cache_dir() / "server" / "state.json"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, log_path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
+            raise UserError(f"the embedded server exited at start-up ({' | '.join(tail)}); log: {log_path}")
+        try:
+            with MongoClient(url, serverSelectionTimeoutMS=500, connectTimeoutMS=500) as c:
+                c.admin.command("ping")
+                return
+        except PyMongoError as err:
+            last = err
+            time.sleep(0.2)
+    proc.kill()
+    raise UserError(
+        f"the embedded server did not answer ping within {timeout:.0f}s ({last}); log: {log_path}"
+    )
+
+
+def _init_replica_set(url: str, port: int, timeout: float = 60) -> None:
+    with MongoClient(url, directConnection=True, serverSelectionTimeoutMS=5000) as c:
+        try:
+            members = [{"_id": 0, "host": f"127.0.0.1:{port}"}]
+            c.admin.command("replSetInitiate", {"_id": "rs0", "members": members})
+        except PyMongoError as err:
+            if "already initialized" not in str(err):
+                raise UserError(f"could not initiate the single-node replica set: {err}") from err
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if c.admin.command("hello").get("isWritablePrimary"):
+                return
+            time.sleep(0.3)
+    raise UserError("the embedded mongod did not become primary in time")
+
+
+def start(*, timeout: float = 60.0, extra_args: list[str] | None = None, record: bool = True,
+          log=print) -> ServerInfo:
+    """Start a new embedded server; with *record*, as *the* server of ``server status|stop``."""
+    existing = status() if record else None
+    if existing is not None:
+        raise UserError(
+            f"an embedded server is already running (pid {existing.pid}, {existing.url}); "
+            "use `ycsb-runner server stop` first"
+        )
+    port = free_port()
+    workdir = Path(tempfile.mkdtemp(prefix="ycsb-runner-server-"))
+    log_path = workdir / "server.log"
+    data = workdir / "data"
+    data.mkdir()
+    mongod = shutil.which("mongod")
+    if mongod:
+        kind = "mongod"
+        argv = [mongod, "--dbpath", str(data), "--port", str(port), "--bind_ip", "127.0.0.1",
+                "--replSet", "rs0", "--quiet", *(extra_args or [])]
+        url = f"mongodb://127.0.0.1:{port}/ycsb?directConnection=true"
+    else:
+        kind = "ferretdb"
+        binary = ensure_ferretdb(log=log)
+        argv = [str(binary), "-listen-addr", f"127.0.0.1:{port}", "-sqlite-url", f"file:{data}/",
+                "-log-level", "warn", *(extra_args or [])]
+        url = f"mongodb://127.0.0.1:{port}/ycsb"
+    with open(log_path, "ab") as log_file:
+        proc = subprocess.Popen(
+            argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"),
+        )
+    try:
+        _wait_ready(url, proc, log_path, timeout)
+        if kind == "mongod":
+            _init_replica_set(url, port)
+        with MongoClient(url, serverSelectionTimeoutMS=3000) as c:
+            bi = c.admin.command("buildInfo")
+        version = f"FerretDB {FERRETDB_VERSION} (SQLite; reports MongoDB {bi.get('version')})" \
+            if kind == "ferretdb" else f"mongod {bi.get('version')}"
+    except BaseException:
+        _terminate(proc.pid)
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    info = ServerInfo(kind=kind, version=version, pid=proc.pid, port=port, url=url, workdir=str(workdir),
+                      log_path=str(log_path), argv=argv, started_at=time.time())
+    if record:
+        path = state_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(info.as_dict(), indent=2) + "\n")
+    return info
+
+
+def _terminate(pid: int, grace: float = 10.0) -> None:
+    try:
+        proc = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(grace)
+    except psutil.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+    except psutil.NoSuchProcess:
+        pass
+
+
+def _alive(info: ServerInfo) -> bool:
+    try:
+        proc = psutil.Process(info.pid)
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE and \
+            Path(info.argv[0]).name in " ".join(proc.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return False
+
+
+def status() -> ServerInfo | None:
+    """The recorded embedded server if it is still running (a stale record is removed)."""
+    path = state_file()
+    if not path.is_file():
+        return None
+    try:
+        info = ServerInfo(**json.loads(path.read_text()))
+    except (ValueError, TypeError):
+        path.unlink(missing_ok=True)
+        return None
+    if not _alive(info):
+        path.unlink(missing_ok=True)
+        shutil.rmtree(info.workdir, ignore_errors=True)
+        return None
+    return info
+
+
+def stop(info: ServerInfo | None = None, *, keep_data: bool = False) -> ServerInfo | None:
+    """Stop the embedded server (the recorded one by default) and remove its throwaway folder."""
+    info = info or status()
+    if info is None:
+        return None
+    _terminate(info.pid)
+    if not keep_data:
+        shutil.rmtree(info.workdir, ignore_errors=True)
+    path = state_file()
+    if path.is_file():
+        try:
+            if json.loads(path.read_text()).get("pid") == info.pid:
+                path.unlink()
+        except ValueError:
+            path.unlink()
+    return info
+
+
+def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: float = 60.0) -> ServerInfo:
+    """Restart the same server on the same port and data, with *extra_args* (audit strategy ``restart``)."""
+    _terminate(info.pid)
+    base = info.argv[: info.argv.index("--quiet") + 1] if info.kind == "mongod" else info.argv[:7]
+    argv = [*base, *(extra_args or [])]
+    log_path = Path(info.log_path)
+    with open(log_path, "ab") as log_file:
+        proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"))
+    _wait_ready(info.url, proc, log_path, timeout)
+    new = ServerInfo(**{**info.as_dict(), "pid": proc.pid, "argv": argv, "started_at": time.time()})
+    path = state_file()
+    if path.is_file() and json.loads(path.read_text()).get("pid") == info.pid:
+        path.write_text(json.dumps(new.as_dict(), indent=2) + "\n")
+    return new
+
+
+class EmbeddedServer:
+    """``with EmbeddedServer() as srv: ... srv.url``; always stopped on exit, Ctrl-C included.
+
+    It is private to its user (not recorded as the ``server start`` one), so a bench or a test run
+    never touches a server someone started by hand."""
+
+    def __init__(self, log=print) -> None:
+        self.info: ServerInfo | None = None
+        self._log = log
+
+    def __enter__(self) -> ServerInfo:
+        self.info = start(log=self._log, record=False)
+        return self.info
+
+    def __exit__(self, *exc: object) -> None:
+        if self.info is not None:
+            stop(self.info)

@@ -1,0 +1,492 @@
+"""Suites as data: a TOML file describing a benchmark matrix, loaded, overridden, scaled and validated.
+
+A suite is a dataset, workload mixes, thread counts, run length, measurement settings, MongoDB URL options,
+audit states, repetitions and order. ``load_suite`` returns a frozen :class:`Suite` or raises
+:class:`SuiteError` with one line naming the file, line and key at fault. The file format is documented in
+``ycsb_runner/suites/README.md``; the built-in suites live next to it.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.paths import suites_dir
+
+OPS = ("read", "update", "insert", "scan", "readmodifywrite")
+DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
+MEASUREMENT_TYPES = ("hdrhistogram", "histogram", "timeseries", "raw", "hdrhistogram+histogram",
+                     "hdrhistogram+raw")
+AUDIT_STATES = ("off", "on")
+INT_MAX = 2**31 - 1  # YCSB parses operationcount with Integer.parseInt
+
+
+class SuiteError(UserError):
+    """A suite file or override that cannot be used; the message names the file/line/key."""
+
+
+# --- schema -----------------------------------------------------------------------------------------------
+# Every section: key -> type. A type is int, float, str, bool, list (of scalars) or dict (free-form table).
+
+SCHEMA: dict[str, dict[str, Any]] = {
+    "": {
+        "name": str, "description": str, "source": str, "notes": list, "size": str, "repetitions": int,
+        "order": str, "warmup_runs": int, "estimated_throughput": float, "tags": dict, "dataset": dict,
+        "run": dict, "measurement": dict, "mongodb": dict, "audit": dict, "properties": dict, "sizes": dict,
+        "mix": list,
+    },
+    "dataset": {
+        "recordcount": int, "fieldcount": int, "fieldlength": int, "insertorder": str, "load_threads": int,
+        "load_target": int, "reload": str, "properties": dict,
+    },
+    "run": {
+        "threads": list, "target": int, "operationcount": int, "maxexecutiontime": int,
+        "status_interval": int,
+    },
+    "measurement": {"type": str, "interval": str, "percentiles": list, "hdr_fileoutput": bool},
+    "mongodb": {"url_options": dict, "table": str, "batchsize": int, "upsert": bool},
+    "audit": {"states": list, "strategy": str, "namespace_only": bool, "options": dict},
+    "mix": {
+        "name": str, "description": str, "read": float, "update": float, "insert": float, "scan": float,
+        "readmodifywrite": float, "requestdistribution": str, "audit_ops": list, "properties": dict,
+    },
+}
+
+# Bare names accepted by --set, and the dotted path they stand for.
+SHORTCUTS: dict[str, str] = {
+    "size": "size", "repetitions": "repetitions", "order": "order", "warmup_runs": "warmup_runs",
+    "estimated_throughput": "estimated_throughput",
+    "recordcount": "dataset.recordcount", "fieldcount": "dataset.fieldcount",
+    "fieldlength": "dataset.fieldlength", "insertorder": "dataset.insertorder",
+    "load_threads": "dataset.load_threads", "reload": "dataset.reload",
+    "threads": "run.threads", "target": "run.target", "operationcount": "run.operationcount",
+    "maxexecutiontime": "run.maxexecutiontime", "status_interval": "run.status_interval",
+    "measurementtype": "measurement.type", "measurement.interval": "measurement.interval",
+    "audit": "audit.states", "audit_strategy": "audit.strategy", "mixes": "mixes",
+}
+
+
+@dataclass(frozen=True)
+class Mix:
+    name: str
+    read: float = 0.0
+    update: float = 0.0
+    insert: float = 0.0
+    scan: float = 0.0
+    readmodifywrite: float = 0.0
+    requestdistribution: str = "uniform"
+    audit_ops: tuple[str, ...] = ()
+    properties: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+
+    def proportions(self) -> dict[str, float]:
+        return {op: getattr(self, op) for op in OPS}
+
+    @property
+    def inserts(self) -> bool:
+        return self.insert > 0
+
+
+@dataclass(frozen=True)
+class Dataset:
+    recordcount: int
+    fieldcount: int = 10
+    fieldlength: int = 100
+    insertorder: str = "hashed"
+    load_threads: int = 1
+    load_target: int = 0
+    reload: str = "auto"  # auto | always | never
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    threads: tuple[int, ...] = (1,)
+    target: int = 0
+    operationcount: int | None = None
+    maxexecutiontime: int | None = None
+    status_interval: int = 10
+
+
+@dataclass(frozen=True)
+class Measurement:
+    type: str = "hdrhistogram"
+    interval: str = "op"
+    percentiles: tuple[float, ...] = (95.0, 99.0)
+    hdr_fileoutput: bool = False
+
+
+@dataclass(frozen=True)
+class MongoSettings:
+    url_options: dict[str, str] = field(default_factory=dict)
+    table: str = "usertable"
+    batchsize: int = 1
+    upsert: bool = False
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    states: tuple[str, ...] = ()
+    strategy: str | None = None
+    namespace_only: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    dataset: Dataset
+    run: RunSettings
+    measurement: Measurement
+    mongodb: MongoSettings
+    audit: AuditSettings
+    mixes: tuple[Mix, ...]
+    repetitions: int = 1
+    order: str = "blocked"  # blocked | interleaved
+    warmup_runs: int = 0
+    estimated_throughput: float = 5000.0
+    properties: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    source: str = ""
+    size: str | None = None
+    sizes: tuple[str, ...] = ()
+    path: str = ""
+    scale: float = 1.0
+    overrides: tuple[str, ...] = ()
+
+    def describe_scaling(self) -> dict[str, Any]:
+        return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
+
+
+# --- locating ---------------------------------------------------------------------------------------------
+
+
+def builtin_suites() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(suites_dir().glob("*.toml"))}
+
+
+def suite_path(name_or_path: str) -> Path:
+    """A built-in suite name or a path to a TOML file."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise SuiteError(f"suite file {p} not found")
+        return p
+    builtins = builtin_suites()
+    if name_or_path in builtins:
+        return builtins[name_or_path]
+    hint = _did_you_mean(name_or_path, builtins)
+    raise SuiteError(f"no suite named {name_or_path!r}{hint}; `ycsb-runner suites` lists them")
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# --- loading ----------------------------------------------------------------------------------------------
+
+
+class _Located:
+    """Finds the line of a key in the TOML text, for error messages."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def where(self, dotted: str) -> str:
+        key = dotted.split(".")[-1]
+        key = re.sub(r"\[\d+\]$", "", key)
+        pattern = re.compile(r"^\s*(\[+\s*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
+        for i, line in enumerate(self.lines, 1):
+            if pattern.search(line):
+                return f"{self.path.name}, line {i}"
+        return self.path.name
+
+    def error(self, dotted: str, message: str) -> SuiteError:
+        return SuiteError(f"suite {self.where(dotted)}: {dotted}: {message}")
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: TOML syntax when it parses (numbers, booleans, arrays), else a plain string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        if "," in text:
+            return [parse_value(t.strip()) for t in text.split(",") if t.strip()]
+        return text
+
+
+def _set_dotted(doc: dict, dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = doc
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+        if not isinstance(node, dict):
+            raise SuiteError(f"--set {dotted}: {p} is not a table")
+    node[parts[-1]] = value
+
+
+def _override_path(key: str) -> str:
+    if key in SHORTCUTS:
+        return SHORTCUTS[key]
+    head = key.split(".")[0]
+    if head in ("dataset", "run", "measurement", "mongodb", "audit", "properties", "tags") and "." in key:
+        return key
+    if head == "p" and "." in key:  # --set p.mongodb.upsert=true: a raw YCSB property
+        return "properties." + key[2:]
+    known = list(SHORTCUTS) + [f"{s}.{k}" for s, keys in SCHEMA.items() if s and s != "mix" for k in keys]
+    raise SuiteError(
+        f"--set {key}: unknown setting{_did_you_mean(key, known)}; use properties.NAME=VALUE for a YCSB property"
+    )
+
+
+def load_suite(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), scale: float | None = None) -> Suite:
+    """Read, override (``key=value``), scale and validate a suite."""
+    path = suite_path(name_or_path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise SuiteError(f"suite {path.name}: invalid TOML: {err}") from err
+    loc = _Located(path, text)
+    doc = copy.deepcopy(raw)
+
+    pairs: list[tuple[str, Any]] = []
+    for item in overrides:
+        if "=" not in item:
+            raise SuiteError(f"--set {item!r}: expected KEY=VALUE")
+        key, value = item.split("=", 1)
+        pairs.append((_override_path(key.strip()), parse_value(value.strip())))
+    for dotted, value in pairs:  # the size is chosen first, so that other --set win over its profile
+        if dotted == "size":
+            doc["size"] = str(value)
+    size = doc.get("size")
+    sizes = doc.get("sizes", {})
+    if size is not None:
+        if not isinstance(sizes, dict) or size not in sizes:
+            raise loc.error("size", f"unknown size {size!r}{_did_you_mean(str(size), sizes or {})}; "
+                            f"known: {', '.join(sizes) or 'none'}")
+        for dotted, value in sizes[size].items():
+            if not isinstance(value, dict):
+                _set_dotted(doc, dotted, value)
+            else:
+                for k, v in value.items():
+                    _set_dotted(doc, f"{dotted}.{k}", v)
+    only_mixes = None
+    for dotted, value in pairs:
+        if dotted == "size":
+            continue
+        if dotted == "mixes":
+            only_mixes = value if isinstance(value, list) else [value]
+            continue
+        if dotted in ("run.threads", "audit.states", "measurement.percentiles") and not isinstance(value, list):
+            value = [value]
+        _set_dotted(doc, dotted, value)
+    suite = _build(doc, loc, path)
+    if only_mixes is not None:
+        names = [m.name for m in suite.mixes]
+        for n in only_mixes:
+            if n not in names:
+                raise SuiteError(f"--set mixes: no mix named {n!r}{_did_you_mean(str(n), names)}")
+        suite = _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
+    if scale is not None:
+        suite = apply_scale(suite, scale)
+    return _replace(suite, overrides=tuple(overrides))
+
+
+def _replace(suite: Suite, **changes: Any) -> Suite:
+    from dataclasses import replace
+
+    return replace(suite, **changes)
+
+
+def apply_scale(suite: Suite, scale: float) -> Suite:
+    """Shrink (or grow) the data and the run length by *scale*: recordcount, operationcount and
+    maxexecutiontime. Threads and target stay as the study set them (override them with --set)."""
+    from dataclasses import replace
+
+    if not (scale > 0 and math.isfinite(scale)):
+        raise SuiteError(f"--scale {scale}: must be a positive number")
+
+    def s(v: int | None, minimum: int = 1) -> int | None:
+        return None if v is None else max(minimum, round(v * scale))
+
+    dataset = replace(suite.dataset, recordcount=s(suite.dataset.recordcount))
+    run = replace(suite.run, operationcount=s(suite.run.operationcount),
+                  maxexecutiontime=s(suite.run.maxexecutiontime))
+    return replace(suite, dataset=dataset, run=run, scale=suite.scale * scale)
+
+
+# --- validation -------------------------------------------------------------------------------------------
+
+
+def _check_keys(table: dict, section: str, loc: _Located, prefix: str) -> None:
+    allowed = SCHEMA[section]
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if key not in allowed:
+            raise loc.error(dotted, f"unknown key{_did_you_mean(key, allowed)}")
+        want = allowed[key]
+        ok = (
+            (want is float and isinstance(value, int | float) and not isinstance(value, bool))
+            or (want is int and isinstance(value, int) and not isinstance(value, bool))
+            or (want not in (int, float) and isinstance(value, want))
+        )
+        if not ok:
+            raise loc.error(dotted, f"expected {want.__name__}, got {type(value).__name__} {value!r}")
+
+
+def _props(table: dict, where: str, loc: _Located) -> dict[str, str]:
+    out = {}
+    for k, v in table.items():
+        if isinstance(v, dict | list):
+            raise loc.error(f"{where}.{k}", "a YCSB property must be a single value")
+        out[str(k)] = str(v).lower() if isinstance(v, bool) else str(v)
+    return out
+
+
+def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = False) -> None:
+    if value is None:
+        return
+    if value < 0 or (positive and value == 0):
+        raise loc.error(dotted, f"must be {'positive' if positive else 'zero or more'}, got {value}")
+
+
+def _build(doc: dict, loc: _Located, path: Path) -> Suite:
+    _check_keys(doc, "", loc, "")
+    for section in ("dataset", "run", "measurement", "mongodb", "audit"):
+        _check_keys(doc.get(section, {}), section, loc, f"{section}.")
+    if "name" not in doc:
+        raise loc.error("name", "missing (every suite needs a name)")
+
+    ds = doc.get("dataset", {})
+    if "recordcount" not in ds:
+        raise loc.error("dataset.recordcount", "missing")
+    dataset = Dataset(
+        recordcount=ds["recordcount"], fieldcount=ds.get("fieldcount", 10), fieldlength=ds.get("fieldlength", 100),
+        insertorder=ds.get("insertorder", "hashed"), load_threads=ds.get("load_threads", 1),
+        load_target=ds.get("load_target", 0), reload=ds.get("reload", "auto"),
+        properties=_props(ds.get("properties", {}), "dataset.properties", loc),
+    )
+    for k in ("recordcount", "fieldcount", "fieldlength", "load_threads"):
+        _nonneg(getattr(dataset, k), f"dataset.{k}", loc, positive=True)
+    _nonneg(dataset.load_target, "dataset.load_target", loc)
+    if dataset.reload not in ("auto", "always", "never"):
+        raise loc.error("dataset.reload", f"must be auto, always or never, got {dataset.reload!r}")
+
+    rn = doc.get("run", {})
+    threads = rn.get("threads", [1])
+    threads = [threads] if isinstance(threads, int) else threads
+    if not threads or not all(isinstance(t, int) and not isinstance(t, bool) for t in threads):
+        raise loc.error("run.threads", f"expected a list of whole numbers, got {threads!r}")
+    for t in threads:
+        _nonneg(t, "run.threads", loc, positive=True)
+    run = RunSettings(threads=tuple(threads), target=rn.get("target", 0), operationcount=rn.get("operationcount"),
+                      maxexecutiontime=rn.get("maxexecutiontime"), status_interval=rn.get("status_interval", 10))
+    _nonneg(run.target, "run.target", loc)
+    _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
+    _nonneg(run.maxexecutiontime, "run.maxexecutiontime", loc, positive=True)
+    _nonneg(run.status_interval, "run.status_interval", loc, positive=True)
+    if run.operationcount is not None and run.operationcount > INT_MAX:
+        raise loc.error("run.operationcount", f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}")
+    if run.operationcount is None and run.maxexecutiontime is None:
+        raise loc.error("run", "set operationcount or maxexecutiontime (or both) so that every run ends")
+    if run.target and run.target < max(run.threads):
+        raise loc.error("run.target", f"target {run.target} ops/s is below the thread count {max(run.threads)}: "
+                        "each thread would get less than one op per second")
+
+    ms = doc.get("measurement", {})
+    measurement = Measurement(type=ms.get("type", "hdrhistogram"), interval=ms.get("interval", "op"),
+                              percentiles=tuple(float(p) for p in ms.get("percentiles", [95, 99])),
+                              hdr_fileoutput=ms.get("hdr_fileoutput", False))
+    if measurement.type not in MEASUREMENT_TYPES:
+        raise loc.error("measurement.type", f"must be one of {', '.join(MEASUREMENT_TYPES)}"
+                        f"{_did_you_mean(measurement.type, MEASUREMENT_TYPES)}")
+    if measurement.interval not in ("op", "intended", "both"):
+        raise loc.error("measurement.interval", "must be op, intended or both")
+    if any(not (0 < p < 100) for p in measurement.percentiles):
+        raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
+
+    mg = doc.get("mongodb", {})
+    mongodb = MongoSettings(url_options={str(k): str(v) for k, v in mg.get("url_options", {}).items()},
+                            table=mg.get("table", "usertable"), batchsize=mg.get("batchsize", 1),
+                            upsert=mg.get("upsert", False))
+    _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
+
+    au = doc.get("audit", {})
+    states = tuple(au.get("states", []))
+    for s in states:
+        if s not in AUDIT_STATES:
+            raise loc.error("audit.states", f"unknown audit state {s!r}: use off and/or on")
+    audit = AuditSettings(states=states, strategy=au.get("strategy"), namespace_only=au.get("namespace_only", True),
+                          options=dict(au.get("options", {})))
+
+    mixes_raw = doc.get("mix", [])
+    if not mixes_raw:
+        raise loc.error("mix", "a suite needs at least one [[mix]]")
+    mixes = []
+    seen = set()
+    for i, m in enumerate(mixes_raw):
+        if not isinstance(m, dict):
+            raise loc.error(f"mix[{i}]", "each [[mix]] must be a table")
+        _check_keys(m, "mix", loc, "mix.")
+        name = m.get("name")
+        if not name:
+            raise loc.error(f"mix[{i}]", "every [[mix]] needs a name")
+        if name in seen:
+            raise loc.error("name", f"two mixes are named {name!r}")
+        seen.add(name)
+        props = {op: float(m.get(op, 0.0)) for op in OPS}
+        for op, v in props.items():
+            if v < 0 or v > 1:
+                raise loc.error(f"mix.{op}", f"mix {name!r}: proportion {v} must be between 0 and 1")
+        total = sum(props.values())
+        if abs(total - 1.0) > 1e-6:
+            raise loc.error(f"mix.{next((op for op in OPS if op in m), 'read')}",
+                            f"mix {name!r}: proportions sum to {total:g}, not 1")
+        dist = m.get("requestdistribution", "uniform")
+        if dist not in DISTRIBUTIONS:
+            raise loc.error("mix.requestdistribution", f"mix {name!r}: unknown distribution {dist!r}"
+                            f"{_did_you_mean(dist, DISTRIBUTIONS)}")
+        if dist == "zipfian" and run.operationcount is None:
+            raise loc.error("run.operationcount", f"mix {name!r} uses zipfian, which needs operationcount "
+                            "(YCSB 0.17.0 fails without it)")
+        audit_ops = m.get("audit_ops")
+        if audit_ops is None:
+            audit_ops = [op for op in OPS if props[op] > 0]
+        for op in audit_ops:
+            if op not in (*OPS, "delete"):
+                raise loc.error("mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, OPS)}")
+        mixes.append(Mix(name=name, requestdistribution=dist, audit_ops=tuple(audit_ops),
+                         properties=_props(m.get("properties", {}), "mix.properties", loc),
+                         description=m.get("description", ""), **props))
+
+    order = doc.get("order", "blocked")
+    if order not in ("blocked", "interleaved"):
+        raise loc.error("order", f"must be blocked or interleaved, got {order!r}")
+    repetitions = doc.get("repetitions", 1)
+    _nonneg(repetitions, "repetitions", loc, positive=True)
+    warmup = doc.get("warmup_runs", 0)
+    _nonneg(warmup, "warmup_runs", loc)
+    est = float(doc.get("estimated_throughput", 5000.0))
+    if est <= 0:
+        raise loc.error("estimated_throughput", "must be positive")
+    return Suite(
+        name=doc["name"], description=doc.get("description", ""), dataset=dataset, run=run,
+        measurement=measurement, mongodb=mongodb, audit=audit, mixes=tuple(mixes), repetitions=repetitions,
+        order=order, warmup_runs=warmup, estimated_throughput=est,
+        properties=_props(doc.get("properties", {}), "properties", loc),
+        tags={str(k): str(v) for k, v in doc.get("tags", {}).items()},
+        notes=tuple(str(n) for n in doc.get("notes", [])), source=doc.get("source", ""),
+        size=doc.get("size"), sizes=tuple(doc.get("sizes", {})), path=str(path),
+    )

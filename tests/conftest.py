@@ -45,14 +45,29 @@ def mongo(mongo_url: str) -> Iterator[MongoClient]:
 
 @pytest.fixture(scope="session")
 def run_ycsb(ycsb: YcsbInstall, java_path: str, mongo_url: str):
-    """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2) -> (rc, stdout, stderr)``."""
+    """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2)`` -> (rc, out, err)."""
 
-    def run(phase: str, props: dict[str, object], threads: int = 1, url: str | None = None,
-            timeout: float = 300) -> tuple[int, str, str]:
-        argv = [java_path, "-Duser.language=en", "-Duser.country=US", "-cp", ":".join(ycsb.classpath),
-                "site.ycsb.Client", "-load" if phase == "load" else "-t", "-db", ycsb.binding_class,
-                "-p", "workload=site.ycsb.workloads.CoreWorkload", "-p", f"mongodb.url={url or mongo_url}",
-                "-threads", str(threads), "-s"]
+    def run(
+        phase: str, props: dict[str, object], threads: int = 1, url: str | None = None, timeout: float = 300
+    ) -> tuple[int, str, str]:
+        argv = [
+            java_path,
+            "-Duser.language=en",
+            "-Duser.country=US",
+            "-cp",
+            ":".join(ycsb.classpath),
+            "site.ycsb.Client",
+            "-load" if phase == "load" else "-t",
+            "-db",
+            ycsb.binding_class,
+            "-p",
+            "workload=site.ycsb.workloads.CoreWorkload",
+            "-p",
+            f"mongodb.url={url or mongo_url}",
+            "-threads",
+            str(threads),
+            "-s",
+        ]
         for k, v in props.items():
             argv += ["-p", f"{k}={v}"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)

@@ -7,12 +7,6 @@ of Enterprise/Percona (no such server is available here); the FerretDB refusal r
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import socket
-import subprocess
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -332,32 +326,12 @@ def test_guard_failed_restore_prints_hint_and_raises() -> None:
 # ---------------------------------------------------------------- FerretDB over the wire
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def ferretdb_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    binary = os.environ.get("YCSB_RUNNER_FERRETDB", "/tmp/scratch/bin/ferretdb-embedded")
-    if not (Path(binary).is_file() and os.access(binary, os.X_OK)) and not shutil.which(binary):
-        pytest.skip(f"FerretDB binary not found at {binary}")
-    data = tmp_path_factory.mktemp("ferretdb-audit")
-    port = _free_port()
-    proc = subprocess.Popen([binary, "-listen-addr", f"127.0.0.1:{port}", "-sqlite-url", f"file:{data}/"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        if proc.poll() is not None:
-            pytest.fail(f"FerretDB exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        time.sleep(0.1)
-    yield f"mongodb://127.0.0.1:{port}/"
-    proc.terminate()
-    proc.wait(timeout=10)
+def ferretdb_url(server: Any) -> Any:
+    """The session's embedded server (tests/conftest.py), when it is FerretDB."""
+    if server.kind != "ferretdb":
+        pytest.skip("the embedded server is a real mongod here")
+    return server.url
 
 
 def test_ferretdb_refused_before_anything_runs(ferretdb_url: str) -> None:

@@ -46,8 +46,10 @@ def tiny_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
     t = threading.Thread(target=watch, daemon=True)
     t.start()
     try:
-        outcome = run_bench(BenchOptions(suite=TINY, url=_with_password(mongo_url), results=results,
-                                         sample_interval_s=1.0), log=lambda _m: None)
+        outcome = run_bench(
+            BenchOptions(suite=TINY, url=_with_password(mongo_url), results=results, sample_interval_s=1.0),
+            log=lambda _m: None,
+        )
     finally:
         stop.set()
         t.join()
@@ -136,8 +138,14 @@ def test_unreachable_server_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_cli_bad_url_exits_nonzero_without_traceback(tmp_path: Path) -> None:
     env = dict(os.environ, MONGODB_URL=f"mongodb://benchuser:{SECRET}@127.0.0.1:1/ycsb")
-    proc = subprocess.run([sys.executable, "-m", "ycsb_runner", "bench", TINY, "--results", str(tmp_path)],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ycsb_runner", "bench", TINY, "--results", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr + proc.stdout
     assert SECRET not in proc.stderr + proc.stdout

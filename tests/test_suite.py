@@ -22,7 +22,9 @@ URL = "mongodb://root:s3cret@host:3717/admin?replicaSet=x"
 
 def _render(name: str, *overrides: str) -> str:
     plan = build_plan(load_suite(name, list(overrides)))
-    return describe_plan(plan, url=URL, classpath=["<YCSB>/lib/*"], binding_class="ycsbrunner.binding.MongoDbClient")
+    return describe_plan(
+        plan, url=URL, classpath=["<YCSB>/lib/*"], binding_class="ycsbrunner.binding.MongoDbClient"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(builtin_suites()))
@@ -40,19 +42,36 @@ def test_alibaba_render_matches_the_study() -> None:
     assert len(runs) == 12
     assert len([ln for ln in text.splitlines() if ln.startswith("ycsb:  ./bin/ycsb load")]) >= 1
     for ln in runs:
-        for needle in ("recordcount=10000000", "operationcount=500000000", "requestdistribution=zipfian",
-                       "-threads 300", "-target 100000"):
+        for needle in (
+            "recordcount=10000000",
+            "operationcount=500000000",
+            "requestdistribution=zipfian",
+            "-threads 300",
+            "-target 100000",
+        ):
             assert needle in ln
     assert "s3cret" not in text
-    expected = {"insert100": (1, 0, 0, "insert"), "update100": (0, 0, 1, "update"),
-                "insert50_read50": (0.5, 0.5, 0, "insert, read"), "read50_update50": (0, 0.5, 0.5, "read, update"),
-                "insert30_read70": (0.3, 0.7, 0, "insert, read"), "read70_update30": (0, 0.7, 0.3, "read, update")}
+    expected = {
+        "insert100": (1, 0, 0, "insert"),
+        "update100": (0, 0, 1, "update"),
+        "insert50_read50": (0.5, 0.5, 0, "insert, read"),
+        "read50_update50": (0, 0.5, 0.5, "read, update"),
+        "insert30_read70": (0.3, 0.7, 0, "insert, read"),
+        "read70_update30": (0, 0.7, 0.3, "read, update"),
+    }
     for mix, (ins, rd, up, audited) in expected.items():
-        block = [ln for ln in runs if f"insertproportion={ins:g} " in ln and f"readproportion={rd:g} " in ln
-                 and f"updateproportion={up:g} " in ln]
+        block = [
+            ln
+            for ln in runs
+            if f"insertproportion={ins:g} " in ln
+            and f"readproportion={rd:g} " in ln
+            and f"updateproportion={up:g} " in ln
+        ]
         assert len(block) == 2, mix  # audit off and on
-        assert f"audit on: {audited} " in text.split(f"audit-{mix}-audit-on")[1][:200] or \
-            f"audit on: {audited} " in text, mix
+        assert (
+            f"audit on: {audited} " in text.split(f"audit-{mix}-audit-on")[1][:200]
+            or f"audit on: {audited} " in text
+        ), mix
 
 
 def test_tencent_threads_corrects_95_5_and_uses_w0() -> None:
@@ -99,11 +118,22 @@ update = 0.5
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda b: b.replace("threads = [2]", "threds = [2]"), r"line 5: run.threds: unknown key \(did you mean 'threads'\?\)"),
+        (
+            lambda b: b.replace("threads = [2]", "threds = [2]"),
+            r"line 5: run.threds: unknown key \(did you mean 'threads'\?\)",
+        ),
         (lambda b: b.replace("update = 0.5", "update = 0.7"), r"proportions sum to 1.2, not 1"),
-        (lambda b: b.replace("recordcount = 100", "recordcount = -5"), r"dataset.recordcount: must be positive"),
-        (lambda b: b.replace("operationcount = 1000", "maxexecutiontime = 5") + 'requestdistribution = "zipfian"\n',
-         r"zipfian, which needs operationcount"),
+        (
+            lambda b: b.replace("recordcount = 100", "recordcount = -5"),
+            r"dataset.recordcount: must be positive",
+        ),
+        (
+            lambda b: (
+                b.replace("operationcount = 1000", "maxexecutiontime = 5")
+                + 'requestdistribution = "zipfian"\n'
+            ),
+            r"zipfian, which needs operationcount",
+        ),
         (lambda b: b.replace("threads = [2]", "threads = [20]\ntarget = 10"), r"below the thread count"),
         (lambda b: b + '[audit]\nstates = ["sometimes"]\n', r"unknown audit state"),
         (lambda b: b.replace('name = "x"', 'name = "x'), r"invalid TOML"),
@@ -116,8 +146,13 @@ def test_validation_messages(tmp_path: Path, mutate, message: str) -> None:
 
 def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
     p = _write(tmp_path, BASE.replace("threads = [2]", "threds = [2]"))
-    proc = subprocess.run([sys.executable, "-m", "ycsb_runner", "bench", str(p), "--results", str(tmp_path / "r")],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ycsb_runner", "bench", str(p), "--results", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 2
     assert "threds" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -125,9 +160,24 @@ def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
 
 
 def test_audit_on_without_strategy_fails_before_running(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "ycsb_runner", "bench", "alibaba-audit", "--scale", "0.0001",
-                           "--results", str(tmp_path / "r")], capture_output=True, text=True, timeout=60,
-                          check=False, env=dict(os.environ, MONGODB_URL="mongodb://127.0.0.1:1/ycsb"))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ycsb_runner",
+            "bench",
+            "alibaba-audit",
+            "--scale",
+            "0.0001",
+            "--results",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=dict(os.environ, MONGODB_URL="mongodb://127.0.0.1:1/ycsb"),
+    )
     assert proc.returncode != 0
     assert "--audit-strategy" in proc.stderr
     assert not (tmp_path / "r").exists()
@@ -151,14 +201,26 @@ def test_plan_reloads_after_inserts_and_interleaves() -> None:
 
 # --- property-based: any valid suite renders; any invalid one is rejected with a SuiteError ----------------
 
-props = st.fixed_dictionaries({"read": st.integers(0, 10), "update": st.integers(0, 10),
-                               "insert": st.integers(0, 10), "scan": st.integers(0, 10)})
+props = st.fixed_dictionaries(
+    {
+        "read": st.integers(0, 10),
+        "update": st.integers(0, 10),
+        "insert": st.integers(0, 10),
+        "scan": st.integers(0, 10),
+    }
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(p=props, threads=st.lists(st.integers(1, 64), min_size=1, max_size=3), rc=st.integers(1, 10**7),
-       dist=st.sampled_from(["uniform", "zipfian", "latest"]), reps=st.integers(1, 3),
-       order=st.sampled_from(["blocked", "interleaved"]), audit=st.sampled_from([[], ["off", "on"]]))
+@given(
+    p=props,
+    threads=st.lists(st.integers(1, 64), min_size=1, max_size=3),
+    rc=st.integers(1, 10**7),
+    dist=st.sampled_from(["uniform", "zipfian", "latest"]),
+    reps=st.integers(1, 3),
+    order=st.sampled_from(["blocked", "interleaved"]),
+    audit=st.sampled_from([[], ["off", "on"]]),
+)
 def test_any_valid_suite_renders(tmp_path_factory, p, threads, rc, dist, reps, order, audit) -> None:
     total = sum(p.values())
     if total == 0:
@@ -166,10 +228,12 @@ def test_any_valid_suite_renders(tmp_path_factory, p, threads, rc, dist, reps, o
         total = 1
     fr = {k: v / total for k, v in p.items()}
     fr["read"] = 1.0 - fr["update"] - fr["insert"] - fr["scan"]
-    body = (f'name = "h"\nrepetitions = {reps}\norder = "{order}"\n[dataset]\nrecordcount = {rc}\n'
-            f"[run]\nthreads = {threads}\noperationcount = 5000\n[audit]\nstates = {audit!r}\n"
-            f'[[mix]]\nname = "m"\nrequestdistribution = "{dist}"\n'
-            + "".join(f"{k} = {v!r}\n" for k, v in fr.items()))
+    body = (
+        f'name = "h"\nrepetitions = {reps}\norder = "{order}"\n[dataset]\nrecordcount = {rc}\n'
+        f"[run]\nthreads = {threads}\noperationcount = 5000\n[audit]\nstates = {audit!r}\n"
+        f'[[mix]]\nname = "m"\nrequestdistribution = "{dist}"\n'
+        + "".join(f"{k} = {v!r}\n" for k, v in fr.items())
+    )
     path = tmp_path_factory.mktemp("h") / "s.toml"
     path.write_text(body.replace("'", '"'))
     plan = build_plan(load_suite(str(path)))

@@ -90,12 +90,16 @@ def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
     from ycsb_runner.audit import AuditState
 
     if holder.info is None:
-        raise UserError("the restart strategy restarts the embedded server: run without MONGODB_URL, or use "
-                        "the command strategy with your own restart commands")
+        raise UserError(
+            "the restart strategy restarts the embedded server: run without MONGODB_URL, or use "
+            "the command strategy with your own restart commands"
+        )
     on_args = [str(a) for a in options.get("on_args", [])]
     off_args = [str(a) for a in options.get("off_args", [])]
     if not on_args:
-        raise UserError("the restart strategy needs --audit-option on_args='[...]' (server arguments for audit on)")
+        raise UserError(
+            "the restart strategy needs --audit-option on_args='[...]' (server arguments for audit on)"
+        )
 
     def restart(with_audit: bool, ops: Any) -> None:
         assert holder.info is not None
@@ -105,7 +109,7 @@ def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
         assert holder.info is not None
         argv = holder.info.argv
         n = len(on_args)
-        on = any(argv[i:i + n] == on_args for i in range(len(argv) - n + 1))
+        on = any(argv[i : i + n] == on_args for i in range(len(argv) - n + 1))
         return AuditState(enabled=on, ops=frozenset(), detail=f"server argv: {' '.join(argv[1:])}", raw={})
 
     return {**options, "restart": restart, "status": status}
@@ -116,8 +120,10 @@ def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
         return None
     name = suite.audit.strategy
     if not name:
-        raise UserError(f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
-                        "--audit-strategy NAME (mongodb-runtime, restart, command, aliyun, tencent)")
+        raise UserError(
+            f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
+            "--audit-strategy NAME (mongodb-runtime, restart, command, aliyun, tencent)"
+        )
     from ycsb_runner.audit import make_strategy
     from ycsb_runner.render import database_name
 
@@ -134,14 +140,20 @@ def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
     return make_strategy(name, client=client, options=options)
 
 
-def run_bench(opts: BenchOptions, *, log: Callable[[str], None] = print,
-              progress: Callable[[str, dict], None] | None = None) -> BenchOutcome:
+def run_bench(
+    opts: BenchOptions,
+    *,
+    log: Callable[[str], None] = print,
+    progress: Callable[[str, dict], None] | None = None,
+) -> BenchOutcome:
     from ycsb_runner.execute.runner import Hooks, Runner, check_connection
     from ycsb_runner.install import ensure_ycsb, find_java
 
     suite, plan = prepare(opts)
     if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
-        _make_audit(suite, "mongodb://unused", _ServerHolder(None), opts)  # the one-line error, before anything
+        _make_audit(
+            suite, "mongodb://unused", _ServerHolder(None), opts
+        )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
     java = find_java()
     url = opts.url
@@ -157,8 +169,12 @@ def run_bench(opts: BenchOptions, *, log: Callable[[str], None] = print,
         masker = Masker()
         masker.add_url(url)
         build = check_connection(url, masker)
-        target = {"embedded": server is not None, "server_kind": server.kind if server else None,
-                  "server_version": server.version if server else build.get("version"), "build_info": build}
+        target = {
+            "embedded": server is not None,
+            "server_kind": server.kind if server else None,
+            "server_version": server.version if server else build.get("version"),
+            "build_info": build,
+        }
         holder = embedded
         audit = _make_audit(suite, url, holder, opts)
         guard = None
@@ -170,12 +186,26 @@ def run_bench(opts: BenchOptions, *, log: Callable[[str], None] = print,
         if opts.monitors:
             from ycsb_runner.execute.monitoring import monitor_factory
 
-            hooks.monitors = monitor_factory(server_pid=lambda: holder.info.pid if holder.info else None,
-                                             interval_s=opts.sample_interval_s, target=suite.run.target)
+            hooks.monitors = monitor_factory(
+                server_pid=lambda: holder.info.pid if holder.info else None,
+                interval_s=opts.sample_interval_s,
+                target=suite.run.target,
+            )
         run_dir = RunDir.create(opts.results or results_dir(), suite.name)
-        runner = Runner(plan, url=url, install=install, java=java, run_dir=run_dir, target=target, hooks=hooks,
-                        templates=opts.templates, jvm_args=opts.jvm_args, max_error_rate=opts.max_error_rate,
-                        keep_going=opts.keep_going, progress=progress)
+        runner = Runner(
+            plan,
+            url=url,
+            install=install,
+            java=java,
+            run_dir=run_dir,
+            target=target,
+            hooks=hooks,
+            templates=opts.templates,
+            jvm_args=opts.jvm_args,
+            max_error_rate=opts.max_error_rate,
+            keep_going=opts.keep_going,
+            progress=progress,
+        )
         del guard
         try:
             runner.run()

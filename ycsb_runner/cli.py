@@ -15,22 +15,42 @@ from ycsb_runner.errors import UserError
 
 app = typer.Typer(
     help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
-    no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
 )
-server_app = typer.Typer(help="The embedded local server (mongod if on PATH, else FerretDB).", no_args_is_help=True)
+server_app = typer.Typer(
+    help="The embedded local server (mongod if on PATH, else FerretDB).", no_args_is_help=True
+)
 suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
 app.add_typer(server_app, name="server")
 app.add_typer(suites_app, name="suites")
 
-UrlOpt = Annotated[str | None, typer.Option(
-    "--mongodb-url", envvar="MONGODB_URL", show_envvar=True,
-    help="MongoDB connection URL. Prefer the MONGODB_URL variable: an option is visible in the process list.")]
-SetOpt = Annotated[list[str] | None, typer.Option(
-    "--set", help="Override a suite setting, e.g. --set threads=8 --set size=4C8G (repeatable).")]
-ScaleOpt = Annotated[float | None, typer.Option(
-    "--scale", help="Multiply recordcount, operationcount and maxexecutiontime (e.g. 0.001).")]
-TemplatesOpt = Annotated[Path | None, typer.Option(
-    "--templates", help="A folder of your own Jinja2 templates, tried before the built-in ones.")]
+UrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mongodb-url",
+        envvar="MONGODB_URL",
+        show_envvar=True,
+        help="MongoDB connection URL. Prefer MONGODB_URL: an option is visible in the process list.",
+    ),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set", help="Override a suite setting, e.g. --set threads=8 --set size=4C8G (repeatable)."
+    ),
+]
+ScaleOpt = Annotated[
+    float | None,
+    typer.Option("--scale", help="Multiply recordcount, operationcount and maxexecutiontime (e.g. 0.001)."),
+]
+TemplatesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates", help="A folder of your own Jinja2 templates, tried before the built-in ones."
+    ),
+]
 
 
 def _log(msg: str) -> None:
@@ -45,9 +65,15 @@ def version() -> None:
 
 @app.command()
 def setup(
-    download_tarball: Annotated[bool, typer.Option(
-        help="Download the YCSB 0.17.0 release tarball (needs GitHub access) instead of the Maven build.")] = False,
-    server: Annotated[bool, typer.Option(help="Also build the embedded server (FerretDB) when no mongod.")] = True,
+    download_tarball: Annotated[
+        bool,
+        typer.Option(
+            help="Download the YCSB 0.17.0 release tarball (needs GitHub access) instead of the Maven build."
+        ),
+    ] = False,
+    server: Annotated[
+        bool, typer.Option(help="Also build the embedded server (FerretDB) when no mongod.")
+    ] = True,
 ) -> None:
     """Install YCSB 0.17.0 (Maven Central) with the project's MongoDB binding, and FerretDB. Idempotent."""
     import shutil
@@ -60,8 +86,10 @@ def setup(
         download(log=_log)
         return
     inst = ensure_ycsb(log=_log)
-    _log(f"YCSB: {inst.core_jar} + {inst.binding_jar} ({inst.binding_class}), driver {inst.driver_jar}; "
-         f"Java {java.version}")
+    _log(
+        f"YCSB: {inst.core_jar} + {inst.binding_jar} ({inst.binding_class}), driver {inst.driver_jar}; "
+        f"Java {java.version}"
+    )
     if server:
         if shutil.which("mongod"):
             _log(f"embedded server: mongod at {shutil.which('mongod')}")
@@ -120,8 +148,14 @@ def suites_show(name: str) -> None:
     sys.stdout.write(suite_path(name).read_text())
 
 
-def _render_text(suite_name: str, url: str | None, overrides: list[str], scale: float | None,
-                 templates: Path | None, show_properties: bool) -> str:
+def _render_text(
+    suite_name: str,
+    url: str | None,
+    overrides: list[str],
+    scale: float | None,
+    templates: Path | None,
+    show_properties: bool,
+) -> str:
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
@@ -133,8 +167,14 @@ def _render_text(suite_name: str, url: str | None, overrides: list[str], scale: 
         classpath, binding = inst.classpath, inst.binding_class
     except UserError:
         classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
-    return describe_plan(plan, url=url or "mongodb://127.0.0.1:27017/ycsb", classpath=classpath,
-                         binding_class=binding, env=environment(templates), show_properties=show_properties)
+    return describe_plan(
+        plan,
+        url=url or "mongodb://127.0.0.1:27017/ycsb",
+        classpath=classpath,
+        binding_class=binding,
+        env=environment(templates),
+        show_properties=show_properties,
+    )
 
 
 @app.command()
@@ -158,15 +198,21 @@ def bench(
     scale: ScaleOpt = None,
     templates: TemplatesOpt = None,
     dry_run: Annotated[bool, typer.Option(help="Only print what would run (same as `render`).")] = False,
-    audit_strategy: Annotated[str | None, typer.Option(
-        help="How to switch audit: mongodb-runtime, restart, command, aliyun, tencent.")] = None,
-    audit_option: Annotated[list[str] | None, typer.Option(
-        help="Strategy option KEY=VALUE (repeatable), e.g. on_cmd='[\"./audit.sh\",\"on\"]'.")] = None,
+    audit_strategy: Annotated[
+        str | None,
+        typer.Option(help="How to switch audit: mongodb-runtime, restart, command, aliyun, tencent."),
+    ] = None,
+    audit_option: Annotated[
+        list[str] | None,
+        typer.Option(help='Strategy option KEY=VALUE (repeatable), e.g. on_cmd=\'["./audit.sh","on"]\'.'),
+    ] = None,
     results: Annotated[Path | None, typer.Option(help="Where result folders go (default: results/).")] = None,
     max_error_rate: Annotated[float, typer.Option(help="A phase with more failed operations fails.")] = 0.01,
     keep_going: Annotated[bool, typer.Option(help="Continue with the next step after a failed one.")] = False,
     monitors: Annotated[bool, typer.Option(help="Sample server and client metrics during runs.")] = True,
-    jvm_arg: Annotated[list[str] | None, typer.Option(help="Extra JVM argument, e.g. -Xmx4g (repeatable).")] = None,
+    jvm_arg: Annotated[
+        list[str] | None, typer.Option(help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
+    ] = None,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
     if dry_run:
@@ -184,10 +230,20 @@ def bench(
             options[k] = json.loads(v)
         except ValueError:
             options[k] = v
-    opts = BenchOptions(suite=suite, url=mongodb_url, overrides=set_ or [], scale=scale, templates=templates,
-                        results=results, audit_strategy=audit_strategy, audit_options=options,
-                        jvm_args=jvm_arg or [], max_error_rate=max_error_rate, keep_going=keep_going,
-                        monitors=monitors)
+    opts = BenchOptions(
+        suite=suite,
+        url=mongodb_url,
+        overrides=set_ or [],
+        scale=scale,
+        templates=templates,
+        results=results,
+        audit_strategy=audit_strategy,
+        audit_options=options,
+        jvm_args=jvm_arg or [],
+        max_error_rate=max_error_rate,
+        keep_going=keep_going,
+        monitors=monitors,
+    )
     _, plan = prepare(opts)
     _log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
@@ -244,6 +300,7 @@ def main() -> None:
         err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
-        err_console.print("[bold red]interrupted[/bold red]: stopped YCSB and the embedded server; "
-                          "finished steps are kept")
+        err_console.print(
+            "[bold red]interrupted[/bold red]: stopped YCSB and the embedded server; finished steps are kept"
+        )
         sys.exit(130)

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 err_console = Console(stderr=True, highlight=False)
-out_console = Console(highlight=False)
+# Not a terminal (a log file, CI): wide enough that tables are not cut.
+out_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
 
 class BenchProgress:
@@ -20,8 +21,18 @@ class BenchProgress:
         self.console = console
         self.total = total_steps
         self.tty = console.is_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-                                 TimeElapsedColumn(), console=console, transient=False) if self.tty else None
+        self.progress = (
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.fields[info]}"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=False,
+            )
+            if self.tty
+            else None
+        )
         self.task: Any = None
         self._last_print = 0.0
 

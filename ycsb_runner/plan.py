@@ -108,10 +108,19 @@ def build_plan(suite: Suite) -> Plan:
         nonlocal dirty_by, current_audit
         reload = suite.dataset.reload
         if reload == "always" and steps[-1].kind != "load":
-            add("load", suite.dataset.load_threads, reason="reload: dataset.reload = always", est_seconds=load_s)
+            add(
+                "load",
+                suite.dataset.load_threads,
+                reason="reload: dataset.reload = always",
+                est_seconds=load_s,
+            )
         elif reload == "auto" and dirty_by is not None:
-            add("load", suite.dataset.load_threads,
-                reason=f"reload: the previous run ({dirty_by}) inserted records", est_seconds=load_s)
+            add(
+                "load",
+                suite.dataset.load_threads,
+                reason=f"reload: the previous run ({dirty_by}) inserted records",
+                est_seconds=load_s,
+            )
         if steps[-1].kind == "load":
             dirty_by = None
         wanted = (audit, mix.audit_ops if audit == "on" else ())
@@ -126,8 +135,15 @@ def build_plan(suite: Suite) -> Plan:
             for w in range(suite.warmup_runs):
                 first_audit = arms[0][0]
                 before_run(mix, first_audit)
-                add("warmup", threads, mix=mix, audit=first_audit, repetition=None,
-                    reason=f"warm-up {w + 1}/{suite.warmup_runs} (discarded)", est_seconds=run_s)
+                add(
+                    "warmup",
+                    threads,
+                    mix=mix,
+                    audit=first_audit,
+                    repetition=None,
+                    reason=f"warm-up {w + 1}/{suite.warmup_runs} (discarded)",
+                    est_seconds=run_s,
+                )
                 if mix.inserts:
                     dirty_by = mix.name
             for audit, rep in arms:

@@ -29,16 +29,38 @@ CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
 # YCSB 0.17.0 defaults (CoreWorkload, Client, measurements): a property equal to its default is left out of
 # the release-tarball command line, except the ones in ALWAYS_SHOWN.
 YCSB_DEFAULTS: dict[str, str] = {
-    "fieldcount": "10", "fieldlength": "100", "insertorder": "hashed", "readallfields": "true",
-    "writeallfields": "false", "requestdistribution": "uniform", "table": "usertable",
-    "measurementtype": "hdrhistogram", "measurement.interval": "op", "hdrhistogram.percentiles": "95,99",
-    "status.interval": "10", "batchsize": "1", "mongodb.upsert": "false", "maxexecutiontime": "0",
-    "readproportion": "0.95", "updateproportion": "0.05", "insertproportion": "0", "scanproportion": "0",
+    "fieldcount": "10",
+    "fieldlength": "100",
+    "insertorder": "hashed",
+    "readallfields": "true",
+    "writeallfields": "false",
+    "requestdistribution": "uniform",
+    "table": "usertable",
+    "measurementtype": "hdrhistogram",
+    "measurement.interval": "op",
+    "hdrhistogram.percentiles": "95,99",
+    "status.interval": "10",
+    "batchsize": "1",
+    "mongodb.upsert": "false",
+    "maxexecutiontime": "0",
+    "readproportion": "0.95",
+    "updateproportion": "0.05",
+    "insertproportion": "0",
+    "scanproportion": "0",
     "readmodifywriteproportion": "0",
 }
-ALWAYS_SHOWN = ("workload", "recordcount", "operationcount", "readproportion", "updateproportion",
-                "insertproportion", "scanproportion", "readmodifywriteproportion", "requestdistribution",
-                "mongodb.url")
+ALWAYS_SHOWN = (
+    "workload",
+    "recordcount",
+    "operationcount",
+    "readproportion",
+    "updateproportion",
+    "insertproportion",
+    "scanproportion",
+    "readmodifywriteproportion",
+    "requestdistribution",
+    "mongodb.url",
+)
 _SHELL_SAFE = re.compile(r"^[\w@%+=:,./-]+$")
 
 
@@ -80,8 +102,14 @@ def environment(user_templates: Path | None = None) -> jinja2.Environment:
             raise UserError(f"--templates {user_templates}: not a folder")
         loaders.append(jinja2.FileSystemLoader(str(user_templates)))
     loaders.append(jinja2.FileSystemLoader(str(templates_dir())))
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
     env.filters["propescape"] = _propescape
     env.filters["shquote"] = _shquote
     return env
@@ -121,18 +149,30 @@ def step_properties(step: Step, suite: Suite, *, hdr_dir: Path | None = None) ->
     p: dict[str, str] = {"workload": CORE_WORKLOAD, "recordcount": str(suite.dataset.recordcount)}
     ds = suite.dataset
     if step.kind == "load":
-        p.update({"fieldcount": str(ds.fieldcount), "fieldlength": str(ds.fieldlength),
-                  "insertorder": ds.insertorder})
+        p.update(
+            {
+                "fieldcount": str(ds.fieldcount),
+                "fieldlength": str(ds.fieldlength),
+                "insertorder": ds.insertorder,
+            }
+        )
     else:
         assert step.mix is not None
         mix = step.mix
         p["operationcount"] = str(suite.run.operationcount or INT_MAX)
-        p.update({"fieldcount": str(ds.fieldcount), "fieldlength": str(ds.fieldlength),
-                  "insertorder": ds.insertorder,
-                  "readproportion": _fmt_number(mix.read), "updateproportion": _fmt_number(mix.update),
-                  "insertproportion": _fmt_number(mix.insert), "scanproportion": _fmt_number(mix.scan),
-                  "readmodifywriteproportion": _fmt_number(mix.readmodifywrite),
-                  "requestdistribution": mix.requestdistribution})
+        p.update(
+            {
+                "fieldcount": str(ds.fieldcount),
+                "fieldlength": str(ds.fieldlength),
+                "insertorder": ds.insertorder,
+                "readproportion": _fmt_number(mix.read),
+                "updateproportion": _fmt_number(mix.update),
+                "insertproportion": _fmt_number(mix.insert),
+                "scanproportion": _fmt_number(mix.scan),
+                "readmodifywriteproportion": _fmt_number(mix.readmodifywrite),
+                "requestdistribution": mix.requestdistribution,
+            }
+        )
         if suite.run.maxexecutiontime:
             p["maxexecutiontime"] = str(suite.run.maxexecutiontime)
     m = suite.measurement
@@ -184,15 +224,29 @@ def render_step(
     env = env or environment()
     full_url = build_url(url, suite, step.threads)
     if binding_class == "site.ycsb.db.MongoDbClient" and full_url.startswith("mongodb+srv://"):
-        raise UserError("the stock YCSB 0.17.0 binding rejects mongodb+srv:// URLs: list the hosts with "
-                        "mongodb://, or unset YCSB_HOME to use ycsb-runner's binding")
+        raise UserError(
+            "the stock YCSB 0.17.0 binding rejects mongodb+srv:// URLs: list the hosts with "
+            "mongodb://, or unset YCSB_HOME to use ycsb-runner's binding"
+        )
     props = step_properties(step, suite, hdr_dir=hdr_dir)
     phase = "load" if step.kind == "load" else "run"
     target = suite.dataset.load_target if step.kind == "load" else suite.run.target
-    ctx = dict(java=java, jvm_args=list(jvm_args or []), classpath=":".join(classpath), phase=phase,
-               binding_class=binding_class, workload_file=str(workload_file), connection_file=str(connection_file),
-               threads=step.threads, target=target, suite=suite, step=step, properties=props,
-               version=__version__, url=full_url)
+    ctx = dict(
+        java=java,
+        jvm_args=list(jvm_args or []),
+        classpath=":".join(classpath),
+        phase=phase,
+        binding_class=binding_class,
+        workload_file=str(workload_file),
+        connection_file=str(connection_file),
+        threads=step.threads,
+        target=target,
+        suite=suite,
+        step=step,
+        properties=props,
+        version=__version__,
+        url=full_url,
+    )
     argv = [ln.strip() for ln in env.get_template("java-command.j2").render(ctx).splitlines() if ln.strip()]
     cli_props = {"workload": props["workload"]}
     for k, v in props.items():
@@ -212,25 +266,44 @@ def render_step(
     )
 
 
-def describe_plan(plan: Plan, *, url: str, classpath: list[str], binding_class: str,
-                  env: jinja2.Environment | None = None, show_properties: bool = False) -> str:
+def describe_plan(
+    plan: Plan,
+    *,
+    url: str,
+    classpath: list[str],
+    binding_class: str,
+    env: jinja2.Environment | None = None,
+    show_properties: bool = False,
+) -> str:
     """The text of ``ycsb-runner render``: every step, its exact argv and its ``./bin/ycsb`` line (masked)."""
     env = env or environment()
     suite = plan.suite
-    lines = [f"# suite {suite.name}: {suite.description}",
-             f"# {len(plan.steps)} steps, {len(plan.runs())} measured runs, estimated "
-             f"{plan.est_seconds / 60:.1f} min (at ~{suite.estimated_throughput:g} ops/s); scale {suite.scale:g}"]
+    lines = [
+        f"# suite {suite.name}: {suite.description}",
+        f"# {len(plan.steps)} steps, {len(plan.runs())} measured runs, estimated "
+        f"{plan.est_seconds / 60:.1f} min (at ~{suite.estimated_throughput:g} ops/s); scale {suite.scale:g}",
+    ]
     for step in plan.steps:
         lines.append(f"## step {step.label}" + (f"  ({step.reason})" if step.reason else ""))
         if step.kind == "audit":
             assert step.mix is not None
             what = ", ".join(step.mix.audit_ops) if step.audit == "on" else "nothing"
-            lines.append(f"audit {step.audit}: {what} "
-                         f"(strategy: {suite.audit.strategy or 'choose with --audit-strategy'})")
+            lines.append(
+                f"audit {step.audit}: {what} "
+                f"(strategy: {suite.audit.strategy or 'choose with --audit-strategy'})"
+            )
             continue
-        r = render_step(step, suite, url=url, java="java", classpath=classpath, binding_class=binding_class,
-                        workload_file=Path(f"results/<run>/steps/{step.label}/workload.properties"),
-                        connection_file=Path("<private>/connection.properties"), env=env)
+        r = render_step(
+            step,
+            suite,
+            url=url,
+            java="java",
+            classpath=classpath,
+            binding_class=binding_class,
+            workload_file=Path(f"results/<run>/steps/{step.label}/workload.properties"),
+            connection_file=Path("<private>/connection.properties"),
+            env=env,
+        )
         lines.append("exact: " + " ".join(r.masked_argv()))
         lines.append("ycsb:  " + r.ycsb_cli)
         if show_properties:

@@ -89,8 +89,9 @@ def _init_replica_set(url: str, port: int, timeout: float = 60) -> None:
     raise UserError("the embedded mongod did not become primary in time")
 
 
-def start(*, timeout: float = 60.0, extra_args: list[str] | None = None, record: bool = True,
-          log=print) -> ServerInfo:
+def start(
+    *, timeout: float = 60.0, extra_args: list[str] | None = None, record: bool = True, log=print
+) -> ServerInfo:
     """Start a new embedded server; with *record*, as *the* server of ``server status|stop``."""
     existing = status() if record else None
     if existing is not None:
@@ -106,19 +107,42 @@ def start(*, timeout: float = 60.0, extra_args: list[str] | None = None, record:
     mongod = shutil.which("mongod")
     if mongod:
         kind = "mongod"
-        argv = [mongod, "--dbpath", str(data), "--port", str(port), "--bind_ip", "127.0.0.1",
-                "--replSet", "rs0", "--quiet", *(extra_args or [])]
+        argv = [
+            mongod,
+            "--dbpath",
+            str(data),
+            "--port",
+            str(port),
+            "--bind_ip",
+            "127.0.0.1",
+            "--replSet",
+            "rs0",
+            "--quiet",
+            *(extra_args or []),
+        ]
         url = f"mongodb://127.0.0.1:{port}/ycsb?directConnection=true"
     else:
         kind = "ferretdb"
         binary = ensure_ferretdb(log=log)
-        argv = [str(binary), "-listen-addr", f"127.0.0.1:{port}", "-sqlite-url", f"file:{data}/",
-                "-log-level", "warn", *(extra_args or [])]
+        argv = [
+            str(binary),
+            "-listen-addr",
+            f"127.0.0.1:{port}",
+            "-sqlite-url",
+            f"file:{data}/",
+            "-log-level",
+            "warn",
+            *(extra_args or []),
+        ]
         url = f"mongodb://127.0.0.1:{port}/ycsb"
     with open(log_path, "ab") as log_file:
         proc = subprocess.Popen(
-            argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"),
+            argv,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=dict(os.environ, DO_NOT_TRACK="1"),
         )
     try:
         _wait_ready(url, proc, log_path, timeout)
@@ -126,14 +150,26 @@ def start(*, timeout: float = 60.0, extra_args: list[str] | None = None, record:
             _init_replica_set(url, port)
         with MongoClient(url, serverSelectionTimeoutMS=3000) as c:
             bi = c.admin.command("buildInfo")
-        version = f"FerretDB {FERRETDB_VERSION} (SQLite; reports MongoDB {bi.get('version')})" \
-            if kind == "ferretdb" else f"mongod {bi.get('version')}"
+        version = (
+            f"FerretDB {FERRETDB_VERSION} (SQLite; reports MongoDB {bi.get('version')})"
+            if kind == "ferretdb"
+            else f"mongod {bi.get('version')}"
+        )
     except BaseException:
         _terminate(proc.pid)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    info = ServerInfo(kind=kind, version=version, pid=proc.pid, port=port, url=url, workdir=str(workdir),
-                      log_path=str(log_path), argv=argv, started_at=time.time())
+    info = ServerInfo(
+        kind=kind,
+        version=version,
+        pid=proc.pid,
+        port=port,
+        url=url,
+        workdir=str(workdir),
+        log_path=str(log_path),
+        argv=argv,
+        started_at=time.time(),
+    )
     if record:
         path = state_file()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,8 +195,11 @@ def _terminate(pid: int, grace: float = 10.0) -> None:
 def _alive(info: ServerInfo) -> bool:
     try:
         proc = psutil.Process(info.pid)
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE and \
-            Path(info.argv[0]).name in " ".join(proc.cmdline())
+        return (
+            proc.is_running()
+            and proc.status() != psutil.STATUS_ZOMBIE
+            and Path(info.argv[0]).name in " ".join(proc.cmdline())
+        )
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return False
 
@@ -207,8 +246,14 @@ def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: f
     argv = [*base, *(extra_args or [])]
     log_path = Path(info.log_path)
     with open(log_path, "ab") as log_file:
-        proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"))
+        proc = subprocess.Popen(
+            argv,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=dict(os.environ, DO_NOT_TRACK="1"),
+        )
     _wait_ready(info.url, proc, log_path, timeout)
     new = ServerInfo(**{**info.as_dict(), "pid": proc.pid, "argv": argv, "started_at": time.time()})
     path = state_file()

@@ -24,7 +24,9 @@ MANIFEST = "manifest.json"
 
 def _disk_error(path: Path, err: OSError) -> UserError:
     if err.errno == errno.ENOSPC:
-        return UserError(f"disk full while writing {path}: free some space; results so far are in {path.parent}")
+        return UserError(
+            f"disk full while writing {path}: free some space; results so far are in {path.parent}"
+        )
     return UserError(f"cannot write {path}: {err.strerror or err}")
 
 

@@ -22,8 +22,14 @@ from ycsb_runner.paths import suites_dir
 
 OPS = ("read", "update", "insert", "scan", "readmodifywrite")
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
-MEASUREMENT_TYPES = ("hdrhistogram", "histogram", "timeseries", "raw", "hdrhistogram+histogram",
-                     "hdrhistogram+raw")
+MEASUREMENT_TYPES = (
+    "hdrhistogram",
+    "histogram",
+    "timeseries",
+    "raw",
+    "hdrhistogram+histogram",
+    "hdrhistogram+raw",
+)
 AUDIT_STATES = ("off", "on")
 INT_MAX = 2**31 - 1  # YCSB parses operationcount with Integer.parseInt
 
@@ -37,39 +43,82 @@ class SuiteError(UserError):
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "": {
-        "name": str, "description": str, "source": str, "notes": list, "size": str, "repetitions": int,
-        "order": str, "warmup_runs": int, "estimated_throughput": float, "tags": dict, "dataset": dict,
-        "run": dict, "measurement": dict, "mongodb": dict, "audit": dict, "properties": dict, "sizes": dict,
+        "name": str,
+        "description": str,
+        "source": str,
+        "notes": list,
+        "size": str,
+        "repetitions": int,
+        "order": str,
+        "warmup_runs": int,
+        "estimated_throughput": float,
+        "tags": dict,
+        "dataset": dict,
+        "run": dict,
+        "measurement": dict,
+        "mongodb": dict,
+        "audit": dict,
+        "properties": dict,
+        "sizes": dict,
         "mix": list,
     },
     "dataset": {
-        "recordcount": int, "fieldcount": int, "fieldlength": int, "insertorder": str, "load_threads": int,
-        "load_target": int, "reload": str, "properties": dict,
+        "recordcount": int,
+        "fieldcount": int,
+        "fieldlength": int,
+        "insertorder": str,
+        "load_threads": int,
+        "load_target": int,
+        "reload": str,
+        "properties": dict,
     },
     "run": {
-        "threads": list, "target": int, "operationcount": int, "maxexecutiontime": int,
+        "threads": list,
+        "target": int,
+        "operationcount": int,
+        "maxexecutiontime": int,
         "status_interval": int,
     },
     "measurement": {"type": str, "interval": str, "percentiles": list, "hdr_fileoutput": bool},
     "mongodb": {"url_options": dict, "table": str, "batchsize": int, "upsert": bool},
     "audit": {"states": list, "strategy": str, "namespace_only": bool, "options": dict},
     "mix": {
-        "name": str, "description": str, "read": float, "update": float, "insert": float, "scan": float,
-        "readmodifywrite": float, "requestdistribution": str, "audit_ops": list, "properties": dict,
+        "name": str,
+        "description": str,
+        "read": float,
+        "update": float,
+        "insert": float,
+        "scan": float,
+        "readmodifywrite": float,
+        "requestdistribution": str,
+        "audit_ops": list,
+        "properties": dict,
     },
 }
 
 # Bare names accepted by --set, and the dotted path they stand for.
 SHORTCUTS: dict[str, str] = {
-    "size": "size", "repetitions": "repetitions", "order": "order", "warmup_runs": "warmup_runs",
+    "size": "size",
+    "repetitions": "repetitions",
+    "order": "order",
+    "warmup_runs": "warmup_runs",
     "estimated_throughput": "estimated_throughput",
-    "recordcount": "dataset.recordcount", "fieldcount": "dataset.fieldcount",
-    "fieldlength": "dataset.fieldlength", "insertorder": "dataset.insertorder",
-    "load_threads": "dataset.load_threads", "reload": "dataset.reload",
-    "threads": "run.threads", "target": "run.target", "operationcount": "run.operationcount",
-    "maxexecutiontime": "run.maxexecutiontime", "status_interval": "run.status_interval",
-    "measurementtype": "measurement.type", "measurement.interval": "measurement.interval",
-    "audit": "audit.states", "audit_strategy": "audit.strategy", "mixes": "mixes",
+    "recordcount": "dataset.recordcount",
+    "fieldcount": "dataset.fieldcount",
+    "fieldlength": "dataset.fieldlength",
+    "insertorder": "dataset.insertorder",
+    "load_threads": "dataset.load_threads",
+    "reload": "dataset.reload",
+    "threads": "run.threads",
+    "target": "run.target",
+    "operationcount": "run.operationcount",
+    "maxexecutiontime": "run.maxexecutiontime",
+    "status_interval": "run.status_interval",
+    "measurementtype": "measurement.type",
+    "measurement.interval": "measurement.interval",
+    "audit": "audit.states",
+    "audit_strategy": "audit.strategy",
+    "mixes": "mixes",
 }
 
 
@@ -246,11 +295,14 @@ def _override_path(key: str) -> str:
         return "properties." + key[2:]
     known = list(SHORTCUTS) + [f"{s}.{k}" for s, keys in SCHEMA.items() if s and s != "mix" for k in keys]
     raise SuiteError(
-        f"--set {key}: unknown setting{_did_you_mean(key, known)}; use properties.NAME=VALUE for a YCSB property"
+        f"--set {key}: unknown setting{_did_you_mean(key, known)}; "
+        "use properties.NAME=VALUE for a YCSB property"
     )
 
 
-def load_suite(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), scale: float | None = None) -> Suite:
+def load_suite(
+    name_or_path: str, overrides: list[str] | tuple[str, ...] = (), scale: float | None = None
+) -> Suite:
     """Read, override (``key=value``), scale and validate a suite."""
     path = suite_path(name_or_path)
     text = path.read_text(encoding="utf-8")
@@ -274,8 +326,11 @@ def load_suite(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), s
     sizes = doc.get("sizes", {})
     if size is not None:
         if not isinstance(sizes, dict) or size not in sizes:
-            raise loc.error("size", f"unknown size {size!r}{_did_you_mean(str(size), sizes or {})}; "
-                            f"known: {', '.join(sizes) or 'none'}")
+            raise loc.error(
+                "size",
+                f"unknown size {size!r}{_did_you_mean(str(size), sizes or {})}; "
+                f"known: {', '.join(sizes) or 'none'}",
+            )
         for dotted, value in sizes[size].items():
             if not isinstance(value, dict):
                 _set_dotted(doc, dotted, value)
@@ -289,7 +344,9 @@ def load_suite(name_or_path: str, overrides: list[str] | tuple[str, ...] = (), s
         if dotted == "mixes":
             only_mixes = value if isinstance(value, list) else [value]
             continue
-        if dotted in ("run.threads", "audit.states", "measurement.percentiles") and not isinstance(value, list):
+        if dotted in ("run.threads", "audit.states", "measurement.percentiles") and not isinstance(
+            value, list
+        ):
             value = [value]
         _set_dotted(doc, dotted, value)
     suite = _build(doc, loc, path)
@@ -322,8 +379,9 @@ def apply_scale(suite: Suite, scale: float) -> Suite:
         return None if v is None else max(minimum, round(v * scale))
 
     dataset = replace(suite.dataset, recordcount=s(suite.dataset.recordcount))
-    run = replace(suite.run, operationcount=s(suite.run.operationcount),
-                  maxexecutiontime=s(suite.run.maxexecutiontime))
+    run = replace(
+        suite.run, operationcount=s(suite.run.operationcount), maxexecutiontime=s(suite.run.maxexecutiontime)
+    )
     return replace(suite, dataset=dataset, run=run, scale=suite.scale * scale)
 
 
@@ -373,9 +431,13 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     if "recordcount" not in ds:
         raise loc.error("dataset.recordcount", "missing")
     dataset = Dataset(
-        recordcount=ds["recordcount"], fieldcount=ds.get("fieldcount", 10), fieldlength=ds.get("fieldlength", 100),
-        insertorder=ds.get("insertorder", "hashed"), load_threads=ds.get("load_threads", 1),
-        load_target=ds.get("load_target", 0), reload=ds.get("reload", "auto"),
+        recordcount=ds["recordcount"],
+        fieldcount=ds.get("fieldcount", 10),
+        fieldlength=ds.get("fieldlength", 100),
+        insertorder=ds.get("insertorder", "hashed"),
+        load_threads=ds.get("load_threads", 1),
+        load_target=ds.get("load_target", 0),
+        reload=ds.get("reload", "auto"),
         properties=_props(ds.get("properties", {}), "dataset.properties", loc),
     )
     for k in ("recordcount", "fieldcount", "fieldlength", "load_threads"):
@@ -391,8 +453,13 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("run.threads", f"expected a list of whole numbers, got {threads!r}")
     for t in threads:
         _nonneg(t, "run.threads", loc, positive=True)
-    run = RunSettings(threads=tuple(threads), target=rn.get("target", 0), operationcount=rn.get("operationcount"),
-                      maxexecutiontime=rn.get("maxexecutiontime"), status_interval=rn.get("status_interval", 10))
+    run = RunSettings(
+        threads=tuple(threads),
+        target=rn.get("target", 0),
+        operationcount=rn.get("operationcount"),
+        maxexecutiontime=rn.get("maxexecutiontime"),
+        status_interval=rn.get("status_interval", 10),
+    )
     _nonneg(run.target, "run.target", loc)
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
     _nonneg(run.maxexecutiontime, "run.maxexecutiontime", loc, positive=True)
@@ -402,25 +469,37 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     if run.operationcount is None and run.maxexecutiontime is None:
         raise loc.error("run", "set operationcount or maxexecutiontime (or both) so that every run ends")
     if run.target and run.target < max(run.threads):
-        raise loc.error("run.target", f"target {run.target} ops/s is below the thread count {max(run.threads)}: "
-                        "each thread would get less than one op per second")
+        raise loc.error(
+            "run.target",
+            f"target {run.target} ops/s is below the thread count {max(run.threads)}: "
+            "each thread would get less than one op per second",
+        )
 
     ms = doc.get("measurement", {})
-    measurement = Measurement(type=ms.get("type", "hdrhistogram"), interval=ms.get("interval", "op"),
-                              percentiles=tuple(float(p) for p in ms.get("percentiles", [95, 99])),
-                              hdr_fileoutput=ms.get("hdr_fileoutput", False))
+    measurement = Measurement(
+        type=ms.get("type", "hdrhistogram"),
+        interval=ms.get("interval", "op"),
+        percentiles=tuple(float(p) for p in ms.get("percentiles", [95, 99])),
+        hdr_fileoutput=ms.get("hdr_fileoutput", False),
+    )
     if measurement.type not in MEASUREMENT_TYPES:
-        raise loc.error("measurement.type", f"must be one of {', '.join(MEASUREMENT_TYPES)}"
-                        f"{_did_you_mean(measurement.type, MEASUREMENT_TYPES)}")
+        raise loc.error(
+            "measurement.type",
+            f"must be one of {', '.join(MEASUREMENT_TYPES)}"
+            f"{_did_you_mean(measurement.type, MEASUREMENT_TYPES)}",
+        )
     if measurement.interval not in ("op", "intended", "both"):
         raise loc.error("measurement.interval", "must be op, intended or both")
     if any(not (0 < p < 100) for p in measurement.percentiles):
         raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
 
     mg = doc.get("mongodb", {})
-    mongodb = MongoSettings(url_options={str(k): str(v) for k, v in mg.get("url_options", {}).items()},
-                            table=mg.get("table", "usertable"), batchsize=mg.get("batchsize", 1),
-                            upsert=mg.get("upsert", False))
+    mongodb = MongoSettings(
+        url_options={str(k): str(v) for k, v in mg.get("url_options", {}).items()},
+        table=mg.get("table", "usertable"),
+        batchsize=mg.get("batchsize", 1),
+        upsert=mg.get("upsert", False),
+    )
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
 
     au = doc.get("audit", {})
@@ -428,8 +507,12 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     for s in states:
         if s not in AUDIT_STATES:
             raise loc.error("audit.states", f"unknown audit state {s!r}: use off and/or on")
-    audit = AuditSettings(states=states, strategy=au.get("strategy"), namespace_only=au.get("namespace_only", True),
-                          options=dict(au.get("options", {})))
+    audit = AuditSettings(
+        states=states,
+        strategy=au.get("strategy"),
+        namespace_only=au.get("namespace_only", True),
+        options=dict(au.get("options", {})),
+    )
 
     mixes_raw = doc.get("mix", [])
     if not mixes_raw:
@@ -452,24 +535,39 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
                 raise loc.error(f"mix.{op}", f"mix {name!r}: proportion {v} must be between 0 and 1")
         total = sum(props.values())
         if abs(total - 1.0) > 1e-6:
-            raise loc.error(f"mix.{next((op for op in OPS if op in m), 'read')}",
-                            f"mix {name!r}: proportions sum to {total:g}, not 1")
+            raise loc.error(
+                f"mix.{next((op for op in OPS if op in m), 'read')}",
+                f"mix {name!r}: proportions sum to {total:g}, not 1",
+            )
         dist = m.get("requestdistribution", "uniform")
         if dist not in DISTRIBUTIONS:
-            raise loc.error("mix.requestdistribution", f"mix {name!r}: unknown distribution {dist!r}"
-                            f"{_did_you_mean(dist, DISTRIBUTIONS)}")
+            raise loc.error(
+                "mix.requestdistribution",
+                f"mix {name!r}: unknown distribution {dist!r}{_did_you_mean(dist, DISTRIBUTIONS)}",
+            )
         if dist == "zipfian" and run.operationcount is None:
-            raise loc.error("run.operationcount", f"mix {name!r} uses zipfian, which needs operationcount "
-                            "(YCSB 0.17.0 fails without it)")
+            raise loc.error(
+                "run.operationcount",
+                f"mix {name!r} uses zipfian, which needs operationcount (YCSB 0.17.0 fails without it)",
+            )
         audit_ops = m.get("audit_ops")
         if audit_ops is None:
             audit_ops = [op for op in OPS if props[op] > 0]
         for op in audit_ops:
             if op not in (*OPS, "delete"):
-                raise loc.error("mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, OPS)}")
-        mixes.append(Mix(name=name, requestdistribution=dist, audit_ops=tuple(audit_ops),
-                         properties=_props(m.get("properties", {}), "mix.properties", loc),
-                         description=m.get("description", ""), **props))
+                raise loc.error(
+                    "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, OPS)}"
+                )
+        mixes.append(
+            Mix(
+                name=name,
+                requestdistribution=dist,
+                audit_ops=tuple(audit_ops),
+                properties=_props(m.get("properties", {}), "mix.properties", loc),
+                description=m.get("description", ""),
+                **props,
+            )
+        )
 
     order = doc.get("order", "blocked")
     if order not in ("blocked", "interleaved"):
@@ -482,11 +580,23 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     if est <= 0:
         raise loc.error("estimated_throughput", "must be positive")
     return Suite(
-        name=doc["name"], description=doc.get("description", ""), dataset=dataset, run=run,
-        measurement=measurement, mongodb=mongodb, audit=audit, mixes=tuple(mixes), repetitions=repetitions,
-        order=order, warmup_runs=warmup, estimated_throughput=est,
+        name=doc["name"],
+        description=doc.get("description", ""),
+        dataset=dataset,
+        run=run,
+        measurement=measurement,
+        mongodb=mongodb,
+        audit=audit,
+        mixes=tuple(mixes),
+        repetitions=repetitions,
+        order=order,
+        warmup_runs=warmup,
+        estimated_throughput=est,
         properties=_props(doc.get("properties", {}), "properties", loc),
         tags={str(k): str(v) for k, v in doc.get("tags", {}).items()},
-        notes=tuple(str(n) for n in doc.get("notes", [])), source=doc.get("source", ""),
-        size=doc.get("size"), sizes=tuple(doc.get("sizes", {})), path=str(path),
+        notes=tuple(str(n) for n in doc.get("notes", [])),
+        source=doc.get("source", ""),
+        size=doc.get("size"),
+        sizes=tuple(doc.get("sizes", {})),
+        path=str(path),
     )

@@ -21,7 +21,11 @@ def results_table(run_dir: Path) -> pd.DataFrame:
     if ops.empty:
         return pd.DataFrame(columns=[*KEYS, "operation", "operations", "throughput_ops_s"])
     ops = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
-    tp = steps.set_index("label")["throughput_ops_s"] if "throughput_ops_s" in steps else pd.Series(dtype=float)
+    tp = (
+        steps.set_index("label")["throughput_ops_s"]
+        if "throughput_ops_s" in steps
+        else pd.Series(dtype=float)
+    )
     out = ops[[c for c in KEYS if c in ops] + ["operation", "operations"]].copy()
     out.insert(len(out.columns) - 1, "throughput_ops_s", out["step"].map(tp))
     for col in ("average_latency_us", "p95", "p99"):
@@ -41,12 +45,32 @@ def _fmt(v: object, digits: int = 0) -> str:
 def print_results(run_dir: Path) -> None:
     df = results_table(run_dir)
     table = Table(title=f"results: {run_dir.name}", show_lines=False)
-    for col in ("step", "mix", "threads", "audit", "operation", "operations", "ops/s", "avg µs", "p95 µs",
-                "p99 µs", "errors"):
+    for col in (
+        "step",
+        "mix",
+        "threads",
+        "audit",
+        "operation",
+        "operations",
+        "ops/s",
+        "avg µs",
+        "p95 µs",
+        "p99 µs",
+        "errors",
+    ):
         table.add_column(col, justify="right" if col not in ("step", "mix", "audit", "operation") else "left")
     for row in df.itertuples(index=False):
-        table.add_row(str(row.step), str(row.mix), str(row.threads), str(row.audit), str(row.operation),
-                      _fmt(row.operations), _fmt(row.throughput_ops_s), _fmt(row.average_latency_us),
-                      _fmt(row.p95), _fmt(row.p99), _fmt(100 * row.error_rate, 2) + "%"
-                      if row.error_rate == row.error_rate else "-")
+        table.add_row(
+            str(row.step),
+            str(row.mix),
+            str(row.threads),
+            str(row.audit),
+            str(row.operation),
+            _fmt(row.operations),
+            _fmt(row.throughput_ops_s),
+            _fmt(row.average_latency_us),
+            _fmt(row.p95),
+            _fmt(row.p99),
+            _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
+        )
     out_console.print(table)

@@ -43,8 +43,9 @@ class StepMonitor:
             figures.update({f"server_{k}": v for k, v in self.server.figures().as_dict().items()})
             out["server_series"] = self.server.time_series()
             if self.server.errors:
-                warnings.append(f"{len(self.server.errors)} serverStatus poll(s) failed: "
-                                f"{self.server.errors[-1].message}")
+                warnings.append(
+                    f"{len(self.server.errors)} serverStatus poll(s) failed: {self.server.errors[-1].message}"
+                )
         if self.host is not None:
             summary = self.host.summary()
             figures.update({f"client_{k}": v for k, v in summary.items()})
@@ -54,8 +55,9 @@ class StepMonitor:
         return out
 
 
-def monitor_factory(*, server_pid: Callable[[], int | None], interval_s: float,
-                    target: int) -> Callable[..., StepMonitor]:
+def monitor_factory(
+    *, server_pid: Callable[[], int | None], interval_s: float, target: int
+) -> Callable[..., StepMonitor]:
     """*server_pid* is asked at each run: a restart-based audit switch changes it."""
 
     def make(step: Any, url: str) -> StepMonitor:

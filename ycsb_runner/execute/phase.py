@@ -3,6 +3,7 @@ a hard timeout as a last resort, and Ctrl-C/SIGTERM that stop it and keep what w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -43,10 +44,8 @@ def _kill_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
     try:
         proc.wait(grace)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(5)
 
 
@@ -84,8 +83,14 @@ def run_phase(
     started = time.time()
     try:
         with open(stdout_tmp, "wb") as out:
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, env=env)
+            proc = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
     except FileNotFoundError as err:
         raise UserError(f"cannot start {argv[0]}: not found; install Java or set JAVA_HOME") from err
     if on_start:
@@ -122,6 +127,13 @@ def run_phase(
         ended = time.time()
         if stdout_tmp.exists():
             _copy_masked(stdout_tmp, stdout_path, masker, secret_bytes)
-    return PhaseResult(exit_code=proc.returncode, stdout_path=stdout_path, stderr_path=stderr_path,
-                       started_at=started, ended_at=ended, pid=proc.pid, timed_out=timed_out,
-                       interrupted=interrupted)
+    return PhaseResult(
+        exit_code=proc.returncode,
+        stdout_path=stdout_path,
+        stderr_path=stderr_path,
+        started_at=started,
+        ended_at=ended,
+        pid=proc.pid,
+        timed_out=timed_out,
+        interrupted=interrupted,
+    )

@@ -47,25 +47,38 @@ def check_connection(url: str, masker: Masker, timeout_ms: int = 8000) -> dict[s
         with MongoClient(url, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms) as client:
             client.admin.command("ping")
             info = client.admin.command("buildInfo")
-            return {"version": info.get("version"), "ferretdb": info.get("ferretdbVersion"),
-                    "modules": info.get("modules", []), "psmdb": info.get("psmdbVersion")}
+            return {
+                "version": info.get("version"),
+                "ferretdb": info.get("ferretdbVersion"),
+                "modules": info.get("modules", []),
+                "psmdb": info.get("psmdbVersion"),
+            }
     except OperationFailure as err:
         if err.code == 18 or "auth" in str(err).lower():
-            raise UserError(f"authentication failed at {where}: check the user and password in MONGODB_URL") \
-                from None
+            raise UserError(
+                f"authentication failed at {where}: check the user and password in MONGODB_URL"
+            ) from None
         raise UserError(f"MongoDB at {where} refused the connection check: {masker(_short(err))}") from None
     except ConfigurationError as err:
         raise UserError(f"invalid MongoDB URL {where}: {masker(_short(err))}") from None
     except (PyMongoError, ValueError) as err:
-        raise UserError(f"cannot reach MongoDB at {where} ({masker(_short(err))}); check MONGODB_URL and that "
-                        "the server is up") from None
+        raise UserError(
+            f"cannot reach MongoDB at {where} ({masker(_short(err))}); check MONGODB_URL and that "
+            "the server is up"
+        ) from None
 
 
 def host_facts() -> dict[str, Any]:
     vm = psutil.virtual_memory()
-    return {"hostname": socket.gethostname(), "platform": platform.platform(), "python": platform.python_version(),
-            "cpus_logical": psutil.cpu_count(), "cpus_physical": psutil.cpu_count(logical=False),
-            "memory_bytes": vm.total, "load_avg": list(psutil.getloadavg())}
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus_logical": psutil.cpu_count(),
+        "cpus_physical": psutil.cpu_count(logical=False),
+        "memory_bytes": vm.total,
+        "load_avg": list(psutil.getloadavg()),
+    }
 
 
 @dataclass
@@ -88,13 +101,30 @@ class StepRecord:
 
     def as_dict(self) -> dict[str, Any]:
         s = self.step
-        return {"index": s.index, "label": s.label, "kind": s.kind, "mix": s.mix.name if s.mix else None,
-                "threads": s.threads, "audit": s.audit, "audit_verified": self.audit_verified,
-                "repetition": s.repetition, "reason": s.reason, "started_at": self.started_at,
-                "ended_at": self.ended_at, "exit_code": self.exit_code, "verdict": self.verdict,
-                "reasons": self.reasons, "warnings": self.warnings, "argv": self.argv, "ycsb_cli": self.ycsb_cli,
-                "properties": self.properties, "throughput_ops_s": self.throughput, "runtime_ms": self.runtime_ms,
-                "documents": self.documents, **self.extra}
+        return {
+            "index": s.index,
+            "label": s.label,
+            "kind": s.kind,
+            "mix": s.mix.name if s.mix else None,
+            "threads": s.threads,
+            "audit": s.audit,
+            "audit_verified": self.audit_verified,
+            "repetition": s.repetition,
+            "reason": s.reason,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "exit_code": self.exit_code,
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "warnings": self.warnings,
+            "argv": self.argv,
+            "ycsb_cli": self.ycsb_cli,
+            "properties": self.properties,
+            "throughput_ops_s": self.throughput,
+            "runtime_ms": self.runtime_ms,
+            "documents": self.documents,
+            **self.extra,
+        }
 
 
 @dataclass
@@ -107,10 +137,22 @@ class Hooks:
 
 
 class Runner:
-    def __init__(self, plan: Plan, *, url: str, install: YcsbInstall, java: JavaInfo, run_dir: RunDir,
-                 target: dict[str, Any], hooks: Hooks | None = None, templates: Path | None = None,
-                 jvm_args: list[str] | None = None, max_error_rate: float = 0.01, keep_going: bool = False,
-                 progress: Callable[[str, dict], None] | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        url: str,
+        install: YcsbInstall,
+        java: JavaInfo,
+        run_dir: RunDir,
+        target: dict[str, Any],
+        hooks: Hooks | None = None,
+        templates: Path | None = None,
+        jvm_args: list[str] | None = None,
+        max_error_rate: float = 0.01,
+        keep_going: bool = False,
+        progress: Callable[[str, dict], None] | None = None,
+    ) -> None:
         self.plan = plan
         self.suite = plan.suite
         self.url = url
@@ -128,8 +170,13 @@ class Runner:
         self.masker = Masker()
         self.masker.add_url(url)
         self.records: list[StepRecord] = []
-        self.frames: dict[str, list[pd.DataFrame]] = {"summary": [], "timeseries": [], "operations": [],
-                                                       "server_metrics": [], "client_metrics": []}
+        self.frames: dict[str, list[pd.DataFrame]] = {
+            "summary": [],
+            "timeseries": [],
+            "operations": [],
+            "server_metrics": [],
+            "client_metrics": [],
+        }
         self.status = "running"
         self.started_at = time.time()
         self.error: str | None = None
@@ -140,21 +187,45 @@ class Runner:
         s = self.suite
         return {
             "tool": {"name": "ycsb-runner", "version": __version__},
-            "run_id": self.run_dir.run_id, "status": self.status, "error": self.error,
-            "started_at": self.started_at, "ended_at": time.time(),
-            "suite": {"name": s.name, "description": s.description, "source": s.source, "path": s.path,
-                      "tags": s.tags, "notes": list(s.notes), "scaling": s.describe_scaling(),
-                      "repetitions": s.repetitions, "order": s.order, "warmup_runs": s.warmup_runs,
-                      "audit_states": list(s.audit.states), "mixes": [m.name for m in s.mixes],
-                      "threads": list(s.run.threads), "recordcount": s.dataset.recordcount,
-                      "templates": str(self.templates) if self.templates else "built-in"},
+            "run_id": self.run_dir.run_id,
+            "status": self.status,
+            "error": self.error,
+            "started_at": self.started_at,
+            "ended_at": time.time(),
+            "suite": {
+                "name": s.name,
+                "description": s.description,
+                "source": s.source,
+                "path": s.path,
+                "tags": s.tags,
+                "notes": list(s.notes),
+                "scaling": s.describe_scaling(),
+                "repetitions": s.repetitions,
+                "order": s.order,
+                "warmup_runs": s.warmup_runs,
+                "audit_states": list(s.audit.states),
+                "mixes": [m.name for m in s.mixes],
+                "threads": list(s.run.threads),
+                "recordcount": s.dataset.recordcount,
+                "templates": str(self.templates) if self.templates else "built-in",
+            },
             "target": {**self.target, "url": self.masker(self.url)},
-            "ycsb": {"core": self.install.core_jar, "binding_class": self.install.binding_class,
-                     "binding_jar": self.install.binding_jar, "driver_jar": self.install.driver_jar,
-                     "driver_version": self.install.driver_version, "source": self.install.source,
-                     "home": self.install.home, "tarball_sha256": self.install.tarball_sha256},
-            "java": {"path": self.java.path, "version": self.java.version, "description": self.java.description,
-                     "jvm_args": self.jvm_args},
+            "ycsb": {
+                "core": self.install.core_jar,
+                "binding_class": self.install.binding_class,
+                "binding_jar": self.install.binding_jar,
+                "driver_jar": self.install.driver_jar,
+                "driver_version": self.install.driver_version,
+                "source": self.install.source,
+                "home": self.install.home,
+                "tarball_sha256": self.install.tarball_sha256,
+            },
+            "java": {
+                "path": self.java.path,
+                "version": self.java.version,
+                "description": self.java.description,
+                "jvm_args": self.jvm_args,
+            },
             "host": host_facts(),
             "audit_strategy": getattr(self.hooks.audit, "name", None),
             "plan_estimate_s": self.plan.est_seconds,
@@ -164,22 +235,37 @@ class Runner:
     def flush(self) -> None:
         rd = self.run_dir
         rd.write_manifest(self.manifest())
-        steps = pd.DataFrame([{k: v for k, v in r.as_dict().items()
-                               if k not in ("argv", "properties", "ycsb_cli")} for r in self.records])
+        steps = pd.DataFrame(
+            [
+                {k: v for k, v in r.as_dict().items() if k not in ("argv", "properties", "ycsb_cli")}
+                for r in self.records
+            ]
+        )
         if not steps.empty:
             steps["reasons"] = steps["reasons"].map("; ".join)
             steps["warnings"] = steps["warnings"].map("; ".join)
         rd.write_csv("steps.csv", steps)
         for name, frames in self.frames.items():
             if frames or name in ("summary", "timeseries"):
-                df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-                    columns=["run_id", "step", "kind", "mix", "threads", "audit", "repetition"])
+                df = (
+                    pd.concat(frames, ignore_index=True)
+                    if frames
+                    else pd.DataFrame(
+                        columns=["run_id", "step", "kind", "mix", "threads", "audit", "repetition"]
+                    )
+                )
                 rd.write_csv(f"{name}.csv", df)
 
     def _keys(self, step: Step) -> dict[str, Any]:
-        return {"run_id": self.run_dir.run_id, "step": step.label, "phase": step.kind,
-                "mix": step.mix.name if step.mix else "load", "threads": step.threads,
-                "audit": step.audit or "n/a", "repetition": step.repetition or 0}
+        return {
+            "run_id": self.run_dir.run_id,
+            "step": step.label,
+            "phase": step.kind,
+            "mix": step.mix.name if step.mix else "load",
+            "threads": step.threads,
+            "audit": step.audit or "none",
+            "repetition": step.repetition or 0,
+        }
 
     def _add_frame(self, name: str, step: Step, df: pd.DataFrame | None) -> None:
         if df is None or df.empty:
@@ -228,8 +314,10 @@ class Runner:
                 if record.verdict == "failed" and not self.keep_going:
                     self.status = "failed"
                     self.error = f"{step.label}: {'; '.join(record.reasons)}"
-                    raise RunFailed(f"step {step.label} failed: {'; '.join(record.reasons)} "
-                                    f"(logs in {self.run_dir.root / 'steps' / step.label})")
+                    raise RunFailed(
+                        f"step {step.label} failed: {'; '.join(record.reasons)} "
+                        f"(logs in {self.run_dir.root / 'steps' / step.label})"
+                    )
             failed = [r for r in self.records if r.verdict == "failed"]
             self.status = "failed" if failed else "completed"
             if failed:
@@ -274,29 +362,42 @@ class Runner:
             hdr_dir.mkdir(exist_ok=True)
         conn_file = private / "connection.properties"
         workload_file = out_dir / "workload.properties"
-        rendered = render_step(step, self.suite, url=self.url, java=self.java.path,
-                               classpath=self.install.classpath, binding_class=self.install.binding_class,
-                               workload_file=workload_file, connection_file=conn_file, jvm_args=self.jvm_args,
-                               hdr_dir=hdr_dir, env=self.env)
+        rendered = render_step(
+            step,
+            self.suite,
+            url=self.url,
+            java=self.java.path,
+            classpath=self.install.classpath,
+            binding_class=self.install.binding_class,
+            workload_file=workload_file,
+            connection_file=conn_file,
+            jvm_args=self.jvm_args,
+            hdr_dir=hdr_dir,
+            env=self.env,
+        )
         record.argv = rendered.masked_argv()
         record.ycsb_cli = rendered.ycsb_cli
         record.properties = rendered.properties
         workload_file.write_text(rendered.workload_properties)
         conn_file.touch(mode=0o600)
         conn_file.write_text(rendered.connection_properties)
-        (out_dir / "command.txt").write_text(" ".join(record.argv) + "\n\n# as a release-tarball command:\n"
-                                             + rendered.ycsb_cli + "\n")
+        (out_dir / "command.txt").write_text(
+            " ".join(record.argv) + "\n\n# as a release-tarball command:\n" + rendered.ycsb_cli + "\n"
+        )
         if step.kind == "load":
             self._drop_collection()
 
-        monitor = self.hooks.monitors(step, self.url) if (self.hooks.monitors and step.kind == "run") else None
+        monitor = (
+            self.hooks.monitors(step, self.url) if (self.hooks.monitors and step.kind == "run") else None
+        )
         last: dict[str, Any] = {}
 
         def on_line(line: str) -> None:
             m = STATUS_RE.search(line)
             if m:
-                last.update(sec=int(m.group(1)), ops=int(m.group(2)),
-                            cur=float((m.group(3) or "0").replace(",", "")))
+                last.update(
+                    sec=int(m.group(1)), ops=int(m.group(2)), cur=float((m.group(3) or "0").replace(",", ""))
+                )
                 self.progress("status", {"step": step, **last})
 
         def on_start(pid: int) -> None:
@@ -305,9 +406,16 @@ class Runner:
 
         result: PhaseResult | None = None
         try:
-            result = run_phase(rendered.argv, out_dir=out_dir, private_dir=private, timeout_s=rendered.timeout_s,
-                               masker=self.masker, secrets=[url_password(self.url) or ""],
-                               on_stderr_line=on_line, on_start=on_start)
+            result = run_phase(
+                rendered.argv,
+                out_dir=out_dir,
+                private_dir=private,
+                timeout_s=rendered.timeout_s,
+                masker=self.masker,
+                secrets=[url_password(self.url) or ""],
+                on_stderr_line=on_line,
+                on_start=on_start,
+            )
         finally:
             conn_file.unlink(missing_ok=True)
             if monitor is not None:
@@ -315,9 +423,13 @@ class Runner:
                 self._store_monitor(step, record, monitor)
         record.exit_code = result.exit_code
         expected = self.suite.dataset.recordcount if step.kind == "load" else None
-        parsed = parse_output(result.stdout_path.read_bytes(), result.stderr_path.read_bytes(),
-                              exit_code=result.exit_code, expected_ops=expected,
-                              max_error_rate=self.max_error_rate)
+        parsed = parse_output(
+            result.stdout_path.read_bytes(),
+            result.stderr_path.read_bytes(),
+            exit_code=result.exit_code,
+            expected_ops=expected,
+            max_error_rate=self.max_error_rate,
+        )
         record.verdict = parsed.verdict.status
         record.reasons = list(parsed.verdict.reasons)
         if result.timed_out:
@@ -328,8 +440,10 @@ class Runner:
         if step.kind == "load":
             record.documents = self._count_documents()
             if record.documents is not None and record.documents != self.suite.dataset.recordcount:
-                record.warnings.append(f"the collection holds {record.documents} documents after loading "
-                                       f"{self.suite.dataset.recordcount}")
+                record.warnings.append(
+                    f"the collection holds {record.documents} documents after loading "
+                    f"{self.suite.dataset.recordcount}"
+                )
         if step.kind == "warmup":
             record.extra["discarded"] = True
             return
@@ -338,8 +452,10 @@ class Runner:
         self._add_frame("operations", step, parsed.operations)
         if monitor is not None and self.suite.run.target and record.throughput:
             if record.throughput < 0.8 * self.suite.run.target:
-                record.warnings.append(f"achieved {record.throughput:.0f} ops/s, below 80% of the target "
-                                       f"{self.suite.run.target}: the client or the server is saturated")
+                record.warnings.append(
+                    f"achieved {record.throughput:.0f} ops/s, below 80% of the target "
+                    f"{self.suite.run.target}: the client or the server is saturated"
+                )
 
     def _store_monitor(self, step: Step, record: StepRecord, monitor: Any) -> None:
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -163,7 +163,9 @@ def extract_server_fields(doc: Mapping[str, Any]) -> dict[str, float]:
         if v is not None:
             out[path] = v
     local_time = doc.get("localTime")
-    if isinstance(local_time, datetime):
+    if isinstance(local_time, datetime):  # pymongo gives naive UTC datetimes unless tz_aware
+        if local_time.tzinfo is None:
+            local_time = local_time.replace(tzinfo=UTC)
         out["localTime"] = local_time.timestamp()
     cache = _get_path(doc, "wiredTiger.cache")
     if isinstance(cache, Mapping):

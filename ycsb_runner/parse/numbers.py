@@ -14,7 +14,7 @@ def to_float(values: pd.Series) -> pd.Series:
     if values.empty:
         return pd.Series(np.empty(0, dtype="float64"), index=values.index)
     out = pd.to_numeric(values.astype(object).str.strip(), errors="coerce").astype("float64")
-    return out.mask(out.abs() >= NO_DATA_ABS)
+    return out.mask(np.isfinite(out) & (out.abs() >= NO_DATA_ABS))
 
 
 def to_float_locale(values: pd.Series) -> pd.Series:
@@ -31,7 +31,7 @@ def to_float_locale(values: pd.Series) -> pd.Series:
         if old in seen:
             s = s.str.replace(old, new, regex=False)
     out = pd.to_numeric(s, errors="coerce").astype("float64")
-    return out.mask(out.abs() >= NO_DATA_ABS)
+    return out.mask(np.isfinite(out) & (out.abs() >= NO_DATA_ABS))
 
 
 def percentile_label(p: float) -> str:

@@ -40,9 +40,10 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
     rows = summary[summary["kind"].isin(LATENCY_KINDS)] if not summary.empty else summary
     if rows.empty:
         return empty_frame([*BASE_COLUMNS, *TAIL_COLUMNS])
-    pairs = {(m, p) for m, p in zip(rows["metric"], rows["percentile"], strict=True)}
-    colmap = {pair: _column_for(*pair) for pair in pairs}
-    cols = pd.Series([colmap[(m, p)] for m, p in zip(rows["metric"], rows["percentile"], strict=True)], index=rows.index)
+    # The percentile is a function of the metric name, so one lookup per distinct metric suffices.
+    firsts = rows.drop_duplicates("metric")
+    colmap = {m: _column_for(m, p) for m, p in zip(firsts["metric"], firsts["percentile"], strict=True)}
+    cols = rows["metric"].map(colmap)
     keep = cols.notna()
     long = pd.DataFrame({"section": rows["section"][keep], "column": cols[keep], "value": rows["value"][keep]})
     wide = long.pivot_table(index="section", columns="column", values="value", aggfunc="last", dropna=False, sort=False)

@@ -302,6 +302,10 @@ public class MongoDbClient extends DB {
     } else {
       text = e.getClass().getSimpleName() + ": " + e.getMessage();
     }
+    Throwable cause = e.getCause();
+    if (cause != null && cause != e) {
+      text += " (cause: " + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")";
+    }
     text = MongoUrl.scrub(text, url);
     return text.length() > MAX_MESSAGE ? text.substring(0, MAX_MESSAGE) + "..." : text;
   }

@@ -1,0 +1,337 @@
+"""Per-mix tables of a run in the layout of the study its suite reproduces.
+
+* Tencent suites (``tencent-*``): mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%) — client-side YCSB
+  averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
+* Audit suites (audit states off/on, e.g. Alibaba): scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters —
+  audit off vs on per mix from the server-side figures, with the change and the verdict of ``stats.ab_table``.
+* Anything else: a generic per-mix table.
+
+``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ycsb_runner.analyse import stats
+from ycsb_runner.store import RunDir
+
+KEYS = ["phase", "mix", "threads", "audit", "repetition"]
+GROUP = ["phase", "mix", "threads", "audit"]
+WRITE_OPS = ("UPDATE", "INSERT", "DELETE")
+MAIN_OPS = ("READ", "UPDATE", "INSERT", "SCAN", "DELETE", "READ-MODIFY-WRITE")
+SERVER_FIGURES = ("cpu_pct", "reads_avg_rt_us", "writes_avg_rt_us", "insert_per_s", "query_per_s",
+                  "update_per_s", "ops_per_s")
+UNAVAILABLE = "unavailable"
+NOT_SAMPLED = "not sampled"
+# Client-side metrics of step_metrics (besides per-operation columns).
+CLIENT_METRICS = ("throughput_ops_s", "read_avg_us", "write_avg_us", "read_p99_us", "write_p99_us", "error_rate")
+
+
+@dataclass
+class RunData:
+    """What the tables need from one result folder (CSV keys normalised: audit "n/a", load mix "load")."""
+
+    root: Path
+    manifest: dict[str, Any]
+    steps: pd.DataFrame
+    operations: pd.DataFrame
+
+    @property
+    def suite(self) -> dict[str, Any]:
+        return self.manifest.get("suite", {})
+
+    @property
+    def suite_name(self) -> str:
+        return str(self.suite.get("name", ""))
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A run CSV with "n/a" kept as text (only empty cells are missing); empty frame when absent."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return pd.DataFrame()
+    return pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
+
+
+def _normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
+    if df.empty:
+        return df
+    df = df.copy()
+    if "audit" in df:
+        df["audit"] = df["audit"].fillna("n/a").astype(str)
+    if "mix" in df:
+        df["mix"] = df["mix"].fillna("load").astype(str)
+    if "repetition" in df:
+        df["repetition"] = pd.to_numeric(df["repetition"], errors="coerce").fillna(0).astype(int)
+    if "threads" in df:
+        df["threads"] = pd.to_numeric(df["threads"], errors="coerce").fillna(0).astype(int)
+    return df
+
+
+def load_run(run_dir: Path | str) -> RunData:
+    """Open a result folder (UserError when it is not one)."""
+    rd = RunDir.open(Path(run_dir))
+    steps = _normalise_keys(read_table(rd.root / "steps.csv"))
+    if not steps.empty and "phase" not in steps:
+        steps["phase"] = steps["kind"]
+    ops = _normalise_keys(read_table(rd.root / "operations.csv"))
+    return RunData(root=rd.root, manifest=rd.manifest(), steps=steps, operations=ops)
+
+
+def layout_of(run: RunData) -> str:
+    """"tencent", "audit" or "generic"."""
+    if run.suite_name.startswith("tencent"):
+        return "tencent"
+    if run.suite.get("audit_states"):
+        return "audit"
+    return "generic"
+
+
+def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
+    if ops.empty or "kind" not in ops:
+        return pd.DataFrame(columns=["step", "operation", "operations", "average_latency_us"])
+    main = ops[(ops["kind"] == "op") & ops["operation"].isin(MAIN_OPS)]
+    return main
+
+
+def _weighted(rows: pd.DataFrame, col: str) -> float:
+    rows = rows[rows[col].notna() & (rows["operations"] > 0)] if col in rows else rows.iloc[0:0]
+    if rows.empty:
+        return math.nan
+    return float(np.average(rows[col], weights=rows["operations"]))
+
+
+def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
+    """One row per measured load/run step: keys, client-side YCSB figures, per-op averages, server figures.
+
+    ``read_avg_us`` = READ average latency; ``write_avg_us`` = the operation-weighted average of UPDATE,
+    INSERT and DELETE (with one write type, exactly its average: the study's WAL). Server figures are the
+    ``server_*`` columns of steps.csv; ``server_unavailable`` names figures the server does not report.
+    """
+    steps = run.steps
+    if steps.empty:
+        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+    steps = steps[steps["kind"].isin(["load", "run"])]
+    if completed_only and "verdict" in steps:
+        steps = steps[steps["verdict"] == "completed"]
+    ops = _op_frame(run.operations)
+    rows = []
+    for _, st in steps.iterrows():
+        mine = ops[ops["step"] == st["label"]]
+        row: dict[str, Any] = {"step": st["label"], "phase": st["kind"], "mix": st["mix"],
+                               "threads": st["threads"], "audit": st["audit"], "repetition": st["repetition"],
+                               "throughput_ops_s": st.get("throughput_ops_s", math.nan)}
+        reads = mine[mine["operation"] == "READ"]
+        writes = mine[mine["operation"].isin(WRITE_OPS)]
+        row["read_avg_us"] = _weighted(reads, "average_latency_us")
+        row["write_avg_us"] = _weighted(writes, "average_latency_us")
+        row["read_p99_us"] = _weighted(reads, "p99")
+        row["write_p99_us"] = _weighted(writes, "p99")
+        total = mine["returns"].sum(min_count=1) if "returns" in mine else math.nan
+        errors = mine["errors"].sum(min_count=1) if "errors" in mine else math.nan
+        row["error_rate"] = float(errors / total) if total and total == total else math.nan
+        for op, part in mine.groupby("operation"):
+            key = op.lower().replace("-", "_")
+            row[f"{key}_ops"] = float(part["operations"].sum())
+            row[f"{key}_avg_us"] = _weighted(part, "average_latency_us")
+        for fig in SERVER_FIGURES:
+            row[f"server_{fig}"] = st.get(f"server_{fig}", math.nan)
+        unavailable = st.get("server_unavailable", math.nan)
+        sampled = isinstance(st.get("server_source"), str) and st.get("server_source") != ""
+        row["server_sampled"] = bool(sampled)
+        row["server_unavailable"] = unavailable if isinstance(unavailable, str) else ""
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+    num = [c for c in out.columns if c not in ("step", "phase", "mix", "audit", "server_unavailable",
+                                               "server_sampled")]
+    out[num] = out[num].apply(pd.to_numeric, errors="coerce")
+    return out
+
+
+def _mix_order(run: RunData, mixes: list[str]) -> list[str]:
+    declared = ["load", *run.suite.get("mixes", [])]
+    return sorted(mixes, key=lambda m: (declared.index(m) if m in declared else len(declared), m))
+
+
+def _why_missing(group: pd.DataFrame, figure: str) -> str:
+    """Why a server figure is missing in a group: "unavailable" (server does not report) or "not sampled"."""
+    if not group["server_sampled"].any():
+        return NOT_SAMPLED
+    if group["server_unavailable"].str.split(";").map(lambda names: figure in names).any():
+        return UNAVAILABLE
+    return UNAVAILABLE
+
+
+def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
+    s = stats.summarize(values)
+    return {prefix: s["mean"], f"{prefix} stdev": s["stdev"], f"{prefix} min": s["min"], f"{prefix} max": s["max"]}
+
+
+def tencent_table(run: RunData) -> pd.DataFrame:
+    """mix | threads | n | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%) (+ stdev/min/max columns)."""
+    m = step_metrics(run)
+    rows = []
+    for (phase, mix, threads), g in m.groupby(["phase", "mix", "threads"], sort=False):
+        row: dict[str, Any] = {"mix": mix, "phase": phase, "threads": threads, "n": len(g)}
+        row.update(_spread("throughput (ops/sec)", g["throughput_ops_s"]))
+        row.update(_spread("RAL (us)", g["read_avg_us"]))
+        row.update(_spread("WAL (us)", g["write_avg_us"]))
+        cpu = stats.summarize(g["server_cpu_pct"])
+        if cpu["n"]:
+            row.update(_spread("CPU (%)", g["server_cpu_pct"]))
+        else:
+            why = _why_missing(g, "cpu_pct")
+            row.update({"CPU (%)": why, "CPU (%) stdev": math.nan, "CPU (%) min": math.nan, "CPU (%) max": math.nan})
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    order = _mix_order(run, out["mix"].unique().tolist())
+    out["_o"] = out["mix"].map(order.index)
+    out = out.sort_values(["_o", "threads"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    out.attrs.update(layout="tencent", title=f"{run.suite_name}: per-mix results (client-side YCSB averages)")
+    return out
+
+
+_MIX_PART = re.compile(r"([a-z-]+?)(\d+(?:\.\d+)?)$")
+
+
+def mix_shares(mix: str) -> dict[str, float]:
+    """``"insert30_read70"`` -> ``{"insert": 30.0, "read": 70.0}`` (empty for names that are not mix keys)."""
+    out: dict[str, float] = {}
+    for part in mix.split("_"):
+        match = _MIX_PART.fullmatch(part)
+        if match is None:
+            return {}
+        out[match.group(1)] = float(match.group(2))
+    return out
+
+
+def scenario_label(mix: str) -> str:
+    """The Alibaba study's wording: ``insert:read:update=30:70:0``."""
+    shares = mix_shares(mix)
+    if not shares or set(shares) - {"insert", "read", "update"}:
+        return mix
+    return "insert:read:update=" + ":".join(f"{shares.get(k, 0):g}" for k in ("insert", "read", "update"))
+
+
+AUDIT_METRICS = ("server_cpu_pct", "server_writes_avg_rt_us", "server_reads_avg_rt_us", "server_query_per_s",
+                 "server_insert_per_s", "server_update_per_s", "throughput_ops_s")
+
+
+def audit_ab(run: RunData, metrics: tuple[str, ...] = AUDIT_METRICS) -> pd.DataFrame:
+    """Long form off-vs-on comparison per (mix, threads, metric) via ``stats.ab_table`` (change = on − off)."""
+    m = step_metrics(run)
+    m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
+    if m.empty:
+        return pd.DataFrame(columns=["mix", "threads", *stats.AB_COLUMNS])
+    return stats.ab_table(m, ["mix", "threads"], "audit", list(metrics), "off", "on")
+
+
+def _num(v: float, unit: str = "") -> str:
+    if v != v:
+        return "-"
+    digits = 1 if abs(v) < 100 else 0
+    return f"{v:,.{digits}f}{unit}"
+
+
+def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> str:
+    """One metric's off→on change in the study's words ("no significant change" when not significant)."""
+    a, b = row["a_mean"], row["b_mean"]
+    pct = row["change_pct"]
+    pct_txt = f"{pct:+.0f}%" if pct == pct else "n/a %"
+    delta = f"{row['change']:+,.1f} {'pp' if pp else unit}".rstrip()
+    prefix = f"{label} " if label else ""
+    if row["verdict"] == stats.N_TOO_SMALL:
+        return f"{prefix}{delta} ({pct_txt}; off {_num(a)} → on {_num(b)}, n={row['n_a']}+{row['n_b']}: not tested)"
+    if row["verdict"] == stats.NO_CHANGE:
+        return f"{prefix}no significant change (off {_num(a)}, on {_num(b)}, p={row['p_value']:.2g})"
+    word = "up" if row["change"] > 0 else "down"
+    return f"{prefix}{word} {delta} ({pct_txt}; p={row['p_value']:.2g})"
+
+
+def _cell(ab: pd.DataFrame, metric: str, label: str, unit: str, group: pd.DataFrame, *, pp: bool = False) -> str:
+    hit = ab[ab["metric"] == metric]
+    if hit.empty:
+        return "-"
+    row = hit.iloc[0]
+    if row["n_a"] == 0 and row["n_b"] == 0:
+        why = _why_missing(group, metric.removeprefix("server_"))
+        return f"{label} {why}".strip()
+    return change_text(row, label, unit, pp=pp)
+
+
+def audit_table(run: RunData) -> pd.DataFrame:
+    """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix."""
+    ab = audit_ab(run)
+    m = step_metrics(run)
+    rows = []
+    for (mix, threads), part in ab.groupby(["mix", "threads"], sort=False):
+        group = m[(m["mix"] == mix) & (m["threads"] == threads) & (m["phase"] == "run")]
+        shares = mix_shares(mix)
+        rt = []
+        if shares.get("insert") or shares.get("update") or not shares:
+            rt.append(_cell(part, "server_writes_avg_rt_us", "writes_avg_rt", "µs", group))
+        if shares.get("read") or not shares:
+            rt.append(_cell(part, "server_reads_avg_rt_us", "reads_avg_rt", "µs", group))
+        opc = []
+        for op, metric in (("read", "server_query_per_s"), ("insert", "server_insert_per_s"),
+                           ("update", "server_update_per_s")):
+            if shares.get(op) or not shares:
+                opc.append(_cell(part, metric, "query" if op == "read" else op, "ops/s", group))
+        n_off = int((group["audit"] == "off").sum())
+        n_on = int((group["audit"] == "on").sum())
+        rows.append({"mix": mix, "scenario": scenario_label(mix), "threads": threads, "n_off": n_off, "n_on": n_on,
+                     "CpuUsage": _cell(part, "server_cpu_pct", "", "", group, pp=True),
+                     "MongoDB_RT": "; ".join(rt), "MongoDB_Opcounters": "; ".join(opc),
+                     "YCSB throughput": _cell(part, "throughput_ops_s", "", "ops/s", group)})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        order = _mix_order(run, out["mix"].unique().tolist())
+        out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
+    out.attrs.update(layout="audit", title=f"{run.suite_name}: audit off → on per mix (server-side figures)")
+    return out
+
+
+def generic_table(run: RunData) -> pd.DataFrame:
+    """phase | mix | threads | audit | n | throughput (+spread) | avg latency per operation | p99 | error rate."""
+    m = step_metrics(run)
+    rows = []
+    for (phase, mix, threads, audit), g in m.groupby(GROUP, sort=False):
+        row: dict[str, Any] = {"phase": phase, "mix": mix, "threads": threads, "audit": audit, "n": len(g)}
+        row.update(_spread("throughput (ops/sec)", g["throughput_ops_s"]))
+        for col in sorted(c for c in g.columns if c.endswith("_avg_us") and not c.startswith(("read_", "write_",
+                                                                                                   "server_"))):
+            values = g[col].dropna()
+            if not values.empty:
+                row[f"{col[:-len('_avg_us')].upper()} avg (us)"] = float(values.mean())
+        row["read p99 (us)"] = float(g["read_p99_us"].mean())
+        row["write p99 (us)"] = float(g["write_p99_us"].mean())
+        row["error rate"] = float(g["error_rate"].mean())
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        order = _mix_order(run, out["mix"].unique().tolist())
+        out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
+    out.attrs.update(layout="generic", title=f"{run.suite_name}: per-mix results")
+    return out
+
+
+def study_table(run_dir: Path | str) -> pd.DataFrame:
+    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]``)."""
+    run = load_run(run_dir)
+    kind = layout_of(run)
+    if kind == "tencent":
+        return tencent_table(run)
+    if kind == "audit":
+        return audit_table(run)
+    return generic_table(run)

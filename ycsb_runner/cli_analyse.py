@@ -1,0 +1,109 @@
+"""``table``, ``compare`` and ``report`` commands over result folders (registered by cli.py)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from ycsb_runner.console import err_console, out_console
+
+
+class Format(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+RunArg = Annotated[Path, typer.Argument(help="A result folder, results/<run-id>/.")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table (rich), csv or json (for scripts).")]
+SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a CSV into the run folder.")]
+
+
+def _emit(df: pd.DataFrame, fmt: Format, title: str) -> None:
+    if fmt is Format.csv:
+        typer.echo(df.to_csv(index=False), nl=False)
+    elif fmt is Format.json:
+        records = json.loads(df.to_json(orient="records", force_ascii=False))
+        typer.echo(json.dumps({"title": title, "rows": records}, indent=2, ensure_ascii=False))
+    else:
+        from ycsb_runner.analyse.report import display_frame
+
+        table = Table(title=title)
+        shown = display_frame(df)
+        for col in shown.columns:
+            table.add_column(str(col), overflow="fold")
+        for row in shown.itertuples(index=False):
+            table.add_row(*[str(v) for v in row])
+        out_console.print(table)
+
+
+def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
+    from ycsb_runner.store import atomic_write_csv
+
+    path = run_dir / name
+    atomic_write_csv(path, df)
+    err_console.print(f"wrote {path}")
+
+
+def table_cmd(run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False) -> None:
+    """The run's per-mix table in the layout of the study its suite reproduces."""
+    from ycsb_runner.analyse.table import study_table
+
+    df = study_table(run_dir)
+    if save:
+        _save(run_dir, "study_table.csv", df)
+    _emit(df, fmt, df.attrs.get("title", run_dir.name))
+
+
+def compare_cmd(
+    run_dir: RunArg,
+    contender: Annotated[Path | None, typer.Argument(help="A second result folder of the same suite.")] = None,
+    reference: Annotated[str | None, typer.Option("--reference", help="Published table, e.g. tencent-mongodb44."
+                                                  )] = None,
+    size: Annotated[str | None, typer.Option("--size", help="Instance size of the reference, e.g. 4C8G.")] = None,
+    storage: Annotated[str | None, typer.Option("--storage", help="Reference storage: cloud or physical.")] = None,
+    fmt: FormatOpt = Format.table,
+    save: SaveOpt = False,
+) -> None:
+    """Compare RUN_DIR with CONTENDER_RUN (significance over repetitions) or with a published --reference."""
+    from ycsb_runner.analyse.compare import compare_reference, compare_runs
+    from ycsb_runner.errors import UserError
+
+    if (contender is None) == (reference is None):
+        raise UserError("give either a second run folder (CONTENDER_RUN) or --reference NAME, not both or neither")
+    if reference is not None:
+        df = compare_reference(run_dir, reference, size=size, storage=storage)
+        title, name = f"{run_dir.name} vs published {reference}", f"compare-{reference}.csv"
+    else:
+        assert contender is not None
+        df = compare_runs(run_dir, contender)
+        title, name = f"baseline {run_dir.name} vs contender {contender.name}", f"compare-{contender.name}.csv"
+    if save:
+        _save(run_dir, name, df)
+    _emit(df, fmt, title)
+
+
+def report_cmd(
+    run_dir: RunArg,
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for the report (default: the run folder).")
+                   ] = None,
+) -> None:
+    """Write report.html (self-contained, inline plots) and report.md for a run."""
+    from ycsb_runner.analyse.report import write_report
+
+    html_path, md_path = write_report(run_dir, out)
+    typer.echo(str(html_path))
+    typer.echo(str(md_path))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the analysis commands to the main app."""
+    app.command("table")(table_cmd)
+    app.command("compare")(compare_cmd)
+    app.command("report")(report_cmd)

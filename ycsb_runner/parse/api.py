@@ -1,0 +1,225 @@
+"""parse_output: one YCSB run's stdout/stderr (and optional export file / .hdr logs) -> ParsedRun."""
+
+from __future__ import annotations
+
+import re
+from os import PathLike
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParseError
+from .export import read_export
+from .hdr import hdr_intervals
+from .model import ParsedRun
+from .operations import build_operations
+from .raw import RAW_HEADER, cut_spans, split_raw
+from .status import build_status, dedupe_adjacent, find_status
+from .summary import build_summary, empty_frame, extract_summary_rows
+from .text import Stream, line_series, mask_secrets, split_lines, to_bytes, to_text
+from .verdict import Evidence, decide
+
+_EXCEPTION_RE = re.compile(
+    r"^(?:Exception in thread |Error initializing|ERROR: |Exception\b"
+    r"|(?:[A-Za-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|$))"
+)
+_USAGE_RE = re.compile(
+    r"^(?:Unknown option |Missing property: |Unable to open the properties file|"
+    r"Usage: java (?:site|com\.yahoo)\.ycsb\.Client)"
+)
+_YCSB_MARKERS = (
+    "YCSB Client ",
+    "Command line: ",
+    "Loading workload...",
+    "Starting test.",
+    "DBWrapper: ",
+    "site.ycsb.",
+    "com.yahoo.ycsb.",
+    "Still waiting for thread",
+    "Raw data measurement:",
+    "[OVERALL], ",
+)
+_KNOWN_METRICS = ("Operations", "Total Operations", "AverageLatency(us)", "RunTime(ms)", "Throughput(ops/sec)")
+_MAX_QUOTED = 5
+
+
+def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
+    def get(section: str, metric: str) -> float | None:
+        hit = summary[(summary["section"] == section) & (summary["metric"] == metric)]["value"]
+        return None if hit.empty or pd.isna(hit.iloc[-1]) else float(hit.iloc[-1])
+
+    out = {
+        "runtime_ms": get("OVERALL", "RunTime(ms)"),
+        "throughput": get("OVERALL", "Throughput(ops/sec)"),
+        "gc_count": get("TOTAL_GCs", "Count"),
+        "gc_time_ms": get("TOTAL_GC_TIME", "Time(ms)"),
+        "gc_time_pct": get("TOTAL_GC_TIME_%", "Time(%)"),
+    }
+    rt, tp = out["runtime_ms"], out["throughput"]
+    out["ops_done"] = float(round(tp * rt / 1000.0)) if rt is not None and tp is not None else None
+    return out
+
+
+def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame) -> str | None:
+    parts = set(summary["part"]) | set(status["part"].dropna())
+    if "bucket" in parts:
+        return "hdrhistogram+histogram"
+    if "raw" in parts:
+        return "hdrhistogram+raw"
+    metrics = set(summary["metric"])
+    if "Total Operations" in metrics:
+        return "raw"
+    if "LatencyVariance(us)" in metrics:
+        return "histogram"
+    if summary["metric"].str.contains("PercentileLatency(us)", regex=False).any():
+        return "hdrhistogram"
+    if not timeseries.empty or "Operations" in metrics:
+        return "timeseries"
+    if not status.empty and status["p99"].notna().any():
+        return "hdrhistogram"
+    return None
+
+
+def _noise_scan(lines: pd.Series) -> dict[str, object]:
+    """Exceptions, usage errors, 'Still waiting', version and command line among non-data lines."""
+    if lines.empty:
+        return {"exceptions": [], "exception_count": 0, "usage": [], "waiting": 0, "version": None, "cmd": None}
+    exc = lines[lines.str.match(_EXCEPTION_RE, na=False)]
+    usage = lines[lines.str.match(_USAGE_RE, na=False)]
+    # The usage banner itself is not the reason; prefer the specific message.
+    usage = usage[~usage.str.startswith("Usage: ")].tolist() or usage.tolist()
+    version = lines[lines.str.startswith("YCSB Client ", na=False)]
+    cmd = lines[lines.str.startswith("Command line: ", na=False)]
+    return {
+        "exceptions": [mask_secrets(s) for s in exc.head(_MAX_QUOTED)],
+        "exception_count": int(len(exc)),
+        "usage": [mask_secrets(s) for s in usage[:_MAX_QUOTED]],
+        "waiting": int(lines.str.startswith("Still waiting for thread", na=False).sum()),
+        "version": version.iloc[0][len("YCSB Client ") :].strip() if not version.empty else None,
+        "cmd": mask_secrets(cmd.iloc[0][len("Command line: ") :]) if not cmd.empty else None,
+    }
+
+
+def _looks_like_ycsb(texts: list[str], summary: pd.DataFrame, status_found: bool, raw_found: bool) -> bool:
+    if status_found or raw_found:
+        return True
+    if not summary.empty:
+        metrics = summary["metric"]
+        if (
+            metrics.isin(_KNOWN_METRICS).any()
+            or metrics.str.startswith("Return=").any()
+            or summary["percentile"].notna().any()
+        ):
+            return True
+    return any(marker in text for text in texts for marker in _YCSB_MARKERS)
+
+
+def parse_output(
+    stdout: Stream,
+    stderr: Stream = "",
+    *,
+    exit_code: int | None = None,
+    expected_ops: int | None = None,
+    max_error_rate: float = 0.01,
+    min_ops_fraction: float = 0.9,
+    export: str | bytes | PathLike[str] | None = None,
+    hdr_files=None,
+) -> ParsedRun:
+    """Parse one YCSB 0.17.0 run (any measurement type, interval, locale; noise anywhere).
+
+    ``stdout``/``stderr``: the captured streams (str or bytes; invalid UTF-8 is tolerated). A combined
+    ``2>&1`` capture may be passed as ``stdout`` alone. ``exit_code``/``expected_ops``/``max_error_rate``/
+    ``min_ops_fraction`` feed the verdict. ``export``: text or path of a JSON(-array) ``exportfile`` (whose
+    summary then stands in for stdout's). ``hdr_files``: `.hdr` logs (files or a directory) for ``run.hdr``.
+
+    Raises ParseError only when nothing in the input is YCSB output; anything else yields a ParsedRun.
+    """
+    out_bytes = to_bytes(stdout)
+    if RAW_HEADER in out_bytes:
+        raw, spans = split_raw(out_bytes)
+        out_text = to_text(cut_spans(out_bytes, spans))
+    else:
+        raw, spans = split_raw(b"")
+        out_text = to_text(out_bytes)
+    del out_bytes
+    err_text = to_text(stderr)
+    out_lines = line_series(split_lines(out_text))
+    err_lines = line_series(split_lines(err_text))
+    notes: list[str] = []
+
+    err_head, err_rests, err_used = find_status(err_lines)
+    out_head, out_rests, out_used = find_status(out_lines)
+    out_rest_lines = out_lines[~out_used]
+    rows = extract_summary_rows(out_rest_lines)
+    export_complete = True
+    if export is not None:
+        export_rows, export_complete = read_export(export)
+        rows = pd.concat([rows, export_rows], ignore_index=True)
+    status_names = tuple(
+        {m for r in (err_rests or out_rests) for m in re.findall(r"\[([^:\[\]]+?)(?::| AverageLatency)", r)}
+    )
+    built = build_summary(rows, extra_names=status_names)
+    summary = built["summary"]
+
+    if len(err_head):
+        head, rests, source = err_head, err_rests, "stderr"
+        if len(out_head):
+            notes.append(f"{len(out_head)} status line(s) on stdout (timeseries copy) ignored; stderr's used")
+    else:
+        head, rests, source = out_head, out_rests, "stdout"
+    head, rests, dropped = dedupe_adjacent(head, rests)
+    if dropped:
+        notes.append(f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)")
+    status = build_status(head, rests, source, extra_names=tuple(summary["section"].unique()))
+
+    noise = pd.concat(
+        [err_lines[~err_used], out_rest_lines[~out_rest_lines.str.startswith("[", na=False)]], ignore_index=True
+    )
+    scan = _noise_scan(noise)
+    if not _looks_like_ycsb([out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(head)), bool(spans)):
+        raise ParseError("the input does not look like YCSB output (no summary, status lines or YCSB messages)")
+
+    overall = _overall(summary)
+    operations = build_operations(summary)
+    if not raw.empty:
+        notes.append(f"{len(raw)} raw data point(s) read from stdout")
+    if not export_complete:
+        notes.append("the JSON export stops mid-object; objects before the cut were used")
+    hdr = hdr_intervals(hdr_files) if hdr_files is not None else empty_frame(["section"])
+
+    last_ops = float(status["total_ops"].iloc[-1]) if not status.empty else None
+    verdict = decide(
+        Evidence(
+            overall=overall,
+            operations=operations,
+            status_updates=len(head),
+            last_status_ops=last_ops if last_ops is None or np.isfinite(last_ops) else None,
+            exit_code=exit_code,
+            exceptions=scan["exceptions"],
+            exception_count=scan["exception_count"],
+            still_waiting=scan["waiting"],
+            usage_errors=scan["usage"],
+            expected_ops=expected_ops,
+            max_error_rate=max_error_rate,
+            min_ops_fraction=min_ops_fraction,
+            export_complete=export_complete,
+        )
+    )
+    sections = set(rows["section"]) if not rows.empty else set()
+    return ParsedRun(
+        summary=summary,
+        operations=operations,
+        status=status,
+        histogram=built["histogram"],
+        timeseries=built["timeseries"],
+        raw=raw,
+        hdr=hdr,
+        overall=overall,
+        sections=sections,
+        verdict=verdict,
+        measurement_type=_measurement_type(summary, status, built["timeseries"]),
+        ycsb_version=scan["version"],
+        command_line=scan["cmd"],
+        exceptions=scan["exceptions"],
+        notes=notes,
+    )

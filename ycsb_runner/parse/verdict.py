@@ -1,0 +1,92 @@
+"""Deciding whether a run completed, failed or was cut short."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .model import Verdict
+
+
+@dataclass
+class Evidence:
+    """What the verdict looks at (all gathered by parse_output)."""
+
+    overall: dict[str, float | None]
+    operations: pd.DataFrame
+    status_updates: int
+    last_status_ops: float | None = None
+    exit_code: int | None = None
+    exceptions: list[str] = field(default_factory=list)
+    exception_count: int = 0
+    still_waiting: int = 0
+    usage_errors: list[str] = field(default_factory=list)
+    expected_ops: int | None = None
+    max_error_rate: float = 0.01
+    min_ops_fraction: float = 0.9
+    export_complete: bool = True
+
+
+def _pct(x: float) -> str:
+    return f"{100.0 * x:.3g}%"
+
+
+def decide(ev: Evidence) -> Verdict:
+    """Apply the rules in order; 'truncated' when the output itself is cut short, else 'failed' on any reason."""
+    failed: list[str] = []
+    truncated: list[str] = []
+    runtime, throughput = ev.overall.get("runtime_ms"), ev.overall.get("throughput")
+    ops = ev.operations
+    latency_rows = ops[(ops["kind"] != "intended") & (~ops["intended"].astype(bool))] if not ops.empty else ops
+
+    if runtime is None:
+        if ev.status_updates:
+            truncated.append(
+                f"no [OVERALL] summary: the output stops after {ev.status_updates} status update(s) "
+                "(killed, crashed or still running?)"
+            )
+        else:
+            failed.append("no [OVERALL] summary and no status lines: YCSB did not run a workload")
+    elif latency_rows.empty and (throughput or 0) > 0:
+        truncated.append(
+            f"the summary has [OVERALL] (throughput {throughput:g} ops/sec) but no operation sections: "
+            "the export was cut short"
+        )
+    if not ev.export_complete:
+        truncated.append("the JSON export file is incomplete")
+    if ev.exit_code not in (None, 0):
+        failed.append(f"exit code {ev.exit_code}")
+    if ev.usage_errors:
+        failed.append(f"YCSB rejected its arguments: {ev.usage_errors[0]}")
+    if throughput is not None and throughput <= 0:
+        failed.append("throughput is 0 ops/sec: no operation completed")
+    if ev.exception_count:
+        first = ev.exceptions[0] if ev.exceptions else ""
+        failed.append(f"{ev.exception_count} exception/error line(s) in the output, first: {first}")
+    if ev.still_waiting:
+        failed.append(
+            f"a client thread did not stop after the stop request ('Still waiting for thread' x{ev.still_waiting})"
+        )
+    if not latency_rows.empty and "error_rate" in latency_rows:
+        checked = latency_rows[latency_rows["part"].isin(["", "hdr"]) & (latency_rows["returns"] > 0)]
+        for _, row in checked.iterrows():
+            rate = row["error_rate"]
+            if rate == rate and rate > ev.max_error_rate:
+                failed.append(
+                    f"{row['section']}: error rate {_pct(rate)} ({row['errors']:.0f} of {row['returns']:.0f}) "
+                    f"exceeds {_pct(ev.max_error_rate)}"
+                )
+    if ev.expected_ops:
+        done = ev.overall.get("ops_done")
+        if done is None:
+            done = ev.last_status_ops
+        if done is not None and done < ev.min_ops_fraction * ev.expected_ops:
+            failed.append(
+                f"only {done:.0f} of {ev.expected_ops} expected operations ({_pct(done / ev.expected_ops)})"
+            )
+    if truncated:
+        return Verdict("truncated", truncated + failed)
+    if failed:
+        return Verdict("failed", failed)
+    return Verdict("completed", [])

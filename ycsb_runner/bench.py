@@ -101,16 +101,22 @@ def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
             "the restart strategy needs --audit-option on_args='[...]' (server arguments for audit on)"
         )
 
+    audited: set[str] = set()  # the ops the last "on" restart was for: on_args audit what they audit
+
     def restart(with_audit: bool, ops: Any) -> None:
         assert holder.info is not None
         holder.info = srv.restart(holder.info, on_args if with_audit else off_args)
+        audited.clear()
+        if with_audit:
+            audited.update(ops)
 
     def status() -> AuditState:
         assert holder.info is not None
         argv = holder.info.argv
         n = len(on_args)
         on = any(argv[i : i + n] == on_args for i in range(len(argv) - n + 1))
-        return AuditState(enabled=on, ops=frozenset(), detail=f"server argv: {' '.join(argv[1:])}", raw={})
+        return AuditState(enabled=on, ops=frozenset(audited) if on else frozenset(),
+                          detail=f"server argv: {' '.join(argv[1:])}", raw={})
 
     return {**options, "restart": restart, "status": status}
 

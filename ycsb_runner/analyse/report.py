@@ -161,9 +161,22 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def display_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Every cell as text: numbers rounded, NaN as "-"."""
-    return df.apply(lambda col: col.map(_fmt)) if not df.empty else df
+def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
+    """Every cell as text: numbers rounded, NaN as "-". ``compact``: "<mean> ± <stdev>" in one cell and the
+    "<x> stdev/min/max" spread columns dropped (when the stdev is NaN, e.g. n = 1, only the mean)."""
+    if df.empty:
+        return df
+    text = df.apply(lambda col: col.map(_fmt))
+    if not compact:
+        return text
+    for col in df.columns:
+        sd = f"{col} stdev"
+        if sd in df.columns:
+            has = df[sd].notna()
+            text.loc[has, col] = text.loc[has, col] + " ± " + text.loc[has, sd]
+    spread = [c for c in df.columns if isinstance(c, str) and c.rsplit(" ", 1)[-1] in ("stdev", "min", "max")
+              and c.rsplit(" ", 1)[0] in df.columns]
+    return text.drop(columns=spread)
 
 
 def metadata(run: RunData) -> list[tuple[str, str]]:

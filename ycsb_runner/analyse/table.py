@@ -65,9 +65,9 @@ def _normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
         return df
     df = df.copy()
     if "audit" in df:
-        df["audit"] = df["audit"].fillna("n/a").astype(str)
+        df["audit"] = df["audit"].astype(object).fillna("n/a").astype(str)
     if "mix" in df:
-        df["mix"] = df["mix"].fillna("load").astype(str)
+        df["mix"] = df["mix"].astype(object).fillna("load").astype(str)
     if "repetition" in df:
         df["repetition"] = pd.to_numeric(df["repetition"], errors="coerce").fillna(0).astype(int)
     if "threads" in df:

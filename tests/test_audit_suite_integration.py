@@ -200,7 +200,8 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     switch = Switch(tmp_path / "switch", start="off", on_action="fail")
     with pytest.raises(UserError) as err:
         run_bench(BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path / "results",
-                               overrides=[*ONE_MIX, "recordcount=100", "operationcount=100"], audit_strategy="command",
+                               overrides=[*ONE_MIX, "recordcount=100", "operationcount=100"],
+                               audit_strategy="command",
                                audit_options=switch.options(), monitors=False), log=lambda _m: None)
     assert err.value.exit_code != 0
     message = str(err.value)

@@ -227,7 +227,7 @@ def test_any_valid_suite_renders(tmp_path_factory, p, threads, rc, dist, reps, o
         p = {"read": 1, "update": 0, "insert": 0, "scan": 0}
         total = 1
     fr = {k: v / total for k, v in p.items()}
-    fr["read"] = 1.0 - fr["update"] - fr["insert"] - fr["scan"]
+    fr["read"] = max(0.0, round(1.0 - fr["update"] - fr["insert"] - fr["scan"], 12))
     body = (
         f'name = "h"\nrepetitions = {reps}\norder = "{order}"\n[dataset]\nrecordcount = {rc}\n'
         f"[run]\nthreads = {threads}\noperationcount = 5000\n[audit]\nstates = {audit!r}\n"

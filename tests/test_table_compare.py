@@ -25,8 +25,9 @@ def run_dir(mongo_url: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from ycsb_runner.bench import BenchOptions, run_bench
 
     results = tmp_path_factory.mktemp("results")
-    outcome = run_bench(BenchOptions(suite=SUITE, url=mongo_url, results=results, sample_interval_s=1.0),
-                        log=lambda _m: None)
+    outcome = run_bench(
+        BenchOptions(suite=SUITE, url=mongo_url, results=results, sample_interval_s=1.0), log=lambda _m: None
+    )
     return outcome.run_dir.root
 
 
@@ -47,7 +48,9 @@ def test_tencent_table_equals_operations_csv(run_dir: Path) -> None:
     assert t.loc["load", "WAL (us)"] == pytest.approx(_op_mean(run_dir, "load", "INSERT"))
     assert pd.isna(t.loc["load", "RAL (us)"])
     assert t.loc["read50_update50", "RAL (us)"] == pytest.approx(_op_mean(run_dir, "read50_update50", "READ"))
-    assert t.loc["read50_update50", "WAL (us)"] == pytest.approx(_op_mean(run_dir, "read50_update50", "UPDATE"))
+    assert t.loc["read50_update50", "WAL (us)"] == pytest.approx(
+        _op_mean(run_dir, "read50_update50", "UPDATE")
+    )
     assert t.loc["read100", "RAL (us)"] == pytest.approx(_op_mean(run_dir, "read100", "READ"))
     tp = steps[steps["mix"] == "read100"]["throughput_ops_s"]
     assert t.loc["read100", "throughput (ops/sec)"] == pytest.approx(tp.mean())
@@ -89,8 +92,11 @@ def test_reference_compare_has_published_numbers(run_dir: Path, size: str | None
     pub = select(load_reference("tencent-mongodb44"), size=size or "2C4G", storage="cloud").set_index("mix")
     assert set(cmp["size"]) == {size or "2C4G"}
     table = study_table(run_dir).set_index("mix")
-    for metric, pub_col, mine in (("throughput_ops_s", "throughput_ops_s", "throughput (ops/sec)"),
-                                  ("read_avg_us", "ral_us", "RAL (us)"), ("write_avg_us", "wal_us", "WAL (us)")):
+    for metric, pub_col, mine in (
+        ("throughput_ops_s", "throughput_ops_s", "throughput (ops/sec)"),
+        ("read_avg_us", "ral_us", "RAL (us)"),
+        ("write_avg_us", "wal_us", "WAL (us)"),
+    ):
         for mix in ("load", "read50_update50", "read100"):
             row = cmp[(cmp["mix"] == mix) & (cmp["metric"] == metric)].iloc[0]
             if pd.isna(pub.loc[mix, pub_col]):
@@ -162,8 +168,15 @@ def compare_groups_row(a: list[float], b: list[float]) -> pd.Series:
 
 
 def test_display_frame_compacts_spread() -> None:
-    df = pd.DataFrame({"mix": ["a", "b"], "x": [1234.0, 5.0], "x stdev": [10.0, float("nan")],
-                       "x min": [1.0, 2.0], "x max": [3.0, 4.0]})
+    df = pd.DataFrame(
+        {
+            "mix": ["a", "b"],
+            "x": [1234.0, 5.0],
+            "x stdev": [10.0, float("nan")],
+            "x min": [1.0, 2.0],
+            "x max": [3.0, 4.0],
+        }
+    )
     out = display_frame(df)
     assert out.columns.tolist() == ["mix", "x"]
     assert out["x"].tolist() == ["1,234 ± 10.00", "5.00"]

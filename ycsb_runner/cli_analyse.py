@@ -63,11 +63,18 @@ def table_cmd(run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = Fa
 
 def compare_cmd(
     run_dir: RunArg,
-    contender: Annotated[Path | None, typer.Argument(help="A second result folder of the same suite.")] = None,
-    reference: Annotated[str | None, typer.Option("--reference", help="Published table, e.g. tencent-mongodb44."
-                                                  )] = None,
-    size: Annotated[str | None, typer.Option("--size", help="Instance size of the reference, e.g. 4C8G.")] = None,
-    storage: Annotated[str | None, typer.Option("--storage", help="Reference storage: cloud or physical.")] = None,
+    contender: Annotated[
+        Path | None, typer.Argument(help="A second result folder of the same suite.")
+    ] = None,
+    reference: Annotated[
+        str | None, typer.Option("--reference", help="Published table, e.g. tencent-mongodb44.")
+    ] = None,
+    size: Annotated[
+        str | None, typer.Option("--size", help="Instance size of the reference, e.g. 4C8G.")
+    ] = None,
+    storage: Annotated[
+        str | None, typer.Option("--storage", help="Reference storage: cloud or physical.")
+    ] = None,
     fmt: FormatOpt = Format.table,
     save: SaveOpt = False,
 ) -> None:
@@ -76,14 +83,19 @@ def compare_cmd(
     from ycsb_runner.errors import UserError
 
     if (contender is None) == (reference is None):
-        raise UserError("give either a second run folder (CONTENDER_RUN) or --reference NAME, not both or neither")
+        raise UserError(
+            "give either a second run folder (CONTENDER_RUN) or --reference NAME, not both or neither"
+        )
     if reference is not None:
         df = compare_reference(run_dir, reference, size=size, storage=storage)
         title, name = f"{run_dir.name} vs published {reference}", f"compare-{reference}.csv"
     else:
         assert contender is not None
         df = compare_runs(run_dir, contender)
-        title, name = f"baseline {run_dir.name} vs contender {contender.name}", f"compare-{contender.name}.csv"
+        title, name = (
+            f"baseline {run_dir.name} vs contender {contender.name}",
+            f"compare-{contender.name}.csv",
+        )
     if save:
         _save(run_dir, name, df)
     _emit(df, fmt, title)
@@ -91,8 +103,9 @@ def compare_cmd(
 
 def report_cmd(
     run_dir: RunArg,
-    out: Annotated[Path | None, typer.Option("--out", help="Folder for the report (default: the run folder).")
-                   ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for the report (default: the run folder).")
+    ] = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run."""
     from ycsb_runner.analyse.report import write_report

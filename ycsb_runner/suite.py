@@ -337,6 +337,8 @@ def load_suite(
             else:
                 for k, v in value.items():
                     _set_dotted(doc, f"{dotted}.{k}", v)
+    if scale is not None:  # before the other --set values, so that an explicit --set wins over the scaling
+        _scale_doc(doc, scale)
     only_mixes = None
     for dotted, value in pairs:
         if dotted == "size":
@@ -356,9 +358,7 @@ def load_suite(
             if n not in names:
                 raise SuiteError(f"--set mixes: no mix named {n!r}{_did_you_mean(str(n), names)}")
         suite = _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
-    if scale is not None:
-        suite = apply_scale(suite, scale)
-    return _replace(suite, overrides=tuple(overrides))
+    return _replace(suite, overrides=tuple(overrides), scale=scale if scale is not None else 1.0)
 
 
 def _replace(suite: Suite, **changes: Any) -> Suite:
@@ -367,22 +367,18 @@ def _replace(suite: Suite, **changes: Any) -> Suite:
     return replace(suite, **changes)
 
 
-def apply_scale(suite: Suite, scale: float) -> Suite:
+SCALED = (("dataset", "recordcount"), ("run", "operationcount"), ("run", "maxexecutiontime"))
+
+
+def _scale_doc(doc: dict, scale: float) -> None:
     """Shrink (or grow) the data and the run length by *scale*: recordcount, operationcount and
-    maxexecutiontime. Threads and target stay as the study set them (override them with --set)."""
-    from dataclasses import replace
-
-    if not (scale > 0 and math.isfinite(scale)):
+    maxexecutiontime (at least 1 each). Threads and target stay as the study set them (use --set)."""
+    if not (isinstance(scale, int | float) and scale > 0 and math.isfinite(scale)):
         raise SuiteError(f"--scale {scale}: must be a positive number")
-
-    def s(v: int | None, minimum: int = 1) -> int | None:
-        return None if v is None else max(minimum, round(v * scale))
-
-    dataset = replace(suite.dataset, recordcount=s(suite.dataset.recordcount))
-    run = replace(
-        suite.run, operationcount=s(suite.run.operationcount), maxexecutiontime=s(suite.run.maxexecutiontime)
-    )
-    return replace(suite, dataset=dataset, run=run, scale=suite.scale * scale)
+    for section, key in SCALED:
+        table = doc.get(section)
+        if isinstance(table, dict) and isinstance(table.get(key), int) and not isinstance(table[key], bool):
+            table[key] = max(1, round(table[key] * scale))
 
 
 # --- validation -------------------------------------------------------------------------------------------

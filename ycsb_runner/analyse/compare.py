@@ -8,29 +8,74 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.table import AUDIT_METRICS, audit_ab, load_run, step_metrics
+from ycsb_runner.analyse.table import AUDIT_METRICS, audit_ab, load_run, mix_shares, step_metrics
 from ycsb_runner.errors import UserError
 from ycsb_runner.reference import load_reference, select
 
-REFERENCE_COLUMNS = ["mix", "size", "storage", "threads", "metric", "measured", "published", "ratio",
-                     "published_text", "measured_n", "note"]
+REFERENCE_COLUMNS = [
+    "mix",
+    "size",
+    "storage",
+    "threads",
+    "metric",
+    "measured",
+    "published",
+    "ratio",
+    "published_text",
+    "measured_n",
+    "note",
+]
 # measured column of step_metrics -> published column of the Tencent tables
-TENCENT_METRICS = {"throughput_ops_s": "throughput_ops_s", "read_avg_us": "ral_us", "write_avg_us": "wal_us",
-                   "server_cpu_pct": "cpu_high_pct"}
+TENCENT_METRICS = {
+    "throughput_ops_s": "throughput_ops_s",
+    "read_avg_us": "ral_us",
+    "write_avg_us": "wal_us",
+    "server_cpu_pct": "cpu_high_pct",
+}
 # measured ab_table metric -> published change % column of the Alibaba table
-ALIBABA_METRICS = {"server_cpu_pct": ("cpu_change_pp", "cpu_change_text", "cpu_significant"),
-                   "server_writes_avg_rt_us": ("writes_avg_rt_change_pct", "rt_change_text", "rt_significant"),
-                   "server_reads_avg_rt_us": ("reads_avg_rt_change_pct", "rt_change_text", "rt_significant"),
-                   "server_query_per_s": ("query_change_pct", "opcounters_change_text", "opcounters_significant"),
-                   "server_insert_per_s": ("insert_change_pct", "opcounters_change_text", "opcounters_significant"),
-                   "server_update_per_s": ("update_change_pct", "opcounters_change_text", "opcounters_significant")}
+ALIBABA_METRICS = {
+    "server_cpu_pct": ("cpu_change_pp", "cpu_change_text", "cpu_significant"),
+    "server_writes_avg_rt_us": ("writes_avg_rt_change_pct", "rt_change_text", "rt_significant"),
+    "server_reads_avg_rt_us": ("reads_avg_rt_change_pct", "rt_change_text", "rt_significant"),
+    "server_query_per_s": ("query_change_pct", "opcounters_change_text", "opcounters_significant"),
+    "server_insert_per_s": ("insert_change_pct", "opcounters_change_text", "opcounters_significant"),
+    "server_update_per_s": ("update_change_pct", "opcounters_change_text", "opcounters_significant"),
+}
 
-RUN_METRICS = ("throughput_ops_s", "read_avg_us", "write_avg_us", "read_p99_us", "write_p99_us", "error_rate",
-               "server_cpu_pct", "server_reads_avg_rt_us", "server_writes_avg_rt_us", "server_query_per_s",
-               "server_insert_per_s", "server_update_per_s")
-COMPARE_COLUMNS = ["phase", "mix", "threads", "audit", "metric", "baseline", "contender", "change", "change_pct",
-                   "significant", "verdict", "direction", "p_value", "test", "n_baseline", "n_contender",
-                   "ci_low", "ci_high"]
+RUN_METRICS = (
+    "throughput_ops_s",
+    "read_avg_us",
+    "write_avg_us",
+    "read_p99_us",
+    "write_p99_us",
+    "error_rate",
+    "server_cpu_pct",
+    "server_reads_avg_rt_us",
+    "server_writes_avg_rt_us",
+    "server_query_per_s",
+    "server_insert_per_s",
+    "server_update_per_s",
+)
+COMPARE_COLUMNS = [
+    "phase",
+    "mix",
+    "threads",
+    "audit",
+    "metric",
+    "baseline",
+    "contender",
+    "change",
+    "change_pct",
+    "significant",
+    "verdict",
+    "direction",
+    "p_value",
+    "test",
+    "n_baseline",
+    "n_contender",
+    "ci_low",
+    "ci_high",
+]
 
 
 def _ratio(measured: float, published: float) -> float:
@@ -44,13 +89,18 @@ def _tencent_reference(run_dir: Path | str, name: str, size: str | None, storage
     ref = load_reference(name)
     size = size or run.suite.get("scaling", {}).get("size")
     if size is None and ref["size"].nunique() > 1:
-        raise UserError(f"the run does not say its instance size: pass --size (the table has "
-                        f"{', '.join(ref['size'].unique())})")
+        raise UserError(
+            f"the run does not say its instance size: pass --size (the table has "
+            f"{', '.join(ref['size'].unique())})"
+        )
     ref = select(ref, size=size, storage=storage)
     m = step_metrics(run)
     m = m[m["audit"].isin(["n/a", "off"])]
-    means = m.groupby(["mix", "threads"], sort=False).agg(
-        n=("step", "size"), **{k: (k, "mean") for k in TENCENT_METRICS}).reset_index()
+    means = (
+        m.groupby(["mix", "threads"], sort=False)
+        .agg(n=("step", "size"), **{k: (k, "mean") for k in TENCENT_METRICS})
+        .reset_index()
+    )
     thread_keyed = name == "tencent-threads"
     rows = []
     for _, pub in ref.iterrows():
@@ -66,12 +116,35 @@ def _tencent_reference(run_dir: Path | str, name: str, size: str | None, storage
             note = "" if got is not None else "mix not in this run"
             if measured_col == "server_cpu_pct":
                 note = note or "published: % of the instance; measured: % of this host's cores"
-            rows.append({"mix": pub["mix"], "size": pub["size"], "storage": pub["storage"], "threads":
-                         int(got["threads"]) if got is not None else int(pub["threads"]), "metric": measured_col,
-                         "measured": measured, "published": published, "ratio": _ratio(measured, published),
-                         "published_text": pub["cpu_text"] if measured_col == "server_cpu_pct" else "",
-                         "measured_n": int(got["n"]) if got is not None else 0, "note": note})
+            rows.append(
+                {
+                    "mix": pub["mix"],
+                    "size": pub["size"],
+                    "storage": pub["storage"],
+                    "threads": int(got["threads"]) if got is not None else int(pub["threads"]),
+                    "metric": measured_col,
+                    "measured": measured,
+                    "published": published,
+                    "ratio": _ratio(measured, published),
+                    "published_text": pub["cpu_text"] if measured_col == "server_cpu_pct" else "",
+                    "measured_n": int(got["n"]) if got is not None else 0,
+                    "note": note,
+                }
+            )
     return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
+
+
+def _in_mix(metric: str, mix: str) -> bool:
+    """Whether a per-operation server figure concerns an operation of the mix (CPU always does)."""
+    shares = mix_shares(mix)
+    needs = {
+        "server_writes_avg_rt_us": ("insert", "update"),
+        "server_reads_avg_rt_us": ("read",),
+        "server_query_per_s": ("read",),
+        "server_insert_per_s": ("insert",),
+        "server_update_per_s": ("update",),
+    }.get(metric)
+    return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
 def _alibaba_reference(run_dir: Path | str, name: str, size: str | None, storage: str | None) -> pd.DataFrame:
@@ -81,10 +154,14 @@ def _alibaba_reference(run_dir: Path | str, name: str, size: str | None, storage
     rows = []
     for _, pub in ref.iterrows():
         for metric, (pub_col, text_col, sig_col) in ALIBABA_METRICS.items():
+            if not _in_mix(metric, pub["mix"]):
+                continue
             hit = ab[(ab["mix"] == pub["mix"]) & (ab["metric"] == metric)]
             got = hit.iloc[0] if not hit.empty else None
             pct = metric != "server_cpu_pct"
-            measured = (float(got["change_pct"]) if pct else float(got["change"])) if got is not None else math.nan
+            measured = (
+                (float(got["change_pct"]) if pct else float(got["change"])) if got is not None else math.nan
+            )
             published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
             if published != published and not bool(pub[sig_col]):
                 published = 0.0  # the study says "no significant change"
@@ -95,18 +172,31 @@ def _alibaba_reference(run_dir: Path | str, name: str, size: str | None, storage
                 note = "unavailable: the server does not report this figure"
             else:
                 note += f"; measured verdict: {got['verdict']}"
-            rows.append({"mix": pub["mix"], "size": pub["size"], "storage": pub["storage"], "threads":
-                         int(pub["threads"]), "metric": metric, "measured": measured, "published": published,
-                         "ratio": _ratio(measured, published), "published_text": pub[text_col],
-                         "measured_n": int(got["n_a"] + got["n_b"]) if got is not None else 0, "note": note})
+            rows.append(
+                {
+                    "mix": pub["mix"],
+                    "size": pub["size"],
+                    "storage": pub["storage"],
+                    "threads": int(pub["threads"]),
+                    "metric": metric,
+                    "measured": measured,
+                    "published": published,
+                    "ratio": _ratio(measured, published),
+                    "published_text": pub[text_col],
+                    "measured_n": int(got["n_a"] + got["n_b"]) if got is not None else 0,
+                    "note": note,
+                }
+            )
     return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
 
 
-def compare_reference(run_dir: Path | str, reference_name: str, size: str | None = None,
-                      storage: str | None = None) -> pd.DataFrame:
-    """Measured vs published, one row per (mix, size, storage, threads, metric) with the ratio measured/published.
+def compare_reference(
+    run_dir: Path | str, reference_name: str, size: str | None = None, storage: str | None = None
+) -> pd.DataFrame:
+    """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured/published.
 
-    Tencent tables: throughput, RAL, WAL (client-side means) and CPU. Alibaba: the off→on change of each server
+    Tencent tables: throughput, RAL, WAL (client-side means) and CPU.
+    Alibaba: the off->on change of each server
     figure (percent; CPU in percentage points) against the published change (0 where it says "no significant
     change"). ``size`` defaults to the size the run was made for (``--set size=...``).
     """
@@ -119,15 +209,17 @@ def compare_reference(run_dir: Path | str, reference_name: str, size: str | None
 
 
 def compare_runs(baseline_dir: Path | str, contender_dir: Path | str, *, alpha: float = 0.05) -> pd.DataFrame:
-    """Baseline vs contender per (phase, mix, threads, audit, metric) over the repetitions (``stats.ab_table``).
+    """Baseline vs contender per (phase, mix, threads, audit, metric) over repetitions (``stats.ab_table``).
 
-    ``change`` = contender − baseline; ``significant`` is "yes", "no" or "n too small". Runs of different suites
-    raise UserError.
+    ``change`` = contender - baseline; ``significant`` is "yes", "no" or "n too small". Runs of different
+    suites raise UserError.
     """
     base, cont = load_run(baseline_dir), load_run(contender_dir)
     if base.suite_name != cont.suite_name:
-        raise UserError(f"cannot compare runs of different suites: {base.root.name} ran {base.suite_name!r}, "
-                        f"{cont.root.name} ran {cont.suite_name!r}; compare two runs of the same suite")
+        raise UserError(
+            f"cannot compare runs of different suites: {base.root.name} ran {base.suite_name!r}, "
+            f"{cont.root.name} ran {cont.suite_name!r}; compare two runs of the same suite"
+        )
     frames = []
     for arm, run in (("baseline", base), ("contender", cont)):
         m = step_metrics(run)
@@ -137,13 +229,16 @@ def compare_runs(baseline_dir: Path | str, contender_dir: Path | str, *, alpha: 
     metrics = [c for c in RUN_METRICS if c in both and both[c].notna().any()]
     if both.empty or not metrics:
         raise UserError("no completed measured steps to compare in these runs")
-    ab = stats.ab_table(both, ["phase", "mix", "threads", "audit"], "arm", metrics, "baseline", "contender",
-                        alpha=alpha)
+    ab = stats.ab_table(
+        both, ["phase", "mix", "threads", "audit"], "arm", metrics, "baseline", "contender", alpha=alpha
+    )
     ab = ab[(ab["n_a"] > 0) | (ab["n_b"] > 0)]
-    ab = ab.rename(columns={"a_mean": "baseline", "b_mean": "contender", "n_a": "n_baseline",
-                            "n_b": "n_contender"})
+    ab = ab.rename(
+        columns={"a_mean": "baseline", "b_mean": "contender", "n_a": "n_baseline", "n_b": "n_contender"}
+    )
     ab["significant"] = ab["verdict"].map(
-        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NO_CHANGE else "yes"))
+        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NO_CHANGE else "yes")
+    )
     order = ["load", *base.suite.get("mixes", [])]
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))
     ab = ab.sort_values(["_o", "threads", "audit"], kind="stable").drop(columns="_o")

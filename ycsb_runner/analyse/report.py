@@ -33,7 +33,7 @@ text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width
 margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}"""
 
 
-# --- figures ---------------------------------------------------------------------------------------------------
+# --- figures ------------------------------------------------------------------------------------------
 
 
 def _png(fig: Any) -> bytes:
@@ -54,7 +54,9 @@ def plot_timeseries(ts: pd.DataFrame) -> bytes | None:
         if not g.empty:
             ax1.plot(g["elapsed_s"], g["current_ops_per_s"], marker=".", label=str(step))
     ax1.set(title="Throughput over time", xlabel="elapsed (s)", ylabel="ops/sec")
-    ops = ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg"].notna()] if "avg" in ts else ts.iloc[0:0]
+    ops = (
+        ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg"].notna()] if "avg" in ts else ts.iloc[0:0]
+    )
     ops = ops[ops["operation"] != "CLEANUP"]
     for (step, op), g in ops.groupby(["step", "operation"], sort=False):
         ax2.plot(g["elapsed_s"], g["avg"], marker=".", label=f"{step} {op}")
@@ -117,9 +119,12 @@ def plot_percentiles(run: RunData) -> tuple[bytes | None, str]:
     return _png(fig), source
 
 
-AUDIT_BAR_METRICS = (("throughput_ops_s", "YCSB throughput (ops/s)"), ("server_cpu_pct", "server CPU (%)"),
-                     ("server_writes_avg_rt_us", "writes_avg_rt (µs)"), ("server_reads_avg_rt_us",
-                                                                         "reads_avg_rt (µs)"))
+AUDIT_BAR_METRICS = (
+    ("throughput_ops_s", "YCSB throughput (ops/s)"),
+    ("server_cpu_pct", "server CPU (%)"),
+    ("server_writes_avg_rt_us", "writes_avg_rt (µs)"),
+    ("server_reads_avg_rt_us", "reads_avg_rt (µs)"),
+)
 
 
 def plot_audit_bars(run: RunData) -> bytes | None:
@@ -140,8 +145,15 @@ def plot_audit_bars(run: RunData) -> bytes | None:
                 means.append(s["mean"])
                 errs.append(s["ci_high"] - s["mean"] if s["ci_high"] == s["ci_high"] else 0.0)
             pos = [i + (k - 0.5) * width for i in range(len(mixes))]
-            ax.bar(pos, [0 if v != v else v for v in means], width, yerr=errs, capsize=3, color=color,
-                   label=f"audit {arm}")
+            ax.bar(
+                pos,
+                [0 if v != v else v for v in means],
+                width,
+                yerr=errs,
+                capsize=3,
+                color=color,
+                label=f"audit {arm}",
+            )
         ax.set_xticks(range(len(mixes)), mixes, fontsize=8)
         ax.set(title=f"{title}: audit off vs on (95% CI of the mean)")
         ax.legend(fontsize=8)
@@ -150,7 +162,7 @@ def plot_audit_bars(run: RunData) -> bytes | None:
     return _png(fig)
 
 
-# --- text ------------------------------------------------------------------------------------------------------
+# --- text ---------------------------------------------------------------------------------------------
 
 
 def _fmt(v: Any) -> str:
@@ -174,8 +186,13 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
         if sd in df.columns:
             has = df[sd].notna()
             text.loc[has, col] = text.loc[has, col] + " ± " + text.loc[has, sd]
-    spread = [c for c in df.columns if isinstance(c, str) and c.rsplit(" ", 1)[-1] in ("stdev", "min", "max")
-              and c.rsplit(" ", 1)[0] in df.columns]
+    spread = [
+        c
+        for c in df.columns
+        if isinstance(c, str)
+        and c.rsplit(" ", 1)[-1] in ("stdev", "min", "max")
+        and c.rsplit(" ", 1)[0] in df.columns
+    ]
     return text.drop(columns=spread)
 
 
@@ -190,25 +207,42 @@ def metadata(run: RunData) -> list[tuple[str, str]]:
         ("run", f"{m.get('run_id')} ({m.get('status')})"),
         ("suite", f"{suite.get('name')}: {suite.get('description', '')}"),
         ("source", str(suite.get("source", ""))),
-        ("scaling", f"scale {scaling.get('scale')}, size {scaling.get('size')}, overrides "
-                    f"{', '.join(scaling.get('overrides', [])) or 'none'}"),
-        ("plan", f"mixes {', '.join(suite.get('mixes', []))}; threads {suite.get('threads')}; records "
-                 f"{suite.get('recordcount')}; repetitions {suite.get('repetitions')}; audit "
-                 f"{'/'.join(suite.get('audit_states', [])) or 'not switched'}"),
-        ("server", f"{target.get('server_version') or target.get('build_info', {}).get('version')} at "
-                   f"{target.get('url')} (embedded: {target.get('embedded')})"),
-        ("YCSB", f"{ycsb.get('core')} + {ycsb.get('binding_jar')} ({ycsb.get('binding_class')}), driver "
-                 f"{ycsb.get('driver_version')}, from {ycsb.get('source')}"),
+        (
+            "scaling",
+            f"scale {scaling.get('scale')}, size {scaling.get('size')}, overrides "
+            f"{', '.join(scaling.get('overrides', [])) or 'none'}",
+        ),
+        (
+            "plan",
+            f"mixes {', '.join(suite.get('mixes', []))}; threads {suite.get('threads')}; records "
+            f"{suite.get('recordcount')}; repetitions {suite.get('repetitions')}; audit "
+            f"{'/'.join(suite.get('audit_states', [])) or 'not switched'}",
+        ),
+        (
+            "server",
+            f"{target.get('server_version') or target.get('build_info', {}).get('version')} at "
+            f"{target.get('url')} (embedded: {target.get('embedded')})",
+        ),
+        (
+            "YCSB",
+            f"{ycsb.get('core')} + {ycsb.get('binding_jar')} ({ycsb.get('binding_class')}), driver "
+            f"{ycsb.get('driver_version')}, from {ycsb.get('source')}",
+        ),
         ("Java", f"{java.get('version')} ({java.get('path')})"),
-        ("host", f"{host.get('hostname')}: {host.get('platform')}, {host.get('cpus_logical')} CPUs, "
-                 f"{(mem or 0) / 2**30:.1f} GiB, Python {host.get('python')}"),
+        (
+            "host",
+            f"{host.get('hostname')}: {host.get('platform')}, {host.get('cpus_logical')} CPUs, "
+            f"{(mem or 0) / 2**30:.1f} GiB, Python {host.get('python')}",
+        ),
         ("audit strategy", str(m.get("audit_strategy"))),
     ]
 
 
 def steps_frame(run: RunData) -> pd.DataFrame:
     cols = ["label", "kind", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]
-    return run.steps[[c for c in cols if c in run.steps]] if not run.steps.empty else pd.DataFrame(columns=cols)
+    return (
+        run.steps[[c for c in cols if c in run.steps]] if not run.steps.empty else pd.DataFrame(columns=cols)
+    )
 
 
 def _html_table(df: pd.DataFrame) -> str:
@@ -246,7 +280,7 @@ def _figures(run: RunData) -> list[tuple[str, str, bytes]]:
 
 
 def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tuple[Path, Path]:
-    """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``); return both paths."""
+    """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``); return paths."""
     run = load_run(run_dir)
     out = Path(out_dir) if out_dir else run.root
     table = study_table(run.root)
@@ -256,17 +290,32 @@ def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tupl
     steps = steps_frame(run)
     ab = audit_ab(run) if layout_of(run) == "audit" else None
 
-    h = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(run.root.name)}</title>"
-         f"<style>{CSS}</style></head><body>", f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
-         "<h2>Run</h2><table>"]
+    h = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(run.root.name)}</title>"
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
+        "<h2>Run</h2><table>",
+    ]
     h += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in meta]
     h += ["</table>", f"<h2>{html.escape(title)}</h2>", _html_table(table)]
     md = [f"# ycsb-runner report: {run.root.name}\n", "## Run\n", "| | |", "|---|---|"]
     md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
     md += ["", f"## {title}\n", _md_table(table)]
     if ab is not None and not ab.empty:
-        cols = ["mix", "threads", "metric", "n_a", "n_b", "a_mean", "b_mean", "change", "change_pct", "p_value",
-                "test", "verdict"]
+        cols = [
+            "mix",
+            "threads",
+            "metric",
+            "n_a",
+            "n_b",
+            "a_mean",
+            "b_mean",
+            "change",
+            "change_pct",
+            "p_value",
+            "test",
+            "verdict",
+        ]
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(ab[cols])]
         md += ["## Audit off (A) vs on (B): statistics\n", _md_table(ab[cols])]
     h += ["<h2>Steps</h2>", _html_table(steps), "<h2>Plots</h2>"]
@@ -274,8 +323,10 @@ def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tupl
     fig_dir = out / "report-figures"
     for stem, caption, png in figures:
         b64 = base64.b64encode(png).decode("ascii")
-        h.append(f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
-                 f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        h.append(
+            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
         atomic_write_bytes(fig_dir / f"{stem}.png", png)
         md.append(f"![{caption}](report-figures/{stem}.png)\n")
     if not figures:

@@ -1,6 +1,6 @@
 """Per-mix tables of a run in the layout of the study its suite reproduces.
 
-* Tencent suites (``tencent-*``): mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%) — client-side YCSB
+* Tencent suites (``tencent-*``): mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
 * Audit suites (audit states off/on, e.g. Alibaba): scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters —
   audit off vs on per mix from the server-side figures, with the change and the verdict of ``stats.ab_table``.
@@ -27,12 +27,26 @@ KEYS = ["phase", "mix", "threads", "audit", "repetition"]
 GROUP = ["phase", "mix", "threads", "audit"]
 WRITE_OPS = ("UPDATE", "INSERT", "DELETE")
 MAIN_OPS = ("READ", "UPDATE", "INSERT", "SCAN", "DELETE", "READ-MODIFY-WRITE")
-SERVER_FIGURES = ("cpu_pct", "reads_avg_rt_us", "writes_avg_rt_us", "insert_per_s", "query_per_s",
-                  "update_per_s", "ops_per_s")
+SERVER_FIGURES = (
+    "cpu_pct",
+    "reads_avg_rt_us",
+    "writes_avg_rt_us",
+    "insert_per_s",
+    "query_per_s",
+    "update_per_s",
+    "ops_per_s",
+)
 UNAVAILABLE = "unavailable"
 NOT_SAMPLED = "not sampled"
 # Client-side metrics of step_metrics (besides per-operation columns).
-CLIENT_METRICS = ("throughput_ops_s", "read_avg_us", "write_avg_us", "read_p99_us", "write_p99_us", "error_rate")
+CLIENT_METRICS = (
+    "throughput_ops_s",
+    "read_avg_us",
+    "write_avg_us",
+    "read_p99_us",
+    "write_p99_us",
+    "error_rate",
+)
 
 
 @dataclass
@@ -86,7 +100,7 @@ def load_run(run_dir: Path | str) -> RunData:
 
 
 def layout_of(run: RunData) -> str:
-    """"tencent", "audit" or "generic"."""
+    """ "tencent", "audit" or "generic"."""
     if run.suite_name.startswith("tencent"):
         return "tencent"
     if run.suite.get("audit_states"):
@@ -125,9 +139,15 @@ def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
     rows = []
     for _, st in steps.iterrows():
         mine = ops[ops["step"] == st["label"]]
-        row: dict[str, Any] = {"step": st["label"], "phase": st["kind"], "mix": st["mix"],
-                               "threads": st["threads"], "audit": st["audit"], "repetition": st["repetition"],
-                               "throughput_ops_s": st.get("throughput_ops_s", math.nan)}
+        row: dict[str, Any] = {
+            "step": st["label"],
+            "phase": st["kind"],
+            "mix": st["mix"],
+            "threads": st["threads"],
+            "audit": st["audit"],
+            "repetition": st["repetition"],
+            "throughput_ops_s": st.get("throughput_ops_s", math.nan),
+        }
         reads = mine[mine["operation"] == "READ"]
         writes = mine[mine["operation"].isin(WRITE_OPS)]
         row["read_avg_us"] = _weighted(reads, "average_latency_us")
@@ -151,8 +171,11 @@ def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     if out.empty:
         return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
-    num = [c for c in out.columns if c not in ("step", "phase", "mix", "audit", "server_unavailable",
-                                               "server_sampled")]
+    num = [
+        c
+        for c in out.columns
+        if c not in ("step", "phase", "mix", "audit", "server_unavailable", "server_sampled")
+    ]
     out[num] = out[num].apply(pd.to_numeric, errors="coerce")
     return out
 
@@ -173,7 +196,12 @@ def _why_missing(group: pd.DataFrame, figure: str) -> str:
 
 def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
     s = stats.summarize(values)
-    return {prefix: s["mean"], f"{prefix} stdev": s["stdev"], f"{prefix} min": s["min"], f"{prefix} max": s["max"]}
+    return {
+        prefix: s["mean"],
+        f"{prefix} stdev": s["stdev"],
+        f"{prefix} min": s["min"],
+        f"{prefix} max": s["max"],
+    }
 
 
 def tencent_table(run: RunData) -> pd.DataFrame:
@@ -190,7 +218,9 @@ def tencent_table(run: RunData) -> pd.DataFrame:
             row.update(_spread("CPU (%)", g["server_cpu_pct"]))
         else:
             why = _why_missing(g, "cpu_pct")
-            row.update({"CPU (%)": why, "CPU (%) stdev": math.nan, "CPU (%) min": math.nan, "CPU (%) max": math.nan})
+            row.update(
+                {"CPU (%)": why, "CPU (%) stdev": math.nan, "CPU (%) min": math.nan, "CPU (%) max": math.nan}
+            )
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
@@ -224,12 +254,19 @@ def scenario_label(mix: str) -> str:
     return "insert:read:update=" + ":".join(f"{shares.get(k, 0):g}" for k in ("insert", "read", "update"))
 
 
-AUDIT_METRICS = ("server_cpu_pct", "server_writes_avg_rt_us", "server_reads_avg_rt_us", "server_query_per_s",
-                 "server_insert_per_s", "server_update_per_s", "throughput_ops_s")
+AUDIT_METRICS = (
+    "server_cpu_pct",
+    "server_writes_avg_rt_us",
+    "server_reads_avg_rt_us",
+    "server_query_per_s",
+    "server_insert_per_s",
+    "server_update_per_s",
+    "throughput_ops_s",
+)
 
 
 def audit_ab(run: RunData, metrics: tuple[str, ...] = AUDIT_METRICS) -> pd.DataFrame:
-    """Long form off-vs-on comparison per (mix, threads, metric) via ``stats.ab_table`` (change = on − off)."""
+    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off)."""
     m = step_metrics(run)
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
     if m.empty:
@@ -252,14 +289,17 @@ def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> s
     delta = f"{row['change']:+,.1f} {'pp' if pp else unit}".rstrip()
     prefix = f"{label} " if label else ""
     if row["verdict"] == stats.N_TOO_SMALL:
-        return f"{prefix}{delta} ({pct_txt}; off {_num(a)} → on {_num(b)}, n={row['n_a']}+{row['n_b']}: not tested)"
+        n = f"n={row['n_a']}+{row['n_b']}"
+        return f"{prefix}{delta} ({pct_txt}; off {_num(a)} → on {_num(b)}, {n}: not tested)"
     if row["verdict"] == stats.NO_CHANGE:
         return f"{prefix}no significant change (off {_num(a)}, on {_num(b)}, p={row['p_value']:.2g})"
     word = "up" if row["change"] > 0 else "down"
     return f"{prefix}{word} {delta} ({pct_txt}; p={row['p_value']:.2g})"
 
 
-def _cell(ab: pd.DataFrame, metric: str, label: str, unit: str, group: pd.DataFrame, *, pp: bool = False) -> str:
+def _cell(
+    ab: pd.DataFrame, metric: str, label: str, unit: str, group: pd.DataFrame, *, pp: bool = False
+) -> str:
     hit = ab[ab["metric"] == metric]
     if hit.empty:
         return "-"
@@ -284,16 +324,28 @@ def audit_table(run: RunData) -> pd.DataFrame:
         if shares.get("read") or not shares:
             rt.append(_cell(part, "server_reads_avg_rt_us", "reads_avg_rt", "µs", group))
         opc = []
-        for op, metric in (("read", "server_query_per_s"), ("insert", "server_insert_per_s"),
-                           ("update", "server_update_per_s")):
+        for op, metric in (
+            ("read", "server_query_per_s"),
+            ("insert", "server_insert_per_s"),
+            ("update", "server_update_per_s"),
+        ):
             if shares.get(op) or not shares:
                 opc.append(_cell(part, metric, "query" if op == "read" else op, "ops/s", group))
         n_off = int((group["audit"] == "off").sum())
         n_on = int((group["audit"] == "on").sum())
-        rows.append({"mix": mix, "scenario": scenario_label(mix), "threads": threads, "n_off": n_off, "n_on": n_on,
-                     "CpuUsage": _cell(part, "server_cpu_pct", "", "", group, pp=True),
-                     "MongoDB_RT": "; ".join(rt), "MongoDB_Opcounters": "; ".join(opc),
-                     "YCSB throughput": _cell(part, "throughput_ops_s", "", "ops/s", group)})
+        rows.append(
+            {
+                "mix": mix,
+                "scenario": scenario_label(mix),
+                "threads": threads,
+                "n_off": n_off,
+                "n_on": n_on,
+                "CpuUsage": _cell(part, "server_cpu_pct", "", "", group, pp=True),
+                "MongoDB_RT": "; ".join(rt),
+                "MongoDB_Opcounters": "; ".join(opc),
+                "YCSB throughput": _cell(part, "throughput_ops_s", "", "ops/s", group),
+            }
+        )
     out = pd.DataFrame(rows)
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
@@ -303,17 +355,18 @@ def audit_table(run: RunData) -> pd.DataFrame:
 
 
 def generic_table(run: RunData) -> pd.DataFrame:
-    """phase | mix | threads | audit | n | throughput (+spread) | avg latency per operation | p99 | error rate."""
+    """phase | mix | threads | audit | n | throughput (+spread) | avg latency per op | p99 | error rate."""
     m = step_metrics(run)
     rows = []
     for (phase, mix, threads, audit), g in m.groupby(GROUP, sort=False):
         row: dict[str, Any] = {"phase": phase, "mix": mix, "threads": threads, "audit": audit, "n": len(g)}
         row.update(_spread("throughput (ops/sec)", g["throughput_ops_s"]))
-        for col in sorted(c for c in g.columns if c.endswith("_avg_us") and not c.startswith(("read_", "write_",
-                                                                                                   "server_"))):
+        for col in sorted(
+            c for c in g.columns if c.endswith("_avg_us") and not c.startswith(("read_", "write_", "server_"))
+        ):
             values = g[col].dropna()
             if not values.empty:
-                row[f"{col[:-len('_avg_us')].upper()} avg (us)"] = float(values.mean())
+                row[f"{col[: -len('_avg_us')].upper()} avg (us)"] = float(values.mean())
         row["read p99 (us)"] = float(g["read_p99_us"].mean())
         row["write p99 (us)"] = float(g["write_p99_us"].mean())
         row["error rate"] = float(g["error_rate"].mean())

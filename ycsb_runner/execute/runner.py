@@ -311,14 +311,14 @@ class Runner:
                 record.ended_at = time.time()
                 self.progress("step-end", {"step": step, "record": record})
                 self.flush()
-                if record.verdict == "failed" and not self.keep_going:
+                if record.verdict not in ("completed", "pending") and not self.keep_going:
                     self.status = "failed"
                     self.error = f"{step.label}: {'; '.join(record.reasons)}"
                     raise RunFailed(
                         f"step {step.label} failed: {'; '.join(record.reasons)} "
                         f"(logs in {self.run_dir.root / 'steps' / step.label})"
                     )
-            failed = [r for r in self.records if r.verdict == "failed"]
+            failed = [r for r in self.records if r.verdict not in ("completed", "pending")]
             self.status = "failed" if failed else "completed"
             if failed:
                 self.error = f"{len(failed)} step(s) failed"

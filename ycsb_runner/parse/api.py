@@ -14,9 +14,10 @@ from .hdr import hdr_intervals
 from .model import ParsedRun
 from .operations import build_operations
 from .raw import RAW_HEADER, cut_spans, split_raw
-from .status import build_status, dedupe_adjacent, find_status
-from .summary import build_summary, empty_frame, extract_summary_rows
-from .text import Stream, line_series, mask_secrets, split_lines, to_bytes, to_text
+from .lines import scan
+from .status import build_status, dedupe_adjacent, find_status, status_sections
+from .summary import build_summary, empty_frame, summary_rows
+from .text import Stream, mask_secrets, to_bytes, to_text
 from .verdict import Evidence, decide
 
 _EXCEPTION_RE = re.compile(
@@ -143,40 +144,35 @@ def parse_output(
         out_text = to_text(out_bytes)
     del out_bytes
     err_text = to_text(stderr)
-    out_lines = line_series(split_lines(out_text))
-    err_lines = line_series(split_lines(err_text))
+    out_lines, err_lines = scan(out_text), scan(err_text)
     notes: list[str] = []
 
-    err_head, err_rests, err_used = find_status(err_lines)
-    out_head, out_rests, out_used = find_status(out_lines)
-    out_rest_lines = out_lines[~out_used]
-    rows = extract_summary_rows(out_rest_lines)
+    err_status, out_status = find_status(err_lines), find_status(out_lines)
+    if len(err_status):
+        found, source = err_status, "stderr"
+        if len(out_status):
+            notes.append(f"{len(out_status)} status line(s) on stdout (timeseries copy) ignored; stderr's used")
+    else:
+        found, source = out_status, "stdout"
+    found, dropped = dedupe_adjacent(found)
+    if dropped:
+        notes.append(f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)")
+    groups = status_sections(found)
+
+    rows = summary_rows(out_lines)
     export_complete = True
     if export is not None:
         export_rows, export_complete = read_export(export)
         rows = pd.concat([rows, export_rows], ignore_index=True)
-    status_names = tuple(
-        {m for r in (err_rests or out_rests) for m in re.findall(r"\[([^:\[\]]+?)(?::| AverageLatency)", r)}
-    )
+    status_names = tuple(pd.unique(groups["section"]))
     built = build_summary(rows, extra_names=status_names)
     summary = built["summary"]
+    status = build_status(found, groups, source, extra_names=tuple(summary["section"].unique()))
 
-    if len(err_head):
-        head, rests, source = err_head, err_rests, "stderr"
-        if len(out_head):
-            notes.append(f"{len(out_head)} status line(s) on stdout (timeseries copy) ignored; stderr's used")
-    else:
-        head, rests, source = out_head, out_rests, "stdout"
-    head, rests, dropped = dedupe_adjacent(head, rests)
-    if dropped:
-        notes.append(f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)")
-    status = build_status(head, rests, source, extra_names=tuple(summary["section"].unique()))
-
-    noise = pd.concat(
-        [err_lines[~err_used], out_rest_lines[~out_rest_lines.str.startswith("[", na=False)]], ignore_index=True
-    )
-    scan = _noise_scan(noise)
-    if not _looks_like_ycsb([out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(head)), bool(spans)):
+    noise_text = err_lines.text(~err_status.used & ~err_lines.is_summary) if err_lines.n else []
+    noise_text += out_lines.text(~out_status.used & ~out_lines.is_summary) if out_lines.n else []
+    scan_result = _noise_scan(pd.Series(noise_text, dtype=object))
+    if not _looks_like_ycsb([out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(found)), bool(spans)):
         raise ParseError("the input does not look like YCSB output (no summary, status lines or YCSB messages)")
 
     overall = _overall(summary)
@@ -192,13 +188,13 @@ def parse_output(
         Evidence(
             overall=overall,
             operations=operations,
-            status_updates=len(head),
+            status_updates=len(found),
             last_status_ops=last_ops if last_ops is None or np.isfinite(last_ops) else None,
             exit_code=exit_code,
-            exceptions=scan["exceptions"],
-            exception_count=scan["exception_count"],
-            still_waiting=scan["waiting"],
-            usage_errors=scan["usage"],
+            exceptions=scan_result["exceptions"],
+            exception_count=scan_result["exception_count"],
+            still_waiting=scan_result["waiting"],
+            usage_errors=scan_result["usage"],
             expected_ops=expected_ops,
             max_error_rate=max_error_rate,
             min_ops_fraction=min_ops_fraction,
@@ -218,8 +214,8 @@ def parse_output(
         sections=sections,
         verdict=verdict,
         measurement_type=_measurement_type(summary, status, built["timeseries"]),
-        ycsb_version=scan["version"],
-        command_line=scan["cmd"],
-        exceptions=scan["exceptions"],
+        ycsb_version=scan_result["version"],
+        command_line=scan_result["cmd"],
+        exceptions=scan_result["exceptions"],
         notes=notes,
     )

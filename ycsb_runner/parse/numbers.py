@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -37,3 +41,40 @@ def to_float_locale(values: pd.Series) -> pd.Series:
 def percentile_label(p: float) -> str:
     """Column name for a percentile: 95 -> 'p95', 99.9 -> 'p99.9'."""
     return f"p{p:g}"
+
+
+def floats_from_text(values: Sequence[str], *, decimal_comma: bool = False) -> np.ndarray:
+    """Parse many short number strings at C speed (joined, then pandas' CSV reader); '' -> NaN.
+
+    Understands ints, doubles, E-notation, NaN, Infinity/inf, ``∞``, U+FFFD (JDK 8 NaN) and, with
+    ``decimal_comma``, ``1234,57``. Unparseable entries become NaN; Long.MAX_VALUE becomes NaN.
+    """
+    n = len(values)
+    if n == 0:
+        return np.empty(0, dtype="float64")
+    text = "\n".join(values)
+    if decimal_comma:
+        text = text.replace(",", ".")
+    if "\u221e" in text:
+        text = text.replace("\u221e", "inf")
+    if "\ufffd" in text:
+        text = text.replace("\ufffd", "nan")
+    out = None
+    if "\x1f" not in text and '"' not in text:
+        try:
+            frame = pd.read_csv(
+                io.StringIO(text), header=None, names=["v"], sep="\x1f", dtype="float64", engine="c",
+                skip_blank_lines=False, quoting=csv.QUOTE_NONE,
+            )
+            if len(frame) == n:
+                out = frame["v"].to_numpy(dtype="float64", copy=True)
+        except (ValueError, pd.errors.ParserError):
+            out = None
+    if out is None:
+        parts = text.split("\n")
+        out = pd.to_numeric(pd.Series(parts, dtype=object).str.strip(), errors="coerce").to_numpy(dtype="float64")
+        out = np.array(out, dtype="float64")
+    big = np.isfinite(out) & (np.abs(out) >= NO_DATA_ABS)
+    if big.any():
+        out[big] = np.nan
+    return out

@@ -1,31 +1,25 @@
-"""The `-s` status lines: one row per (status update, operation group), parsed without a per-line Python loop.
+"""The `-s` status lines: one row per (status update, operation group), without a per-line Python loop.
 
 A status update is ``<label><yyyy-MM-dd HH:mm:ss:SSS> <sec> sec: <ops> operations; [<cur> current ops/sec; ]
 [est completion in <ETA>]<groups>``. For the two-in-one measurement types one update spans several physical
 lines (``[HdrREAD: ...]`` newline ``[BucketREAD ...] [HdrUPDATE: ...]`` ...); those continuation lines are
-attached to the update before them.
+attached to the update before them. Lines are classified by one regex pass (see lines.py); the groups of all
+updates are then read by one ``findall`` over their joined text, and numbers by pandas' C CSV reader.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .lines import Lines
 from .names import NAME_COLUMNS, classify_frame
-from .numbers import NO_DATA_ABS, to_float_locale
+from .numbers import floats_from_text
 from .summary import empty_frame
 
-STATUS_RE = re.compile(
-    r"^(?P<label>.*?)(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (?P<sec>\d+) sec: (?P<ops>\d+) operations; "
-    r"(?:(?P<cur>[^ ;]*) current ops/sec; )?"
-    r"(?:est completion in (?P<eta>(?:\d+ (?:day|hour|minute|second)s? ?)+))?"
-    r"(?P<rest>.*)$"
-)
-_ETA_RE = re.compile(
-    r"^(?:(?P<d>\d+) days? ?)?(?:(?P<h>\d+) hours? ?)?(?:(?P<m>\d+) minutes? ?)?(?:(?P<s>\d+) seconds? ?)?$"
-)
 _HDR_G = (
     r"\[(?P<h_op>[^:\[\]\x00]+): Count=(?P<h_count>[^,\]\x00]*), Max=(?P<h_max>[^,\]\x00]*), "
     r"Min=(?P<h_min>[^,\]\x00]*), Avg=(?P<h_avg>[^\]\x00]*?), 90=(?P<h_p90>[^,\]\x00]*), "
@@ -34,75 +28,101 @@ _HDR_G = (
 _GEN_G = r"\[(?P<g_op>[^:\[\]\x00]+): (?P<g_kv>[^\]\x00]*)\]"
 _AVG_G = r"\[(?P<a_op>[^\[\]\x00]+?) AverageLatency\(us\)=(?P<a_avg>[^\]\x00]*)\]"
 _RAW_G = r"(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), average latency\(us\): (?P<r_avg>[^\s\[\]\x00]+)"
-_CONT_RE = re.compile(
-    r"\s*(?:(?:\[[^\[\]]*\]|[^\s\[\]]+ count: \d+, average latency\(us\): [^\s\[\]]+)\s*)*"
-)
 _KV_RE = re.compile(r"(?P<k>[\w.]+)=(?P<v>.*?)(?=, [\w.]+=|$)")
+_ETA_RE = re.compile(r"(\x00)|(\d+) ([dhms])")
+_ETA_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+_LOCALE_COMMA = re.compile(r"\d,\d")
 
 HEADER_COLUMNS = ["status_index", "source", "label", "timestamp", "elapsed_s", "total_ops", "current_ops_per_s", "eta_s"]
 VALUE_COLUMNS = ["count", "max", "min", "avg", "p90", "p99", "p99.9", "p99.99"]
 STATUS_COLUMNS = [*HEADER_COLUMNS, "section", *NAME_COLUMNS, *VALUE_COLUMNS]
+_HEADER_FIELDS = ("label", "ts", "sec", "ops", "cur", "eta")
 
 
-def find_status(lines: pd.Series) -> tuple[pd.DataFrame, list[str], np.ndarray]:
-    """Locate status updates in ``lines``.
+@dataclass
+class StatusText:
+    """Status updates found in one stream: header fields (object arrays) and group text per update."""
 
-    Returns the header fields (one row per update, text order), the group text of each update
-    (continuation lines joined), and a boolean mask of the lines that belong to status updates.
-    """
-    n = len(lines)
-    used = np.zeros(n, dtype=bool)
-    if n == 0:
-        return pd.DataFrame(columns=list(STATUS_RE.groupindex)), [], used
-    cand = lines.str.contains(" operations; ", regex=False, na=False).to_numpy(dtype=bool)
-    if not cand.any():
-        return pd.DataFrame(columns=list(STATUS_RE.groupindex)), [], used
-    ext = lines[cand].str.extract(STATUS_RE)
-    ext = ext[ext["ts"].notna()]
-    if ext.empty:
-        return ext, [], used
-    start_pos = lines.index.get_indexer(ext.index)
-    used[start_pos] = True
+    header: dict[str, np.ndarray]
+    rests: list[str]
+    used: np.ndarray  # lines that belong to status updates (start or continuation)
 
-    # Continuation lines of multi-line updates (two-in-one measurement types).
-    attached = np.zeros(n, dtype=bool)
-    frontier = start_pos + 1
-    while True:
-        frontier = frontier[(frontier < n)]
-        frontier = frontier[~used[frontier]]
-        if frontier.size == 0:
-            break
-        ok = lines.iloc[frontier].str.fullmatch(_CONT_RE, na=False).to_numpy(dtype=bool)
-        hit = frontier[ok]
-        attached[hit] = True
-        used[hit] = True
-        frontier = hit + 1
+    def __len__(self) -> int:
+        return len(self.rests)
 
-    rests = ext["rest"].fillna("").astype(object).tolist()
+
+def _const(n: int, value: str) -> np.ndarray:
+    """An object array of Python str (np.full would convert to numpy's str type, which drops NULs)."""
+    arr = np.empty(n, dtype=object)
+    arr[:] = [value] * n
+    return arr
+
+
+def find_status(lines: Lines) -> StatusText:
+    """Locate status updates and attach continuation lines of multi-line (two-in-one) updates."""
+    if lines.n == 0:
+        return StatusText({f: np.empty(0, dtype=object) for f in _HEADER_FIELDS}, [], np.zeros(0, dtype=bool))
+    start = lines.is_status
+    cont = lines.is_cont & ~start
+    breaker = start | ~cont
+    breaker[0] = True
+    first_of_group = np.flatnonzero(breaker)
+    group = np.cumsum(breaker) - 1
+    attached = cont & start[first_of_group[group]]
+    header = {f: lines[f][start] for f in _HEADER_FIELDS}
+    if not start.any():
+        return StatusText(header, [], start)
     if attached.any():
-        owner = np.cumsum(np.isin(np.arange(n), start_pos)) - 1
-        extra: dict[int, list[str]] = {}
-        for pos, text in zip(np.flatnonzero(attached), lines.iloc[np.flatnonzero(attached)], strict=True):
-            extra.setdefault(int(owner[pos]), []).append(text)
-        for k, texts in extra.items():
-            rests[k] = rests[k] + " " + " ".join(texts)
-    return ext.reset_index(drop=True), rests, used
+        keep = start | attached
+        n_keep = int(keep.sum())
+        marks, spaces = _const(n_keep, "\x00"), _const(n_keep, " ")
+        pieces = np.where(start[keep], marks + lines["rest"][keep], spaces + lines["cont"][keep])
+        rests = "".join(pieces.tolist()).split("\x00")[1:]
+    else:
+        rests = lines["rest"][start].tolist()
+    return StatusText(header, rests, start | attached)
 
 
-def _eta_seconds(eta: pd.Series) -> np.ndarray:
+def dedupe_adjacent(found: StatusText) -> tuple[StatusText, int]:
+    """Drop adjacent identical updates when (nearly) every update is doubled: a combined 2>&1 capture of
+    a timeseries run, which prints each status line on both streams."""
+    n = len(found)
+    if n < 4:
+        return found, 0
+    h = found.header
+    rests = np.empty(n, dtype=object)
+    rests[:] = found.rests
+    key = h["label"] + h["ts"] + _const(n, " ") + h["ops"] + rests
+    dup = np.zeros(n, dtype=bool)
+    dup[1:] = key[1:] == key[:-1]
+    if dup.sum() * 2 < n - 1:
+        return found, 0
+    keep = ~dup
+    rests = [r for r, k in zip(found.rests, keep, strict=True) if k]
+    return StatusText({f: v[keep] for f, v in h.items()}, rests, found.used), int(dup.sum())
+
+
+def _eta_seconds(eta: np.ndarray) -> np.ndarray:
     out = np.full(len(eta), np.nan)
-    has = eta.notna().to_numpy()
+    has = eta != ""
     if not has.any():
         return out
-    parts = eta[has].str.strip().str.extract(_ETA_RE)
-    parts = parts.apply(pd.to_numeric, errors="coerce").fillna(0.0)
-    secs = parts["d"] * 86400.0 + parts["h"] * 3600.0 + parts["m"] * 60.0 + parts["s"]
-    secs = secs.where(secs < NO_DATA_ABS, np.inf)  # Long.MAX_VALUE seconds: throughput was 0
-    out[has] = secs.to_numpy()
+    found = _ETA_RE.findall("\x00".join(eta[has].tolist()))
+    if not found:
+        return out
+    mark, num, unit = (np.array(c, dtype=object) for c in zip(*found, strict=True))
+    idx = np.cumsum(mark != "")
+    parts = mark == ""
+    secs = np.zeros(int(has.sum()))
+    values = floats_from_text(num[parts].tolist()) * np.array([_ETA_UNIT[u] for u in unit[parts].tolist()])
+    np.add.at(secs, idx[parts], values)
+    secs[secs >= 9.2e18] = np.inf  # Long.MAX_VALUE seconds: the throughput was 0
+    out[has] = secs
     return out
 
 
-def _groups(rests: list[str]) -> pd.DataFrame:
+def _groups(rests: list[str]) -> dict[str, np.ndarray]:
+    """All groups of all updates: status_index, section and the value columns (float arrays)."""
     joined = "".join("\x00" + r for r in rests)
     branches = [r"(?P<mark>\x00)"]
     if "Count=" in joined:
@@ -113,91 +133,106 @@ def _groups(rests: list[str]) -> pd.DataFrame:
         branches.append(_AVG_G)
     if " count: " in joined:
         branches.append(_RAW_G)
+    empty = {"status_index": np.empty(0, dtype="int64"), "section": np.empty(0, dtype=object)}
+    empty.update({c: np.empty(0) for c in VALUE_COLUMNS})
     if len(branches) == 1:
-        return pd.DataFrame(columns=["status_index", "section", *VALUE_COLUMNS])
+        return empty
     pattern = re.compile("|".join(branches))
     names = [name for name, _ in sorted(pattern.groupindex.items(), key=lambda kv: kv[1])]
     found = pattern.findall(joined)
-    frame = pd.DataFrame.from_records(found, columns=names) if found else pd.DataFrame(columns=names)
-    mark = (frame["mark"] != "").to_numpy()
-    frame["status_index"] = np.cumsum(mark) - 1
-    frame = frame[~mark].reset_index(drop=True)
-    empty = pd.Series([""] * len(frame), dtype=object)
+    if not found:
+        return empty
+    raw = {}
+    for name, values in zip(names, zip(*found, strict=True), strict=True):
+        arr = np.empty(len(values), dtype=object)
+        arr[:] = values
+        raw[name] = arr
+    mark = raw["mark"] != ""
+    status_index = (np.cumsum(mark) - 1)[~mark]
+    raw = {k: v[~mark] for k, v in raw.items()}
+    n = len(status_index)
+    blank = np.full(n, "", dtype=object)
 
-    def col(name: str) -> pd.Series:
-        return frame[name].astype(object) if name in frame else empty
+    def col(*names_: str) -> np.ndarray:
+        out = blank
+        for nm in names_:
+            if nm in raw:
+                out = np.where(out == "", raw[nm], out)
+        return out
 
-    section = col("h_op")
-    for other in ("g_op", "a_op", "r_op"):
-        section = section.where(section != "", col(other))
-    out = pd.DataFrame({"status_index": frame["status_index"].to_numpy(), "section": section.to_numpy()})
-    out["count"] = to_float_locale(col("h_count").where(col("h_count") != "", col("r_count"))).to_numpy()
-    out["max"] = to_float_locale(col("h_max")).to_numpy()
-    out["min"] = to_float_locale(col("h_min")).to_numpy()
-    avg = col("h_avg")
-    for other in ("a_avg", "r_avg"):
-        avg = avg.where(avg != "", col(other))
-    out["avg"] = to_float_locale(avg).to_numpy()
+    comma = _LOCALE_COMMA.search(joined) is not None
+    out = {"status_index": status_index.astype("int64"), "section": col("h_op", "g_op", "a_op", "r_op")}
+    out["count"] = floats_from_text(col("h_count", "r_count").tolist())
+    out["max"] = floats_from_text(col("h_max").tolist())
+    out["min"] = floats_from_text(col("h_min").tolist())
+    out["avg"] = floats_from_text(col("h_avg", "a_avg", "r_avg").tolist(), decimal_comma=comma)
     for src, dst in (("h_p90", "p90"), ("h_p99", "p99"), ("h_p999", "p99.9"), ("h_p9999", "p99.99")):
-        out[dst] = to_float_locale(col(src)).to_numpy()
-    generic = (col("g_op") != "").to_numpy()
-    if generic.any():
-        _fill_generic(out, col("g_kv"), generic)
-    zero = (out["count"] == 0).to_numpy()
-    out.loc[zero, ["max", "min", "avg", "p90", "p99", "p99.9", "p99.99"]] = np.nan
+        out[dst] = floats_from_text(col(src).tolist())
+    if "g_op" in raw and (raw["g_op"] != "").any():
+        _fill_generic(out, raw["g_kv"], raw["g_op"] != "")
+    zero = out["count"] == 0
+    for c in ("max", "min", "avg", "p90", "p99", "p99.9", "p99.99"):
+        out[c][zero] = np.nan
     return out
 
 
-def _fill_generic(out: pd.DataFrame, kv: pd.Series, rows: np.ndarray) -> None:
+def _fill_generic(out: dict[str, np.ndarray], kv: np.ndarray, rows: np.ndarray) -> None:
     """Groups in an unexpected `[OP: k=v, ...]` layout (other YCSB versions): parse key by key."""
     keymap = {"Count": "count", "Max": "max", "Min": "min", "Avg": "avg", "90": "p90", "99": "p99"}
     keymap.update({"99.9": "p99.9", "99.99": "p99.99"})
     for pos in np.flatnonzero(rows):
-        for m in _KV_RE.finditer(kv.iloc[pos]):
+        for m in _KV_RE.finditer(kv[pos]):
             dst = keymap.get(m.group("k"))
             if dst:
-                out.loc[pos, dst] = to_float_locale(pd.Series([m.group("v")], dtype=object)).iloc[0]
+                out[dst][pos] = floats_from_text([m.group("v")], decimal_comma="," in m.group("v"))[0]
 
 
-def build_status(header: pd.DataFrame, rests: list[str], source: str, extra_names=()) -> pd.DataFrame:
+def status_sections(found: StatusText) -> dict[str, np.ndarray]:
+    """Parse the groups once; the caller reuses the result for section names and for the frame."""
+    return _groups(found.rests)
+
+
+def build_status(found: StatusText, groups: dict[str, np.ndarray], source: str, extra_names=()) -> pd.DataFrame:
     """The status frame: header fields joined with one row per operation group (or one row if none)."""
-    if header.empty:
+    n = len(found)
+    if n == 0:
         return empty_frame(STATUS_COLUMNS)
-    head = pd.DataFrame(
-        {
-            "status_index": np.arange(len(header)),
-            "source": source,
-            "label": header["label"].fillna("").astype(object).to_numpy(),
-            "timestamp": pd.to_datetime(header["ts"], format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").to_numpy(),
-            "elapsed_s": pd.to_numeric(header["sec"], errors="coerce").astype("float64").to_numpy(),
-            "total_ops": pd.to_numeric(header["ops"], errors="coerce").astype("float64").to_numpy(),
-            "current_ops_per_s": to_float_locale(header["cur"].fillna("").astype(object)).to_numpy(),
-            "eta_s": _eta_seconds(header["eta"]),
-        }
-    )
-    groups = _groups(rests)
-    names = classify_frame([*groups["section"].unique(), *extra_names])
-    groups = groups.join(names, on="section")
-    merged = head.merge(groups, on="status_index", how="left", sort=False)
+    h = found.header
+    cur = h["cur"]
+    head = {
+        "label": h["label"],
+        "timestamp": pd.to_datetime(pd.Series(h["ts"], dtype=object), format="%Y-%m-%d %H:%M:%S:%f",
+                                    errors="coerce").to_numpy(),
+        "elapsed_s": floats_from_text(h["sec"].tolist()),
+        "total_ops": floats_from_text(h["ops"].tolist()),
+        "current_ops_per_s": floats_from_text(cur.tolist(), decimal_comma=any("," in c for c in cur.tolist())),
+        "eta_s": _eta_seconds(h["eta"]),
+    }
+    idx = groups["status_index"]
+    lonely = np.flatnonzero(np.bincount(idx, minlength=n) == 0)
+    all_idx = np.concatenate([idx, lonely])
+    order = np.argsort(all_idx, kind="stable")
+    all_idx = all_idx[order]
+    sections = np.concatenate([groups["section"], np.full(len(lonely), None, dtype=object)])[order]
+    frame = pd.DataFrame({"status_index": all_idx, "source": source})
+    for name in ("label", "timestamp", "elapsed_s", "total_ops", "current_ops_per_s", "eta_s"):
+        frame[name] = head[name][all_idx]
+    frame["section"] = sections
+    codes, uniques = pd.factorize(sections)
+    names = classify_frame(list(uniques), ()) if len(uniques) else None
+    if names is not None:
+        names = classify_frame([*uniques, *extra_names]).loc[list(uniques)]
     for c in NAME_COLUMNS:
-        if c not in merged:
-            merged[c] = np.nan
-    merged["intended"] = merged["intended"].astype("boolean")
-    return merged[STATUS_COLUMNS].sort_values("status_index", kind="stable").reset_index(drop=True)
-
-
-def dedupe_adjacent(header: pd.DataFrame, rests: list[str]) -> tuple[pd.DataFrame, list[str], int]:
-    """Drop adjacent identical updates when (nearly) every update is doubled: a combined 2>&1 capture of
-    a timeseries run, which prints each status line on both streams."""
-    n = len(rests)
-    if n < 4:
-        return header, rests, 0
-    key = (header["label"].fillna("") + header["ts"] + " " + header["ops"]).to_numpy(dtype=object) + np.array(
-        rests, dtype=object
-    )
-    dup = np.zeros(n, dtype=bool)
-    dup[1:] = key[1:] == key[:-1]
-    if dup.sum() * 2 < n - 1:
-        return header, rests, 0
-    keep = ~dup
-    return header[keep].reset_index(drop=True), [r for r, k in zip(rests, keep, strict=True) if k], int(dup.sum())
+        if names is None:
+            frame[c] = None
+            continue
+        values = names[c].to_numpy(dtype=object)
+        column = np.empty(len(codes), dtype=object)
+        ok = codes >= 0
+        column[ok] = values[codes[ok]]
+        column[~ok] = None
+        frame[c] = column
+    frame["intended"] = frame["intended"].astype("boolean")
+    for c in VALUE_COLUMNS:
+        frame[c] = np.concatenate([groups[c], np.full(len(lonely), np.nan)])[order]
+    return frame[STATUS_COLUMNS]

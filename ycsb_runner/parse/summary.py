@@ -7,10 +7,10 @@ import re
 import numpy as np
 import pandas as pd
 
+from .lines import Lines
 from .names import NAME_COLUMNS, classify_frame
 from .numbers import to_float
 
-SUMMARY_RE = re.compile(r"^\[(?P<section>[^\[\]]+)\], (?P<metric>.*), (?P<value>[^,]*)$")
 _PCT_RE = re.compile(r"^(?:(?P<a>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)|p(?P<b>\d+(?:\.\d+)?))$")
 _BUCKET_RE = r">?-?\d+"
 
@@ -24,17 +24,17 @@ def empty_frame(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
 
-def extract_summary_rows(lines: pd.Series) -> pd.DataFrame:
-    """Pick the summary lines out of a Series of lines; returns section, metric, value_str (in text order)."""
-    if lines.empty:
-        return empty_frame(["section", "metric", "value_str"])
-    starts = lines.str.startswith("[", na=False).to_numpy(dtype=bool)
-    cand = lines[starts]
-    if cand.empty:
-        return empty_frame(["section", "metric", "value_str"])
-    ext = cand.str.extract(SUMMARY_RE)
-    ext = ext[ext["section"].notna()]
-    return ext.rename(columns={"value": "value_str"}).reset_index(drop=True).astype(object)
+def summary_rows(lines: Lines) -> pd.DataFrame:
+    """The summary lines of a scanned stream: section, metric, value_str (text order)."""
+    mask = lines.is_summary if lines.n else np.zeros(0, dtype=bool)
+    return pd.DataFrame(
+        {
+            "section": lines["section"][mask],
+            "metric": lines["metric"][mask],
+            "value_str": lines["value"][mask],
+        },
+        dtype=object,
+    )
 
 
 def _percentile_of(metrics: pd.Series) -> pd.Series:

@@ -1,0 +1,82 @@
+"""Failures a user meets: a server that dies mid-run, a missing Java, a broken YCSB set-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.server import EmbeddedServer
+
+pytestmark = pytest.mark.integration
+SUITE = """name = "dies"
+[dataset]
+recordcount = 300
+load_threads = 2
+[run]
+threads = [2]
+operationcount = 100000000
+maxexecutiontime = 8
+status_interval = 1
+[[mix]]
+name = "read100"
+read = 1.0
+"""
+
+
+def test_server_killed_mid_run_fails_the_run_and_keeps_the_load(tmp_path: Path) -> None:
+    suite = tmp_path / "dies.toml"
+    suite.write_text(SUITE)
+    results = tmp_path / "results"
+    with EmbeddedServer(log=lambda _m: None) as server:
+
+        def killer() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                for err in results.glob("*/steps/02-run-*/stderr.txt"):
+                    if " sec: " in err.read_text(errors="replace"):
+                        os.kill(server.pid, signal.SIGKILL)
+                        return
+                time.sleep(0.2)
+
+        t = threading.Thread(target=killer, daemon=True)
+        t.start()
+        with pytest.raises(RunFailed) as err:
+            run_bench(
+                BenchOptions(suite=str(suite), url=server.url, results=results, monitors=False),
+                log=lambda _m: None,
+            )
+        t.join()
+    assert "02-run-read100" in str(err.value)
+    manifest = json.loads(next(results.glob("*/manifest.json")).read_text())
+    assert manifest["status"] == "failed"
+    load, run = manifest["steps"]
+    assert load["verdict"] == "completed" and load["documents"] == 300
+    assert run["verdict"] in ("failed", "truncated") and run["reasons"]
+    assert (results / manifest["run_id"] / "operations.csv").stat().st_size > 0
+
+
+def test_missing_java_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-such-jdk"))
+    with pytest.raises(UserError, match="Java not found"):
+        run_bench(
+            BenchOptions(suite="quick", url="mongodb://127.0.0.1:1/ycsb", results=tmp_path),
+            log=lambda _m: None,
+        )
+
+
+def test_broken_ycsb_home_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ycsb" / "lib").mkdir(parents=True)
+    monkeypatch.setenv("YCSB_HOME", str(tmp_path / "ycsb"))
+    with pytest.raises(UserError, match="core-0.17.0.jar"):
+        run_bench(
+            BenchOptions(suite="quick", url="mongodb://127.0.0.1:1/ycsb", results=tmp_path),
+            log=lambda _m: None,
+        )

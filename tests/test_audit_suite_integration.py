@@ -35,7 +35,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = str(Path(__file__).parent / "suites" / "audit-small.toml")
 # A short single-mix variant for the restart, failure and signal tests (the runs end by time).
-ONE_MIX = ["mixes=read50_update50", "repetitions=1"]
+ONE_MIX = ["mixes=read50_update50", "repetitions=1", "recordcount=100"]
 
 SWITCH = ("import pathlib, sys; a, s, h = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]); "
           "print(s.read_text().strip()) if a == 'status' else sys.exit('stand-in audit switch: refused') "
@@ -200,7 +200,7 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     switch = Switch(tmp_path / "switch", start="off", on_action="fail")
     with pytest.raises(UserError) as err:
         run_bench(BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path / "results",
-                               overrides=[*ONE_MIX, "recordcount=100", "operationcount=100"],
+                               overrides=[*ONE_MIX, "operationcount=100"],
                                audit_strategy="command",
                                audit_options=switch.options(), monitors=False), log=lambda _m: None)
     assert err.value.exit_code != 0

@@ -115,6 +115,10 @@ def test_result_files_and_manifest(tiny_run) -> None:
     for step in manifest["steps"]:
         d = root / "steps" / step["label"]
         assert (d / "stdout.txt").is_file() and (d / "stderr.txt").is_file()
+        # hdrhistogram.fileoutput=true works on Java 17 (needs the JAXB jar on the classpath)
+        assert {p.name for p in (d / "hdr").glob("*.hdr")} >= (
+            {"INSERT.hdr"} if step["kind"] == "load" else {"READ.hdr"}
+        ), step["label"]
 
 
 def test_password_never_on_argv_or_disk(tiny_run) -> None:

@@ -148,21 +148,28 @@ def ensure_ycsb(log=print) -> YcsbInstall:
     mvn = shutil.which("mvn")
     if not mvn:
         raise UserError("Maven (mvn) not found: install it (`apt-get install maven`) or set YCSB_HOME")
-    if lib.exists():
-        shutil.rmtree(lib)
-    lib.mkdir(parents=True)
+    # Build beside the current jars and swap them in at the end: a YCSB already running keeps its jars.
+    fresh = lib.with_name(f"lib.new-{os.getpid()}")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
     log("building ycsb-runner's MongoDB binding and fetching YCSB 0.17.0 core from Maven Central")
     proc = subprocess.run(
-        [mvn, "-q", "-B", "-f", str(java_dir / "pom.xml"), "package", f"-Dycsb.lib.dir={lib}"],
+        [mvn, "-q", "-B", "-f", str(java_dir / "pom.xml"), "package", f"-Dycsb.lib.dir={fresh}"],
         capture_output=True,
         text=True,
         check=False,
     )
     if proc.returncode != 0:
+        shutil.rmtree(fresh, ignore_errors=True)
         lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "ERROR" in ln][:3]
         raise UserError(
             "Maven build of the binding failed: " + (" | ".join(lines) or "see `mvn -f java/pom.xml package`")
         )
+    old = lib.with_name(f"lib.old-{os.getpid()}")
+    if lib.exists():
+        lib.rename(old)
+    fresh.rename(lib)
+    shutil.rmtree(old, ignore_errors=True)
     stamp.write_text(digest + "\n")
     return locate_ycsb()
 

@@ -62,7 +62,7 @@ def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
 
 
 def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame) -> str | None:
-    parts = set(summary["part"]) | set(status["part"].dropna())
+    parts = set(pd.unique(summary["part"].to_numpy())) | set(pd.unique(status["part"].to_numpy()))
     if "bucket" in parts:
         return "hdrhistogram+histogram"
     if "raw" in parts:
@@ -76,7 +76,7 @@ def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: p
         return "hdrhistogram"
     if not timeseries.empty or "Operations" in metrics:
         return "timeseries"
-    if not status.empty and status["p99"].notna().any():
+    if not status.empty and bool(np.isfinite(status["p99"].to_numpy(dtype="float64")).any()):
         return "hdrhistogram"
     return None
 

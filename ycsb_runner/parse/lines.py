@@ -71,10 +71,13 @@ def scan(text: str) -> Lines:
     expected = text.count("\n") + 1
     if len(found) != expected:  # cannot happen with the pattern above; stay correct if it ever does
         found = [LINE_RE.fullmatch(line).groups(default="") for line in text.split("\n")]
-    columns = list(zip(*found, strict=True))
-    cols = {}
-    for name, values in zip(FIELDS, columns, strict=True):
-        arr = np.empty(len(values), dtype=object)
-        arr[:] = values
-        cols[name] = arr
-    return Lines(len(found), cols)
+    table = tuples_to_array(found, len(FIELDS))
+    return Lines(len(found), {name: table[:, i] for i, name in enumerate(FIELDS)})
+
+
+def tuples_to_array(found: list[tuple[str, ...]], width: int) -> np.ndarray:
+    """``re.findall`` tuples -> 2-D object array (C speed; zip(*found) is several times slower)."""
+    table = np.empty((len(found), width), dtype=object)
+    if found:
+        table[:] = found
+    return table

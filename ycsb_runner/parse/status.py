@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .lines import Lines
+from .lines import Lines, tuples_to_array
 from .names import NAME_COLUMNS, classify_frame
 from .numbers import floats_from_text
 from .summary import empty_frame
@@ -31,7 +31,12 @@ _RAW_G = r"(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), average latency\(us
 _KV_RE = re.compile(r"(?P<k>[\w.]+)=(?P<v>.*?)(?=, [\w.]+=|$)")
 _ETA_RE = re.compile(r"(\x00)|(\d+) ([dhms])")
 _ETA_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-_LOCALE_COMMA = re.compile(r"\d,\d")
+# A decimal comma (e.g. de_DE) shows up in the only non-integral group values; literal prefixes keep these fast.
+_LOCALE_COMMA = tuple(
+    re.compile(p) for p in (r"Avg=-?\d+,\d", r"AverageLatency\(us\)=-?\d+,\d", r"latency\(us\): -?\d+,\d")
+)
+# An `[OP: ...]` group whose first key is not Count=: another YCSB version's layout, parsed generically.
+_OTHER_KV = re.compile(r"\[[^:\[\]\x00]+: (?!Count=)")
 
 HEADER_COLUMNS = ["status_index", "source", "label", "timestamp", "elapsed_s", "total_ops", "current_ops_per_s", "eta_s"]
 VALUE_COLUMNS = ["count", "max", "min", "avg", "p90", "p99", "p99.9", "p99.99"]
@@ -110,24 +115,31 @@ def _eta_seconds(eta: np.ndarray) -> np.ndarray:
     found = _ETA_RE.findall("\x00".join(eta[has].tolist()))
     if not found:
         return out
-    mark, num, unit = (np.array(c, dtype=object) for c in zip(*found, strict=True))
+    table = tuples_to_array(found, 3)
+    mark, num, unit = table[:, 0], table[:, 1], table[:, 2]
     idx = np.cumsum(mark != "")
     parts = mark == ""
+    factor = np.zeros(len(unit))
+    for u, f in _ETA_UNIT.items():
+        factor[unit == u] = f
     secs = np.zeros(int(has.sum()))
-    values = floats_from_text(num[parts].tolist()) * np.array([_ETA_UNIT[u] for u in unit[parts].tolist()])
-    np.add.at(secs, idx[parts], values)
+    np.add.at(secs, idx[parts], floats_from_text(num[parts].tolist()) * factor[parts])
     secs[secs >= 9.2e18] = np.inf  # Long.MAX_VALUE seconds: the throughput was 0
     out[has] = secs
     return out
 
 
+def _has_locale_comma(joined: str) -> bool:
+    return any(p.search(joined) for p in _LOCALE_COMMA)
+
+
 def _groups(rests: list[str]) -> dict[str, np.ndarray]:
     """All groups of all updates: status_index, section and the value columns (float arrays)."""
-    joined = "".join("\x00" + r for r in rests)
+    joined = "\x00" + "\x00".join(rests) if rests else ""
     branches = [r"(?P<mark>\x00)"]
     if "Count=" in joined:
         branches.append(_HDR_G)
-    if ": " in joined:
+    if ": " in joined and _OTHER_KV.search(joined):
         branches.append(_GEN_G)
     if "AverageLatency(us)=" in joined:
         branches.append(_AVG_G)
@@ -142,25 +154,23 @@ def _groups(rests: list[str]) -> dict[str, np.ndarray]:
     found = pattern.findall(joined)
     if not found:
         return empty
-    raw = {}
-    for name, values in zip(names, zip(*found, strict=True), strict=True):
-        arr = np.empty(len(values), dtype=object)
-        arr[:] = values
-        raw[name] = arr
-    mark = raw["mark"] != ""
+    table = tuples_to_array(found, len(names))
+    mark = table[:, 0] != ""
     status_index = (np.cumsum(mark) - 1)[~mark]
-    raw = {k: v[~mark] for k, v in raw.items()}
-    n = len(status_index)
-    blank = np.full(n, "", dtype=object)
+    table = table[~mark]
+    raw = {name: table[:, i] for i, name in enumerate(names)}
+    blank = np.full(len(status_index), "", dtype=object)
 
     def col(*names_: str) -> np.ndarray:
-        out = blank
-        for nm in names_:
-            if nm in raw:
-                out = np.where(out == "", raw[nm], out)
+        present = [raw[nm] for nm in names_ if nm in raw]
+        if not present:
+            return blank
+        out = present[0]
+        for other in present[1:]:
+            out = np.where(out == "", other, out)
         return out
 
-    comma = _LOCALE_COMMA.search(joined) is not None
+    comma = _has_locale_comma(joined)
     out = {"status_index": status_index.astype("int64"), "section": col("h_op", "g_op", "a_op", "r_op")}
     out["count"] = floats_from_text(col("h_count", "r_count").tolist())
     out["max"] = floats_from_text(col("h_max").tolist())
@@ -192,6 +202,20 @@ def status_sections(found: StatusText) -> dict[str, np.ndarray]:
     return _groups(found.rests)
 
 
+def _timestamps(ts: np.ndarray) -> np.ndarray:
+    """``yyyy-MM-dd HH:mm:ss:SSS`` -> datetime64[ms] (numpy's ISO parser after ':SSS' -> '.SSS')."""
+    if len(ts) == 0:
+        return np.empty(0, dtype="datetime64[ms]")
+    chars = np.array(ts.tolist(), dtype="U23")
+    grid = chars.view("U1").reshape(len(chars), 23).copy()
+    grid[:, 10] = "T"
+    grid[:, 19] = "."
+    try:
+        return grid.reshape(-1).view("U23").astype("datetime64[ms]")
+    except ValueError:  # an impossible date (e.g. month 13) somewhere: fall back to a lenient parse
+        return pd.to_datetime(pd.Series(ts, dtype=object), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").to_numpy()
+
+
 def build_status(found: StatusText, groups: dict[str, np.ndarray], source: str, extra_names=()) -> pd.DataFrame:
     """The status frame: header fields joined with one row per operation group (or one row if none)."""
     n = len(found)
@@ -201,11 +225,10 @@ def build_status(found: StatusText, groups: dict[str, np.ndarray], source: str, 
     cur = h["cur"]
     head = {
         "label": h["label"],
-        "timestamp": pd.to_datetime(pd.Series(h["ts"], dtype=object), format="%Y-%m-%d %H:%M:%S:%f",
-                                    errors="coerce").to_numpy(),
+        "timestamp": _timestamps(h["ts"]),
         "elapsed_s": floats_from_text(h["sec"].tolist()),
         "total_ops": floats_from_text(h["ops"].tolist()),
-        "current_ops_per_s": floats_from_text(cur.tolist(), decimal_comma=any("," in c for c in cur.tolist())),
+        "current_ops_per_s": floats_from_text(cur.tolist(), decimal_comma="," in "".join(cur.tolist())),
         "eta_s": _eta_seconds(h["eta"]),
     }
     idx = groups["status_index"]

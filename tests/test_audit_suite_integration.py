@@ -242,7 +242,7 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
         _wait_for_on_run(results, proc)
         children = psutil.Process(proc.pid).children(recursive=True)
         names = " ".join(" ".join(c.cmdline()) for c in children)
-        assert "site.ycsb.Client" in names and "ferretdb" in names.lower()
+        assert "site.ycsb.Client" in names and ("ferretdb" in names.lower() or "mongod" in names)
         proc.send_signal(signum)
         code = proc.wait(60)
     finally:
@@ -266,7 +266,10 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     assert (run_dir / "steps" / manifest["steps"][2]["label"] / "stdout.txt").stat().st_size > 0
 
 
-def test_mongodb_runtime_refuses_ferretdb_before_running(mongo_url: str, tmp_path: Path) -> None:
+def test_mongodb_runtime_refuses_ferretdb_before_running(server: srv.ServerInfo, tmp_path: Path) -> None:
+    if server.kind != "ferretdb":
+        pytest.skip("the embedded server is a real mongod here")
+    mongo_url = server.url
     env = dict(os.environ, MONGODB_URL=mongo_url)
     proc = subprocess.run([sys.executable, "-m", "ycsb_runner", "bench", SUITE, "--results", str(tmp_path),
                            "--audit-strategy", "mongodb-runtime"], capture_output=True, text=True, env=env,

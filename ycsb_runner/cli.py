@@ -259,7 +259,20 @@ def bench(
             _log(f"results so far: {run_dir}")
         raise
     print_results(outcome.run_dir.root)
+    _print_study_table(outcome.run_dir.root)
     _log(f"results: {outcome.run_dir.root}")
+
+
+def _print_study_table(run_dir: Path) -> None:
+    """For study suites (audit off/on, Tencent tables): the table in the study's layout, also as CSV."""
+    from ycsb_runner.analyse.table import study_table
+    from ycsb_runner.cli_analyse import Format, emit
+    from ycsb_runner.store import atomic_write_csv
+
+    df = study_table(run_dir)
+    if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:
+        atomic_write_csv(run_dir / "study_table.csv", df)
+        emit(df, Format.table, df.attrs.get("title", run_dir.name))
 
 
 def _mount_optional() -> None:

@@ -25,7 +25,7 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table (rich),
 SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a CSV into the run folder.")]
 
 
-def _emit(df: pd.DataFrame, fmt: Format, title: str) -> None:
+def emit(df: pd.DataFrame, fmt: Format, title: str) -> None:
     if fmt is Format.csv:
         typer.echo(df.to_csv(index=False), nl=False)
     elif fmt is Format.json:
@@ -58,7 +58,7 @@ def table_cmd(run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = Fa
     df = study_table(run_dir)
     if save:
         _save(run_dir, "study_table.csv", df)
-    _emit(df, fmt, df.attrs.get("title", run_dir.name))
+    emit(df, fmt, df.attrs.get("title", run_dir.name))
 
 
 def compare_cmd(
@@ -98,7 +98,7 @@ def compare_cmd(
         )
     if save:
         _save(run_dir, name, df)
-    _emit(df, fmt, title)
+    emit(df, fmt, title)
 
 
 def report_cmd(

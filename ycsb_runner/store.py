@@ -20,6 +20,8 @@ import pandas as pd
 from ycsb_runner.errors import UserError
 
 MANIFEST = "manifest.json"
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 def _disk_error(path: Path, err: OSError) -> UserError:
@@ -36,6 +38,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are meant to be shared like any file
         os.replace(tmp, path)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)

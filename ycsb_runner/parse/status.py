@@ -133,6 +133,12 @@ def _has_locale_comma(joined: str) -> bool:
     return any(p.search(joined) for p in _LOCALE_COMMA)
 
 
+def _findall(branches: list[str], joined: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    pattern = re.compile("|".join(branches))
+    names = [name for name, _ in sorted(pattern.groupindex.items(), key=lambda kv: kv[1])]
+    return pattern.findall(joined), names
+
+
 def _groups(rests: list[str]) -> dict[str, np.ndarray]:
     """All groups of all updates: status_index, section and the value columns (float arrays)."""
     joined = "\x00" + "\x00".join(rests) if rests else ""
@@ -149,9 +155,13 @@ def _groups(rests: list[str]) -> dict[str, np.ndarray]:
     empty.update({c: np.empty(0) for c in VALUE_COLUMNS})
     if len(branches) == 1:
         return empty
-    pattern = re.compile("|".join(branches))
-    names = [name for name, _ in sorted(pattern.groupindex.items(), key=lambda kv: kv[1])]
-    found = pattern.findall(joined)
+    found, names = _findall(branches, joined)
+    if _HDR_G in branches and _GEN_G not in branches:
+        # Some `[OP: Count=...]` group did not fit the 0.17.0 layout: parse such groups generically too.
+        hdr_col = names.index("h_op")
+        if sum(1 for t in found if t[hdr_col]) < joined.count(": Count="):
+            branches.insert(2, _GEN_G)
+            found, names = _findall(branches, joined)
     if not found:
         return empty
     table = tuples_to_array(found, len(names))

@@ -73,6 +73,13 @@ def _wait_ready(url: str, proc: subprocess.Popen, log_path: Path, timeout: float
     )
 
 
+def _launch(argv: list[str], log_path: Path) -> subprocess.Popen:
+    """Start the server detached (own session: a terminal Ctrl-C is ours to handle), logging to a file."""
+    with open(log_path, "ab") as log_file:
+        return subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"))
+
+
 def _init_replica_set(url: str, port: int, timeout: float = 60) -> None:
     with MongoClient(url, directConnection=True, serverSelectionTimeoutMS=5000) as c:
         try:
@@ -135,15 +142,7 @@ def start(
             *(extra_args or []),
         ]
         url = f"mongodb://127.0.0.1:{port}/ycsb"
-    with open(log_path, "ab") as log_file:
-        proc = subprocess.Popen(
-            argv,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            env=dict(os.environ, DO_NOT_TRACK="1"),
-        )
+    proc = _launch(argv, log_path)
     try:
         _wait_ready(url, proc, log_path, timeout)
         if kind == "mongod":
@@ -245,15 +244,7 @@ def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: f
     base = info.argv[: info.argv.index("--quiet") + 1] if info.kind == "mongod" else info.argv[:7]
     argv = [*base, *(extra_args or [])]
     log_path = Path(info.log_path)
-    with open(log_path, "ab") as log_file:
-        proc = subprocess.Popen(
-            argv,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            env=dict(os.environ, DO_NOT_TRACK="1"),
-        )
+    proc = _launch(argv, log_path)
     _wait_ready(info.url, proc, log_path, timeout)
     new = ServerInfo(**{**info.as_dict(), "pid": proc.pid, "argv": argv, "started_at": time.time()})
     path = state_file()

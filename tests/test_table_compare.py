@@ -180,3 +180,25 @@ def test_display_frame_compacts_spread() -> None:
     out = display_frame(df)
     assert out.columns.tolist() == ["mix", "x"]
     assert out["x"].tolist() == ["1,234 ± 10.00", "5.00"]
+
+
+def test_compare_fail_on_regression_exit_code(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A nightly job gets exit 1 when compare finds a significantly worse metric, 0 otherwise.
+
+    (Two repetitions per side are too few for a real run to reach significance reliably, so the
+    comparison's verdict is fixed here and only the exit-code wiring is tested.)"""
+    from ycsb_runner import cli
+    from ycsb_runner.analyse import compare as compare_mod
+
+    real = compare_runs(run_dir, run_dir)
+    assert (real["significant"] != "yes").all()
+    runner = CliRunner()
+    ok = runner.invoke(cli.app, ["compare", str(run_dir), str(run_dir), "--fail-on-regression", "-f", "csv"])
+    assert ok.exit_code == 0, ok.output
+    worse = real.copy()
+    row = worse.index[worse["metric"] == "throughput_ops_s"][0]
+    worse.loc[row, ["significant", "direction", "change_pct"]] = ["yes", "worse", -50.0]
+    monkeypatch.setattr(compare_mod, "compare_runs", lambda a, b, **kw: worse)
+    bad = runner.invoke(cli.app, ["compare", str(run_dir), str(run_dir), "--fail-on-regression", "-f", "csv"])
+    assert bad.exit_code != 0
+    assert "performance regressed" in str(bad.exception) and "throughput_ops_s -50.0%" in str(bad.exception)

@@ -77,6 +77,10 @@ def compare_cmd(
     ] = None,
     fmt: FormatOpt = Format.table,
     save: SaveOpt = False,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(help="Exit 1 when a metric is significantly worse in CONTENDER_RUN (for nightly jobs)."),
+    ] = False,
 ) -> None:
     """Compare RUN_DIR with CONTENDER_RUN (significance over repetitions) or with a published --reference."""
     from ycsb_runner.analyse.compare import compare_reference, compare_runs
@@ -99,6 +103,11 @@ def compare_cmd(
     if save:
         _save(run_dir, name, df)
     emit(df, fmt, title)
+    if fail_on_regression and contender is not None:
+        worse = df[(df["significant"] == "yes") & (df["direction"] == "worse")]
+        if not worse.empty:
+            what = ", ".join(f"{r.mix} {r.metric} {r.change_pct:+.1f}%" for r in worse.itertuples())
+            raise UserError(f"performance regressed: {what}", exit_code=1)
 
 
 def report_cmd(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,10 @@ from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java
 from ycsb_runner.server import EmbeddedServer, ServerInfo
 
 DATA = Path(__file__).parent / "data"
+
+# The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
+# provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)
+os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 
 
 @pytest.fixture(scope="session")

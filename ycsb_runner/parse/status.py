@@ -21,14 +21,15 @@ from .numbers import floats_from_text
 from .summary import empty_frame
 
 _HDR_G = (
-    r"\[(?P<h_op>[^:\[\]\x00]+): Count=(?P<h_count>[^,\]\x00]*), Max=(?P<h_max>[^,\]\x00]*), "
-    r"Min=(?P<h_min>[^,\]\x00]*), Avg=(?P<h_avg>[^\]\x00]*?), 90=(?P<h_p90>[^,\]\x00]*), "
-    r"99=(?P<h_p99>[^,\]\x00]*), 99\.9=(?P<h_p999>[^,\]\x00]*), 99\.99=(?P<h_p9999>[^,\]\x00]*)\]"
+    r"\[(?P<h_op>[^:\[\]\x00]+): Count=(?P<h_count>[^,\[\]\x00]*), Max=(?P<h_max>[^,\[\]\x00]*), "
+    r"Min=(?P<h_min>[^,\[\]\x00]*), Avg=(?P<h_avg>[^\[\]\x00]*?), 90=(?P<h_p90>[^,\[\]\x00]*), "
+    r"99=(?P<h_p99>[^,\[\]\x00]*), 99\.9=(?P<h_p999>[^,\[\]\x00]*), 99\.99=(?P<h_p9999>[^,\[\]\x00]*)\]"
 )
-_GEN_G = r"\[(?P<g_op>[^:\[\]\x00]+): (?P<g_kv>[^\]\x00]*)\]"
-_AVG_G = r"\[(?P<a_op>[^\[\]\x00]+?) AverageLatency\(us\)=(?P<a_avg>[^\]\x00]*)\]"
-_RAW_G = r"(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), average latency\(us\): (?P<r_avg>[^\s\[\]\x00]+)"
-_KV_RE = re.compile(r"(?P<k>[\w.]+)=(?P<v>.*?)(?=, [\w.]+=|$)")
+# Every class excludes '[' and ']' so that no attempt runs past the next group: linear time on any input.
+_GEN_G = r"\[(?P<g_op>[^:\[\]\x00]+): (?P<g_kv>[^\[\]\x00]*)\]"
+_AVG_G = r"\[(?P<a_op>[^\[\]\x00]+?) AverageLatency\(us\)=(?P<a_avg>[^\[\]\x00]*)\]"
+_RAW_G = r"(?<![^\s\]\x00])(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), average latency\(us\): (?P<r_avg>[^\s\[\]\x00]+)"
+_KV_RE = re.compile(r"(?<![\w.])(?P<k>[\w.]+)=(?P<v>.*?)(?=, [\w.]+=|$)")
 _ETA_RE = re.compile(r"(\x00)|(\d+) ([dhms])")
 _ETA_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
 # A decimal comma (e.g. de_DE) shows up in the only non-integral group values; literal prefixes keep these fast.

@@ -9,7 +9,8 @@ import pandas as pd
 
 Stream = str | bytes | bytearray | memoryview | None
 
-_SECRET_RE = re.compile(r"(?P<head>mongodb(?:\+srv)?://[^:/@\s]+:)[^@\s]+@")
+# Userinfo before '@'; '/', '?', '#', '[', ']' must be percent-encoded in it, which also keeps this linear.
+_SECRET_RE = re.compile(r"(?P<head>mongodb(?:\+srv)?://[^:/@\s?#\[\]]+:)[^@\s/?#\[\]]+@")
 
 
 def to_bytes(data: Stream) -> bytes:

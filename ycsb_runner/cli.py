@@ -210,6 +210,7 @@ def bench(
     max_error_rate: Annotated[float, typer.Option(help="A phase with more failed operations fails.")] = 0.01,
     keep_going: Annotated[bool, typer.Option(help="Continue with the next step after a failed one.")] = False,
     monitors: Annotated[bool, typer.Option(help="Sample server and client metrics during runs.")] = True,
+    report: Annotated[bool, typer.Option(help="Write report.html and report.md into the run folder.")] = True,
     jvm_arg: Annotated[
         list[str] | None, typer.Option(help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
     ] = None,
@@ -254,12 +255,21 @@ def bench(
         if run_dir is not None:
             try:
                 print_results(run_dir)
+                if report and not isinstance(exc, KeyboardInterrupt):
+                    from ycsb_runner.analyse.report import write_report
+
+                    write_report(run_dir)
             except Exception:  # noqa: BLE001 - the error below matters more than the table
                 pass
             _log(f"results so far: {run_dir}")
         raise
     print_results(outcome.run_dir.root)
     _print_study_table(outcome.run_dir.root)
+    if report:
+        from ycsb_runner.analyse.report import write_report
+
+        html_path, _ = write_report(outcome.run_dir.root)
+        _log(f"report: {html_path}")
     _log(f"results: {outcome.run_dir.root}")
 
 

@@ -24,7 +24,9 @@ import numpy as np
 import pandas as pd
 
 OPS = ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE")
-HDR_FMT = "[{op}: Count={c}, Max={mx}, Min={mn}, Avg={avg:.2f}, 90={p90}, 99={p99}, 99.9={p999}, 99.99={p9999}]"
+HDR_FMT = (
+    "[{op}: Count={c}, Max={mx}, Min={mn}, Avg={avg:.2f}, 90={p90}, 99={p99}, 99.9={p999}, 99.99={p9999}]"
+)
 
 
 # ----------------------------------------------------------------------------------------------- inputs
@@ -35,24 +37,46 @@ def make_status_run(seconds: int, ops=OPS, seed: int = 1) -> tuple[str, str]:
     stamps = (t0 + pd.to_timedelta(np.arange(seconds + 1), unit="s")).strftime("%Y-%m-%d %H:%M:%S:000")
     counts = rng.integers(800, 1200, size=(seconds + 1, len(ops)))
     total = np.cumsum(counts.sum(axis=1))
-    lines = ["Command line: -t -db site.ycsb.db.MongoDbClient -s -p status.interval=1", "YCSB Client 0.17.0", "",
-             "Loading workload...", "Starting test."]
+    lines = [
+        "Command line: -t -db site.ycsb.db.MongoDbClient -s -p status.interval=1",
+        "YCSB Client 0.17.0",
+        "",
+        "Loading workload...",
+        "Starting test.",
+    ]
     for i in range(seconds + 1):
         groups = " ".join(
-            HDR_FMT.format(op=op, c=counts[i, j], mx=2000 + j, mn=80 + j, avg=150.5 + j, p90=160, p99=300,
-                           p999=900, p9999=1900)
+            HDR_FMT.format(
+                op=op,
+                c=counts[i, j],
+                mx=2000 + j,
+                mn=80 + j,
+                avg=150.5 + j,
+                p90=160,
+                p99=300,
+                p999=900,
+                p9999=1900,
+            )
             for j, op in enumerate(ops)
         )
         eta = f"est completion in {seconds - i} seconds " if i < seconds else ""
         cur = f"{counts[i].sum()} current ops/sec; " if i else ""
         lines.append(f"{stamps[i]} {i} sec: {total[i]} operations; {cur}{eta}{groups} ")
     stderr = "\n".join(lines) + "\n"
-    out = [f"[OVERALL], RunTime(ms), {seconds * 1000}", f"[OVERALL], Throughput(ops/sec), {total[-1] / seconds}"]
+    out = [
+        f"[OVERALL], RunTime(ms), {seconds * 1000}",
+        f"[OVERALL], Throughput(ops/sec), {total[-1] / seconds}",
+    ]
     for j, op in enumerate(ops):
         n = int(counts[:, j].sum())
-        out += [f"[{op}], Operations, {n}", f"[{op}], AverageLatency(us), {150.5 + j}",
-                f"[{op}], MinLatency(us), {80 + j}", f"[{op}], MaxLatency(us), {2000 + j}",
-                f"[{op}], 95thPercentileLatency(us), 200", f"[{op}], 99thPercentileLatency(us), 300"]
+        out += [
+            f"[{op}], Operations, {n}",
+            f"[{op}], AverageLatency(us), {150.5 + j}",
+            f"[{op}], MinLatency(us), {80 + j}",
+            f"[{op}], MaxLatency(us), {2000 + j}",
+            f"[{op}], 95thPercentileLatency(us), 200",
+            f"[{op}], 99thPercentileLatency(us), 300",
+        ]
         if op != "READ-MODIFY-WRITE":
             out.append(f"[{op}], Return=OK, {n}")
     return "\n".join(out) + "\n", stderr
@@ -68,24 +92,32 @@ def write_raw_run(path: Path, n: int, seed: int = 2) -> None:
             fh.write(f"{op} latency raw data: op, timestamp(ms), latency(us)\n")
             for start in range(0, k, 1_000_000):
                 m = min(1_000_000, k - start)
-                frame = pd.DataFrame({
-                    "op": op,
-                    "ts": 1_700_000_000_000 + np.arange(start, start + m) // 10,
-                    "lat": rng.integers(50, 5000, size=m),
-                })
+                frame = pd.DataFrame(
+                    {
+                        "op": op,
+                        "ts": 1_700_000_000_000 + np.arange(start, start + m) // 10,
+                        "lat": rng.integers(50, 5000, size=m),
+                    }
+                )
                 frame.to_csv(fh, header=False, index=False)
         fh.write("[OVERALL], RunTime(ms), 600000\n[OVERALL], Throughput(ops/sec), 16666.6\n")
         for op, k in half.items():
-            fh.write(f"[{op}], Total Operations, {k}\n[{op}], Below is a summary of latency in microseconds:, -1\n")
+            fh.write(
+                f"[{op}], Total Operations, {k}\n[{op}], Below is a summary of latency in microseconds:, -1\n"
+            )
             fh.write(f"[{op}], Average, 2500.0\n[{op}], Return=OK, {k}\n")
 
 
 # ---------------------------------------------------------------------------- line-by-line comparison
 _SUMMARY = re.compile(r"^\[([^\[\]]+)\], (.*), ([^,]*)$")
-_STATUS = re.compile(r"^(.*?)(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (\d+) sec: (\d+) operations; "
-                     r"(?:([^ ;]*) current ops/sec; )?(?:est completion in ((?:\d+ [a-z]+ ?)+))?(.*)$")
-_GROUP = re.compile(r"\[([^:\[\]]+): Count=(\d+), Max=(\d+), Min=(\d+), Avg=([^\]]*?), 90=(\d+), 99=(\d+), "
-                    r"99\.9=(\d+), 99\.99=(\d+)\]")
+_STATUS = re.compile(
+    r"^(.*?)(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (\d+) sec: (\d+) operations; "
+    r"(?:([^ ;]*) current ops/sec; )?(?:est completion in ((?:\d+ [a-z]+ ?)+))?(.*)$"
+)
+_GROUP = re.compile(
+    r"\[([^:\[\]]+): Count=(\d+), Max=(\d+), Min=(\d+), Avg=([^\]]*?), 90=(\d+), 99=(\d+), "
+    r"99\.9=(\d+), 99\.99=(\d+)\]"
+)
 _RAW = re.compile(r"^([^,\s]+),(\d+),(\d+)$")
 
 
@@ -105,10 +137,22 @@ def naive_parse(stdout: str, stderr: str) -> dict[str, int]:
         if not m:
             continue
         for g in _GROUP.finditer(m.group(7)):
-            status.append({"ts": m.group(2), "sec": int(m.group(3)), "ops": int(m.group(4)), "op": g.group(1),
-                           "count": int(g.group(2)), "max": int(g.group(3)), "min": int(g.group(4)),
-                           "avg": float(g.group(5).replace(",", ".")), "p90": int(g.group(6)),
-                           "p99": int(g.group(7)), "p999": int(g.group(8)), "p9999": int(g.group(9))})
+            status.append(
+                {
+                    "ts": m.group(2),
+                    "sec": int(m.group(3)),
+                    "ops": int(m.group(4)),
+                    "op": g.group(1),
+                    "count": int(g.group(2)),
+                    "max": int(g.group(3)),
+                    "min": int(g.group(4)),
+                    "avg": float(g.group(5).replace(",", ".")),
+                    "p90": int(g.group(6)),
+                    "p99": int(g.group(7)),
+                    "p999": int(g.group(8)),
+                    "p9999": int(g.group(9)),
+                }
+            )
     frames = (pd.DataFrame(summary), pd.DataFrame(status), pd.DataFrame(raw, columns=["op", "ts", "lat"]))
     return {"summary_rows": len(frames[0]), "status_rows": len(frames[1]), "raw_rows": len(frames[2])}
 
@@ -118,9 +162,10 @@ def child(mode: str, parser: str, out_path: str, err_path: str) -> None:
     from ycsb_runner.parse import parse_output, parse_raw_file  # imported before timing
 
     t0 = time.perf_counter()
-    stdout = Path(out_path).read_bytes()
+    stdout = Path(out_path).read_bytes() if mode != "rawfile" else b""  # parse_raw_file reads the file itself
     stderr = Path(err_path).read_bytes() if err_path else b""
     t1 = time.perf_counter()
+    c1 = time.process_time()
     if parser == "naive":
         counts = naive_parse(stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
     elif mode == "rawfile":
@@ -128,11 +173,16 @@ def child(mode: str, parser: str, out_path: str, err_path: str) -> None:
         counts = {"raw_rows": len(frame)}
     else:
         run = parse_output(stdout, stderr)
-        counts = {"summary_rows": len(run.summary), "status_rows": len(run.status), "raw_rows": len(run.raw),
-                  "verdict": run.verdict.status}
+        counts = {
+            "summary_rows": len(run.summary),
+            "status_rows": len(run.status),
+            "raw_rows": len(run.raw),
+            "verdict": run.verdict.status,
+        }
     t2 = time.perf_counter()
+    cpu = time.process_time() - c1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"read_s": t1 - t0, "parse_s": t2 - t1, "peak_rss_mb": peak_mb, **counts}))
+    print(json.dumps({"read_s": t1 - t0, "parse_s": t2 - t1, "cpu_s": cpu, "peak_rss_mb": peak_mb, **counts}))
 
 
 def run_child(mode: str, parser: str, out_path: Path, err_path: Path | None) -> dict:
@@ -140,7 +190,9 @@ def run_child(mode: str, parser: str, out_path: Path, err_path: Path | None) -> 
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if res.returncode != 0:
-        return {"error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else f"exit {res.returncode}"}
+        return {
+            "error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else f"exit {res.returncode}"
+        }
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -148,14 +200,19 @@ def fmt(label: str, r: dict, target: str) -> str:
     if "error" in r:
         return f"{label:44s} ERROR {r['error']}"
     rows = ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("_rows") or k == "verdict")
-    return f"{label:44s} parse {r['parse_s']:6.2f} s  peak RSS {r['peak_rss_mb']:7.0f} MB  {target:14s} ({rows})"
+    return (
+        f"{label:38s} wall {r['parse_s']:6.2f} s  cpu {r['cpu_s']:6.2f} s  "
+        f"peak RSS {r['peak_rss_mb']:6.0f} MB  {target:15s} ({rows})"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 h status run and 1 M raw points")
     ap.add_argument("--no-naive", action="store_true", help="skip the line-by-line comparison")
-    ap.add_argument("--child", nargs=4, metavar=("MODE", "PARSER", "STDOUT", "STDERR"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--child", nargs=4, metavar=("MODE", "PARSER", "STDOUT", "STDERR"), help=argparse.SUPPRESS
+    )
     args = ap.parse_args()
     if args.child:
         child(*args.child)
@@ -171,23 +228,41 @@ def main() -> None:
         write_raw_run(d / "raw.stdout", raw_n)
         size_a = (d / "status.stderr").stat().st_size / 1e6
         size_b = (d / "raw.stdout").stat().st_size / 1e6
-        print(f"inputs generated in {time.perf_counter() - t:.1f} s: (a) {seconds + 1} status lines x {len(OPS)} "
-              f"groups, stderr {size_a:.0f} MB; (b) {raw_n:,} raw points, stdout {size_b:.0f} MB; "
-              f"{os.cpu_count()} CPUs")
+        print(
+            f"inputs generated in {time.perf_counter() - t:.1f} s: "
+            f"(a) {seconds + 1} status lines x {len(OPS)} "
+            f"groups, stderr {size_a:.0f} MB; (b) {raw_n:,} raw points, stdout {size_b:.0f} MB; "
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+        )
         results = [
-            ("(a) status run, parse_output", run_child("output", "vector", d / "status.stdout", d / "status.stderr"),
-             "target < 2 s"),
-            ("(b) raw capture, parse_output", run_child("output", "vector", d / "raw.stdout", None),
-             "< 15 s, < 2 GB"),
-            ("(b) raw capture, parse_raw_file", run_child("rawfile", "vector", d / "raw.stdout", None),
-             "< 15 s, < 2 GB"),
+            (
+                "(a) status run, parse_output",
+                run_child("output", "vector", d / "status.stdout", d / "status.stderr"),
+                "target < 2 s",
+            ),
+            (
+                "(b) raw capture, parse_output",
+                run_child("output", "vector", d / "raw.stdout", None),
+                "< 15 s, < 2 GB",
+            ),
+            (
+                "(b) raw capture, parse_raw_file",
+                run_child("rawfile", "vector", d / "raw.stdout", None),
+                "< 15 s, < 2 GB",
+            ),
         ]
         if not args.no_naive:
             results += [
-                ("(c) status run, line-by-line parser", run_child("output", "naive", d / "status.stdout",
-                                                                  d / "status.stderr"), "comparison"),
-                ("(c) raw capture, line-by-line parser", run_child("output", "naive", d / "raw.stdout", None),
-                 "comparison"),
+                (
+                    "(c) status run, line-by-line parser",
+                    run_child("output", "naive", d / "status.stdout", d / "status.stderr"),
+                    "comparison",
+                ),
+                (
+                    "(c) raw capture, line-by-line parser",
+                    run_child("output", "naive", d / "raw.stdout", None),
+                    "comparison",
+                ),
             ]
         for label, r, target in results:
             print(fmt(label, r, target))

@@ -48,7 +48,9 @@ def run_of(name: str):
 def raw_sections(name: str) -> set[str]:
     found = set(SECTION_LINE.findall(text(name, "stdout")))
     if name.startswith("export_"):
-        data = json.loads((DATA / "export_jsonarray.json").read_text()) if name == "export_jsonarray" else None
+        data = (
+            json.loads((DATA / "export_jsonarray.json").read_text()) if name == "export_jsonarray" else None
+        )
         if data is None:
             found |= set(re.findall(r'"metric" : "([^"]+)"', (DATA / f"{name}.json").read_text()))
         else:
@@ -78,7 +80,9 @@ def test_operations_equal_return_counts(name):
     for _, row in with_returns.iterrows():
         family = ops[(ops["operation"] == row["operation"]) & (ops["part"] == row["part"])]
         assert family["operations"].sum() == row["returns"], row["section"]
-        assert row["returns"] == sum(row[c] for c in ops.columns if c.startswith("return_") and row[c] == row[c])
+        assert row["returns"] == sum(
+            row[c] for c in ops.columns if c.startswith("return_") and row[c] == row[c]
+        )
 
 
 @pytest.mark.parametrize("name", [n for n in ALL if not run_of(n).status.empty])
@@ -111,7 +115,9 @@ def test_rmw_and_scan_present(name):
         assert (intended["kind"] == "intended").all()
 
 
-@pytest.mark.parametrize("name", ["hdr_both", "histogram_both", "timeseries_both", "workload_f", "flaky_tracked"])
+@pytest.mark.parametrize(
+    "name", ["hdr_both", "histogram_both", "timeseries_both", "workload_f", "flaky_tracked"]
+)
 def test_interval_both_has_matching_intended_sections(name):
     ops = run_of(name).operations.set_index("section")
     intended = [s for s in ops.index if s.startswith("Intended-")]
@@ -123,19 +129,31 @@ def test_interval_both_has_matching_intended_sections(name):
 
 def test_failure_sections_are_classified():
     ops = run_of("flaky_tracked").operations.set_index("section")
-    assert ops.loc["READ-NOT_FOUND", ["operation", "kind", "outcome"]].tolist() == ["READ", "status", "NOT_FOUND"]
-    assert ops.loc["UPDATE-FAILED", ["operation", "kind", "outcome"]].tolist() == ["UPDATE", "failed", "FAILED"]
+    assert ops.loc["READ-NOT_FOUND", ["operation", "kind", "outcome"]].tolist() == [
+        "READ",
+        "status",
+        "NOT_FOUND",
+    ]
+    assert ops.loc["UPDATE-FAILED", ["operation", "kind", "outcome"]].tolist() == [
+        "UPDATE",
+        "failed",
+        "FAILED",
+    ]
     assert ops.loc["Intended-READ-NOT_FOUND", ["kind", "outcome"]].tolist() == ["intended", "NOT_FOUND"]
     read = ops.loc["READ"]
     assert read["errors"] == read["return_NOT_FOUND"]
-    assert read["error_rate"] == pytest.approx(read["return_NOT_FOUND"] / (read["return_OK"] + read["return_NOT_FOUND"]))
+    assert read["error_rate"] == pytest.approx(
+        read["return_NOT_FOUND"] / (read["return_OK"] + read["return_NOT_FOUND"])
+    )
 
 
 def test_empty_histograms_are_no_data_not_huge_numbers():
     run = run_of("flaky_all_errors")
     read = run.operations.set_index("section").loc["READ"]
     assert read["operations"] == 0
-    assert np.isnan([read["min_latency_us"], read["max_latency_us"], read["average_latency_us"], read["p95"]]).all()
+    assert np.isnan(
+        [read["min_latency_us"], read["max_latency_us"], read["average_latency_us"], read["p95"]]
+    ).all()
     assert read["error_rate"] == 1.0
     raw_min = run.summary[(run.summary["section"] == "READ") & (run.summary["metric"] == "MinLatency(us)")]
     assert raw_min["value_str"].iloc[0] == "9223372036854775807" and np.isnan(raw_min["value"].iloc[0])
@@ -163,7 +181,9 @@ def test_custom_percentiles_and_ordinals():
     assert labels["3rdPercentileLatency(us)"] == 3
     assert labels["99.9PercentileLatency(us)"] == 99.9
     read = ops.set_index("section").loc["READ"]
-    assert read["p1"] <= read["p50"] <= read["p90"] <= read["p99.9"] <= read["p99.99"] <= read["max_latency_us"]
+    assert (
+        read["p1"] <= read["p50"] <= read["p90"] <= read["p99.9"] <= read["p99.99"] <= read["max_latency_us"]
+    )
 
 
 def test_histogram_type_buckets_and_variance():
@@ -347,7 +367,7 @@ def test_verdicts_of_broken_runs():
     assert crash.status == "truncated"
     assert any("no operation sections" in r for r in crash.reasons)
     assert any("DatatypeConverter" in r for r in crash.reasons)
-    assert any("exit code 1" == r for r in crash.reasons)
+    assert any(r == "exit code 1" for r in crash.reasons)
     usage = run_of("usage_error").verdict
     assert usage.status == "failed" and any("Unknown option" in r for r in usage.reasons)
     bad = run_of("bad_measurementtype").verdict
@@ -370,7 +390,12 @@ def test_verdict_thresholds():
 
 
 @pytest.mark.parametrize(
-    "name", [n for n in ALL if MANIFEST.get(n, 0) == 0 and not n.startswith(("export_", "bad_", "usage", "zero", "non"))]
+    "name",
+    [
+        n
+        for n in ALL
+        if MANIFEST.get(n, 0) == 0 and not n.startswith(("export_", "bad_", "usage", "zero", "non"))
+    ],
 )
 def test_healthy_captures_are_consistent(name):
     run = run_of(name)

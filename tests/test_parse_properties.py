@@ -1,4 +1,4 @@
-"""Property-based tests: whatever the input, parse_output returns a result or raises ParseError, never hangs."""
+"""Property-based tests: whatever the input, parse_output returns a result or raises ParseError; no hang."""
 
 from __future__ import annotations
 
@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 from ycsb_runner.parse import ParsedRun, ParseError, parse_export, parse_output
 
 DATA = Path(__file__).parent / "data" / "ycsb"
-SMALL = ["hdr_both", "hdr_histogram", "hdr_raw", "timeseries_both", "workload_f", "flaky_tracked", "histogram_verbose"]
+SMALL = [
+    "hdr_both",
+    "hdr_histogram",
+    "hdr_raw",
+    "timeseries_both",
+    "workload_f",
+    "flaky_tracked",
+    "histogram_verbose",
+]
 EVERY_LINE = ["hdr_both", "hdr_histogram", "timeseries_both", "workload_f", "flaky_tracked"]
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -39,12 +47,53 @@ def outcome(stdout, stderr=""):
 
 
 FRAGMENTS = [
-    "[", "]", ", ", "\n", " ", "=", ":", "READ", "Intended-", "-FAILED", "Hdr", "Bucket", "Raw", "[OVERALL], ",
-    "RunTime(ms), ", "Operations, ", "Return=OK, ", "AverageLatency(us)", "95thPercentileLatency(us), ", "NaN",
-    "9223372036854775807", "1.0E7", "-1", "2024-01-01 00:00:00:000 ", "3 sec: ", "10 operations; ",
-    "1,5 current ops/sec; ", "est completion in ", "106751991167300 days 15 hours ", "Count=", "Max=", "Avg=",
-    "90=", "99.9=", " count: ", ", average latency(us): ", " latency raw data: op, timestamp(ms), latency(us)",
-    "READ,1700000000000,", "\u221e", "\ufffd", "\x00", "\r", "0", "17", "Exception in thread", "{", "}",
+    "[",
+    "]",
+    ", ",
+    "\n",
+    " ",
+    "=",
+    ":",
+    "READ",
+    "Intended-",
+    "-FAILED",
+    "Hdr",
+    "Bucket",
+    "Raw",
+    "[OVERALL], ",
+    "RunTime(ms), ",
+    "Operations, ",
+    "Return=OK, ",
+    "AverageLatency(us)",
+    "95thPercentileLatency(us), ",
+    "NaN",
+    "9223372036854775807",
+    "1.0E7",
+    "-1",
+    "2024-01-01 00:00:00:000 ",
+    "3 sec: ",
+    "10 operations; ",
+    "1,5 current ops/sec; ",
+    "est completion in ",
+    "106751991167300 days 15 hours ",
+    "Count=",
+    "Max=",
+    "Avg=",
+    "90=",
+    "99.9=",
+    " count: ",
+    ", average latency(us): ",
+    " latency raw data: op, timestamp(ms), latency(us)",
+    "READ,1700000000000,",
+    "\u221e",
+    "\ufffd",
+    "\x00",
+    "\r",
+    "0",
+    "17",
+    "Exception in thread",
+    "{",
+    "}",
 ]
 
 
@@ -55,8 +104,10 @@ def test_arbitrary_bytes(stdout, stderr):
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(FRAGMENTS), max_size=400).map("".join), st.lists(st.sampled_from(FRAGMENTS),
-                                                                                  max_size=200).map("".join))
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=400).map("".join),
+    st.lists(st.sampled_from(FRAGMENTS), max_size=200).map("".join),
+)
 def test_ycsb_like_garbage(stdout, stderr):
     outcome(stdout, stderr)
     outcome(stdout + "\n" + stderr)
@@ -197,7 +248,9 @@ def test_arbitrary_export_text(text):
         "READ latency raw data: op, timestamp(ms), latency(us)\n" + "READ," * 100_000,
         "2024-01-01 00:00:00:000 " * 40_000,
         "2024-01-01 00:00:00:000 1 sec: 1 operations; " + "[READ: Count=1, Max=2, Min=3, Avg=" * 30_000,
-        "2024-01-01 00:00:00:000 1 sec: 1 operations; " + "a" * 300_000 + " READ count: 1, average latency(us): 1",
+        "2024-01-01 00:00:00:000 1 sec: 1 operations; "
+        + "a" * 300_000
+        + " READ count: 1, average latency(us): 1",
         "Exception: " + "mongodb://a:" * 40_000,
         "A." * 300_000,
         "[READ], " + "x, " * 200_000,

@@ -1,4 +1,4 @@
-"""Unit tests of the YCSB output parser: names, numbers, status-line variants, noise, exports, .hdr decoding."""
+"""Unit tests of the YCSB output parser: names, numbers, status-line variants, noise, exports, .hdr logs."""
 
 from __future__ import annotations
 
@@ -58,7 +58,18 @@ def test_classify_custom_status_and_prefix_without_pair():
 
 
 def test_floats_from_text():
-    values = ["1", "", "NaN", "\u221e", "1.0E7", "9223372036854775807", "junk", "-Infinity", "4255.31914893617", "\ufffd"]
+    values = [
+        "1",
+        "",
+        "NaN",
+        "\u221e",
+        "1.0E7",
+        "9223372036854775807",
+        "junk",
+        "-Infinity",
+        "4255.31914893617",
+        "\ufffd",
+    ]
     got = floats_from_text(values)
     assert got[0] == 1 and np.isnan(got[1]) and np.isnan(got[2]) and got[3] == np.inf
     assert got[4] == 1e7 and np.isnan(got[5]) and np.isnan(got[6]) and got[7] == -np.inf
@@ -83,7 +94,10 @@ STATUS_HEAD = "2024-03-01 10:00:0{i}:123 {i} sec: {ops} operations; "
     ],
 )
 def test_eta_variants(eta, seconds):
-    line = STATUS_HEAD.format(i=1, ops=10) + f"5 current ops/sec; est completion in {eta}[READ AverageLatency(us)=5]"
+    line = (
+        STATUS_HEAD.format(i=1, ops=10)
+        + f"5 current ops/sec; est completion in {eta}[READ AverageLatency(us)=5]"
+    )
     status = parse_output("", line + "\n").status
     assert status["eta_s"].iloc[0] == seconds
     assert status["section"].iloc[0] == "READ" and status["avg"].iloc[0] == 5
@@ -97,7 +111,8 @@ def test_status_line_forms():
         "[READ: Count=479, Max=13207, Min=83, Avg=146,54, 90=153, 99=298, 99.9=13207, 99.99=13207] "
         "[UPDATE: Count=0, Max=0, Min=9223372036854775807, Avg=NaN, 90=0, 99=0, 99.9=0, 99.99=0] ",
         STATUS_HEAD.format(i=2, ops=2400) + "\u221e current ops/sec; [INSERT AverageLatency(us)=\ufffd]  ",
-        STATUS_HEAD.format(i=3, ops=2500) + "100 current ops/sec; READ count: 12, average latency(us): 123,45 ",
+        STATUS_HEAD.format(i=3, ops=2500)
+        + "100 current ops/sec; READ count: 12, average latency(us): 123,45 ",
         # Another version's layout (an extra field): parsed key by key.
         STATUS_HEAD.format(i=4, ops=2600) + "[SCAN: Count=5, Max=10, Min=1, Avg=5.5, 90=9, 99=10, 99.9=10, "
         "99.99=10, 99.999=10]",
@@ -109,7 +124,13 @@ def test_status_line_forms():
     assert np.isnan(first["current_ops_per_s"]) and pd.isna(first["section"])
     read = status[status["section"] == "READ"].iloc[0]
     assert read["current_ops_per_s"] == 1234.57
-    assert (read["count"], read["max"], read["min"], read["avg"], read["p99.99"]) == (479, 13207, 83, 146.54, 13207)
+    assert (read["count"], read["max"], read["min"], read["avg"], read["p99.99"]) == (
+        479,
+        13207,
+        83,
+        146.54,
+        13207,
+    )
     upd = status[status["section"] == "UPDATE"].iloc[0]
     assert upd["count"] == 0 and upd[["max", "min", "avg", "p90"]].isna().all()
     ins = status[status["section"] == "INSERT"].iloc[0]
@@ -157,13 +178,17 @@ def test_old_versions_print_doubles():
     a, b = parse_output(original), parse_output(doubled)
     pd.testing.assert_frame_equal(a.operations, b.operations)
     assert a.overall == b.overall
-    assert parse_output("[OVERALL], RunTime(ms), 4301.0\n[READ], Operations, 1.0E7\n").operations[
-        "operations"
-    ].iloc[0] == 1e7
+    assert (
+        parse_output("[OVERALL], RunTime(ms), 4301.0\n[READ], Operations, 1.0E7\n")
+        .operations["operations"]
+        .iloc[0]
+        == 1e7
+    )
 
 
 NOISE = [
-    '"/usr/lib/jvm/java/bin/java"  -classpath /opt/ycsb/conf:/opt/ycsb/lib/core-0.17.0.jar site.ycsb.Client -t '
+    '"/usr/lib/jvm/java/bin/java"  -classpath /opt/ycsb/conf:/opt/ycsb/lib/core-0.17.0.jar '
+    "site.ycsb.Client -t "
     "-db site.ycsb.db.MongoDbClient -P workloads/workloada",
     "mongo client connection created with mongodb://user:s3cret@db.example:27017/ycsb?w=1",
     "12:00:01.234 [main] WARN  org.mongodb.driver.connection - Got socket exception on connection [x]",
@@ -268,11 +293,48 @@ def test_hdr_decoding_v2_roundtrip_and_bad_logs(tmp_path):
     layout, counts = decode_histogram(hist.encode().decode())
     assert counts.sum() == 6
     nz = np.flatnonzero(counts)
-    assert layout.lowest_values(nz).tolist() == [hist.get_lowest_equivalent_value(v) for v in (1, 5, 999, 12_345,
-                                                                                                1_000_000)]
+    assert layout.lowest_values(nz).tolist() == [
+        hist.get_lowest_equivalent_value(v) for v in (1, 5, 999, 12_345, 1_000_000)
+    ]
     bad = tmp_path / "x.hdr"
     bad.write_text("nothing to see\n")
     with pytest.raises(ParseError):
         read_hdr_log(bad)
     log = read_hdr_log(DATA / "hdr_fileoutput_java17" / "READ.hdr")
     assert log.name == "READ" and log.start_time_s is not None
+
+
+def test_histogram_type_with_zero_operations_is_no_data():
+    stdout = "\n".join(
+        [
+            "[OVERALL], RunTime(ms), 1000",
+            "[OVERALL], Throughput(ops/sec), 5.0",
+            "[READ], Operations, 0",
+            "[READ], AverageLatency(us), NaN",
+            "[READ], LatencyVariance(us), NaN",
+            "[READ], MinLatency(us), -1",
+            "[READ], MaxLatency(us), -1",
+            "[READ], Return=ERROR, 5",
+            "[READ-FAILED], Operations, 5",
+            "[READ-FAILED], AverageLatency(us), 1200.0",
+            "[READ-FAILED], LatencyVariance(us), 4.0",
+            "[READ-FAILED], MinLatency(us), 1000",
+            "[READ-FAILED], MaxLatency(us), 1400",
+        ]
+    )
+    run = parse_output(stdout)
+    row = run.operations.set_index("section").loc["READ"]
+    no_data = ["min_latency_us", "max_latency_us", "average_latency_us", "latency_variance_us"]
+    assert row[no_data].isna().all()
+    assert run.summary.query("metric == 'MinLatency(us)' and section == 'READ'")["value"].iloc[0] == -1
+    assert run.measurement_type == "histogram"
+    assert run.verdict.status == "failed"
+    assert run.verdict.reasons == ["READ: error rate 100% (5 of 5) exceeds 1%"]
+
+
+def test_error_initializing_on_stderr_fails_the_run():
+    stdout = read("hdr_op.stdout")
+    stderr = read("hdr_op.stderr") + "Error initializing datastore bindings.\n"
+    run = parse_output(stdout, stderr)
+    assert run.verdict.status == "failed"
+    assert "Error initializing datastore bindings." in run.verdict.reasons[0]

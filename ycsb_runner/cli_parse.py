@@ -1,4 +1,4 @@
-"""`ycsb-runner parse`: parse captured YCSB output files and print the result (the lead registers parse_cmd)."""
+"""`ycsb-runner parse`: parse captured YCSB output files and print the result (registered by the lead)."""
 
 from __future__ import annotations
 
@@ -48,16 +48,25 @@ def _cell(value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, float):
-        return f"{value:.4f}" if abs(value) < 1 and value != 0 else f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
+        return (
+            f"{value:.4f}"
+            if abs(value) < 1 and value != 0
+            else f"{value:,.0f}"
+            if value.is_integer()
+            else f"{value:,.1f}"
+        )
     return str(value)
 
 
 def _print_table(console: Console, name: str, run: ParsedRun) -> None:
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
-    console.print(f"[bold]{name}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
-                  f"runtime={_cell(run.overall.get('runtime_ms'))} ms  "
-                  f"throughput={_cell(run.overall.get('throughput'))} ops/s", highlight=False)
+    console.print(
+        f"[bold]{name}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
+        f"runtime={_cell(run.overall.get('runtime_ms'))} ms  "
+        f"throughput={_cell(run.overall.get('throughput'))} ops/s",
+        highlight=False,
+    )
     for reason in v.reasons:
         console.print(f"  - {reason}", highlight=False, markup=False)
     if run.operations.empty:
@@ -83,20 +92,28 @@ def _json_safe(value: object) -> object:
 def parse_cmd(
     files: list[Path] = typer.Argument(..., help="Captured YCSB stdout file(s), or JSON export files."),
     stderr: Path | None = typer.Option(
-        None, "--stderr", help="The run's captured stderr (one file only; default: <name>.stderr beside <name>.stdout)."
+        None,
+        "--stderr",
+        help="The run's captured stderr (one file only; default: <name>.stderr beside <name>.stdout).",
     ),
     fmt: str = typer.Option("table", "--format", "-f", help="Output format: table, csv or json."),
 ) -> None:
     """Parse captured YCSB 0.17.0 output: verdict, overall figures and per-operation latencies."""
-    if fmt not in FORMATS:
-        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}")
-    if stderr is not None and len(files) != 1:
-        raise UserError("--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead")
     try:
-        runs = [(str(path), _load(path, stderr)) for path in files]
+        _run(files, stderr, fmt)
     except UserError as err:
         Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False)
         raise typer.Exit(err.exit_code) from None
+
+
+def _run(files: list[Path], stderr: Path | None, fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if stderr is not None and len(files) != 1:
+        raise UserError(
+            "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
+        )
+    runs = [(str(path), _load(path, stderr)) for path in files]
 
     if fmt == "table":
         console = Console()

@@ -26,7 +26,7 @@ from ycsb_runner import __version__
 from ycsb_runner.errors import RunFailed, UserError
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
-from ycsb_runner.parse import parse_output
+from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.plan import Plan, Step
 from ycsb_runner.render import database_name, environment, render_step
 from ycsb_runner.secrets import Masker, url_password
@@ -423,13 +423,18 @@ class Runner:
                 self._store_monitor(step, record, monitor)
         record.exit_code = result.exit_code
         expected = self.suite.dataset.recordcount if step.kind == "load" else None
-        parsed = parse_output(
-            result.stdout_path.read_bytes(),
-            result.stderr_path.read_bytes(),
-            exit_code=result.exit_code,
-            expected_ops=expected,
-            max_error_rate=self.max_error_rate,
-        )
+        try:
+            parsed = parse_output(
+                result.stdout_path.read_bytes(),
+                result.stderr_path.read_bytes(),
+                exit_code=result.exit_code,
+                expected_ops=expected,
+                max_error_rate=self.max_error_rate,
+            )
+        except ParseError as err:  # YCSB printed nothing a parser can use (e.g. the JVM did not start)
+            record.verdict = "failed"
+            record.reasons = [f"{err}; exit code {result.exit_code}; see {out_dir / 'stderr.txt'}"]
+            return
         record.verdict = parsed.verdict.status
         record.reasons = list(parsed.verdict.reasons)
         if result.timed_out:

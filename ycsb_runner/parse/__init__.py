@@ -33,9 +33,19 @@ __all__ = [
 ]
 
 
-def parse_export(text_or_path, *, exit_code: int | None = None, expected_ops: int | None = None,
-                 max_error_rate: float = 0.01) -> ParsedRun:
+def parse_export(
+    text_or_path,
+    *,
+    exit_code: int | None = None,
+    expected_ops: int | None = None,
+    max_error_rate: float = 0.01,
+) -> ParsedRun:
     """Parse a JSON / JSON-array ``exportfile`` (text, bytes or path) into a ParsedRun (no status lines)."""
     return parse_output(
-        b"", "", export=text_or_path, exit_code=exit_code, expected_ops=expected_ops, max_error_rate=max_error_rate
+        b"",
+        "",
+        export=text_or_path,
+        exit_code=exit_code,
+        expected_ops=expected_ops,
+        max_error_rate=max_error_rate,
     )

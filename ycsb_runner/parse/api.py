@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from os import PathLike
 
 import numpy as np
@@ -11,10 +12,10 @@ import pandas as pd
 from .errors import ParseError
 from .export import read_export
 from .hdr import hdr_intervals
+from .lines import scan
 from .model import ParsedRun
 from .operations import build_operations
 from .raw import RAW_HEADER, cut_spans, split_raw
-from .lines import scan
 from .status import build_status, dedupe_adjacent, find_status, status_sections
 from .summary import build_summary, empty_frame, summary_rows
 from .text import Stream, mask_secrets, to_bytes, to_text
@@ -40,7 +41,13 @@ _YCSB_MARKERS = (
     "Raw data measurement:",
     "[OVERALL], ",
 )
-_KNOWN_METRICS = ("Operations", "Total Operations", "AverageLatency(us)", "RunTime(ms)", "Throughput(ops/sec)")
+_KNOWN_METRICS = (
+    "Operations",
+    "Total Operations",
+    "AverageLatency(us)",
+    "RunTime(ms)",
+    "Throughput(ops/sec)",
+)
 _MAX_QUOTED = 5
 
 
@@ -84,7 +91,14 @@ def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: p
 def _noise_scan(lines: pd.Series) -> dict[str, object]:
     """Exceptions, usage errors, 'Still waiting', version and command line among non-data lines."""
     if lines.empty:
-        return {"exceptions": [], "exception_count": 0, "usage": [], "waiting": 0, "version": None, "cmd": None}
+        return {
+            "exceptions": [],
+            "exception_count": 0,
+            "usage": [],
+            "waiting": 0,
+            "version": None,
+            "cmd": None,
+        }
     exc = lines[lines.str.match(_EXCEPTION_RE, na=False)]
     usage = lines[lines.str.match(_USAGE_RE, na=False)]
     # The usage banner itself is not the reason; prefer the specific message.
@@ -124,7 +138,7 @@ def parse_output(
     max_error_rate: float = 0.01,
     min_ops_fraction: float = 0.9,
     export: str | bytes | PathLike[str] | None = None,
-    hdr_files=None,
+    hdr_files: str | PathLike[str] | Iterable[str | PathLike[str]] | None = None,
 ) -> ParsedRun:
     """Parse one YCSB 0.17.0 run (any measurement type, interval, locale; noise anywhere).
 
@@ -151,12 +165,18 @@ def parse_output(
     if len(err_status):
         found, source = err_status, "stderr"
         if len(out_status):
-            notes.append(f"{len(out_status)} status line(s) on stdout (timeseries copy) ignored; stderr's used")
+            notes.append(
+                f"{len(out_status)} status line(s) on stdout (timeseries copy) ignored; stderr's used"
+            )
     else:
         found, source = out_status, "stdout"
-    found, dropped = dedupe_adjacent(found)
+    dropped = 0
+    if source == "stdout":  # a combined 2>&1 capture comes in as stdout
+        found, dropped = dedupe_adjacent(found)
     if dropped:
-        notes.append(f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)")
+        notes.append(
+            f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)"
+        )
     groups = status_sections(found)
 
     rows = summary_rows(out_lines)
@@ -172,8 +192,12 @@ def parse_output(
     noise_text = err_lines.text(~err_status.used & ~err_lines.is_summary) if err_lines.n else []
     noise_text += out_lines.text(~out_status.used & ~out_lines.is_summary) if out_lines.n else []
     scan_result = _noise_scan(pd.Series(noise_text, dtype=object))
-    if not _looks_like_ycsb([out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(found)), bool(spans)):
-        raise ParseError("the input does not look like YCSB output (no summary, status lines or YCSB messages)")
+    if not _looks_like_ycsb(
+        [out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(found)), bool(spans)
+    ):
+        raise ParseError(
+            "the input does not look like YCSB output (no summary, status lines or YCSB messages)"
+        )
 
     overall = _overall(summary)
     operations = build_operations(summary)

@@ -37,7 +37,9 @@ def export_rows(text: str) -> tuple[pd.DataFrame, bool]:
         for item in obj if isinstance(obj, list) else [obj]:
             if isinstance(item, dict) and "metric" in item and "measurement" in item:
                 value = item.get("value")
-                rows.append((str(item["metric"]), str(item["measurement"]), "" if value is None else str(value)))
+                rows.append(
+                    (str(item["metric"]), str(item["measurement"]), "" if value is None else str(value))
+                )
     frame = pd.DataFrame(rows, columns=["section", "metric", "value_str"], dtype=object)
     return frame, complete
 

@@ -1,10 +1,11 @@
 """HdrHistogram interval logs written by `hdrhistogram.fileoutput=true` (one `<NAME>.hdr` per measurement).
 
 YCSB 0.17.0 bundles HdrHistogram 2.1.4, which writes log format 1.1 with *V1* compressed histograms
-(cookie 0x1c849382). The Python ``hdrhistogram`` package (module ``hdrh``) reads only V2 payloads, so V1 payloads
-are decoded here (header + big-endian count words) and V2 ones are handed to ``hdrh``. Percentiles, min, max
-and mean use HdrHistogram 2.1.4's own definitions, so over all intervals they equal YCSB's summary; over a
-window (e.g. skipping warm-up, which YCSB itself cannot do) they are exact for the histogram data.
+(cookie 0x1c849382). The Python ``hdrhistogram`` package (module ``hdrh``) reads only V2 payloads, so V1
+payloads are decoded here (header + big-endian count words) and V2 ones are handed to ``hdrh``.
+Percentiles, min, max and mean use HdrHistogram 2.1.4's own definitions, so over all intervals they equal
+YCSB's summary; over a window (e.g. skipping warm-up, which YCSB itself cannot do) they are exact for the
+histogram data.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 import re
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -144,7 +145,9 @@ def read_hdr_log(path: str | PathLike[str]) -> HdrLog:
             continue
         try:
             layout, counts = decode_histogram(fields[3])
-            intervals.append(HdrInterval(float(fields[0]), float(fields[1]), float(fields[2]), layout, counts))
+            intervals.append(
+                HdrInterval(float(fields[0]), float(fields[1]), float(fields[2]), layout, counts)
+            )
         except (ValueError, struct.error, zlib.error):
             continue
     if not intervals and start is None:
@@ -203,6 +206,7 @@ def _sum_counts(parts: list[np.ndarray]) -> np.ndarray:
 
 def _window(logs: list[HdrLog], skip_first_s: float, skip_last_s: float, start_s, end_s):
     """Selected intervals per log; times are seconds since the earliest interval start over all logs."""
+
     def absolute(log: HdrLog, iv: HdrInterval) -> float:
         return (log.start_time_s or 0.0) + iv.start_s
 
@@ -302,13 +306,4 @@ def hdr_histograms(
             np.ctypeslib.as_array(hist.counts)[:n] += counts[:n].astype("uint64")
             hist.set_internal_tacking_values(int(nz[0]), int(nz[-1]), int(counts[:n].sum()))
         out[log.name] = hist
-    return out
-
-
-def hdr_files(paths: Iterable) -> list[str]:
-    """Expand directories into their `.hdr` files (sorted)."""
-    out: list[str] = []
-    for item in [paths] if isinstance(paths, str | PathLike) else paths:
-        p = Path(item)
-        out.extend(str(f) for f in sorted(p.glob("*.hdr"))) if p.is_dir() else out.append(str(p))
     return out

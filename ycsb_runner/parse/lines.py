@@ -1,8 +1,8 @@
 """One regex pass that classifies every line of a stream (C speed, no per-line Python code).
 
 Each line becomes exactly one tuple from ``re.findall`` on the whole text, so the columns below are aligned
-with ``text.split("\\n")``: a status line fills label..rest, a summary line section/metric/value, a line made only
-of status groups (continuation of a two-in-one status update) ``cont``, anything else ``other``.
+with ``text.split("\\n")``: a status line fills label..rest, a summary line section/metric/value, a line
+made only of status groups (continuation of a two-in-one status update) ``cont``, anything else ``other``.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 
 _STATUS = (
-    r"(?P<label>[^\n]*?)(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (?P<sec>\d+) sec: (?P<ops>\d+) operations; "
+    r"(?P<label>[^\n]*?)(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) "
+    r"(?P<sec>\d+) sec: (?P<ops>\d+) operations; "
     r"(?:(?P<cur>[^ ;\n]*) current ops/sec; )?"
     r"(?:est completion in (?P<eta>(?:\d+ (?:day|hour|minute|second)s? ?)+))?"
     r"(?P<rest>[^\n]*)"
 )
 _SUMMARY = r"\[(?P<section>[^\[\]\n]+)\], (?P<metric>[^\n]*), (?P<value>[^,\n]*)"
-_CONT = (
-    r"(?P<cont>(?=[ \t\[]|[^\s\[\]]+ count: )[ \t]*"
-    r"(?:(?:\[[^\[\]\n]*\]|[^\s\[\]]+ count: \d+, average latency\(us\): [^\s\[\]]+)[ \t]*)*)"
-)
+_GROUP = r"(?:\[[^\[\]\n]*\]|[^\s\[\]]+ count: \d+, average latency\(us\): [^\s\[\]]+)"
+# Groups are separated by whitespace; requiring it keeps the split unique (no exponential backtracking).
+_CONT = rf"(?P<cont>(?=[ \t\[]|[^\s\[\]]+ count: )[ \t]*(?:{_GROUP}(?:[ \t]+{_GROUP})*)?[ \t]*)"
 LINE_RE = re.compile(rf"^(?:{_STATUS}|{_SUMMARY}|{_CONT}|(?P<other>[^\n]*))$", re.M)
 FIELDS = [name for name, _ in sorted(LINE_RE.groupindex.items(), key=lambda kv: kv[1])]
 

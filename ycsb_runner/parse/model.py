@@ -26,8 +26,8 @@ class Verdict:
 class ParsedRun:
     """Everything parse_output found. All frames exist (possibly empty) so callers need no None checks.
 
-    - ``summary``: long form, one row per (section, metric): section, operation, kind, intended, outcome, part,
-      metric, percentile, value, value_str.
+    - ``summary``: long form, one row per (section, metric): section, operation, kind, intended, outcome,
+      part, metric, percentile, value, value_str.
     - ``operations``: one row per latency section (kinds op/failed/status/intended/hdr/bucket/raw).
     - ``status``: one row per (status update, operation group).
     - ``histogram``: verbose buckets (`histogram` ms buckets, or `hdrhistogram` recorded values).

@@ -1,4 +1,4 @@
-"""Classifying YCSB section names (READ, Intended-READ-FAILED, HdrUPDATE, TOTAL_GC_TIME_%_PS_Scavenge, ...)."""
+"""Classifying YCSB section names (READ, Intended-READ-FAILED, HdrUPDATE, TOTAL_GC_TIME_%_PS_Scavenge...)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-KNOWN_OPS = frozenset({"READ", "UPDATE", "INSERT", "SCAN", "DELETE", "CLEANUP", "READ-MODIFY-WRITE", "VERIFY"})
+KNOWN_OPS = frozenset(
+    {"READ", "UPDATE", "INSERT", "SCAN", "DELETE", "CLEANUP", "READ-MODIFY-WRITE", "VERIFY"}
+)
 STATUS_NAMES = frozenset(
     {
         "OK",
@@ -64,7 +66,9 @@ def _split_part(section: str, names: frozenset[str]) -> tuple[str, str]:
     return "", section
 
 
-def classify(section: str, names: frozenset[str] = frozenset(), with_returns: frozenset[str] = frozenset()) -> dict:
+def classify(
+    section: str, names: frozenset[str] = frozenset(), with_returns: frozenset[str] = frozenset()
+) -> dict:
     """Split a section name into operation, kind, intended, outcome and part.
 
     ``names`` are all section names seen (to pair Hdr*/Bucket*/Raw* sections), ``with_returns`` those that
@@ -88,10 +92,14 @@ def classify(section: str, names: frozenset[str] = frozenset(), with_returns: fr
             name, outcome = name[: -len("-FAILED")], "FAILED"
         else:
             m = _SUFFIX_RE.match(name)
-            if m and m.group("op") != "READ-MODIFY" and (
-                m.group("status") in STATUS_NAMES
-                or m.group("op") in KNOWN_OPS
-                or (m.group("op") in with_returns and name not in with_returns)
+            if (
+                m
+                and m.group("op") != "READ-MODIFY"
+                and (
+                    m.group("status") in STATUS_NAMES
+                    or m.group("op") in KNOWN_OPS
+                    or (m.group("op") in with_returns and name not in with_returns)
+                )
             ):
                 name, outcome = m.group("op"), m.group("status")
     if part:
@@ -114,4 +122,6 @@ def classify_frame(sections: Iterable[str], with_returns: Iterable[str] = ()) ->
     returns = frozenset(with_returns)
     rows = [classify(s, names, returns) for s in uniq]
     frame = pd.DataFrame(rows, index=pd.Index(uniq, name="section"), columns=NAME_COLUMNS)
-    return frame.astype({"operation": object, "kind": object, "intended": bool, "outcome": object, "part": object})
+    return frame.astype(
+        {"operation": object, "kind": object, "intended": bool, "outcome": object, "part": object}
+    )

@@ -21,23 +21,6 @@ def to_float(values: pd.Series) -> pd.Series:
     return out.mask(np.isfinite(out) & (out.abs() >= NO_DATA_ABS))
 
 
-def to_float_locale(values: pd.Series) -> pd.Series:
-    """Parse status-line numbers printed with Java's DecimalFormat/String.format in any locale we meet.
-
-    Handles a decimal comma (``1234,57``), ``∞`` for infinity, U+FFFD (JDK 8's NaN) and ``NaN``.
-    Empty strings become NaN.
-    """
-    if values.empty:
-        return pd.Series(np.empty(0, dtype="float64"), index=values.index)
-    s = values.astype(object)
-    seen = "".join(str(v) for v in pd.unique(s.dropna()))
-    for old, new in ((",", "."), ("\u221e", "inf"), ("\ufffd", "nan")):
-        if old in seen:
-            s = s.str.replace(old, new, regex=False)
-    out = pd.to_numeric(s, errors="coerce").astype("float64")
-    return out.mask(np.isfinite(out) & (out.abs() >= NO_DATA_ABS))
-
-
 def percentile_label(p: float) -> str:
     """Column name for a percentile: 95 -> 'p95', 99.9 -> 'p99.9'."""
     return f"p{p:g}"
@@ -63,17 +46,24 @@ def floats_from_text(values: Sequence[str], *, decimal_comma: bool = False) -> n
     if "\x1f" not in text and '"' not in text:
         try:
             frame = pd.read_csv(
-                io.StringIO(text), header=None, names=["v"], sep="\x1f", dtype="float64", engine="c",
-                skip_blank_lines=False, quoting=csv.QUOTE_NONE,
+                io.StringIO(text),
+                header=None,
+                names=["v"],
+                sep="\x1f",
+                dtype="float64",
+                engine="c",
+                skip_blank_lines=False,
+                quoting=csv.QUOTE_NONE,
             )
             if len(frame) == n:
                 out = frame["v"].to_numpy(dtype="float64", copy=True)
         except (ValueError, pd.errors.ParserError):
             out = None
-    if out is None:
-        parts = text.split("\n")
-        out = pd.to_numeric(pd.Series(parts, dtype=object).str.strip(), errors="coerce").to_numpy(dtype="float64")
-        out = np.array(out, dtype="float64")
+    if out is None:  # odd values (quotes, separators, line breaks): element by element, coercing
+        series = pd.Series(list(values), dtype=object).astype(str).str.strip()
+        for old, new in (((",", "."),) if decimal_comma else ()) + (("\u221e", "inf"), ("\ufffd", "nan")):
+            series = series.str.replace(old, new, regex=False)
+        out = np.array(pd.to_numeric(series, errors="coerce"), dtype="float64")
     big = np.isfinite(out) & (np.abs(out) >= NO_DATA_ABS)
     if big.any():
         out[big] = np.nan

@@ -21,7 +21,14 @@ _STANDARD = {
     "LatencyVariance(us)": "latency_variance_us",
 }
 _LEADING = ["operations", "average_latency_us", "min_latency_us", "max_latency_us", "latency_variance_us"]
-BASE_COLUMNS = ["section", *NAME_COLUMNS, "operations", "average_latency_us", "min_latency_us", "max_latency_us"]
+BASE_COLUMNS = [
+    "section",
+    *NAME_COLUMNS,
+    "operations",
+    "average_latency_us",
+    "min_latency_us",
+    "max_latency_us",
+]
 TAIL_COLUMNS = ["returns", "errors", "error_rate"]
 
 
@@ -36,7 +43,7 @@ def _column_for(metric: str, percentile: float) -> str | None:
 
 
 def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
-    """Pivot the long summary into one row per latency section (op, failed, status, intended, hdr/bucket/raw)."""
+    """One row per latency section (kinds op, failed, status, intended, hdr, bucket, raw)."""
     rows = summary[summary["kind"].isin(LATENCY_KINDS)] if not summary.empty else summary
     if rows.empty:
         return empty_frame([*BASE_COLUMNS, *TAIL_COLUMNS])
@@ -45,8 +52,12 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
     colmap = {m: _column_for(m, p) for m, p in zip(firsts["metric"], firsts["percentile"], strict=True)}
     cols = rows["metric"].map(colmap)
     keep = cols.notna()
-    long = pd.DataFrame({"section": rows["section"][keep], "column": cols[keep], "value": rows["value"][keep]})
-    wide = long.pivot_table(index="section", columns="column", values="value", aggfunc="last", dropna=False, sort=False)
+    long = pd.DataFrame(
+        {"section": rows["section"][keep], "column": cols[keep], "value": rows["value"][keep]}
+    )
+    wide = long.pivot_table(
+        index="section", columns="column", values="value", aggfunc="last", dropna=False, sort=False
+    )
     wide.columns.name = None
     info = rows.drop_duplicates("section").set_index("section")[NAME_COLUMNS]
     out = info.join(wide)

@@ -20,24 +20,32 @@ from .text import read_path_bytes
 
 RAW_HEADER = b" latency raw data: op, timestamp(ms), latency(us)"
 RAW_COLUMNS = ["section", "operation", "kind", "timestamp_ms", "latency_us"]
-_CHUNK = 2_000_000
+
+
+_POINT_RE = re.compile(rb"^[^,\n]*,(-?\d{1,18}),(-?\d{1,18})\r?$", re.M)
 
 
 def _read_block(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """Parse ``name,ts,latency`` lines (name column skipped); malformed lines are dropped."""
     if not data.strip():
         return np.empty(0, dtype="int64"), np.empty(0, dtype="int64")
-    opts = dict(header=None, names=["op", "ts", "lat"], usecols=[1, 2], engine="c", on_bad_lines="skip")
     try:
-        frame = pd.read_csv(io.BytesIO(data), dtype={"ts": "float64", "lat": "float64"}, **opts)
+        frame = pd.read_csv(
+            io.BytesIO(data),
+            header=None,
+            names=["op", "ts", "lat"],
+            usecols=[1, 2],
+            engine="c",
+            on_bad_lines="skip",
+            dtype={"ts": "float64", "lat": "float64"},
+        )
+        ts = frame["ts"].to_numpy(dtype="float64")
+        lat = frame["lat"].to_numpy(dtype="float64")
     except (ValueError, pd.errors.ParserError):
-        # Garbage inside the block: fall back to text columns, chunk by chunk, coercing what is not a number.
-        parts = []
-        for chunk in pd.read_csv(io.BytesIO(data), dtype=str, chunksize=_CHUNK, **opts):
-            parts.append(chunk.apply(pd.to_numeric, errors="coerce"))
-        frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({"ts": [], "lat": []})
-    ts = frame["ts"].to_numpy(dtype="float64")
-    lat = frame["lat"].to_numpy(dtype="float64")
+        # Garbage inside the block: keep only the lines that are data points (slower, but only here).
+        points = _POINT_RE.findall(data)
+        ts = np.array([float(t) for t, _ in points], dtype="float64")
+        lat = np.array([float(v) for _, v in points], dtype="float64")
     ok = np.isfinite(ts) & np.isfinite(lat)
     if not ok.all():
         ts, lat = ts[ok], lat[ok]
@@ -45,7 +53,7 @@ def _read_block(data: bytes) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_raw(buf: bytes) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
-    """Find raw-data blocks in ``buf``; return the points and the byte spans (header line + data) they used."""
+    """Find raw-data blocks in ``buf``; return the points and the byte spans (header + data) they used."""
     sections: list[str] = []
     ts_parts: list[np.ndarray] = []
     lat_parts: list[np.ndarray] = []
@@ -87,7 +95,9 @@ def _frame(sections: list[str], ts_parts: list[np.ndarray], lat_parts: list[np.n
     uniq = list(dict.fromkeys(sections))
     names = classify_frame(uniq)
     codes = (
-        np.concatenate([np.full(len(ts), uniq.index(s), dtype="int32") for s, ts in zip(sections, ts_parts, strict=True)])
+        np.concatenate(
+            [np.full(len(ts), uniq.index(s), dtype="int32") for s, ts in zip(sections, ts_parts, strict=True)]
+        )
         if sections
         else np.empty(0, dtype="int32")
     )

@@ -9,6 +9,8 @@ updates are then read by one ``findall`` over their joined text, and numbers by 
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from dataclasses import dataclass
 
@@ -22,24 +24,37 @@ from .summary import empty_frame
 
 _HDR_G = (
     r"\[(?P<h_op>[^:\[\]\x00]+): Count=(?P<h_count>[^,\[\]\x00]*), Max=(?P<h_max>[^,\[\]\x00]*), "
-    r"Min=(?P<h_min>[^,\[\]\x00]*), Avg=(?P<h_avg>[^\[\]\x00]*?), 90=(?P<h_p90>[^,\[\]\x00]*), "
+    r"Min=(?P<h_min>[^,\[\]\x00]*), Avg=(?P<h_avg>[^,\[\]\x00]*(?:,(?! )[^,\[\]\x00]*)?), "
+    r"90=(?P<h_p90>[^,\[\]\x00]*), "
     r"99=(?P<h_p99>[^,\[\]\x00]*), 99\.9=(?P<h_p999>[^,\[\]\x00]*), 99\.99=(?P<h_p9999>[^,\[\]\x00]*)\]"
 )
 # Every class excludes '[' and ']' so that no attempt runs past the next group: linear time on any input.
 _GEN_G = r"\[(?P<g_op>[^:\[\]\x00]+): (?P<g_kv>[^\[\]\x00]*)\]"
 _AVG_G = r"\[(?P<a_op>[^\[\]\x00]+?) AverageLatency\(us\)=(?P<a_avg>[^\[\]\x00]*)\]"
-_RAW_G = r"(?<![^\s\]\x00])(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), average latency\(us\): (?P<r_avg>[^\s\[\]\x00]+)"
+_RAW_G = (
+    r"(?<![^\s\]\x00])(?P<r_op>[^\s\[\]\x00]+) count: (?P<r_count>\d+), "
+    r"average latency\(us\): (?P<r_avg>[^\s\[\]\x00]+)"
+)
 _KV_RE = re.compile(r"(?<![\w.])(?P<k>[\w.]+)=(?P<v>.*?)(?=, [\w.]+=|$)")
 _ETA_RE = re.compile(r"(\x00)|(\d+) ([dhms])")
 _ETA_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-# A decimal comma (e.g. de_DE) shows up in the only non-integral group values; literal prefixes keep these fast.
+# A decimal comma (e.g. de_DE) shows in the only non-integral group values; literal prefixes keep this fast.
 _LOCALE_COMMA = tuple(
     re.compile(p) for p in (r"Avg=-?\d+,\d", r"AverageLatency\(us\)=-?\d+,\d", r"latency\(us\): -?\d+,\d")
 )
 # An `[OP: ...]` group whose first key is not Count=: another YCSB version's layout, parsed generically.
 _OTHER_KV = re.compile(r"\[[^:\[\]\x00]+: (?!Count=)")
 
-HEADER_COLUMNS = ["status_index", "source", "label", "timestamp", "elapsed_s", "total_ops", "current_ops_per_s", "eta_s"]
+HEADER_COLUMNS = [
+    "status_index",
+    "source",
+    "label",
+    "timestamp",
+    "elapsed_s",
+    "total_ops",
+    "current_ops_per_s",
+    "eta_s",
+]
 VALUE_COLUMNS = ["count", "max", "min", "avg", "p90", "p99", "p99.9", "p99.99"]
 STATUS_COLUMNS = [*HEADER_COLUMNS, "section", *NAME_COLUMNS, *VALUE_COLUMNS]
 _HEADER_FIELDS = ("label", "ts", "sec", "ops", "cur", "eta")
@@ -140,6 +155,19 @@ def _findall(branches: list[str], joined: str) -> tuple[list[tuple[str, ...]], l
     return pattern.findall(joined), names
 
 
+_OP_FIELDS = ("h_op", "g_op", "a_op", "r_op")
+_VALUE_SOURCES = {
+    "count": ("h_count", "r_count"),
+    "max": ("h_max",),
+    "min": ("h_min",),
+    "avg": ("h_avg", "a_avg", "r_avg"),
+    "p90": ("h_p90",),
+    "p99": ("h_p99",),
+    "p99.9": ("h_p999",),
+    "p99.99": ("h_p9999",),
+}
+
+
 def _groups(rests: list[str]) -> dict[str, np.ndarray]:
     """All groups of all updates: status_index, section and the value columns (float arrays)."""
     joined = "\x00" + "\x00".join(rests) if rests else ""
@@ -158,43 +186,110 @@ def _groups(rests: list[str]) -> dict[str, np.ndarray]:
         return empty
     found, names = _findall(branches, joined)
     if _HDR_G in branches and _GEN_G not in branches:
-        # Some `[OP: Count=...]` group did not fit the 0.17.0 layout: parse such groups generically too.
-        hdr_col = names.index("h_op")
-        if sum(1 for t in found if t[hdr_col]) < joined.count(": Count="):
+        columns = _fast_columns(found, names, joined)
+        hdr_ops = (columns or _columns(found, names, joined))["h_op"]
+        if int((hdr_ops != "").sum()) < joined.count(": Count="):
+            # Some `[OP: Count=...]` group did not fit the 0.17.0 layout: parse such groups generically too.
             branches.insert(2, _GEN_G)
             found, names = _findall(branches, joined)
+            columns = None
+    else:
+        columns = None
     if not found:
         return empty
-    table = tuples_to_array(found, len(names))
-    mark = table[:, 0] != ""
+    if columns is None:
+        columns = (None if _GEN_G in branches else _fast_columns(found, names, joined)) or _columns(
+            found, names, joined
+        )
+    return _assemble(columns)
+
+
+def _assemble(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    mark = columns["mark"]
     status_index = (np.cumsum(mark) - 1)[~mark]
-    table = table[~mark]
-    raw = {name: table[:, i] for i, name in enumerate(names)}
-    blank = np.full(len(status_index), "", dtype=object)
-
-    def col(*names_: str) -> np.ndarray:
-        present = [raw[nm] for nm in names_ if nm in raw]
-        if not present:
-            return blank
-        out = present[0]
-        for other in present[1:]:
-            out = np.where(out == "", other, out)
-        return out
-
-    comma = _has_locale_comma(joined)
-    out = {"status_index": status_index.astype("int64"), "section": col("h_op", "g_op", "a_op", "r_op")}
-    out["count"] = floats_from_text(col("h_count", "r_count").tolist())
-    out["max"] = floats_from_text(col("h_max").tolist())
-    out["min"] = floats_from_text(col("h_min").tolist())
-    out["avg"] = floats_from_text(col("h_avg", "a_avg", "r_avg").tolist(), decimal_comma=comma)
-    for src, dst in (("h_p90", "p90"), ("h_p99", "p99"), ("h_p999", "p99.9"), ("h_p9999", "p99.99")):
-        out[dst] = floats_from_text(col(src).tolist())
-    if "g_op" in raw and (raw["g_op"] != "").any():
-        _fill_generic(out, raw["g_kv"], raw["g_op"] != "")
+    out = {"status_index": status_index.astype("int64")}
+    section = np.full(len(status_index), "", dtype=object)
+    for name in _OP_FIELDS:
+        if name in columns:
+            ops = columns[name][~mark]
+            section = np.where(section == "", ops, section)
+    out["section"] = section
+    for c in VALUE_COLUMNS:
+        merged = np.full(len(status_index), np.nan)
+        for name in _VALUE_SOURCES[c]:
+            if name in columns:
+                values = columns[name][~mark]
+                merged = np.where(np.isnan(merged), values, merged)
+        out[c] = merged
+    if "g_op" in columns and (columns["g_op"][~mark] != "").any():
+        _fill_generic(out, columns["g_kv"][~mark], columns["g_op"][~mark] != "")
     zero = out["count"] == 0
     for c in ("max", "min", "avg", "p90", "p99", "p99.9", "p99.99"):
         out[c][zero] = np.nan
     return out
+
+
+def _is_text_field(name: str) -> bool:
+    return name.endswith("_op") or name == "g_kv"
+
+
+def _fast_columns(found: list[tuple], names: list[str], joined: str) -> dict[str, np.ndarray] | None:
+    """All group fields through one CSV read (C speed). None when some value would confuse the reader."""
+    if not found:
+        return None
+    text = "\n".join(map("\x1f".join, found))
+    if '"' in text or "\r" in text or text.count("\x1f") != len(found) * (len(names) - 1):
+        return None
+    text = text.replace("\x00", "M")
+    for old, new in (("\u221e", "inf"), ("\ufffd", "nan")):
+        if old in text:
+            text = text.replace(old, new)
+    frame = _read_fields(text, names)
+    if frame is None and _has_locale_comma(joined):
+        frame = _read_fields(text.replace(",", "."), names)
+    if frame is None or len(frame) != len(found):
+        return None
+    cols = {"mark": frame["mark"].to_numpy(dtype=object) == "M"}
+    for n in names[1:]:
+        if _is_text_field(n):
+            cols[n] = frame[n].to_numpy(dtype=object)
+        else:
+            values = frame[n].to_numpy(dtype="float64", copy=True)
+            values[np.isfinite(values) & (np.abs(values) >= 9.2e18)] = np.nan
+            cols[n] = values
+    return cols
+
+
+def _read_fields(text: str, names: list[str]) -> pd.DataFrame | None:
+    text_fields = {n for n in names if _is_text_field(n) or n == "mark"}
+    dtypes = {n: (object if n in text_fields else "float64") for n in names}
+    try:
+        return pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            names=names,
+            sep="\x1f",
+            dtype=dtypes,
+            engine="c",
+            skip_blank_lines=False,
+            quoting=csv.QUOTE_NONE,
+            keep_default_na=False,
+            na_values={n: ["", "NaN", "nan", "NA"] for n in names if n not in text_fields},
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+
+
+def _columns(found: list[tuple[str, ...]], names: list[str], joined: str) -> dict[str, np.ndarray]:
+    """The robust path: every field as an object column, numbers parsed column by column."""
+    table = tuples_to_array(found, len(names))
+    comma = _has_locale_comma(joined)
+    cols: dict[str, np.ndarray] = {"mark": table[:, 0] != ""}
+    for i, n in enumerate(names[1:], start=1):
+        column = table[:, i]
+        text_field = _is_text_field(n)
+        cols[n] = column.copy() if text_field else floats_from_text(column.tolist(), decimal_comma=comma)
+    return cols
 
 
 def _fill_generic(out: dict[str, np.ndarray], kv: np.ndarray, rows: np.ndarray) -> None:
@@ -224,10 +319,14 @@ def _timestamps(ts: np.ndarray) -> np.ndarray:
     try:
         return grid.reshape(-1).view("U23").astype("datetime64[ms]")
     except ValueError:  # an impossible date (e.g. month 13) somewhere: fall back to a lenient parse
-        return pd.to_datetime(pd.Series(ts, dtype=object), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").to_numpy()
+        return pd.to_datetime(
+            pd.Series(ts, dtype=object), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce"
+        ).to_numpy()
 
 
-def build_status(found: StatusText, groups: dict[str, np.ndarray], source: str, extra_names=()) -> pd.DataFrame:
+def build_status(
+    found: StatusText, groups: dict[str, np.ndarray], source: str, extra_names=()
+) -> pd.DataFrame:
     """The status frame: header fields joined with one row per operation group (or one row if none)."""
     n = len(found)
     if n == 0:
@@ -253,9 +352,7 @@ def build_status(found: StatusText, groups: dict[str, np.ndarray], source: str, 
         frame[name] = head[name][all_idx]
     frame["section"] = sections
     codes, uniques = pd.factorize(sections)
-    names = classify_frame(list(uniques), ()) if len(uniques) else None
-    if names is not None:
-        names = classify_frame([*uniques, *extra_names]).loc[list(uniques)]
+    names = classify_frame([*uniques, *extra_names]).loc[list(uniques)] if len(uniques) else None
     for c in NAME_COLUMNS:
         if names is None:
             frame[c] = None

@@ -1,4 +1,4 @@
-"""The final summary (`[SECTION], metric, value` lines): long form, plus verbose-histogram/timeseries buckets."""
+"""The final summary (`[SECTION], metric, value` lines): long form, plus verbose/timeseries buckets."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from .lines import Lines
 from .names import NAME_COLUMNS, classify_frame
 from .numbers import to_float
 
-_PCT_RE = re.compile(r"^(?:(?P<a>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)|p(?P<b>\d+(?:\.\d+)?))$")
+_PCT_RE = re.compile(
+    r"^(?:(?P<a>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)|p(?P<b>\d+(?:\.\d+)?))$"
+)
 _BUCKET_RE = r">?-?\d+"
 
 SUMMARY_COLUMNS = ["section", *NAME_COLUMNS, "metric", "percentile", "value", "value_str"]
 HISTOGRAM_COLUMNS = ["section", *NAME_COLUMNS, "source", "bucket", "lower_us", "upper_us", "count"]
 TIMESERIES_COLUMNS = ["section", *NAME_COLUMNS, "offset_ms", "avg_latency_us"]
-RAW_SUMMARY_MARK = "Total Operations"
 
 
 def empty_frame(columns: list[str]) -> pd.DataFrame:
@@ -125,7 +126,9 @@ def _split_buckets(buckets: pd.DataFrame, body: pd.DataFrame, names: pd.DataFram
         timeseries = pd.DataFrame(
             {
                 "section": b["section"].to_numpy(),
-                "offset_ms": pd.to_numeric(b["metric"].str.lstrip(">"), errors="coerce").to_numpy(dtype="float64"),
+                "offset_ms": pd.to_numeric(b["metric"].str.lstrip(">"), errors="coerce").to_numpy(
+                    dtype="float64"
+                ),
                 "avg_latency_us": to_float(b["value_str"]).to_numpy(),
             }
         ).join(names, on="section")[TIMESERIES_COLUMNS]

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from os import PathLike
 
-import pandas as pd
-
 Stream = str | bytes | bytearray | memoryview | None
 
 # Userinfo before '@'; '/', '?', '#', '[', ']' must be percent-encoded in it, which also keeps this linear.
@@ -39,21 +37,6 @@ def to_text(data: Stream) -> str:
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     return text
-
-
-def split_lines(text: str) -> list[str]:
-    """Split on LF, CRLF or lone CR (C-speed; no per-line Python code)."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-def line_series(lines: list[str]) -> pd.Series:
-    """A Series of lines with a plain object dtype (same behaviour on pandas 2 and 3)."""
-    return pd.Series(lines, dtype=object)
 
 
 def mask_secrets(text: str) -> str:

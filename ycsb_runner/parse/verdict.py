@@ -33,12 +33,14 @@ def _pct(x: float) -> str:
 
 
 def decide(ev: Evidence) -> Verdict:
-    """Apply the rules in order; 'truncated' when the output itself is cut short, else 'failed' on any reason."""
+    """Apply the rules; 'truncated' when the output itself is cut short, else 'failed' on any reason."""
     failed: list[str] = []
     truncated: list[str] = []
     runtime, throughput = ev.overall.get("runtime_ms"), ev.overall.get("throughput")
     ops = ev.operations
-    latency_rows = ops[(ops["kind"] != "intended") & (~ops["intended"].astype(bool))] if not ops.empty else ops
+    latency_rows = (
+        ops[(ops["kind"] != "intended") & (~ops["intended"].astype(bool))] if not ops.empty else ops
+    )
 
     if runtime is None:
         if ev.status_updates:
@@ -66,7 +68,8 @@ def decide(ev: Evidence) -> Verdict:
         failed.append(f"{ev.exception_count} exception/error line(s) in the output, first: {first}")
     if ev.still_waiting:
         failed.append(
-            f"a client thread did not stop after the stop request ('Still waiting for thread' x{ev.still_waiting})"
+            "a client thread did not stop after the stop request "
+            f"('Still waiting for thread' x{ev.still_waiting})"
         )
     if not latency_rows.empty and "error_rate" in latency_rows:
         checked = latency_rows[latency_rows["part"].isin(["", "hdr"]) & (latency_rows["returns"] > 0)]
@@ -74,7 +77,8 @@ def decide(ev: Evidence) -> Verdict:
             rate = row["error_rate"]
             if rate == rate and rate > ev.max_error_rate:
                 failed.append(
-                    f"{row['section']}: error rate {_pct(rate)} ({row['errors']:.0f} of {row['returns']:.0f}) "
+                    f"{row['section']}: error rate {_pct(rate)} "
+                    f"({row['errors']:.0f} of {row['returns']:.0f}) "
                     f"exceeds {_pct(ev.max_error_rate)}"
                 )
     if ev.expected_ops:

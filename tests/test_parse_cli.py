@@ -1,0 +1,77 @@
+"""`parse_cmd` (registered by the lead as `ycsb-runner parse`), exercised through a throwaway Typer app."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import typer
+from typer.testing import CliRunner
+
+from ycsb_runner.cli_parse import parse_cmd
+
+DATA = Path(__file__).parent / "data" / "ycsb"
+app = typer.Typer()
+app.command()(parse_cmd)
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def test_table_finds_the_stderr_beside_the_stdout():
+    result = invoke(str(DATA / "flaky.stdout"), str(DATA / "killed.stdout"))
+    assert result.exit_code == 0
+    assert "flaky.stdout: failed" in result.output
+    assert "READ: error rate" in result.output
+    assert "killed.stdout: truncated" in result.output
+    assert "UPDATE-FAILED" in result.output or "UPDATE-FAI" in result.output
+
+
+def test_csv_and_explicit_stderr(tmp_path):
+    out = tmp_path / "run.txt"
+    shutil.copy(DATA / "hdr_both.stdout", out)
+    result = invoke(str(out), "--stderr", str(DATA / "hdr_both.stderr"), "--format", "csv")
+    assert result.exit_code == 0
+    frame = pd.read_csv(io.StringIO(result.output))
+    assert set(frame["section"]) == {
+        "READ",
+        "UPDATE",
+        "CLEANUP",
+        "Intended-READ",
+        "Intended-UPDATE",
+        "Intended-CLEANUP",
+    }
+    assert set(frame["verdict"]) == {"completed"}
+    assert frame.loc[frame["section"] == "READ", "returns"].iloc[0] > 0
+
+
+def test_json_for_an_export_file():
+    result = invoke(str(DATA / "export_jsonarray.json"), "-f", "json")
+    assert result.exit_code == 0
+    payload = json.loads(result.output)
+    assert payload[0]["verdict"] == {"status": "completed", "reasons": []}
+    assert payload[0]["overall"]["ops_done"] == 2000
+    sections = {row["section"] for row in payload[0]["operations"]}
+    assert sections == {"READ", "UPDATE", "CLEANUP"}
+
+
+def test_clear_one_line_errors(tmp_path):
+    junk = tmp_path / "notes.txt"
+    junk.write_text("just some text\nnothing here\n")
+    result = invoke(str(junk))
+    assert result.exit_code == 2
+    assert result.output.strip().count("\n") == 0
+    assert "does not look like YCSB output" in result.output
+    missing = invoke(str(tmp_path / "nope.stdout"))
+    assert missing.exit_code == 2 and "file not found" in missing.output
+    bad_format = invoke(str(DATA / "hdr_op.stdout"), "-f", "xml")
+    assert bad_format.exit_code == 2 and "table, csv, json" in bad_format.output
+    two = invoke(
+        str(DATA / "hdr_op.stdout"), str(DATA / "label.stdout"), "--stderr", str(DATA / "hdr_op.stderr")
+    )
+    assert two.exit_code == 2 and "exactly one" in two.output

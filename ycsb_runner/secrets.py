@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 MASK = "***"
-_URL_PASSWORD = re.compile(r"(mongodb(?:\+srv)?://[^:@/\s]+:)([^@/\s]+)(@)")
+# scheme://user:password@ (any scheme: MongoDB URLs, and proxies or APIs in user-given commands)
+# The password runs to the last "@" before the path, so a password holding "@" is masked whole.
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:)([^/\s]*)(@)")
 
 
 def mask_url(text: str) -> str:
-    """Replace the password of every ``mongodb://user:pass@`` URL in *text* with ``***``."""
+    """Replace the password of every ``scheme://user:pass@`` URL in *text* with ``***``."""
     return _URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
 
 

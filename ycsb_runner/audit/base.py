@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 #: The operation names YCSB 0.17.0's CoreWorkload uses (its *proportion properties).
 YCSB_OPS: tuple[str, ...] = ("read", "update", "insert", "scan", "delete", "readmodifywrite")
@@ -155,7 +156,6 @@ def categories_to_ops(categories: Iterable[str]) -> frozenset[str]:
     return frozenset(op for op, cats in OP_CATEGORIES.items() if set(cats) <= have)
 
 
-_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:)(?P<pw>[^/\s]*)@")
 _FLAG_PASSWORD = re.compile(r"(?i)^(?P<flag>--?[\w-]*(password|passwd|secret|token)[\w-]*=)(?P<pw>.+)$")
 _SECRET_FLAGS = re.compile(r"(?i)^--?[\w-]*(password|passwd|secret|token)[\w-]*$|^-p$")
 
@@ -168,7 +168,7 @@ def one_line(text: str, limit: int = 400) -> str:
 
 def mask_secrets(text: str) -> str:
     """Replace the password of every ``scheme://user:pass@`` in ``text`` with ``***``. Pure."""
-    return _URL_PASSWORD.sub(lambda m: f"{m.group('head')}***@", text)
+    return mask_url(text)
 
 
 def mask_argv(argv: Iterable[str]) -> list[str]:

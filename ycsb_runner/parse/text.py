@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from os import PathLike
+
+from ycsb_runner.secrets import mask_url
 
 Stream = str | bytes | bytearray | memoryview | None
 
 # Userinfo before '@'; '/', '?', '#', '[', ']' must be percent-encoded in it, which also keeps this linear.
-_SECRET_RE = re.compile(r"(?P<head>mongodb(?:\+srv)?://[^:/@\s?#\[\]]+:)[^@\s/?#\[\]]+@")
 
 
 def to_bytes(data: Stream) -> bytes:
@@ -40,8 +40,8 @@ def to_text(data: Stream) -> str:
 
 
 def mask_secrets(text: str) -> str:
-    """Mask passwords in MongoDB URLs: ``mongodb://user:pass@`` -> ``mongodb://user:***@``."""
-    return _SECRET_RE.sub(r"\g<head>***@", text)
+    """Mask passwords in URLs: ``mongodb://user:pass@`` -> ``mongodb://user:***@``."""
+    return mask_url(text)
 
 
 def read_path_bytes(path: str | PathLike[str]) -> bytes:

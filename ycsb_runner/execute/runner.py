@@ -36,7 +36,10 @@ STATUS_RE = re.compile(r"(\d+) sec: (\d+) operations;(?: ([\d.,]+) current ops/s
 
 
 def _short(err: Exception) -> str:
-    text = str(err).split(", Timeout:")[0].split(", Topology Description")[0]
+    """pymongo's message without its timeout and topology details."""
+    text = str(err)
+    for tail in (", Timeout:", ", Topology Description", " (configured timeouts"):
+        text = text.split(tail)[0]
     return " ".join(text.split())[:200]
 
 

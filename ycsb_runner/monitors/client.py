@@ -20,6 +20,8 @@ from typing import Any
 import pandas as pd
 import psutil
 
+from ycsb_runner.monitors.periodic import PeriodicSampler
+
 log = logging.getLogger(__name__)
 
 NAN = float("nan")
@@ -240,7 +242,7 @@ class ClientSampleError:
     message: str
 
 
-class ClientSampler:
+class ClientSampler(PeriodicSampler):
     """Background psutil sampler of the YCSB client host and (optionally) the YCSB process tree.
 
     ``pid`` may be given later with ``attach(pid)`` once YCSB has been launched. ``start()`` and
@@ -250,13 +252,9 @@ class ClientSampler:
     def __init__(
         self, pid: int | None = None, interval_s: float = 1.0, *, clock: Callable[[], float] = time.time
     ) -> None:
-        if interval_s <= 0:
-            raise ValueError("interval_s must be > 0")
-        self.interval_s = interval_s
+        self._init_periodic(interval_s)
         self._clock = clock
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._samples: list[ClientSample] = []
         self._errors: list[ClientSampleError] = []
         self._proc: psutil.Process | None = None
@@ -273,42 +271,6 @@ class ClientSampler:
             except psutil.Error as exc:
                 self._proc = None
                 self._errors.append(ClientSampleError(self._clock(), f"psutil pid {pid}: {exc}"))
-
-    def start(self) -> ClientSampler:
-        if self._thread is not None:
-            raise RuntimeError("ClientSampler already started")
-        self._stop.clear()
-        self.sample_now()
-        self._thread = threading.Thread(target=self._run, name="ClientSampler", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        self._stop.set()
-        thread.join(timeout=max(5.0, 3 * self.interval_s))
-        self.sample_now()
-
-    def __enter__(self) -> ClientSampler:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        t0 = time.monotonic()
-        k = 1
-        while True:
-            delay = t0 + k * self.interval_s - time.monotonic()
-            if delay < 0:
-                k += int(-delay // self.interval_s) + 1
-                continue
-            if self._stop.wait(delay):
-                return
-            self.sample_now()
-            k += 1
 
     def sample_now(self) -> ClientSample | None:
         """Take one sample now (errors are recorded, not raised)."""

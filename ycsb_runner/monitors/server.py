@@ -23,6 +23,7 @@ from pymongo.errors import ConnectionFailure
 
 from ycsb_runner.monitors import formulas
 from ycsb_runner.monitors.formulas import ServerFigures, ServerSample
+from ycsb_runner.monitors.periodic import PeriodicSampler
 from ycsb_runner.secrets import mask_url
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ def _one_line(exc: BaseException) -> str:
     return mask_url(text)[:500]
 
 
-class ServerSampler:
+class ServerSampler(PeriodicSampler):
     """Background ``serverStatus`` sampler.
 
     ``start()`` reads ``hostInfo`` and takes a first sample synchronously; ``stop()`` takes a last one,
@@ -60,16 +61,12 @@ class ServerSampler:
         wt_every: int = 5,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if interval_s <= 0:
-            raise ValueError("interval_s must be > 0")
+        self._init_periodic(interval_s)
         self._client = client
-        self.interval_s = interval_s
         self.pid = pid
         self.wt_every = max(1, wt_every)
         self._clock = clock
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._samples: list[ServerSample] = []
         self._errors: list[SampleError] = []
         self._own_commands = 0
@@ -80,46 +77,11 @@ class ServerSampler:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    def start(self) -> ServerSampler:
-        """Read hostInfo, take the first sample and start the background thread."""
-        if self._thread is not None:
-            raise RuntimeError("ServerSampler already started")
-        self._stop.clear()
+    def _prepare(self) -> None:
+        """Read hostInfo (and open the server process) once, before the first sample."""
         self._read_host_info()
         if self.pid is not None:
             self._open_process()
-        self.sample_now()
-        self._thread = threading.Thread(target=self._run, name="ServerSampler", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop the thread and take a final sample. Safe to call twice."""
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        self._stop.set()
-        thread.join(timeout=max(5.0, 3 * self.interval_s))
-        self.sample_now()
-
-    def __enter__(self) -> ServerSampler:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        t0 = time.monotonic()
-        k = 1
-        while True:
-            delay = t0 + k * self.interval_s - time.monotonic()
-            if delay < 0:  # a slow poll: skip the missed slots rather than bursting
-                k += int(-delay // self.interval_s) + 1
-                continue
-            if self._stop.wait(delay):
-                return
-            self.sample_now()
-            k += 1
 
     # -- sampling ----------------------------------------------------------------------------------------
 

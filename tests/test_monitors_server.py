@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
+import shutil
 import socket
 import subprocess
 import time
@@ -16,10 +16,11 @@ import pytest
 from bson import json_util
 from pymongo.errors import AutoReconnect, OperationFailure
 
+from ycsb_runner.install.ferretdb import ferretdb_binary
 from ycsb_runner.monitors.server import ServerSampler
 
 DATA = Path(__file__).parent / "data" / "serverstatus"
-FERRETDB = Path(os.environ.get("YCSB_RUNNER_FERRETDB", "/tmp/scratch/bin/ferretdb-embedded"))
+FERRETDB = ferretdb_binary()  # built by `make setup` (absent only where a real mongod is the embedded server)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -139,7 +140,9 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture
 def ferretdb(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen, Path]]:
     if not FERRETDB.exists():
-        pytest.skip(f"FerretDB binary not found at {FERRETDB} (set YCSB_RUNNER_FERRETDB)")
+        if shutil.which("mongod"):
+            pytest.skip("the embedded server is a real mongod here: no FerretDB was built")
+        pytest.fail(f"FerretDB not built at {FERRETDB}: run `make setup`")
     port = _free_port()
     proc = _start_ferretdb(port, tmp_path / "data")
     try:

@@ -188,7 +188,7 @@ def run_bench(
             from ycsb_runner.audit import audit_guard
 
             guard = stack.enter_context(audit_guard(audit))
-        hooks = Hooks(audit=audit, server_pid=server.pid if server else None)
+        hooks = Hooks(audit=audit)
         if opts.monitors:
             from ycsb_runner.execute.monitoring import monitor_factory
 

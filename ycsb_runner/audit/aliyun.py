@@ -21,7 +21,7 @@ from ycsb_runner.audit.base import (
     normalize_ops,
     one_line,
     ops_to_categories,
-    wait_for,
+    settle,
 )
 from ycsb_runner.errors import UserError
 
@@ -44,20 +44,26 @@ def aliyun_filter(ops: Iterable[str]) -> str:
     return ",".join(cats)
 
 
-def build_policy_request(instance_id: str, enabled: bool, *, service_type: str = "Standard",
-                         storage_period: int | None = None) -> Any:
+def build_policy_request(
+    instance_id: str, enabled: bool, *, service_type: str = "Standard", storage_period: int | None = None
+) -> Any:
     """ModifyAuditPolicyRequest: AuditStatus enable/disabled (ServiceType only when enabling). Pure."""
     models = _sdk()
     if enabled:
-        return models.ModifyAuditPolicyRequest(dbinstance_id=instance_id, audit_status="enable",
-                                               service_type=service_type, storage_period=storage_period)
+        return models.ModifyAuditPolicyRequest(
+            dbinstance_id=instance_id,
+            audit_status="enable",
+            service_type=service_type,
+            storage_period=storage_period,
+        )
     return models.ModifyAuditPolicyRequest(dbinstance_id=instance_id, audit_status="disabled")
 
 
 def build_filter_request(instance_id: str, filter_text: str, *, role_type: str | None = None) -> Any:
     """ModifyAuditLogFilterRequest for a Filter string. Pure."""
-    return _sdk().ModifyAuditLogFilterRequest(dbinstance_id=instance_id, filter=filter_text,
-                                              role_type=role_type)
+    return _sdk().ModifyAuditLogFilterRequest(
+        dbinstance_id=instance_id, filter=filter_text, role_type=role_type
+    )
 
 
 def build_describe_policy_request(instance_id: str) -> Any:
@@ -68,18 +74,27 @@ def build_describe_filter_request(instance_id: str, *, role_type: str | None = N
     return _sdk().DescribeAuditLogFilterRequest(dbinstance_id=instance_id, role_type=role_type)
 
 
-def make_client(*, region_id: str | None = None, endpoint: str | None = None, protocol: str | None = None,
-                timeout_s: float = 30.0) -> Any:
+def make_client(
+    *,
+    region_id: str | None = None,
+    endpoint: str | None = None,
+    protocol: str | None = None,
+    timeout_s: float = 30.0,
+) -> Any:
     """A Dds client using the default credential chain (no keys pass through ycsb-runner)."""
     _sdk()
     from alibabacloud_credentials.client import Client as CredentialClient
     from alibabacloud_dds20151201.client import Client
     from alibabacloud_tea_openapi.utils_models import Config
 
-    config = Config(credential=CredentialClient(),
-                    region_id=region_id or os.environ.get("ALIBABA_CLOUD_REGION_ID") or "cn-hangzhou",
-                    endpoint=endpoint, protocol=protocol, connect_timeout=int(timeout_s * 1000),
-                    read_timeout=int(timeout_s * 1000))
+    config = Config(
+        credential=CredentialClient(),
+        region_id=region_id or os.environ.get("ALIBABA_CLOUD_REGION_ID") or "cn-hangzhou",
+        endpoint=endpoint,
+        protocol=protocol,
+        connect_timeout=int(timeout_s * 1000),
+        read_timeout=int(timeout_s * 1000),
+    )
     return Client(config)
 
 
@@ -95,10 +110,21 @@ class AliyunStrategy(AuditStrategy):
 
     name = "aliyun"
 
-    def __init__(self, instance_id: str, *, client: Any = None, region_id: str | None = None,
-                 endpoint: str | None = None, protocol: str | None = None, role_type: str | None = None,
-                 service_type: str = "Standard", storage_period: int | None = None, set_filter: bool = True,
-                 wait_s: float = 600.0, poll_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        instance_id: str,
+        *,
+        client: Any = None,
+        region_id: str | None = None,
+        endpoint: str | None = None,
+        protocol: str | None = None,
+        role_type: str | None = None,
+        service_type: str = "Standard",
+        storage_period: int | None = None,
+        set_filter: bool = True,
+        wait_s: float = 600.0,
+        poll_s: float = 10.0,
+    ) -> None:
         if not instance_id:
             raise UserError("the aliyun strategy needs --instance-id (e.g. dds-bp1xxxx)")
         _sdk()
@@ -126,8 +152,10 @@ class AliyunStrategy(AuditStrategy):
         filter_text: str | None = None
         note = ""
         try:
-            filt = self._call("describe_audit_log_filter",
-                              build_describe_filter_request(self.instance_id, role_type=self.role_type))
+            filt = self._call(
+                "describe_audit_log_filter",
+                build_describe_filter_request(self.instance_id, role_type=self.role_type),
+            )
             filter_text = str(filt.filter or "")
         except AuditError as exc:
             note = f", filter not readable ({exc})"
@@ -140,24 +168,22 @@ class AliyunStrategy(AuditStrategy):
         return AuditState(enabled, ops, detail, raw)
 
     def _settle(self, expected_on: bool, ops: Iterable[str]) -> AuditState:
-        state, problem = wait_for(self.status, expected_on, ops, timeout_s=self.wait_s,
-                                  interval_s=self.poll_s)
-        if problem:
-            raise AuditError(f"aliyun: audit should be {'on' if expected_on else 'off'} after "
-                             f"{self.wait_s:g}s but {problem}")
-        return state
+        return settle(self.status, self.name, expected_on, ops, timeout_s=self.wait_s, interval_s=self.poll_s)
 
     def _switch(self, enabled: bool, filter_text: str | None) -> None:
         """Policy first when enabling, filter first when disabling (the filter is set on a live audit)."""
         current = self.status()
         steps = []
         if current.enabled != enabled:
-            policy = build_policy_request(self.instance_id, enabled, service_type=self.service_type,
-                                          storage_period=self.storage_period)
+            policy = build_policy_request(
+                self.instance_id, enabled, service_type=self.service_type, storage_period=self.storage_period
+            )
             steps.append(("modify_audit_policy", policy))
         if filter_text is not None and current.raw.get("Filter") != filter_text:
-            filter_step = ("modify_audit_log_filter",
-                           build_filter_request(self.instance_id, filter_text, role_type=self.role_type))
+            filter_step = (
+                "modify_audit_log_filter",
+                build_filter_request(self.instance_id, filter_text, role_type=self.role_type),
+            )
             steps.insert(len(steps) if enabled else 0, filter_step)
         for method, request in steps:
             self._call(method, request)
@@ -188,6 +214,15 @@ class AliyunStrategy(AuditStrategy):
         line = shlex.join([*base, "--AuditStatus", "enable", "--ServiceType", self.service_type])
         filter_text = state.raw.get("Filter")
         if filter_text:
-            line += " && " + shlex.join(["aliyun", "dds", "ModifyAuditLogFilter", "--DBInstanceId",
-                                         self.instance_id, "--Filter", filter_text])
+            line += " && " + shlex.join(
+                [
+                    "aliyun",
+                    "dds",
+                    "ModifyAuditLogFilter",
+                    "--DBInstanceId",
+                    self.instance_id,
+                    "--Filter",
+                    filter_text,
+                ]
+            )
         return line

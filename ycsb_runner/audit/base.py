@@ -109,8 +109,14 @@ def mismatch(state: AuditState, expected_on: bool, ops: Iterable[str] = ()) -> s
     return ""
 
 
-def wait_for(read: Callable[[], AuditState], expected_on: bool, ops: Iterable[str], *,
-             timeout_s: float, interval_s: float) -> tuple[AuditState, str]:
+def wait_for(
+    read: Callable[[], AuditState],
+    expected_on: bool,
+    ops: Iterable[str],
+    *,
+    timeout_s: float,
+    interval_s: float,
+) -> tuple[AuditState, str]:
     """Poll ``read`` until the state matches (cloud switches take a while). Returns (state, problem)."""
     wanted = normalize_ops(ops)
     deadline = time.monotonic() + timeout_s
@@ -120,6 +126,24 @@ def wait_for(read: Callable[[], AuditState], expected_on: bool, ops: Iterable[st
         if not problem or time.monotonic() >= deadline:
             return state, problem
         time.sleep(interval_s)
+
+
+def settle(
+    read: Callable[[], AuditState],
+    name: str,
+    expected_on: bool,
+    ops: Iterable[str],
+    *,
+    timeout_s: float,
+    interval_s: float,
+) -> AuditState:
+    """``wait_for`` that raises AuditError when the state never matches (the cloud strategies' verify)."""
+    state, problem = wait_for(read, expected_on, ops, timeout_s=timeout_s, interval_s=interval_s)
+    if problem:
+        raise AuditError(
+            f"{name}: audit should be {'on' if expected_on else 'off'} after {timeout_s:g}s but {problem}"
+        )
+    return state
 
 
 def normalize_ops(ops: Iterable[str] | str) -> frozenset[str]:

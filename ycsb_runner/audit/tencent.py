@@ -22,7 +22,7 @@ from ycsb_runner.audit.base import (
     normalize_ops,
     one_line,
     ops_to_categories,
-    wait_for,
+    settle,
 )
 from ycsb_runner.errors import UserError
 
@@ -48,8 +48,10 @@ def rule_filters(ops: Iterable[str], namespace: str | None = None) -> list[dict[
         db, _, coll = namespace.partition(".")
         if not db or not coll:
             raise UserError(f"namespace {namespace!r} must be <database>.<collection>, e.g. ycsb.usertable")
-        rules += [{"Type": "DB", "Compare": "EQ", "Value": [db]},
-                  {"Type": "Collection", "Compare": "EQ", "Value": [coll]}]
+        rules += [
+            {"Type": "DB", "Compare": "EQ", "Value": [db]},
+            {"Type": "Collection", "Compare": "EQ", "Value": [coll]},
+        ]
     return rules
 
 
@@ -63,8 +65,14 @@ def _log_filters(rules: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-def build_open_request(instance_id: str, ops: Iterable[str] | None, *, log_expire_day: int = 7,
-                       namespace: str | None = None, modify: bool = False) -> Any:
+def build_open_request(
+    instance_id: str,
+    ops: Iterable[str] | None,
+    *,
+    log_expire_day: int = 7,
+    namespace: str | None = None,
+    modify: bool = False,
+) -> Any:
     """OpenAuditServiceRequest (or ModifyAuditServiceRequest); ``ops`` None means AuditAll. Pure."""
     models = _sdk()
     request = models.ModifyAuditServiceRequest() if modify else models.OpenAuditServiceRequest()
@@ -88,8 +96,9 @@ def build_describe_request(instance_id: str) -> Any:
     return request
 
 
-def make_client(*, region: str | None = None, endpoint: str | None = None, scheme: str | None = None,
-                timeout_s: int = 30) -> Any:
+def make_client(
+    *, region: str | None = None, endpoint: str | None = None, scheme: str | None = None, timeout_s: int = 30
+) -> Any:
     """A mongodb client with the default credential chain (no keys pass through ycsb-runner)."""
     _sdk()
     from tencentcloud.common.credential import DefaultCredentialProvider
@@ -103,11 +112,16 @@ def make_client(*, region: str | None = None, endpoint: str | None = None, schem
     except TencentCloudSDKException:
         credential = None
     if credential is None:
-        raise UserError("no Tencent Cloud credentials: set TENCENTCLOUD_SECRET_ID and "
-                        "TENCENTCLOUD_SECRET_KEY (or configure ~/.tencentcloud/credentials)")
+        raise UserError(
+            "no Tencent Cloud credentials: set TENCENTCLOUD_SECRET_ID and "
+            "TENCENTCLOUD_SECRET_KEY (or configure ~/.tencentcloud/credentials)"
+        )
     http = HttpProfile(endpoint=endpoint, protocol=scheme, reqTimeout=int(timeout_s))
-    return mongodb_client.MongodbClient(credential, region or os.environ.get("TENCENTCLOUD_REGION")
-                                        or "ap-guangzhou", ClientProfile(httpProfile=http))
+    return mongodb_client.MongodbClient(
+        credential,
+        region or os.environ.get("TENCENTCLOUD_REGION") or "ap-guangzhou",
+        ClientProfile(httpProfile=http),
+    )
 
 
 class TencentStrategy(AuditStrategy):
@@ -115,9 +129,19 @@ class TencentStrategy(AuditStrategy):
 
     name = "tencent"
 
-    def __init__(self, instance_id: str, *, client: Any = None, region: str | None = None,
-                 endpoint: str | None = None, scheme: str | None = None, log_expire_day: int = 7,
-                 namespace: str | None = None, wait_s: float = 600.0, poll_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        instance_id: str,
+        *,
+        client: Any = None,
+        region: str | None = None,
+        endpoint: str | None = None,
+        scheme: str | None = None,
+        log_expire_day: int = 7,
+        namespace: str | None = None,
+        wait_s: float = 600.0,
+        poll_s: float = 10.0,
+    ) -> None:
         if not instance_id:
             raise UserError("the tencent strategy needs --instance-id (e.g. cmgo-xxxxxxxx)")
         _sdk()
@@ -136,17 +160,26 @@ class TencentStrategy(AuditStrategy):
         except TencentCloudSDKException as exc:
             if action == "DescribeAuditConfig" and exc.get_code() in NOT_OPEN_CODES:
                 return None
-            raise AuditError(f"tencent {action} on {self.instance_id} failed: {exc.get_code()}: "
-                             f"{one_line(str(exc.get_message()))}") from None
+            raise AuditError(
+                f"tencent {action} on {self.instance_id} failed: {exc.get_code()}: "
+                f"{one_line(str(exc.get_message()))}"
+            ) from None
 
     def status(self) -> AuditState:
         resp = self._call("DescribeAuditConfig", build_describe_request(self.instance_id))
         if resp is None:
             return AuditState(False, frozenset(), f"{self.instance_id}: audit not opened", {"open": False})
-        raw = {"open": True, "AuditAll": resp.AuditAll, "LogExpireDay": resp.LogExpireDay,
-               "IsOpening": resp.IsOpening, "IsClosing": resp.IsClosing}
-        detail = (f"{self.instance_id}: AuditAll={resp.AuditAll}, LogExpireDay={resp.LogExpireDay}, "
-                  f"IsOpening={resp.IsOpening}, IsClosing={resp.IsClosing}")
+        raw = {
+            "open": True,
+            "AuditAll": resp.AuditAll,
+            "LogExpireDay": resp.LogExpireDay,
+            "IsOpening": resp.IsOpening,
+            "IsClosing": resp.IsClosing,
+        }
+        detail = (
+            f"{self.instance_id}: AuditAll={resp.AuditAll}, LogExpireDay={resp.LogExpireDay}, "
+            f"IsOpening={resp.IsOpening}, IsClosing={resp.IsClosing}"
+        )
         if str(resp.IsOpening).lower() == "true" or str(resp.IsClosing).lower() == "true":
             return AuditState(None, frozenset(), detail + " (switching)", raw)
         if resp.AuditAll:
@@ -158,17 +191,17 @@ class TencentStrategy(AuditStrategy):
         return AuditState(True, ops, detail, raw)
 
     def _settle(self, expected_on: bool, ops: Iterable[str]) -> AuditState:
-        state, problem = wait_for(self.status, expected_on, ops, timeout_s=self.wait_s,
-                                  interval_s=self.poll_s)
-        if problem:
-            raise AuditError(f"tencent: audit should be {'on' if expected_on else 'off'} after "
-                             f"{self.wait_s:g}s but {problem}")
-        return state
+        return settle(self.status, self.name, expected_on, ops, timeout_s=self.wait_s, interval_s=self.poll_s)
 
     def _open(self, ops: frozenset[str] | None, log_expire_day: int) -> None:
         current = self.status()
-        request = build_open_request(self.instance_id, ops, log_expire_day=log_expire_day,
-                                     namespace=self.namespace, modify=bool(current.enabled))
+        request = build_open_request(
+            self.instance_id,
+            ops,
+            log_expire_day=log_expire_day,
+            namespace=self.namespace,
+            modify=bool(current.enabled),
+        )
         self._call("ModifyAuditService" if current.enabled else "OpenAuditService", request)
         self._ops = frozenset(YCSB_OPS) if ops is None else ops
 
@@ -198,8 +231,10 @@ class TencentStrategy(AuditStrategy):
             self._open(None, days)
             return self._settle(True, YCSB_OPS)
         if not state.ops:
-            raise AuditError(f"tencent: {self.instance_id} had rule-based audit whose rules the API does not "
-                             "return; re-create them in the console")
+            raise AuditError(
+                f"tencent: {self.instance_id} had rule-based audit whose rules the API does not "
+                "return; re-create them in the console"
+            )
         self._open(state.ops, days)
         return self._settle(True, state.ops)
 
@@ -207,12 +242,26 @@ class TencentStrategy(AuditStrategy):
         if not state.enabled:
             return shlex.join(["tccli", "mongodb", "CloseAuditService", "--InstanceId", self.instance_id])
         days = str(state.raw.get("LogExpireDay") or self.log_expire_day)
-        argv = ["tccli", "mongodb", "ModifyAuditService", "--InstanceId", self.instance_id,
-                "--LogExpireDay", days]
+        argv = [
+            "tccli",
+            "mongodb",
+            "ModifyAuditService",
+            "--InstanceId",
+            self.instance_id,
+            "--LogExpireDay",
+            days,
+        ]
         if state.raw.get("AuditAll") or not state.ops:
-            argv += ["--AuditAll", "true"] if state.raw.get("AuditAll") else ["--AuditAll", "false",
-                                                                              "--RuleFilters", "<your rules>"]
+            argv += (
+                ["--AuditAll", "true"]
+                if state.raw.get("AuditAll")
+                else ["--AuditAll", "false", "--RuleFilters", "<your rules>"]
+            )
         else:
-            argv += ["--AuditAll", "false", "--RuleFilters",
-                     json.dumps(rule_filters(state.ops, self.namespace), separators=(",", ":"))]
+            argv += [
+                "--AuditAll",
+                "false",
+                "--RuleFilters",
+                json.dumps(rule_filters(state.ops, self.namespace), separators=(",", ":")),
+            ]
         return shlex.join(argv)

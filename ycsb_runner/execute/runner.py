@@ -135,8 +135,7 @@ class Hooks:
     """Optional collaborators: audit switching and metric sampling (None = not used)."""
 
     audit: Any = None  # an ycsb_runner.audit strategy
-    monitors: Any = None  # factory: (step, url, ycsb_pid_getter) -> context manager with .results()
-    server_pid: int | None = None
+    monitors: Any = None  # factory: (step, url) -> monitor with start(pid)/stop()/results()
 
 
 class Runner:

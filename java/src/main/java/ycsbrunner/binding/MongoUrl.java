@@ -25,8 +25,8 @@ public final class MongoUrl {
     return url.startsWith("mongodb://") || url.startsWith("mongodb+srv://");
   }
 
-  /** The URL with the password of {@code user:password@} replaced by {@code ***}; other text is kept. */
-  public static String mask(String url) {
+  /** Where the password of {@code scheme://user:password@} lies: {colon, at}, or null when there is none. */
+  private static int[] passwordSpan(String url) {
     if (url == null) {
       return null;
     }
@@ -34,31 +34,25 @@ public final class MongoUrl {
     int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
     int at = url.lastIndexOf('@');
     if (at < start) {
-      return url;
+      return null;
     }
     int colon = url.indexOf(':', start);
     if (colon < 0 || colon > at) {
-      return url;
+      return null;
     }
-    return url.substring(0, colon + 1) + "***" + url.substring(at);
+    return new int[] {colon, at};
+  }
+
+  /** The URL with the password of {@code user:password@} replaced by {@code ***}; other text is kept. */
+  public static String mask(String url) {
+    int[] span = passwordSpan(url);
+    return span == null ? url : url.substring(0, span[0] + 1) + "***" + url.substring(span[1]);
   }
 
   /** The raw password in the URL, or null when there is none (used to scrub driver messages). */
   public static String password(String url) {
-    if (url == null) {
-      return null;
-    }
-    int schemeEnd = url.indexOf("://");
-    int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
-    int at = url.lastIndexOf('@');
-    if (at < start) {
-      return null;
-    }
-    int colon = url.indexOf(':', start);
-    if (colon < 0 || colon >= at - 1) {
-      return null;
-    }
-    return url.substring(colon + 1, at);
+    int[] span = passwordSpan(url);
+    return span == null || span[0] >= span[1] - 1 ? null : url.substring(span[0] + 1, span[1]);
   }
 
   /** Replaces every occurrence of the URL's password in {@code text} by {@code ***} and flattens it to one line. */

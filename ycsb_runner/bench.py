@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ycsb_runner.errors import UserError
+from ycsb_runner.errors import RunFailed, RunInterrupted, UserError
+from ycsb_runner.model import RunResult
 from ycsb_runner.paths import results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker
 from ycsb_runner.server import EmbeddedServer, ServerInfo
-from ycsb_runner.store import RunDir
+from ycsb_runner.store import atomic_write_csv
 from ycsb_runner.suite import Suite, load_suite
 
 
@@ -41,12 +42,19 @@ class BenchOptions:
     keep_going: bool = False
     monitors: bool = True
     sample_interval_s: float = 2.0
+    report: bool = True  # write report.html / report.md into the run folder
+    run_id: str | None = None
 
 
 @dataclass
 class BenchOutcome:
-    run_dir: RunDir
+    result: RunResult
     runner: Any
+    report: Path | None = None  # report.html, when written
+
+    @property
+    def run_dir(self) -> Path:
+        return self.result.root
 
 
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
@@ -115,8 +123,12 @@ def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
         argv = holder.info.argv
         n = len(on_args)
         on = any(argv[i : i + n] == on_args for i in range(len(argv) - n + 1))
-        return AuditState(enabled=on, ops=frozenset(audited) if on else frozenset(),
-                          detail=f"server argv: {' '.join(argv[1:])}", raw={})
+        return AuditState(
+            enabled=on,
+            ops=frozenset(audited) if on else frozenset(),
+            detail=f"server argv: {' '.join(argv[1:])}",
+            raw={},
+        )
 
     return {**options, "restart": restart, "status": status}
 
@@ -197,7 +209,9 @@ def run_bench(
                 interval_s=opts.sample_interval_s,
                 target=suite.run.target,
             )
-        run_dir = RunDir.create(opts.results or results_dir(), suite.name)
+        run_dir = RunResult.create(
+            opts.results or results_dir(), Runner.suite_info(suite, opts.templates), run_id=opts.run_id
+        )
         runner = Runner(
             plan,
             url=url,
@@ -215,10 +229,34 @@ def run_bench(
         del guard
         try:
             runner.run()
-        except BaseException as exc:
-            exc.run_dir = run_dir.root  # type: ignore[attr-defined]  # so the CLI can say where results are
-            raise
-        return BenchOutcome(run_dir=run_dir, runner=runner)
+        except KeyboardInterrupt:
+            finish_run_folder(run_dir, report=False, log=log)
+            raise RunInterrupted(
+                "interrupted: stopped YCSB and the embedded server; finished steps are kept",
+                run_dir=run_dir.root,
+            ) from None
+        except UserError as err:
+            finish_run_folder(run_dir, report=opts.report, log=log)
+            raise RunFailed(str(err), run_dir=run_dir.root, exit_code=err.exit_code) from None
+        report = finish_run_folder(run_dir, report=opts.report, log=log)
+        return BenchOutcome(result=run_dir, runner=runner, report=report)
+
+
+def finish_run_folder(result: RunResult, *, report: bool, log: Callable[[str], None]) -> Path | None:
+    """What every run folder gets at the end, finished or not: the study table and the report."""
+    from ycsb_runner.analyse.table import study_table
+
+    try:
+        df = study_table(RunResult.load(result.root))
+        if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:
+            atomic_write_csv(result.root / "study_table.csv", df)
+        if report:
+            from ycsb_runner.analyse.report import write_report
+
+            return write_report(result.root)[0]
+    except UserError as err:  # a full disk, say: the run's own error matters more
+        log(f"warning: could not finish {result.root}: {err}")
+    return None
 
 
 def default_url() -> str | None:

@@ -62,7 +62,7 @@ class BenchProgress:
                 self.console.print(f"    {data['sec']} s: {info}")
         elif event == "step-end":
             rec = data["record"]
-            tp = f", {rec.throughput:,.0f} ops/s" if rec.throughput else ""
+            tp = f", {rec.throughput_ops_s:,.0f} ops/s" if rec.throughput_ops_s else ""
             audit = f", audit verified {rec.audit_verified}" if rec.audit_verified else ""
             info = f"{rec.verdict}{tp}{audit}"
             if rec.reasons:

@@ -1,6 +1,8 @@
-"""The one exception type the CLI turns into a one-line message and a non-zero exit."""
+"""The exceptions the CLI turns into a one-line message and a non-zero exit."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 
 class UserError(Exception):
@@ -15,6 +17,16 @@ class UserError(Exception):
 
 
 class RunFailed(UserError):
-    """A benchmark phase ran but its result cannot be trusted (the parser's verdict said failed)."""
+    """A run started and did not complete; ``run_dir`` holds what was measured (None before it existed)."""
 
     exit_code = 1
+
+    def __init__(self, message: str, *, run_dir: Path | None = None, exit_code: int | None = None) -> None:
+        super().__init__(message, exit_code=exit_code)
+        self.run_dir = run_dir
+
+
+class RunInterrupted(RunFailed):
+    """Ctrl-C or a termination signal stopped the run; finished steps are kept in ``run_dir``."""
+
+    exit_code = 130

@@ -76,8 +76,14 @@ def _wait_ready(url: str, proc: subprocess.Popen, log_path: Path, timeout: float
 def _launch(argv: list[str], log_path: Path) -> subprocess.Popen:
     """Start the server detached (own session: a terminal Ctrl-C is ours to handle), logging to a file."""
     with open(log_path, "ab") as log_file:
-        return subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, env=dict(os.environ, DO_NOT_TRACK="1"))
+        return subprocess.Popen(
+            argv,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=dict(os.environ, DO_NOT_TRACK="1"),
+        )
 
 
 def _init_replica_set(url: str, port: int, timeout: float = 60) -> None:

@@ -1,4 +1,4 @@
-"""Self-contained result folders: ``results/<run-id>/`` with a manifest, CSVs and each step's raw logs.
+"""Atomic file writes for the run folder (its typed model is ``ycsb_runner.model``).
 
 Every file is written atomically (a temporary file in the same folder, then a rename), so an interrupted
 run or a full disk never leaves a half-written CSV; a full disk becomes a one-line error.
@@ -9,9 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,6 @@ import pandas as pd
 
 from ycsb_runner.errors import UserError
 
-MANIFEST = "manifest.json"
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -55,72 +52,3 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 def atomic_write_csv(path: Path, df: pd.DataFrame) -> None:
     atomic_write_text(path, df.to_csv(index=False))
-
-
-def new_run_id(suite_name: str, now: float | None = None) -> str:
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    return f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', suite_name)}"
-
-
-class RunDir:
-    """One run's folder. ``steps/<label>/`` holds each step's logs; the top holds manifest and CSVs."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    @classmethod
-    def create(cls, results: Path, suite_name: str) -> RunDir:
-        run_id = new_run_id(suite_name)
-        root = results / run_id
-        n = 1
-        while root.exists():
-            n += 1
-            root = results / f"{run_id}-{n}"
-        try:
-            (root / "steps").mkdir(parents=True)
-        except OSError as err:
-            raise _disk_error(root, err) from err
-        return cls(root)
-
-    @classmethod
-    def open(cls, path: Path) -> RunDir:
-        if not (path / MANIFEST).is_file():
-            raise UserError(f"{path} is not a ycsb-runner result folder (no {MANIFEST})")
-        return cls(path)
-
-    @property
-    def run_id(self) -> str:
-        return self.root.name
-
-    def step_dir(self, label: str) -> Path:
-        d = self.root / "steps" / label
-        d.mkdir(parents=True, exist_ok=True)
-        return d
-
-    def write_manifest(self, manifest: dict) -> None:
-        atomic_write_json(self.root / MANIFEST, _json_safe(manifest))
-
-    def manifest(self) -> dict:
-        return json.loads((self.root / MANIFEST).read_text())
-
-    def write_csv(self, name: str, df: pd.DataFrame) -> Path:
-        path = self.root / name
-        atomic_write_csv(path, df)
-        return path
-
-    def read_csv(self, name: str) -> pd.DataFrame:
-        path = self.root / name
-        if not path.is_file() or path.stat().st_size == 0:
-            return pd.DataFrame()
-        return pd.read_csv(path)
-
-
-def _json_safe(obj: Any) -> Any:
-    """NaN/inf are not JSON: store them as null."""
-    if isinstance(obj, float):
-        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
-    return obj

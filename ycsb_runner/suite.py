@@ -44,6 +44,7 @@ class SuiteError(UserError):
 SCHEMA: dict[str, dict[str, Any]] = {
     "": {
         "name": str,
+        "study": str,
         "description": str,
         "source": str,
         "notes": list,
@@ -211,6 +212,7 @@ class Suite:
     path: str = ""
     scale: float = 1.0
     overrides: tuple[str, ...] = ()
+    study: str | None = None  # the published study it reproduces (``ycsb_runner.studies``)
 
     def describe_scaling(self) -> dict[str, Any]:
         return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
@@ -575,8 +577,15 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     est = float(doc.get("estimated_throughput", 5000.0))
     if est <= 0:
         raise loc.error("estimated_throughput", "must be positive")
+    study = doc.get("study")
+    if study is not None:
+        from ycsb_runner.studies import STUDIES
+
+        if study not in STUDIES:
+            raise loc.error("study", f"unknown study {study!r}; known: {', '.join(STUDIES)}")
     return Suite(
         name=doc["name"],
+        study=study,
         description=doc.get("description", ""),
         dataset=dataset,
         run=run,

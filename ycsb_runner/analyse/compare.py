@@ -8,9 +8,11 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.table import AUDIT_METRICS, audit_ab, load_run, mix_shares, step_metrics
+from ycsb_runner.analyse.table import audit_ab, load_run, mix_shares, step_metrics
 from ycsb_runner.errors import UserError
+from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
+from ycsb_runner.studies import METRICS, Study, higher_is_better, study_for_reference
 
 REFERENCE_COLUMNS = [
     "mix",
@@ -25,37 +27,6 @@ REFERENCE_COLUMNS = [
     "measured_n",
     "note",
 ]
-# measured column of step_metrics -> published column of the Tencent tables
-TENCENT_METRICS = {
-    "throughput_ops_s": "throughput_ops_s",
-    "read_avg_us": "ral_us",
-    "write_avg_us": "wal_us",
-    "server_cpu_pct": "cpu_high_pct",
-}
-# measured ab_table metric -> published change % column of the Alibaba table
-ALIBABA_METRICS = {
-    "server_cpu_pct": ("cpu_change_pp", "cpu_change_text", "cpu_significant"),
-    "server_writes_avg_rt_us": ("writes_avg_rt_change_pct", "rt_change_text", "rt_significant"),
-    "server_reads_avg_rt_us": ("reads_avg_rt_change_pct", "rt_change_text", "rt_significant"),
-    "server_query_per_s": ("query_change_pct", "opcounters_change_text", "opcounters_significant"),
-    "server_insert_per_s": ("insert_change_pct", "opcounters_change_text", "opcounters_significant"),
-    "server_update_per_s": ("update_change_pct", "opcounters_change_text", "opcounters_significant"),
-}
-
-RUN_METRICS = (
-    "throughput_ops_s",
-    "read_avg_us",
-    "write_avg_us",
-    "read_p99_us",
-    "write_p99_us",
-    "error_rate",
-    "server_cpu_pct",
-    "server_reads_avg_rt_us",
-    "server_writes_avg_rt_us",
-    "server_query_per_s",
-    "server_insert_per_s",
-    "server_update_per_s",
-)
 COMPARE_COLUMNS = [
     "phase",
     "mix",
@@ -84,10 +55,9 @@ def _ratio(measured: float, published: float) -> float:
     return measured / published
 
 
-def _tencent_reference(run_dir: Path | str, name: str, size: str | None, storage: str | None) -> pd.DataFrame:
-    run = load_run(run_dir)
-    ref = load_reference(name)
-    size = size or run.suite.get("scaling", {}).get("size")
+def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    ref = load_reference(study.reference or study.name)
+    size = size or run.manifest.suite.scaling.get("size")
     if size is None and ref["size"].nunique() > 1:
         raise UserError(
             f"the run does not say its instance size: pass --size (the table has "
@@ -95,20 +65,21 @@ def _tencent_reference(run_dir: Path | str, name: str, size: str | None, storage
         )
     ref = select(ref, size=size, storage=storage)
     m = step_metrics(run)
-    m = m[m["audit"].isin(["n/a", "off"])]
+    m = m[m["audit"].isin([NO_AUDIT, "off"])]
+    columns = {metric: cols[0] for metric, cols in study.reference_columns.items()}
     means = (
         m.groupby(["mix", "threads"], sort=False)
-        .agg(n=("step", "size"), **{k: (k, "mean") for k in TENCENT_METRICS})
+        .agg(n=("step", "size"), **{k: (k, "mean") for k in columns})
         .reset_index()
     )
-    thread_keyed = name == "tencent-threads"
+    thread_keyed = "threads" in study.reference_keys
     rows = []
     for _, pub in ref.iterrows():
         mine = means[means["mix"] == pub["mix"]]
         if thread_keyed:
             mine = mine[mine["threads"] == pub["threads"]]
         got = mine.iloc[0] if not mine.empty else None
-        for measured_col, pub_col in TENCENT_METRICS.items():
+        for measured_col, pub_col in columns.items():
             published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
             if measured_col == "server_cpu_pct" and pub.get("cpu_low_pct") != pub.get("cpu_high_pct"):
                 published = (float(pub["cpu_low_pct"]) + float(pub["cpu_high_pct"])) / 2
@@ -147,13 +118,12 @@ def _in_mix(metric: str, mix: str) -> bool:
     return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
-def _alibaba_reference(run_dir: Path | str, name: str, size: str | None, storage: str | None) -> pd.DataFrame:
-    run = load_run(run_dir)
-    ref = select(load_reference(name), size=size, storage=storage)
-    ab = audit_ab(run, AUDIT_METRICS)
+def _audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    ref = select(load_reference(study.reference or study.name), size=size, storage=storage)
+    ab = audit_ab(run, study.metrics)
     rows = []
     for _, pub in ref.iterrows():
-        for metric, (pub_col, text_col, sig_col) in ALIBABA_METRICS.items():
+        for metric, (pub_col, text_col, sig_col) in study.reference_columns.items():
             if not _in_mix(metric, pub["mix"]):
                 continue
             hit = ab[(ab["mix"] == pub["mix"]) & (ab["metric"] == metric)]
@@ -191,7 +161,7 @@ def _alibaba_reference(run_dir: Path | str, name: str, size: str | None, storage
 
 
 def compare_reference(
-    run_dir: Path | str, reference_name: str, size: str | None = None, storage: str | None = None
+    run_dir: Path | str | RunResult, reference_name: str, size: str | None = None, storage: str | None = None
 ) -> pd.DataFrame:
     """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured/published.
 
@@ -200,15 +170,19 @@ def compare_reference(
     figure (percent; CPU in percentage points) against the published change (0 where it says "no significant
     change"). ``size`` defaults to the size the run was made for (``--set size=...``).
     """
-    if reference_name.startswith("alibaba"):
-        out = _alibaba_reference(run_dir, reference_name, size, storage)
+    study = study_for_reference(reference_name)
+    run = load_run(run_dir)
+    if study.layout == "audit":
+        out = _audit_reference(run, study, size, storage)
     else:
-        out = _tencent_reference(run_dir, reference_name, size, storage)
+        out = _tencent_reference(run, study, size, storage)
     out.attrs["reference"] = reference_name
     return out
 
 
-def compare_runs(baseline_dir: Path | str, contender_dir: Path | str, *, alpha: float = 0.05) -> pd.DataFrame:
+def compare_runs(
+    baseline_dir: Path | str | RunResult, contender_dir: Path | str | RunResult, *, alpha: float = 0.05
+) -> pd.DataFrame:
     """Baseline vs contender per (phase, mix, threads, audit, metric) over repetitions (``stats.ab_table``).
 
     ``change`` = contender - baseline; ``significant`` is "yes", "no" or "n too small". Runs of different
@@ -226,11 +200,18 @@ def compare_runs(baseline_dir: Path | str, contender_dir: Path | str, *, alpha: 
         m["arm"] = arm
         frames.append(m)
     both = pd.concat(frames, ignore_index=True)
-    metrics = [c for c in RUN_METRICS if c in both and both[c].notna().any()]
+    metrics = [c for c in METRICS if c in both and both[c].notna().any()]
     if both.empty or not metrics:
         raise UserError("no completed measured steps to compare in these runs")
     ab = stats.ab_table(
-        both, ["phase", "mix", "threads", "audit"], "arm", metrics, "baseline", "contender", alpha=alpha
+        both,
+        ["phase", "mix", "threads", "audit"],
+        "arm",
+        metrics,
+        "baseline",
+        "contender",
+        alpha=alpha,
+        higher_is_better={m: higher_is_better(m) for m in metrics},
     )
     ab = ab[(ab["n_a"] > 0) | (ab["n_b"] > 0)]
     ab = ab.rename(
@@ -239,7 +220,7 @@ def compare_runs(baseline_dir: Path | str, contender_dir: Path | str, *, alpha: 
     ab["significant"] = ab["verdict"].map(
         lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NO_CHANGE else "yes")
     )
-    order = ["load", *base.suite.get("mixes", [])]
+    order = ["load", *base.manifest.suite.mixes]
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))
     ab = ab.sort_values(["_o", "threads", "audit"], kind="stable").drop(columns="_o")
     out = ab[COMPARE_COLUMNS].reset_index(drop=True)

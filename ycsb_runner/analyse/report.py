@@ -17,14 +17,13 @@ import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse import stats  # noqa: E402
 from ycsb_runner.analyse.table import (  # noqa: E402
-    RunData,
     audit_ab,
     layout_of,
     load_run,
-    read_table,
     step_metrics,
     study_table,
 )
+from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
@@ -55,11 +54,13 @@ def plot_timeseries(ts: pd.DataFrame) -> bytes | None:
             ax1.plot(g["elapsed_s"], g["current_ops_per_s"], marker=".", label=str(step))
     ax1.set(title="Throughput over time", xlabel="elapsed (s)", ylabel="ops/sec")
     ops = (
-        ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg"].notna()] if "avg" in ts else ts.iloc[0:0]
+        ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg_us"].notna()]
+        if "avg_us" in ts
+        else ts.iloc[0:0]
     )
     ops = ops[ops["operation"] != "CLEANUP"]
     for (step, op), g in ops.groupby(["step", "operation"], sort=False):
-        ax2.plot(g["elapsed_s"], g["avg"], marker=".", label=f"{step} {op}")
+        ax2.plot(g["elapsed_s"], g["avg_us"], marker=".", label=f"{step} {op}")
     ax2.set(title="Average latency over time (status interval)", xlabel="elapsed (s)", ylabel="µs")
     for ax in (ax1, ax2):
         if ax.get_legend_handles_labels()[0]:
@@ -69,7 +70,7 @@ def plot_timeseries(ts: pd.DataFrame) -> bytes | None:
     return _png(fig)
 
 
-def hdr_percentile_frame(run: RunData) -> pd.DataFrame:
+def hdr_percentile_frame(run: RunResult) -> pd.DataFrame:
     """Percentiles per (step, operation) from the steps' `.hdr` logs (empty when there are none)."""
     from ycsb_runner.parse import hdr_percentiles
 
@@ -87,12 +88,20 @@ def hdr_percentile_frame(run: RunData) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def _pct_value(col: object) -> float | None:
+    """``p99`` / ``p99.9_us`` -> 99 / 99.9; None for other columns."""
+    if not isinstance(col, str) or not col.startswith("p"):
+        return None
+    body = col[1:].removesuffix("_us")
+    return float(body) if body.replace(".", "", 1).isdigit() else None
+
+
 def _pct_columns(df: pd.DataFrame) -> list[str]:
-    cols = [c for c in df.columns if c.startswith("p") and c[1:].replace(".", "", 1).isdigit()]
-    return sorted(cols, key=lambda c: float(c[1:]))
+    cols = [c for c in df.columns if _pct_value(c) is not None]
+    return sorted(cols, key=lambda c: _pct_value(c) or 0.0)
 
 
-def plot_percentiles(run: RunData) -> tuple[bytes | None, str]:
+def plot_percentiles(run: RunResult) -> tuple[bytes | None, str]:
     """Latency percentiles per (step, operation): from `.hdr` logs when present, else operations.csv."""
     hdr = hdr_percentile_frame(run)
     source = ".hdr logs"
@@ -106,7 +115,7 @@ def plot_percentiles(run: RunData) -> tuple[bytes | None, str]:
     cols = _pct_columns(df)
     if df.empty or not cols:
         return None, source
-    x = [float(c[1:]) for c in cols]
+    x = [_pct_value(c) or 0.0 for c in cols]
     fig, ax = plt.subplots(figsize=(10, 4.5))
     for _, row in df.iterrows():
         y = [row[c] for c in cols]
@@ -127,7 +136,7 @@ AUDIT_BAR_METRICS = (
 )
 
 
-def plot_audit_bars(run: RunData) -> bytes | None:
+def plot_audit_bars(run: RunResult) -> bytes | None:
     """Off vs on per mix with the 95% t-interval of the mean (a bare bar when n = 1)."""
     m = step_metrics(run)
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
@@ -196,50 +205,62 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
     return text.drop(columns=spread)
 
 
-def metadata(run: RunData) -> list[tuple[str, str]]:
+def _text(v: Any, none: str = "-") -> str:
+    """A value for people: no Python ``None``/``True`` in the page."""
+    if v is None or v == "":
+        return none
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list | tuple):
+        return ", ".join(_text(x) for x in v) or none
+    return str(v)
+
+
+def metadata(run: RunResult) -> list[tuple[str, str]]:
     """(label, value) pairs describing the run: suite, scaling, versions, host, server."""
     m = run.manifest
-    suite, target, ycsb = m.get("suite", {}), m.get("target", {}), m.get("ycsb", {})
-    java, host = m.get("java", {}), m.get("host", {})
-    scaling = suite.get("scaling", {})
+    suite, target, ycsb, java, host = m.suite, m.target, m.ycsb, m.java, m.host
+    scaling = suite.scaling
     mem = host.get("memory_bytes")
+    overrides = ", ".join(scaling.get("overrides", [])) or "none"
+    server = target.get("server_version") or target.get("build_info", {}).get("version")
+    where = "embedded server" if target.get("embedded") else "external server"
     return [
-        ("run", f"{m.get('run_id')} ({m.get('status')})"),
-        ("suite", f"{suite.get('name')}: {suite.get('description', '')}"),
-        ("source", str(suite.get("source", ""))),
+        ("run", f"{m.run_id} ({m.status})"),
+        ("suite", f"{suite.name}: {suite.description}"),
+        ("study", _text(suite.study, "none declared")),
+        ("source", _text(suite.source)),
         (
             "scaling",
-            f"scale {scaling.get('scale')}, size {scaling.get('size')}, overrides "
-            f"{', '.join(scaling.get('overrides', [])) or 'none'}",
+            f"scale {_text(scaling.get('scale'), '1')}, size {_text(scaling.get('size'))}, "
+            f"overrides {overrides}",
         ),
         (
             "plan",
-            f"mixes {', '.join(suite.get('mixes', []))}; threads {suite.get('threads')}; records "
-            f"{suite.get('recordcount')}; repetitions {suite.get('repetitions')}; audit "
-            f"{'/'.join(suite.get('audit_states', [])) or 'not switched'}",
+            f"mixes {_text(suite.mixes)}; threads {_text(suite.threads)}; "
+            f"records {_text(suite.recordcount)}; "
+            f"repetitions {suite.repetitions}; audit {'/'.join(suite.audit_states) or 'not switched'}",
         ),
-        (
-            "server",
-            f"{target.get('server_version') or target.get('build_info', {}).get('version')} at "
-            f"{target.get('url')} (embedded: {target.get('embedded')})",
-        ),
+        ("server", f"{_text(server, 'unknown version')} at {_text(target.get('url'))} ({where})"),
         (
             "YCSB",
-            f"{ycsb.get('core')} + {ycsb.get('binding_jar')} ({ycsb.get('binding_class')}), driver "
-            f"{ycsb.get('driver_version')}, from {ycsb.get('source')}",
+            f"{_text(ycsb.get('core'))} + {_text(ycsb.get('binding_jar'))} "
+            f"({_text(ycsb.get('binding_class'))}), "
+            f"driver {_text(ycsb.get('driver_version'))}, from {_text(ycsb.get('source'))}",
         ),
-        ("Java", f"{java.get('version')} ({java.get('path')})"),
+        ("Java", f"{_text(java.get('version'))} ({_text(java.get('path'))})"),
         (
             "host",
-            f"{host.get('hostname')}: {host.get('platform')}, {host.get('cpus_logical')} CPUs, "
-            f"{(mem or 0) / 2**30:.1f} GiB, Python {host.get('python')}",
+            f"{_text(host.get('hostname'))}: {_text(host.get('platform'))}, "
+            f"{_text(host.get('cpus_logical'))} CPUs, "
+            f"{(mem or 0) / 2**30:.1f} GiB, Python {_text(host.get('python'))}",
         ),
-        ("audit strategy", str(m.get("audit_strategy"))),
+        ("audit strategy", _text(m.audit_strategy, "none (audit not switched)")),
     ]
 
 
-def steps_frame(run: RunData) -> pd.DataFrame:
-    cols = ["label", "kind", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]
+def steps_frame(run: RunResult) -> pd.DataFrame:
+    cols = ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]
     return (
         run.steps[[c for c in cols if c in run.steps]] if not run.steps.empty else pd.DataFrame(columns=cols)
     )
@@ -249,7 +270,8 @@ def _html_table(df: pd.DataFrame) -> str:
     return display_frame(df).to_html(index=False, escape=True, border=0)
 
 
-def _md_table(df: pd.DataFrame) -> str:
+def markdown_table(df: pd.DataFrame) -> str:
+    """*df* as a Markdown table (cells as in ``display_frame``)."""
     d = display_frame(df)
     if d.empty:
         return "_(no rows)_\n"
@@ -262,11 +284,10 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figures(run: RunData) -> list[tuple[str, str, bytes]]:
+def _figures(run: RunResult) -> list[tuple[str, str, bytes]]:
     """(file stem, caption, png) of every plot that has data."""
     out: list[tuple[str, str, bytes]] = []
-    ts = read_table(run.root / "timeseries.csv")
-    png = plot_timeseries(ts)
+    png = plot_timeseries(run.timeseries)
     if png:
         out.append(("timeseries", "Throughput and latency over time per step (YCSB -s status lines)", png))
     png, source = plot_percentiles(run)
@@ -279,11 +300,11 @@ def _figures(run: RunData) -> list[tuple[str, str, bytes]]:
     return out
 
 
-def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tuple[Path, Path]:
+def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = None) -> tuple[Path, Path]:
     """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``); return paths."""
     run = load_run(run_dir)
     out = Path(out_dir) if out_dir else run.root
-    table = study_table(run.root)
+    table = study_table(run)
     title = table.attrs.get("title", run.suite_name)
     figures = _figures(run)
     meta = metadata(run)
@@ -300,7 +321,7 @@ def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tupl
     h += ["</table>", f"<h2>{html.escape(title)}</h2>", _html_table(table)]
     md = [f"# ycsb-runner report: {run.root.name}\n", "## Run\n", "| | |", "|---|---|"]
     md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
-    md += ["", f"## {title}\n", _md_table(table)]
+    md += ["", f"## {title}\n", markdown_table(table)]
     if ab is not None and not ab.empty:
         cols = [
             "mix",
@@ -317,9 +338,9 @@ def write_report(run_dir: Path | str, out_dir: Path | str | None = None) -> tupl
             "verdict",
         ]
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(ab[cols])]
-        md += ["## Audit off (A) vs on (B): statistics\n", _md_table(ab[cols])]
+        md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(ab[cols])]
     h += ["<h2>Steps</h2>", _html_table(steps), "<h2>Plots</h2>"]
-    md += ["## Steps\n", _md_table(steps), "## Plots\n"]
+    md += ["## Steps\n", markdown_table(steps), "## Plots\n"]
     fig_dir = out / "report-figures"
     for stem, caption, png in figures:
         b64 = base64.b64encode(png).decode("ascii")

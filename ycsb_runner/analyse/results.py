@@ -8,27 +8,25 @@ import pandas as pd
 from rich.table import Table
 
 from ycsb_runner.console import out_console
-from ycsb_runner.store import RunDir
+from ycsb_runner.model import RunResult
 
 KEYS = ["step", "phase", "mix", "threads", "audit", "repetition"]
 
 
-def results_table(run_dir: Path) -> pd.DataFrame:
+def results_table(run_dir: Path | RunResult) -> pd.DataFrame:
     """One row per (step, operation): ops, throughput of the step, average/p95/p99 latency (µs)."""
-    rd = RunDir.open(run_dir)
-    ops = rd.read_csv("operations.csv")
-    steps = rd.read_csv("steps.csv")
+    rd = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
+    ops = rd.operations
+    steps = rd.steps
     if ops.empty:
         return pd.DataFrame(columns=[*KEYS, "operation", "operations", "throughput_ops_s"])
     ops = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
     tp = (
-        steps.set_index("label")["throughput_ops_s"]
-        if "throughput_ops_s" in steps
-        else pd.Series(dtype=float)
+        steps.set_index("step")["throughput_ops_s"] if "throughput_ops_s" in steps else pd.Series(dtype=float)
     )
     out = ops[[c for c in KEYS if c in ops] + ["operation", "operations"]].copy()
     out.insert(len(out.columns) - 1, "throughput_ops_s", out["step"].map(tp))
-    for col in ("average_latency_us", "p95", "p99"):
+    for col in ("average_latency_us", "p95_us", "p99_us"):
         out[col] = ops[col] if col in ops else float("nan")
     out["error_rate"] = ops["error_rate"] if "error_rate" in ops else float("nan")
     return out.reset_index(drop=True)
@@ -42,9 +40,10 @@ def _fmt(v: object, digits: int = 0) -> str:
     return str(v)
 
 
-def print_results(run_dir: Path) -> None:
+def print_results(run_dir: Path | RunResult) -> None:
     df = results_table(run_dir)
-    table = Table(title=f"results: {run_dir.name}", show_lines=False)
+    root = run_dir.root if isinstance(run_dir, RunResult) else run_dir
+    table = Table(title=f"results: {root.name}", show_lines=False)
     for col in (
         "step",
         "mix",
@@ -69,8 +68,8 @@ def print_results(run_dir: Path) -> None:
             _fmt(row.operations),
             _fmt(row.throughput_ops_s),
             _fmt(row.average_latency_us),
-            _fmt(row.p95),
-            _fmt(row.p99),
+            _fmt(row.p95_us),
+            _fmt(row.p99_us),
             _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
         )
     out_console.print(table)

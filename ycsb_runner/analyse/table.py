@@ -1,9 +1,12 @@
 """Per-mix tables of a run in the layout of the study its suite reproduces.
 
-* Tencent suites (``tencent-*``): mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%): client-side YCSB
+The layout comes from the study registry (``ycsb_runner.studies``), by the ``study`` the suite declares:
+
+* Tencent studies: mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
-* Audit suites (audit states off/on, e.g. Alibaba): scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters —
-  audit off vs on per mix from the server-side figures, with the change and the verdict of ``stats.ab_table``.
+* Audit studies (Alibaba, or any suite that switches audit off/on):
+  scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters — audit off vs on per mix from the server-side
+  figures, with the change and the verdict of ``stats.ab_table``.
 * Anything else: a generic per-mix table.
 
 ``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from.
@@ -13,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,91 +23,31 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.store import RunDir
+from ycsb_runner.model import RunResult
+from ycsb_runner.studies import CLIENT_METRICS, SERVER_METRICS, Study, higher_is_better, study_of
 
 KEYS = ["phase", "mix", "threads", "audit", "repetition"]
 GROUP = ["phase", "mix", "threads", "audit"]
 WRITE_OPS = ("UPDATE", "INSERT", "DELETE")
 MAIN_OPS = ("READ", "UPDATE", "INSERT", "SCAN", "DELETE", "READ-MODIFY-WRITE")
-SERVER_FIGURES = (
-    "cpu_pct",
-    "reads_avg_rt_us",
-    "writes_avg_rt_us",
-    "insert_per_s",
-    "query_per_s",
-    "update_per_s",
-    "ops_per_s",
-)
+SERVER_FIGURES = tuple(m.removeprefix("server_") for m in SERVER_METRICS)
 UNAVAILABLE = "unavailable"
 NOT_SAMPLED = "not sampled"
-# Client-side metrics of step_metrics (besides per-operation columns).
-CLIENT_METRICS = (
-    "throughput_ops_s",
-    "read_avg_us",
-    "write_avg_us",
-    "read_p99_us",
-    "write_p99_us",
-    "error_rate",
-)
 
 
-@dataclass
-class RunData:
-    """What the tables need from one result folder (CSV keys normalised: audit "n/a", load mix "load")."""
-
-    root: Path
-    manifest: dict[str, Any]
-    steps: pd.DataFrame
-    operations: pd.DataFrame
-
-    @property
-    def suite(self) -> dict[str, Any]:
-        return self.manifest.get("suite", {})
-
-    @property
-    def suite_name(self) -> str:
-        return str(self.suite.get("name", ""))
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """A run CSV with "n/a" kept as text (only empty cells are missing); empty frame when absent."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return pd.DataFrame()
-    return pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
-
-
-def _normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
-    if df.empty:
-        return df
-    df = df.copy()
-    if "audit" in df:
-        df["audit"] = df["audit"].astype(object).fillna("n/a").astype(str)
-    if "mix" in df:
-        df["mix"] = df["mix"].astype(object).fillna("load").astype(str)
-    if "repetition" in df:
-        df["repetition"] = pd.to_numeric(df["repetition"], errors="coerce").fillna(0).astype(int)
-    if "threads" in df:
-        df["threads"] = pd.to_numeric(df["threads"], errors="coerce").fillna(0).astype(int)
-    return df
-
-
-def load_run(run_dir: Path | str) -> RunData:
+def load_run(run_dir: Path | str | RunResult) -> RunResult:
     """Open a result folder (UserError when it is not one)."""
-    rd = RunDir.open(Path(run_dir))
-    steps = _normalise_keys(read_table(rd.root / "steps.csv"))
-    if not steps.empty and "phase" not in steps:
-        steps["phase"] = steps["kind"]
-    ops = _normalise_keys(read_table(rd.root / "operations.csv"))
-    return RunData(root=rd.root, manifest=rd.manifest(), steps=steps, operations=ops)
+    return run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
 
 
-def layout_of(run: RunData) -> str:
-    """ "tencent", "audit" or "generic"."""
-    if run.suite_name.startswith("tencent"):
-        return "tencent"
-    if run.suite.get("audit_states"):
-        return "audit"
-    return "generic"
+def study_of_run(run: RunResult) -> Study:
+    """The study the run's suite declared (``audit-ab`` or ``generic`` when it declared none)."""
+    return study_of(run.manifest.suite.study, run.manifest.suite.audit_states)
+
+
+def layout_of(run: RunResult) -> str:
+    """ "tencent", "audit" or "generic": from the study registry."""
+    return study_of_run(run).layout
 
 
 def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
@@ -122,7 +64,7 @@ def _weighted(rows: pd.DataFrame, col: str) -> float:
     return float(np.average(rows[col], weights=rows["operations"]))
 
 
-def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
+def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame:
     """One row per measured load/run step: keys, client-side YCSB figures, per-op averages, server figures.
 
     ``read_avg_us`` = READ average latency; ``write_avg_us`` = the operation-weighted average of UPDATE,
@@ -132,16 +74,16 @@ def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
     steps = run.steps
     if steps.empty:
         return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
-    steps = steps[steps["kind"].isin(["load", "run"])]
+    steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
     ops = _op_frame(run.operations)
     rows = []
     for _, st in steps.iterrows():
-        mine = ops[ops["step"] == st["label"]]
+        mine = ops[ops["step"] == st["step"]]
         row: dict[str, Any] = {
-            "step": st["label"],
-            "phase": st["kind"],
+            "step": st["step"],
+            "phase": st["phase"],
             "mix": st["mix"],
             "threads": st["threads"],
             "audit": st["audit"],
@@ -152,8 +94,8 @@ def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
         writes = mine[mine["operation"].isin(WRITE_OPS)]
         row["read_avg_us"] = _weighted(reads, "average_latency_us")
         row["write_avg_us"] = _weighted(writes, "average_latency_us")
-        row["read_p99_us"] = _weighted(reads, "p99")
-        row["write_p99_us"] = _weighted(writes, "p99")
+        row["read_p99_us"] = _weighted(reads, "p99_us")
+        row["write_p99_us"] = _weighted(writes, "p99_us")
         total = mine["returns"].sum(min_count=1) if "returns" in mine else math.nan
         errors = mine["errors"].sum(min_count=1) if "errors" in mine else math.nan
         row["error_rate"] = float(errors / total) if total and total == total else math.nan
@@ -180,8 +122,8 @@ def step_metrics(run: RunData, *, completed_only: bool = True) -> pd.DataFrame:
     return out
 
 
-def _mix_order(run: RunData, mixes: list[str]) -> list[str]:
-    declared = ["load", *run.suite.get("mixes", [])]
+def _mix_order(run: RunResult, mixes: list[str]) -> list[str]:
+    declared = ["load", *run.manifest.suite.mixes]
     return sorted(mixes, key=lambda m: (declared.index(m) if m in declared else len(declared), m))
 
 
@@ -204,7 +146,7 @@ def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
     }
 
 
-def tencent_table(run: RunData) -> pd.DataFrame:
+def tencent_table(run: RunResult) -> pd.DataFrame:
     """mix | threads | n | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%) (+ stdev/min/max columns)."""
     m = step_metrics(run)
     rows = []
@@ -254,24 +196,21 @@ def scenario_label(mix: str) -> str:
     return "insert:read:update=" + ":".join(f"{shares.get(k, 0):g}" for k in ("insert", "read", "update"))
 
 
-AUDIT_METRICS = (
-    "server_cpu_pct",
-    "server_writes_avg_rt_us",
-    "server_reads_avg_rt_us",
-    "server_query_per_s",
-    "server_insert_per_s",
-    "server_update_per_s",
-    "throughput_ops_s",
-)
-
-
-def audit_ab(run: RunData, metrics: tuple[str, ...] = AUDIT_METRICS) -> pd.DataFrame:
-    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off)."""
+def audit_ab(run: RunResult, metrics: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off); the metrics
+    default to the ones the run's study reports."""
+    metrics = metrics or study_of_run(run).metrics
     m = step_metrics(run)
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
     if m.empty:
         return pd.DataFrame(columns=["mix", "threads", *stats.AB_COLUMNS])
-    return stats.ab_table(m, ["mix", "threads"], "audit", list(metrics), "off", "on")
+    return stats.ab_table(
+        m, ["mix", "threads"], "audit", list(metrics), "off", "on", higher_is_better=_directions(metrics)
+    )
+
+
+def _directions(metrics: tuple[str, ...] | list[str]) -> dict[str, bool | None]:
+    return {m: higher_is_better(m) for m in metrics}
 
 
 def _num(v: float, unit: str = "") -> str:
@@ -310,7 +249,7 @@ def _cell(
     return change_text(row, label, unit, pp=pp)
 
 
-def audit_table(run: RunData) -> pd.DataFrame:
+def audit_table(run: RunResult) -> pd.DataFrame:
     """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix."""
     ab = audit_ab(run)
     m = step_metrics(run)
@@ -354,7 +293,7 @@ def audit_table(run: RunData) -> pd.DataFrame:
     return out
 
 
-def generic_table(run: RunData) -> pd.DataFrame:
+def generic_table(run: RunResult) -> pd.DataFrame:
     """phase | mix | threads | audit | n | throughput (+spread) | avg latency per op | p99 | error rate."""
     m = step_metrics(run)
     rows = []
@@ -379,7 +318,7 @@ def generic_table(run: RunData) -> pd.DataFrame:
     return out
 
 
-def study_table(run_dir: Path | str) -> pd.DataFrame:
+def study_table(run_dir: Path | str | RunResult) -> pd.DataFrame:
     """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]``)."""
     run = load_run(run_dir)
     kind = layout_of(run)

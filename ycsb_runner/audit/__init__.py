@@ -65,18 +65,36 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
         from ycsb_runner.audit.restart import RestartStrategy
 
         if "restart" not in opts or "status" not in opts:
-            raise UserError("the restart strategy is driven by the suite runner (it restarts the server), "
-                            "not usable from the command line; use mongodb-runtime or command")
+            raise UserError(
+                "the restart strategy is driven by the suite runner (it restarts the server), "
+                "not usable from the command line; use mongodb-runtime or command"
+            )
         return RestartStrategy(opts["restart"], opts["status"], hint=opts.get("hint"))
     if name == "aliyun":
         from ycsb_runner.audit.aliyun import AliyunStrategy
 
-        return AliyunStrategy(opts.get("instance_id") or "", client=opts.get("sdk_client"), **_pick(
-            opts, "region_id", "endpoint", "protocol", "role_type", "service_type", "storage_period",
-            "set_filter", "wait_s", "poll_s"))
+        return AliyunStrategy(
+            opts.get("instance_id") or "",
+            client=opts.get("sdk_client"),
+            **_pick(
+                opts,
+                "region_id",
+                "endpoint",
+                "protocol",
+                "role_type",
+                "service_type",
+                "storage_period",
+                "set_filter",
+                "wait_s",
+                "poll_s",
+            ),
+        )
     if name == "tencent":
         from ycsb_runner.audit.tencent import TencentStrategy
 
-        return TencentStrategy(opts.get("instance_id") or "", client=opts.get("sdk_client"), **_pick(
-            opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"))
+        return TencentStrategy(
+            opts.get("instance_id") or "",
+            client=opts.get("sdk_client"),
+            **_pick(opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"),
+        )
     raise UserError(f"unknown audit strategy {name!r}: use one of {', '.join(STRATEGIES)}")

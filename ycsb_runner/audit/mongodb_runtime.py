@@ -99,8 +99,11 @@ def parse_version(version: str) -> tuple[int, int, int]:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
-def detect_server(build_info: Mapping[str, Any], cmdline: Mapping[str, Any] | None = None,
-                  hello: Mapping[str, Any] | None = None) -> ServerInfo:
+def detect_server(
+    build_info: Mapping[str, Any],
+    cmdline: Mapping[str, Any] | None = None,
+    hello: Mapping[str, Any] | None = None,
+) -> ServerInfo:
     """Tell the server kind from ``buildInfo`` (+ ``getCmdLineOpts`` and ``hello`` when readable). Pure.
 
     Percona reports ``psmdbVersion`` (and a ``-N`` build suffix such as ``8.0.19-7``); FerretDB reports
@@ -112,8 +115,9 @@ def detect_server(build_info: Mapping[str, Any], cmdline: Mapping[str, Any] | No
         kind = ServerKind.FERRETDB
         own = str(build_info.get("ferretdbVersion") or "unknown")
         version = f"{'(version unknown,' if own == 'unknown' else own + ' ('}reports MongoDB {version})"
-    elif "psmdbVersion" in build_info or (re.fullmatch(r"\d+\.\d+\.\d+-\d+", version)
-                                          and "enterprise" not in modules):
+    elif "psmdbVersion" in build_info or (
+        re.fullmatch(r"\d+\.\d+\.\d+-\d+", version) and "enterprise" not in modules
+    ):
         kind = ServerKind.PERCONA
     elif "enterprise" in modules:
         kind = ServerKind.ENTERPRISE
@@ -149,33 +153,46 @@ def startup_advice(info: ServerInfo, *, with_replset: bool = False) -> str:
     base = "--auditDestination file --auditFormat JSON --auditPath <dbPath>/auditLog.json"
     if info.kind is ServerKind.PERCONA or parse_version(info.version) < (5, 0, 0):
         filt = json_util.dumps(crud_filter(YCSB_OPS))
-        return (f"{base} --auditFilter '{filt}' (config file: auditLog.destination/format/path/filter); "
-                "auditAuthorizationSuccess is then switched at runtime")
+        return (
+            f"{base} --auditFilter '{filt}' (config file: auditLog.destination/format/path/filter); "
+            "auditAuthorizationSuccess is then switched at runtime"
+        )
     replset = " --replSet rs0 (then rs.initiate() once)" if with_replset else ""
-    return (f"{base} --auditRuntimeConfiguration true{replset} (config file: auditLog: {{destination: file, "
-            "format: JSON, path: <dbPath>/auditLog.json, runtimeConfiguration: true}); no --auditFilter and "
-            "no auditAuthorizationSuccess setParameter with it")
+    return (
+        f"{base} --auditRuntimeConfiguration true{replset} (config file: auditLog: {{destination: file, "
+        "format: JSON, path: <dbPath>/auditLog.json, runtimeConfiguration: true}); no --auditFilter and "
+        "no auditAuthorizationSuccess setParameter with it"
+    )
 
 
 def check_supported(info: ServerInfo) -> Mode:
     """The mode to use on ``info``'s server, or a UserError naming the server and what to change. Pure."""
     if info.kind is ServerKind.FERRETDB:
-        raise UserError(f"mongodb-runtime cannot switch auditing on {info.label}: FerretDB has no audit log "
-                        "at all; run against MongoDB Enterprise, Percona Server for MongoDB or Atlas, or use "
-                        "--strategy command/restart")
+        raise UserError(
+            f"mongodb-runtime cannot switch auditing on {info.label}: FerretDB has no audit log "
+            "at all; run against MongoDB Enterprise, Percona Server for MongoDB or Atlas, or use "
+            "--strategy command/restart"
+        )
     if info.kind is ServerKind.COMMUNITY:
-        raise UserError(f"mongodb-runtime cannot switch auditing on {info.label}: auditing exists only in "
-                        "MongoDB Enterprise, Percona Server for MongoDB and Atlas; switch servers or use "
-                        "--strategy command/restart")
+        raise UserError(
+            f"mongodb-runtime cannot switch auditing on {info.label}: auditing exists only in "
+            "MongoDB Enterprise, Percona Server for MongoDB and Atlas; switch servers or use "
+            "--strategy command/restart"
+        )
     if info.audit_log is not None and not info.audit_log.get("destination"):
-        raise UserError(f"{info.label} was started without audit logging (no auditLog.destination), and "
-                        f"that cannot be turned on at runtime: restart mongod with {startup_advice(info)}")
-    mode = choose_mode(info.version, percona=info.kind is ServerKind.PERCONA,
-                       runtime_config=info.runtime_config)
+        raise UserError(
+            f"{info.label} was started without audit logging (no auditLog.destination), and "
+            f"that cannot be turned on at runtime: restart mongod with {startup_advice(info)}"
+        )
+    mode = choose_mode(
+        info.version, percona=info.kind is ServerKind.PERCONA, runtime_config=info.runtime_config
+    )
     if mode is Mode.CLUSTER_PARAMETER and info.topology == "standalone":
-        raise UserError(f"{info.label} needs setClusterParameter to change the audit config, which a "
-                        "standalone mongod refuses: restart it as a one-node replica set (--replSet rs0, "
-                        "then rs.initiate() once) or connect through mongos")
+        raise UserError(
+            f"{info.label} needs setClusterParameter to change the audit config, which a "
+            "standalone mongod refuses: restart it as a one-node replica set (--replSet rs0, "
+            "then rs.initiate() once) or connect through mongos"
+        )
     return mode
 
 
@@ -192,8 +209,9 @@ def crud_filter(ops: Iterable[str], namespace: str | None = None) -> dict[str, A
     return doc
 
 
-def build_set_command(mode: Mode, filter_doc: Mapping[str, Any] | None,
-                      authorization_success: bool) -> dict[str, Any]:
+def build_set_command(
+    mode: Mode, filter_doc: Mapping[str, Any] | None, authorization_success: bool
+) -> dict[str, Any]:
     """The command setting this filter + auditAuthorizationSuccess (PARAMETER ignores the filter). Pure."""
     if mode is Mode.PARAMETER:
         return {"setParameter": 1, "auditAuthorizationSuccess": bool(authorization_success)}
@@ -214,15 +232,22 @@ def build_status_command(mode: Mode) -> dict[str, Any]:
     return {"getParameter": 1, "auditAuthorizationSuccess": 1}
 
 
-def build_on_command(version: str, ops: Iterable[str], namespace: str | None = None, *,
-                     percona: bool = False, runtime_config: bool | None = True) -> dict[str, Any]:
+def build_on_command(
+    version: str,
+    ops: Iterable[str],
+    namespace: str | None = None,
+    *,
+    percona: bool = False,
+    runtime_config: bool | None = True,
+) -> dict[str, Any]:
     """The "audit these YCSB ops" command for a server of this version. Pure."""
     mode = choose_mode(version, percona=percona, runtime_config=runtime_config)
     return build_set_command(mode, crud_filter(ops, namespace), True)
 
 
-def build_off_command(version: str, *, percona: bool = False,
-                      runtime_config: bool | None = True) -> dict[str, Any]:
+def build_off_command(
+    version: str, *, percona: bool = False, runtime_config: bool | None = True
+) -> dict[str, Any]:
     """The "audit nothing of YCSB's" command for a server of this version. Pure."""
     mode = choose_mode(version, percona=percona, runtime_config=runtime_config)
     return build_set_command(mode, NONE_FILTER, False)
@@ -277,21 +302,29 @@ def parse_startup_filter(text: Any) -> dict[str, Any] | None:
     return dict(parsed) if isinstance(parsed, Mapping) else None
 
 
-def state_from_config(label: str, mode: Mode, filter_doc: Mapping[str, Any] | None,
-                      authorization_success: bool | None) -> AuditState:
+def state_from_config(
+    label: str, mode: Mode, filter_doc: Mapping[str, Any] | None, authorization_success: bool | None
+) -> AuditState:
     """Turn a read-back (filter, auditAuthorizationSuccess) into an AuditState. Pure.
 
     ``filter_doc`` None means the filter is unknown (setParameter mode without getCmdLineOpts).
     """
-    raw = {"mode": str(mode), "filter": None if filter_doc is None else dict(filter_doc),
-           "auditAuthorizationSuccess": authorization_success}
+    raw = {
+        "mode": str(mode),
+        "filter": None if filter_doc is None else dict(filter_doc),
+        "auditAuthorizationSuccess": authorization_success,
+    }
     if authorization_success is None:
         return AuditState(None, frozenset(), f"{label}: auditAuthorizationSuccess not readable", raw)
     head = f"{label}, {mode}: auditAuthorizationSuccess={str(authorization_success).lower()}"
     if filter_doc is None:
         ops = frozenset(YCSB_OPS) if authorization_success else frozenset()
-        return AuditState(authorization_success, ops,
-                          f"{head}, startup filter not readable (assumed to cover every op)", raw)
+        return AuditState(
+            authorization_success,
+            ops,
+            f"{head}, startup filter not readable (assumed to cover every op)",
+            raw,
+        )
     info = analyse_filter(filter_doc)
     if info.commands is None:
         what = "every command"
@@ -330,15 +363,18 @@ def _fail_message(command: Mapping[str, Any], details: Mapping[str, Any] | None,
     code_name = str(details.get("codeName", ""))
     errmsg = one_line(str(details.get("errmsg", "")))
     if code_name == "AuditingNotEnabled":
-        return (f"{name}: {info.label} runs without audit logging; restart mongod with "
-                f"{startup_advice(info)}")
+        return f"{name}: {info.label} runs without audit logging; restart mongod with {startup_advice(info)}"
     if code_name == "RuntimeAuditConfigurationNotEnabled":
-        return (f"{name}: {info.label} was started without auditLog.runtimeConfiguration: restart it with "
-                f"{startup_advice(info)}, or let the tool read getCmdLineOpts (role clusterMonitor) so it "
-                "falls back to setParameter auditAuthorizationSuccess")
+        return (
+            f"{name}: {info.label} was started without auditLog.runtimeConfiguration: restart it with "
+            f"{startup_advice(info)}, or let the tool read getCmdLineOpts (role clusterMonitor) so it "
+            "falls back to setParameter auditAuthorizationSuccess"
+        )
     if code_name == "Unauthorized":
-        return (f"{name}: not authorized on {info.label}; the user needs clusterAdmin (or hostManager + "
-                f"clusterManager + clusterMonitor) on admin: {errmsg}")
+        return (
+            f"{name}: not authorized on {info.label}; the user needs clusterAdmin (or hostManager + "
+            f"clusterManager + clusterMonitor) on admin: {errmsg}"
+        )
     if code_name == "CommandNotFound":
         return f"{name}: {info.label} does not know this command ({errmsg})"
     return f"{name} failed on {info.label}: {errmsg or code_name or 'no error message'}"
@@ -349,8 +385,15 @@ class MongoRuntimeStrategy(AuditStrategy):
 
     name = "mongodb-runtime"
 
-    def __init__(self, client: Any, info: ServerInfo, mode: Mode, *, namespace: str | None = None,
-                 url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        info: ServerInfo,
+        mode: Mode,
+        *,
+        namespace: str | None = None,
+        url: str | None = None,
+    ) -> None:
         self.client = client
         self.info = info
         self.mode = mode
@@ -358,8 +401,9 @@ class MongoRuntimeStrategy(AuditStrategy):
         self.url = url or "mongodb://<host>:<port>/"
 
     @classmethod
-    def connect(cls, client: Any, *, namespace: str | None = None, url: str | None = None
-                ) -> MongoRuntimeStrategy:
+    def connect(
+        cls, client: Any, *, namespace: str | None = None, url: str | None = None
+    ) -> MongoRuntimeStrategy:
         """Detect the server, refuse clearly if it cannot be switched, and read the state once."""
         from pymongo.errors import OperationFailure, PyMongoError
 
@@ -422,8 +466,10 @@ class MongoRuntimeStrategy(AuditStrategy):
         state = self.status()
         got_filter, got_aas = state.raw.get("filter"), state.raw.get("auditAuthorizationSuccess")
         if got_aas != aas or (self.mode is not Mode.PARAMETER and got_filter != dict(filter_doc or {})):
-            raise AuditError(f"{self.name}: {self.info.label} reads back {state.describe()} after "
-                             f"{next(iter(build_set_command(self.mode, filter_doc, aas)))}")
+            raise AuditError(
+                f"{self.name}: {self.info.label} reads back {state.describe()} after "
+                f"{next(iter(build_set_command(self.mode, filter_doc, aas)))}"
+            )
         return state
 
     def enable(self, ops: Iterable[str]) -> AuditState:
@@ -441,8 +487,10 @@ class MongoRuntimeStrategy(AuditStrategy):
         problem = mismatch(state, expected_on, wanted)
         if problem and self.mode is Mode.PARAMETER and expected_on:
             filt = json_util.dumps(crud_filter(wanted or YCSB_OPS, self.namespace))
-            problem += (f"; the filter is fixed at startup on {self.info.label}: restart mongod with "
-                        f"--auditFilter '{filt}'")
+            problem += (
+                f"; the filter is fixed at startup on {self.info.label}: restart mongod with "
+                f"--auditFilter '{filt}'"
+            )
         if problem:
             raise AuditError(f"{self.name}: audit should be {'on' if expected_on else 'off'} but {problem}")
         return state
@@ -452,8 +500,9 @@ class MongoRuntimeStrategy(AuditStrategy):
         if aas is None:
             raise AuditError(f"{self.name}: the state to restore was never read ({state.detail})")
         current = self.status()
-        if (current.raw.get("auditAuthorizationSuccess") == aas
-                and (self.mode is Mode.PARAMETER or current.raw.get("filter") == filt)):
+        if current.raw.get("auditAuthorizationSuccess") == aas and (
+            self.mode is Mode.PARAMETER or current.raw.get("filter") == filt
+        ):
             return current
         return self._apply(filt, bool(aas))
 

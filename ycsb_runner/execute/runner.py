@@ -13,7 +13,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,22 @@ from ycsb_runner import __version__
 from ycsb_runner.errors import RunFailed, UserError
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
+from ycsb_runner.model import (
+    LOAD_MIX,
+    NO_AUDIT,
+    Manifest,
+    RunResult,
+    StepKeys,
+    StepRecord,
+    SuiteInfo,
+    add_keys,
+    iso_utc,
+    local_times_to_utc,
+)
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.plan import Plan, Step
-from ycsb_runner.render import database_name, environment, render_step
+from ycsb_runner.render import CORE_WORKLOAD, database_name, environment, render_step
 from ycsb_runner.secrets import Masker, url_password
-from ycsb_runner.store import RunDir
 
 STATUS_RE = re.compile(r"(\d+) sec: (\d+) operations;(?: ([\d.,]+) current ops/sec;)?")
 
@@ -84,50 +95,19 @@ def host_facts() -> dict[str, Any]:
     }
 
 
-@dataclass
-class StepRecord:
-    step: Step
-    started_at: float = 0.0
-    ended_at: float = 0.0
-    exit_code: int | None = None
-    verdict: str = "pending"
-    reasons: list[str] = field(default_factory=list)
-    argv: list[str] = field(default_factory=list)
-    ycsb_cli: str = ""
-    properties: dict[str, str] = field(default_factory=dict)
-    audit_verified: str | None = None
-    throughput: float | None = None
-    runtime_ms: float | None = None
-    documents: int | None = None
-    warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        s = self.step
-        return {
-            "index": s.index,
-            "label": s.label,
-            "kind": s.kind,
-            "mix": s.mix.name if s.mix else None,
-            "threads": s.threads,
-            "audit": s.audit,
-            "audit_verified": self.audit_verified,
-            "repetition": s.repetition,
-            "reason": s.reason,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "exit_code": self.exit_code,
-            "verdict": self.verdict,
-            "reasons": self.reasons,
-            "warnings": self.warnings,
-            "argv": self.argv,
-            "ycsb_cli": self.ycsb_cli,
-            "properties": self.properties,
-            "throughput_ops_s": self.throughput,
-            "runtime_ms": self.runtime_ms,
-            "documents": self.documents,
-            **self.extra,
-        }
+def step_keys(run_id: str, step: Step, suite: Any) -> StepKeys:
+    """The key columns of a plan step (the same in manifest.json and every CSV)."""
+    phase = "run" if step.kind == "run" else step.kind
+    return StepKeys(
+        run_id=run_id,
+        step=step.label,
+        phase=phase,
+        mix=step.mix.name if step.mix else LOAD_MIX,
+        workload=str(suite.properties.get("workload", CORE_WORKLOAD)),
+        threads=int(step.threads),
+        audit=step.audit or NO_AUDIT,
+        repetition=int(step.repetition or 0) if step.kind == "run" else 0,
+    )
 
 
 @dataclass
@@ -146,7 +126,7 @@ class Runner:
         url: str,
         install: YcsbInstall,
         java: JavaInfo,
-        run_dir: RunDir,
+        run_dir: RunResult,
         target: dict[str, Any],
         hooks: Hooks | None = None,
         templates: Path | None = None,
@@ -181,102 +161,74 @@ class Runner:
         }
         self.status = "running"
         self.started_at = time.time()
+        self.host = host_facts()
+        run_dir.manifest.suite = self.suite_info(self.suite, templates)
         self.error: str | None = None
 
     # --- manifest and CSVs ---------------------------------------------------------------------------------
 
-    def manifest(self) -> dict[str, Any]:
-        s = self.suite
-        return {
-            "tool": {"name": "ycsb-runner", "version": __version__},
-            "run_id": self.run_dir.run_id,
-            "status": self.status,
-            "error": self.error,
-            "started_at": self.started_at,
-            "ended_at": time.time(),
-            "suite": {
-                "name": s.name,
-                "description": s.description,
-                "source": s.source,
-                "path": s.path,
-                "tags": s.tags,
-                "notes": list(s.notes),
-                "scaling": s.describe_scaling(),
-                "repetitions": s.repetitions,
-                "order": s.order,
-                "warmup_runs": s.warmup_runs,
-                "audit_states": list(s.audit.states),
-                "mixes": [m.name for m in s.mixes],
-                "threads": list(s.run.threads),
-                "recordcount": s.dataset.recordcount,
-                "templates": str(self.templates) if self.templates else "built-in",
-            },
-            "target": {**self.target, "url": self.masker(self.url)},
-            "ycsb": {
-                "core": self.install.core_jar,
-                "binding_class": self.install.binding_class,
-                "binding_jar": self.install.binding_jar,
-                "driver_jar": self.install.driver_jar,
-                "driver_version": self.install.driver_version,
-                "source": self.install.source,
-                "home": self.install.home,
-                "tarball_sha256": self.install.tarball_sha256,
-            },
-            "java": {
-                "path": self.java.path,
-                "version": self.java.version,
-                "description": self.java.description,
-                "jvm_args": self.jvm_args,
-            },
-            "host": host_facts(),
-            "audit_strategy": getattr(self.hooks.audit, "name", None),
-            "plan_estimate_s": self.plan.est_seconds,
-            "steps": [r.as_dict() for r in self.records],
+    @staticmethod
+    def suite_info(suite: Any, templates: Path | None) -> SuiteInfo:
+        return SuiteInfo(
+            name=suite.name,
+            study=getattr(suite, "study", None),
+            description=suite.description,
+            source=suite.source,
+            path=suite.path,
+            tags=dict(suite.tags),
+            notes=list(suite.notes),
+            scaling=suite.describe_scaling(),
+            repetitions=suite.repetitions,
+            order=suite.order,
+            warmup_runs=suite.warmup_runs,
+            audit_states=list(suite.audit.states),
+            mixes=[m.name for m in suite.mixes],
+            threads=list(suite.run.threads),
+            recordcount=suite.dataset.recordcount,
+            templates=str(templates) if templates else "built-in",
+        )
+
+    def _fill_manifest(self) -> Manifest:
+        m = self.run_dir.manifest
+        m.tool = {"name": "ycsb-runner", "version": __version__}
+        m.status, m.error = self.status, self.error
+        m.started_at, m.ended_at = self.started_at, time.time()
+        m.target = {**self.target, "url": self.masker(self.url)}
+        m.ycsb = {
+            "core": self.install.core_jar,
+            "binding_class": self.install.binding_class,
+            "binding_jar": self.install.binding_jar,
+            "driver_jar": self.install.driver_jar,
+            "driver_version": self.install.driver_version,
+            "source": self.install.source,
+            "home": self.install.home,
+            "tarball_sha256": self.install.tarball_sha256,
         }
+        m.java = {
+            "path": self.java.path,
+            "version": self.java.version,
+            "description": self.java.description,
+            "jvm_args": self.jvm_args,
+        }
+        m.host = self.host
+        m.audit_strategy = getattr(self.hooks.audit, "name", None)
+        m.plan_estimate_s = self.plan.est_seconds
+        m.steps = self.records
+        return m
 
     def flush(self) -> None:
-        rd = self.run_dir
-        rd.write_manifest(self.manifest())
-        steps = pd.DataFrame(
-            [
-                {k: v for k, v in r.as_dict().items() if k not in ("argv", "properties", "ycsb_cli")}
-                for r in self.records
-            ]
-        )
-        if not steps.empty:
-            steps["reasons"] = steps["reasons"].map("; ".join)
-            steps["warnings"] = steps["warnings"].map("; ".join)
-        rd.write_csv("steps.csv", steps)
-        for name, frames in self.frames.items():
-            if frames or name in ("summary", "timeseries"):
-                df = (
-                    pd.concat(frames, ignore_index=True)
-                    if frames
-                    else pd.DataFrame(
-                        columns=["run_id", "step", "kind", "mix", "threads", "audit", "repetition"]
-                    )
-                )
-                rd.write_csv(f"{name}.csv", df)
-
-    def _keys(self, step: Step) -> dict[str, Any]:
-        return {
-            "run_id": self.run_dir.run_id,
-            "step": step.label,
-            "phase": step.kind,
-            "mix": step.mix.name if step.mix else "load",
-            "threads": step.threads,
-            "audit": step.audit or "none",
-            "repetition": step.repetition or 0,
+        self._fill_manifest()
+        frames = {
+            name: pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+            for name, parts in self.frames.items()
+            if parts or name in ("summary", "timeseries", "operations")
         }
+        self.run_dir.save(frames)
 
-    def _add_frame(self, name: str, step: Step, df: pd.DataFrame | None) -> None:
+    def _add_frame(self, name: str, record: StepRecord, df: pd.DataFrame | None) -> None:
         if df is None or df.empty:
             return
-        keys = self._keys(step)
-        df = df.copy()
-        for i, (k, v) in enumerate(keys.items()):
-            df.insert(i, k, v)
-        self.frames[name].append(df)
+        self.frames[name].append(add_keys(df, record.keys))
 
     # --- steps ----------------------------------------------------------------------------------------------
 
@@ -287,7 +239,11 @@ class Runner:
         try:
             self.flush()
             for step in self.plan.steps:
-                record = StepRecord(step=step)
+                record = StepRecord(
+                    keys=step_keys(self.run_dir.run_id, step, self.suite),
+                    index=step.index,
+                    reason=step.reason,
+                )
                 self.records.append(record)
                 record.started_at = time.time()
                 self.progress("step-start", {"step": step})
@@ -324,7 +280,7 @@ class Runner:
             self.status = "failed" if failed else "completed"
             if failed:
                 self.error = f"{len(failed)} step(s) failed"
-                raise RunFailed(f"{len(failed)} step(s) failed: " + ", ".join(r.step.label for r in failed))
+                raise RunFailed(f"{len(failed)} step(s) failed: " + ", ".join(r.label for r in failed))
         finally:
             self.flush()
             shutil.rmtree(private, ignore_errors=True)
@@ -341,7 +297,7 @@ class Runner:
             strategy.disable()
         state = strategy.verify(step.audit == "on", ops)
         record.audit_verified = "on" if state.enabled else "off"
-        record.extra["audit_detail"] = state.detail
+        record.figures["audit_detail"] = state.detail
         record.verdict = "completed"
 
     def _drop_collection(self) -> None:
@@ -442,7 +398,7 @@ class Runner:
         if result.timed_out:
             record.verdict = "failed"
             record.reasons.insert(0, f"killed after the hard timeout of {rendered.timeout_s:.0f}s")
-        record.throughput = parsed.overall.get("throughput")
+        record.throughput_ops_s = parsed.overall.get("throughput")
         record.runtime_ms = parsed.overall.get("runtime_ms")
         if step.kind == "load":
             record.documents = self._count_documents()
@@ -452,15 +408,15 @@ class Runner:
                     f"{self.suite.dataset.recordcount}"
                 )
         if step.kind == "warmup":
-            record.extra["discarded"] = True
+            record.discarded = True
             return
-        self._add_frame("summary", step, parsed.summary)
-        self._add_frame("timeseries", step, parsed.status)
-        self._add_frame("operations", step, parsed.operations)
-        if monitor is not None and self.suite.run.target and record.throughput:
-            if record.throughput < 0.8 * self.suite.run.target:
+        self._add_frame("summary", record, parsed.summary)
+        self._add_frame("timeseries", record, _status_times(parsed.status))
+        self._add_frame("operations", record, parsed.operations)
+        if monitor is not None and self.suite.run.target and record.throughput_ops_s:
+            if record.throughput_ops_s < 0.8 * self.suite.run.target:
                 record.warnings.append(
-                    f"achieved {record.throughput:.0f} ops/s, below 80% of the target "
+                    f"achieved {record.throughput_ops_s:.0f} ops/s, below 80% of the target "
                     f"{self.suite.run.target}: the client or the server is saturated"
                 )
 
@@ -470,7 +426,25 @@ class Runner:
         except Exception as err:  # noqa: BLE001 - a sampler problem must not lose the run
             record.warnings.append(f"metric sampling failed: {err}")
             return
-        record.extra.update(res.get("figures", {}))
+        record.figures.update(res.get("figures", {}))
         record.warnings.extend(res.get("warnings", []))
-        self._add_frame("server_metrics", step, res.get("server_series"))
-        self._add_frame("client_metrics", step, res.get("client_series"))
+        self._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
+        self._add_frame("client_metrics", record, _epoch_times(res.get("client_series")))
+
+
+def _status_times(df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Status lines: YCSB's local ``timestamp`` becomes ``time`` in ISO-8601 UTC."""
+    if df is None or df.empty or "timestamp" not in df:
+        return df
+    df = df.copy()
+    df.insert(list(df.columns).index("timestamp"), "time", local_times_to_utc(df["timestamp"]))
+    return df.drop(columns="timestamp")
+
+
+def _epoch_times(df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Sampler series: epoch ``t`` becomes ``time`` in ISO-8601 UTC."""
+    if df is None or df.empty or "t" not in df:
+        return df
+    df = df.copy()
+    df.insert(list(df.columns).index("t"), "time", df["t"].map(iso_utc))
+    return df.drop(columns="t")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from ycsb_runner.cli.options import Format, emit
 from ycsb_runner.reference import list_references, load_reference, select
 from ycsb_runner.reference.render import (
     cell_text,
@@ -26,28 +25,23 @@ app = typer.Typer(
 )
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-    markdown = "markdown"
-    json = "json"
-
-
 @app.command("list")
-def list_command() -> None:
+def list_command(
+    output_format: Format = typer.Option(
+        Format.table, "--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."
+    ),
+) -> None:
     """List the reference tables: name, rows, title and source document."""
-    table = Table(title="Reference tables")
-    for column in ("name", "rows", "title", "source"):
-        table.add_column(column, justify="right" if column == "rows" else "left")
-    for info in list_references():
-        table.add_row(info.name, str(info.rows), info.title, info.source)
-    Console().print(table)
+    rows = [{"name": i.name, "rows": i.rows, "title": i.title, "source": i.source} for i in list_references()]
+    emit(pd.DataFrame(rows, columns=["name", "rows", "title", "source"]), output_format, "Reference tables")
 
 
 @app.command("show")
 def show_command(
     name: str = typer.Argument(..., help="Table name, see `ycsb-runner reference list`."),
-    output_format: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="Output format."),
+    output_format: Format = typer.Option(
+        Format.table, "--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."
+    ),
     size: str | None = typer.Option(None, "--size", help="Only this instance size, e.g. 4C8G or 4核8GB."),
     mix: str | None = typer.Option(None, "--mix", help="Only this mix: read50_update50, insert100, load ..."),
     storage: str | None = typer.Option(None, "--storage", help="Only this storage type: cloud or physical."),
@@ -59,11 +53,11 @@ def show_command(
     frame = load_reference(name)
     prov = frame.attrs["provenance"]
     rows = select(frame, size=size, mix=mix, storage=storage)
-    if output_format is OutputFormat.csv:
+    if output_format is Format.csv:
         typer.echo(to_csv(rows, frame), nl=False)
-    elif output_format is OutputFormat.markdown:
+    elif output_format is Format.markdown:
         typer.echo(to_markdown(rows, frame), nl=False)
-    elif output_format is OutputFormat.json:
+    elif output_format is Format.json:
         typer.echo(to_json_document(name, rows, prov), nl=False)
     else:
         columns = list(rows.columns) if wide else [c for c in prov["display_columns"] if c in rows.columns]

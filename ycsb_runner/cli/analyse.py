@@ -1,46 +1,15 @@
-"""``table``, ``compare`` and ``report`` commands over result folders (registered by cli.py)."""
+"""``table``, ``compare`` and ``report``: over result folders, through ``ycsb_runner.model``."""
 
 from __future__ import annotations
 
-import json
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import pandas as pd
 import typer
-from rich.table import Table
 
-from ycsb_runner.console import err_console, out_console
-
-
-class Format(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
-RunArg = Annotated[Path, typer.Argument(help="A result folder, results/<run-id>/.")]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table (rich), csv or json (for scripts).")]
-SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a CSV into the run folder.")]
-
-
-def emit(df: pd.DataFrame, fmt: Format, title: str) -> None:
-    if fmt is Format.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
-    elif fmt is Format.json:
-        records = json.loads(df.to_json(orient="records", force_ascii=False))
-        typer.echo(json.dumps({"title": title, "rows": records}, indent=2, ensure_ascii=False))
-    else:
-        from ycsb_runner.analyse.report import display_frame
-
-        table = Table(title=title)
-        shown = display_frame(df)
-        for col in shown.columns:
-            table.add_column(str(col), overflow="fold")
-        for row in shown.itertuples(index=False):
-            table.add_row(*[str(v) for v in row])
-        out_console.print(table)
+from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, emit
+from ycsb_runner.console import err_console
 
 
 def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:

@@ -1,0 +1,67 @@
+"""The ``ycsb-runner`` command: a thin layer over the library, one module per command group.
+
+``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
+``reference`` and ``audit``; the options they share are in ``options``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ycsb_runner import __version__
+from ycsb_runner.cli import analyse, audit, parse, reference, run, server
+from ycsb_runner.console import err_console
+from ycsb_runner.errors import UserError
+
+app = typer.Typer(
+    help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare."""
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+run.register(app)
+app.add_typer(server.app, name="server")
+analyse.register(app)
+app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.parse_cmd)
+app.add_typer(reference.app, name="reference")
+app.add_typer(audit.app, name="audit")
+
+
+def main() -> None:
+    try:
+        app()
+    except UserError as err:
+        err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        err_console.print(
+            "[bold red]interrupted[/bold red]: stopped YCSB and the embedded server; finished steps are kept"
+        )
+        sys.exit(130)

@@ -1,0 +1,246 @@
+"""``setup``, ``suites``, ``render`` and ``bench``: from a suite to a result folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ycsb_runner.cli.options import (
+    Format,
+    FormatOpt,
+    ScaleOpt,
+    SetOpt,
+    SuiteArg,
+    TemplatesOpt,
+    UrlOpt,
+    emit,
+    log,
+)
+from ycsb_runner.console import BenchProgress
+from ycsb_runner.errors import RunFailed, UserError
+
+suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
+
+
+def setup(
+    download_tarball: Annotated[
+        bool,
+        typer.Option(
+            help="Download the YCSB 0.17.0 release tarball (needs GitHub access) instead of the Maven build."
+        ),
+    ] = False,
+    server: Annotated[
+        bool, typer.Option(help="Also build the embedded server (FerretDB) when no mongod.")
+    ] = True,
+) -> None:
+    """Install YCSB 0.17.0 (Maven Central) with the project's MongoDB binding, and FerretDB. Idempotent."""
+    import shutil
+
+    from ycsb_runner.install import ensure_ferretdb, ensure_ycsb, find_java
+    from ycsb_runner.install.ycsb import download_tarball as download
+
+    java = find_java()
+    if download_tarball:
+        download(log=log)
+        return
+    inst = ensure_ycsb(log=log)
+    log(
+        f"YCSB: {inst.core_jar} + {inst.binding_jar} ({inst.binding_class}), driver {inst.driver_jar}; "
+        f"Java {java.version}"
+    )
+    if server:
+        if shutil.which("mongod"):
+            log(f"embedded server: mongod at {shutil.which('mongod')}")
+        else:
+            log(f"embedded server: FerretDB at {ensure_ferretdb(log=log)}")
+
+
+@suites_app.callback()
+def suites_list(ctx: typer.Context, fmt: FormatOpt = Format.table) -> None:
+    """List the built-in suites (``suites show NAME`` prints one)."""
+    if ctx.invoked_subcommand:
+        return
+    import pandas as pd
+
+    from ycsb_runner.suite import builtin_suites, load_suite
+
+    rows = []
+    for name in builtin_suites():
+        s = load_suite(name)
+        rows.append({"name": name, "study": s.study or "", "description": s.description})
+    emit(pd.DataFrame(rows, columns=["name", "study", "description"]), fmt, "built-in suites")
+
+
+@suites_app.command("show")
+def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A built-in suite.")]) -> None:
+    """Print a suite file."""
+    from ycsb_runner.suite import suite_path
+
+    sys.stdout.write(suite_path(name).read_text())
+
+
+def _render_text(
+    suite_name: str,
+    url: str | None,
+    overrides: list[str],
+    scale: float | None,
+    templates: Path | None,
+    show_properties: bool,
+) -> str:
+    from ycsb_runner.bench import BenchOptions, prepare
+    from ycsb_runner.install import locate_ycsb
+    from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
+    from ycsb_runner.render import describe_plan, environment
+
+    _, plan = prepare(BenchOptions(suite=suite_name, url=url, overrides=overrides, scale=scale))
+    try:
+        inst = locate_ycsb()
+        classpath, binding = inst.classpath, inst.binding_class
+    except UserError:
+        classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
+    return describe_plan(
+        plan,
+        url=url or "mongodb://127.0.0.1:27017/ycsb",
+        classpath=classpath,
+        binding_class=binding,
+        env=environment(templates),
+        show_properties=show_properties,
+    )
+
+
+def render(
+    suite: SuiteArg,
+    mongodb_url: UrlOpt = None,
+    set_: SetOpt = None,
+    scale: ScaleOpt = None,
+    templates: TemplatesOpt = None,
+    show_properties: Annotated[bool, typer.Option(help="Also print each workload properties file.")] = False,
+) -> None:
+    """Print every step and the exact command it will run (password masked). No server needed."""
+    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties))
+
+
+def _audit_options(items: list[str]) -> dict:
+    options = {}
+    for item in items:
+        if "=" not in item:
+            raise UserError(f"--audit-option {item!r}: expected KEY=VALUE")
+        k, v = item.split("=", 1)
+        try:
+            options[k] = json.loads(v)
+        except ValueError:
+            options[k] = v
+    return options
+
+
+def bench(
+    suite: SuiteArg,
+    mongodb_url: UrlOpt = None,
+    set_: SetOpt = None,
+    scale: ScaleOpt = None,
+    templates: TemplatesOpt = None,
+    dry_run: Annotated[bool, typer.Option(help="Only print what would run (same as `render`).")] = False,
+    audit_strategy: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME", help="How to switch audit: mongodb-runtime, restart, command, aliyun, tencent."
+        ),
+    ] = None,
+    audit_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="KEY=VALUE",
+            help='Strategy option (repeatable), e.g. on_cmd=\'["./audit.sh","on"]\'.',
+        ),
+    ] = None,
+    results: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="Where result folders go (default: results/).")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option(metavar="ID", help="Name the result folder (default: time and suite).")
+    ] = None,
+    max_error_rate: Annotated[
+        float, typer.Option(metavar="RATE", help="A phase with more failed operations fails.")
+    ] = 0.01,
+    keep_going: Annotated[bool, typer.Option(help="Continue with the next step after a failed one.")] = False,
+    monitors: Annotated[bool, typer.Option(help="Sample server and client metrics during runs.")] = True,
+    report: Annotated[bool, typer.Option(help="Write report.html and report.md into the run folder.")] = True,
+    jvm_arg: Annotated[
+        list[str] | None, typer.Option(metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
+    if dry_run:
+        sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, False))
+        return
+    from ycsb_runner.bench import BenchOptions, prepare, run_bench
+
+    opts = BenchOptions(
+        suite=suite,
+        url=mongodb_url,
+        overrides=set_ or [],
+        scale=scale,
+        templates=templates,
+        results=results,
+        audit_strategy=audit_strategy,
+        audit_options=_audit_options(audit_option or []),
+        jvm_args=jvm_arg or [],
+        max_error_rate=max_error_rate,
+        keep_going=keep_going,
+        monitors=monitors,
+        report=report,
+        run_id=run_id,
+    )
+    _, plan = prepare(opts)
+    log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
+    try:
+        with BenchProgress(len(plan.steps)) as progress:
+            outcome = run_bench(opts, log=log, progress=progress)
+    except RunFailed as err:
+        if err.run_dir is not None:
+            _print_outcome(err.run_dir, fmt, error=str(err))
+            log(f"results so far: {err.run_dir}")
+        raise
+    _print_outcome(outcome.run_dir, fmt)
+    if outcome.report:
+        log(f"report: {outcome.report}")
+    log(f"results: {outcome.run_dir}")
+
+
+def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None:
+    """The results table and, for study suites, the study's table; with --format json one summary."""
+    from ycsb_runner.analyse.results import print_results, results_table
+    from ycsb_runner.analyse.table import study_table
+    from ycsb_runner.model import RunResult
+
+    try:
+        result = RunResult.load(run_dir)
+    except UserError as err:
+        log(f"cannot show the results: {err}")
+        return
+    if fmt is Format.table:
+        print_results(result)
+        study = study_table(result)
+        if study.attrs.get("layout") in ("audit", "tencent") and not study.empty:
+            emit(study, Format.table, study.attrs.get("title", result.run_id))
+        return
+    ops = results_table(result)
+    m = result.manifest
+    emit(
+        ops,
+        fmt,
+        f"results: {m.run_id}",
+        extra={"run_id": m.run_id, "run_dir": str(run_dir), "status": m.status, "error": error},
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(setup)
+    app.command()(render)
+    app.command()(bench)
+    app.add_typer(suites_app, name="suites")

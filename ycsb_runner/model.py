@@ -1,0 +1,612 @@
+"""The run folder, typed: the one place that writes ``results/<run-id>/`` and reads it back.
+
+``RunResult`` is a run folder: ``RunResult.create`` makes one, ``RunResult.load`` opens one, and every stage
+after the runner (tables, compare, report, history, multi-client merging) reads through it. Its manifest is a
+:class:`Manifest` with one :class:`StepRecord` per step. Every CSV starts with the same key columns
+(:data:`KEY_COLUMNS`), spelled and typed alike, so ``pd.concat``/``merge`` across files and runs needs no
+cleaning. Times are ISO-8601 UTC strings (``2026-12-01T05:47:05.327Z``); latency columns carry their unit
+(``_us``), rates theirs (``_ops_s``, ``_per_s``). The columns of each file are documented in ``RESULTS.md``,
+generated from :data:`COLUMNS` (``python -m ycsb_runner.model > RESULTS.md``; a test checks they agree).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.store import _disk_error, atomic_write_csv, atomic_write_json
+
+FORMAT_VERSION = 2
+MANIFEST = "manifest.json"
+LOCAL_CLIENT = "local"
+NO_AUDIT = "none"  # a step whose audit state the suite does not control
+LOAD_MIX = "load"  # the mix column of a load step
+DEFAULT_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
+
+# The keys every CSV of a run folder starts with, in this order.
+KEY_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "step",
+    "phase",
+    "mix",
+    "workload",
+    "threads",
+    "audit",
+    "repetition",
+    "client",
+)
+_INT_KEYS = ("threads", "repetition")
+
+# Parser column -> stored column: every latency column says its unit.
+_LATENCY_RENAMES = {
+    "min": "min_us",
+    "max": "max_us",
+    "avg": "avg_us",
+}
+_PERCENTILE = re.compile(r"^p\d+(\.\d+)?$")
+
+
+def iso_utc(t: float | None) -> str | None:
+    """Epoch seconds -> ``2026-12-01T05:47:05.327Z`` (None stays None)."""
+    if t is None or (isinstance(t, float) and math.isnan(t)):
+        return None
+    return datetime.fromtimestamp(float(t), UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def epoch_of(text: str | float | None) -> float | None:
+    """The inverse of :func:`iso_utc` (accepts epoch numbers too)."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return None
+    if isinstance(text, int | float):
+        return float(text)
+    return datetime.fromisoformat(str(text).replace("Z", "+00:00")).timestamp()
+
+
+def with_units(df: pd.DataFrame) -> pd.DataFrame:
+    """The parser's latency columns (``p99``, ``avg``, ``max``...) under their stored names (``p99_us``)."""
+    renames = {c: f"{c}_us" for c in df.columns if isinstance(c, str) and _PERCENTILE.match(c)}
+    renames.update({c: new for c, new in _LATENCY_RENAMES.items() if c in df.columns})
+    return df.rename(columns=renames)
+
+
+def local_times_to_utc(values: pd.Series) -> pd.Series:
+    """YCSB's status-line timestamps (naive local time, ``2026-12-01 07:13:16.553``) as ISO-8601 UTC."""
+    parsed = pd.to_datetime(values, errors="coerce", format="mixed")
+    if parsed.isna().all():
+        return pd.Series([None] * len(values), index=values.index, dtype=object)
+    local = parsed.dt.tz_localize(datetime.now().astimezone().tzinfo, ambiguous="NaT", nonexistent="NaT")
+    utc = local.dt.tz_convert("UTC")
+    return utc.map(
+        lambda ts: None if pd.isna(ts) else ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    )
+
+
+# --- keys and steps --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepKeys:
+    """The key columns of one step (one client's part of it, once several clients run)."""
+
+    run_id: str
+    step: str
+    phase: str  # "load" | "run" for YCSB phases; "warmup" (discarded run) and "audit" (switch) in steps.csv
+    mix: str  # the mix name; "load" for a load step
+    workload: str  # the YCSB workload class
+    threads: int
+    audit: str  # "off" | "on" | "none" (not controlled by the suite)
+    repetition: int  # 1.. for measured runs; 0 for loads, warm-ups and audit switches
+    client: str = LOCAL_CLIENT
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class StepRecord:
+    """What happened in one step: keys, times, verdict, the exact command and the step's figures."""
+
+    keys: StepKeys
+    index: int
+    reason: str = ""
+    started_at: float | None = None
+    ended_at: float | None = None
+    exit_code: int | None = None
+    verdict: str = "pending"  # pending | completed | failed | truncated | interrupted | ...
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)  # masked
+    ycsb_cli: str = ""
+    properties: dict[str, str] = field(default_factory=dict)
+    audit_verified: str | None = None
+    throughput_ops_s: float | None = None
+    runtime_ms: float | None = None
+    documents: int | None = None
+    discarded: bool = False
+    figures: dict[str, Any] = field(default_factory=dict)  # server_*/client_* figures, audit detail, ...
+
+    @property
+    def label(self) -> str:
+        return self.keys.step
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys",)}
+        out["started_at"] = iso_utc(self.started_at)
+        out["ended_at"] = iso_utc(self.ended_at)
+        return {**self.keys.as_dict(), **out}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> StepRecord:
+        keys = StepKeys(**{k: d[k] for k in KEY_COLUMNS})
+        rest = {f.name: d[f.name] for f in fields(cls) if f.name != "keys" and f.name in d}
+        rest["started_at"] = epoch_of(rest.get("started_at"))
+        rest["ended_at"] = epoch_of(rest.get("ended_at"))
+        return cls(keys=keys, **rest)
+
+    def csv_row(self) -> dict[str, Any]:
+        """steps.csv: keys, then the step's outcome, then its scalar figures (no argv or properties)."""
+        duration = self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
+        row: dict[str, Any] = {
+            **self.keys.as_dict(),
+            "index": self.index,
+            "reason": self.reason,
+            "started_at": iso_utc(self.started_at),
+            "ended_at": iso_utc(self.ended_at),
+            "duration_s": duration,
+            "exit_code": self.exit_code,
+            "verdict": self.verdict,
+            "reasons": "; ".join(self.reasons),
+            "warnings": "; ".join(self.warnings),
+            "audit_verified": self.audit_verified,
+            "throughput_ops_s": self.throughput_ops_s,
+            "runtime_ms": self.runtime_ms,
+            "documents": self.documents,
+            "discarded": self.discarded,
+        }
+        for k, v in self.figures.items():
+            if v is None or isinstance(v, str | int | float | bool):
+                row[k] = v
+        return row
+
+
+# --- the manifest ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SuiteInfo:
+    """What the run's suite was, as run (after --set and --scale)."""
+
+    name: str
+    study: str | None = None
+    description: str = ""
+    source: str = ""
+    path: str | None = None
+    tags: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    scaling: dict[str, Any] = field(default_factory=dict)
+    repetitions: int = 1
+    order: str = "blocked"
+    warmup_runs: int = 0
+    audit_states: list[str] = field(default_factory=list)
+    mixes: list[str] = field(default_factory=list)
+    threads: list[int] = field(default_factory=list)
+    recordcount: int | None = None
+    templates: str = "built-in"
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SuiteInfo:
+        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+
+
+@dataclass
+class Manifest:
+    """``manifest.json``: the whole record of a run, self-contained (Rally's race record, pyperf's suite)."""
+
+    run_id: str
+    suite: SuiteInfo
+    status: str = "running"  # running | completed | failed | interrupted
+    error: str | None = None
+    started_at: float = field(default_factory=time.time)
+    ended_at: float | None = None
+    target: dict[str, Any] = field(default_factory=dict)  # url (masked), server kind/version, build info
+    ycsb: dict[str, Any] = field(default_factory=dict)
+    java: dict[str, Any] = field(default_factory=dict)
+    host: dict[str, Any] = field(default_factory=dict)
+    audit_strategy: str | None = None
+    plan_estimate_s: float | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    tool: dict[str, Any] = field(default_factory=dict)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": self.format_version,
+            "tool": self.tool,
+            "run_id": self.run_id,
+            "status": self.status,
+            "error": self.error,
+            "started_at": iso_utc(self.started_at),
+            "ended_at": iso_utc(self.ended_at),
+            "suite": asdict(self.suite),
+            "target": self.target,
+            "ycsb": self.ycsb,
+            "java": self.java,
+            "host": self.host,
+            "audit_strategy": self.audit_strategy,
+            "plan_estimate_s": self.plan_estimate_s,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+    @classmethod
+    def from_json(cls, d: Any, where: Path) -> Manifest:
+        if not isinstance(d, dict):
+            raise UserError(f"{where} is damaged: its manifest is not a JSON object; re-run the suite")
+        version = d.get("format_version")
+        if version is None:
+            raise UserError(
+                f"{where} was written by an older ycsb-runner (before result format {FORMAT_VERSION}); "
+                "re-run the suite to get a folder this version reads"
+            )
+        if version != FORMAT_VERSION:
+            raise UserError(
+                f"{where} has result format {version}; this ycsb-runner reads format {FORMAT_VERSION}: "
+                "use the ycsb-runner version that wrote it"
+            )
+        try:
+            return cls(
+                run_id=d["run_id"],
+                suite=SuiteInfo.from_json(d.get("suite") or {"name": ""}),
+                status=d.get("status", "unknown"),
+                error=d.get("error"),
+                started_at=epoch_of(d.get("started_at")) or 0.0,
+                ended_at=epoch_of(d.get("ended_at")),
+                target=d.get("target") or {},
+                ycsb=d.get("ycsb") or {},
+                java=d.get("java") or {},
+                host=d.get("host") or {},
+                audit_strategy=d.get("audit_strategy"),
+                plan_estimate_s=d.get("plan_estimate_s"),
+                steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
+                tool=d.get("tool") or {},
+                format_version=version,
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise UserError(
+                f"{where} is damaged: its manifest lacks or mangles {err}; re-run the suite"
+            ) from None
+
+
+# --- the folder ------------------------------------------------------------------------------------------
+
+CSV_FILES = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
+
+
+def new_run_id(suite_name: str, now: float | None = None) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    return f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', suite_name)}"
+
+
+def normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
+    """Key columns as written: text keys as str, ``threads`` and ``repetition`` as int."""
+    if df.empty:
+        return df
+    df = df.copy()
+    for k in KEY_COLUMNS:
+        if k not in df:
+            continue
+        if k in _INT_KEYS:
+            df[k] = pd.to_numeric(df[k], errors="coerce").fillna(0).astype(int)
+        else:
+            df[k] = df[k].astype(object).where(df[k].notna(), "").astype(str)
+    return df
+
+
+def add_keys(df: pd.DataFrame, keys: StepKeys) -> pd.DataFrame:
+    """*df* with the key columns in front (values of *keys*) and latency columns named with their unit."""
+    df = with_units(df.copy())
+    for i, (k, v) in enumerate(keys.as_dict().items()):
+        if k in df:
+            df = df.drop(columns=k)
+        df.insert(i, k, v)
+    return df
+
+
+class RunResult:
+    """One run folder: the manifest and CSVs at the top, ``steps/<step>/`` with each step's raw logs."""
+
+    def __init__(self, root: Path, manifest: Manifest) -> None:
+        self.root = root
+        self.manifest = manifest
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    # --- create / load --------------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, results: Path, suite: SuiteInfo, run_id: str | None = None) -> RunResult:
+        run_id = run_id or new_run_id(suite.name)
+        root, n = results / run_id, 1
+        while root.exists():
+            n += 1
+            root = results / f"{run_id}-{n}"
+        try:
+            (root / "steps").mkdir(parents=True)
+        except OSError as err:
+            raise _disk_error(root, err) from err
+        return cls(root, Manifest(run_id=root.name, suite=suite))
+
+    @classmethod
+    def load(cls, path: Path | str) -> RunResult:
+        """Open a run folder (UserError, one line, when it is not one or is damaged)."""
+        root = Path(path)
+        file = root / MANIFEST
+        if not file.is_file():
+            raise UserError(f"{root} is not a ycsb-runner result folder (no {MANIFEST})")
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as err:
+            raise UserError(
+                f"{file} is damaged ({type(err).__name__}: {str(err)[:80]}); the run was cut off while "
+                "writing it: re-run the suite"
+            ) from None
+        except OSError as err:
+            raise UserError(f"cannot read {file}: {err.strerror or err}") from None
+        return cls(root, Manifest.from_json(data, root))
+
+    # --- writing --------------------------------------------------------------------------------------
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+    def step_dir(self, label: str) -> Path:
+        d = self.root / "steps" / label
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def save_manifest(self) -> None:
+        atomic_write_json(self.root / MANIFEST, _json_safe(self.manifest.to_json()))
+
+    def write_frame(self, name: str, df: pd.DataFrame) -> Path:
+        """Write ``<name>.csv``; key columns first (an empty frame still gets its header)."""
+        if df.empty and not len(df.columns):
+            df = pd.DataFrame(columns=list(KEY_COLUMNS))
+        missing = [k for k in KEY_COLUMNS if k not in df.columns]
+        if missing:
+            raise ValueError(f"{name}.csv lacks key columns {missing}")
+        df = df[list(KEY_COLUMNS) + [c for c in df.columns if c not in KEY_COLUMNS]]
+        path = self.root / f"{name}.csv"
+        atomic_write_csv(path, df)
+        self._frames.pop(name, None)
+        return path
+
+    def save(self, frames: dict[str, pd.DataFrame]) -> None:
+        """The manifest, steps.csv and the given frames, each file atomically."""
+        self.save_manifest()
+        self.write_frame("steps", pd.DataFrame([s.csv_row() for s in self.manifest.steps]))
+        for name, df in frames.items():
+            self.write_frame(name, df)
+
+    # --- reading --------------------------------------------------------------------------------------
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty)."""
+        if name not in self._frames:
+            path = self.root / f"{name}.csv"
+            if not path.is_file() or path.stat().st_size == 0:
+                df = pd.DataFrame(columns=list(KEY_COLUMNS))
+            else:
+                try:
+                    df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
+                except (pd.errors.ParserError, UnicodeDecodeError) as err:
+                    raise UserError(f"{path} is damaged ({str(err)[:80]}); re-run the suite") from None
+            self._frames[name] = normalise_keys(df)
+        return self._frames[name]
+
+    @property
+    def steps(self) -> pd.DataFrame:
+        return self.frame("steps")
+
+    @property
+    def operations(self) -> pd.DataFrame:
+        return self.frame("operations")
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        return self.frame("summary")
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return self.frame("timeseries")
+
+    @property
+    def server_metrics(self) -> pd.DataFrame:
+        return self.frame("server_metrics")
+
+    @property
+    def client_metrics(self) -> pd.DataFrame:
+        return self.frame("client_metrics")
+
+    @property
+    def suite_name(self) -> str:
+        return self.manifest.suite.name
+
+
+def _json_safe(obj: Any) -> Any:
+    """NaN/inf are not JSON: store them as null; numpy scalars as Python numbers."""
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+# --- the columns of each file (RESULTS.md is generated from this) -----------------------------------------
+
+KEY_DOCS = {
+    "run_id": "the run folder's name (`<yyyymmdd-hhmmss>-<suite>`)",
+    "step": "the step label, e.g. `02-run-a-read50-update50-t4-r1`; its raw logs are in `steps/<step>/`",
+    "phase": "`load` or `run`; in steps.csv also `warmup` (a discarded run) and `audit` (an audit switch)",
+    "mix": "the mix name; `load` for a load step",
+    "workload": "the YCSB workload class (`site.ycsb.workloads.CoreWorkload` unless the suite sets another)",
+    "threads": "YCSB client threads (int)",
+    "audit": "`off` or `on` when the suite switches auditing, else `none`",
+    "repetition": "1, 2, ... for measured runs; 0 for loads, warm-ups and audit switches (int)",
+    "client": "the load generator: `local` for this machine",
+}
+
+COLUMNS: dict[str, dict[str, str]] = {
+    "steps": {
+        "index": "the step's position in the plan (1..)",
+        "reason": "why the step is there (e.g. `initial load`, `reload: the previous run inserted`)",
+        "started_at": "ISO-8601 UTC",
+        "ended_at": "ISO-8601 UTC",
+        "duration_s": "wall time of the step (s)",
+        "exit_code": "YCSB's exit code (YCSB exits 0 on many failures: see `verdict`)",
+        "verdict": "ycsb-runner's judgement: `completed`, `failed`, `truncated`, `interrupted`, ...",
+        "reasons": "why the verdict is not `completed` (`; `-separated)",
+        "warnings": "things to know about the step (saturated client, short load, ...)",
+        "audit_verified": "for audit steps: the state read back from the server (`on`/`off`)",
+        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`",
+        "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
+        "documents": "documents in the collection after a load",
+        "discarded": "true for warm-up runs (not measured)",
+        "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
+        "client_*": "client figures over the step (see client_metrics.csv)",
+    },
+    "summary": {
+        "section": "YCSB's `[SECTION]`, e.g. `READ`, `OVERALL`, `TOTAL_GCS_G1_Young_Generation`",
+        "operation": "the operation name (`READ`, `UPDATE`, ...) or the section",
+        "kind": "`op`, `overall`, `gc`, ... (what the section is)",
+        "intended": "true for YCSB's `Intended-` sections (latency from the intended start)",
+        "outcome": "`FAILED` for `-FAILED` sections, else empty",
+        "part": "the section's qualifier, when it has one",
+        "metric": "YCSB's metric name as printed, e.g. `99thPercentileLatency(us)`",
+        "percentile": "the percentile of a percentile metric",
+        "value": "the value as a number (latencies in µs)",
+        "value_str": "the value as printed",
+    },
+    "operations": {
+        "section": "as in summary.csv",
+        "operation": "as in summary.csv",
+        "kind": "as in summary.csv",
+        "intended": "as in summary.csv",
+        "outcome": "as in summary.csv",
+        "part": "as in summary.csv",
+        "operations": "operations measured",
+        "average_latency_us": "mean latency (µs)",
+        "min_latency_us": "minimum latency (µs)",
+        "max_latency_us": "maximum latency (µs)",
+        "p<N>_us": "the N-th percentile latency (µs), for each percentile the suite asked for",
+        "return_<STATUS>": "operations that returned STATUS (`OK`, `ERROR`, `NOT_FOUND`, ...)",
+        "returns": "operations with a return code",
+        "errors": "operations whose return code is not OK",
+        "error_rate": "errors / returns",
+    },
+    "timeseries": {
+        "status_index": "the status line's position (0..)",
+        "source": "where the line was read (`stderr`)",
+        "label": "YCSB's status label, when set",
+        "time": "ISO-8601 UTC of the status line",
+        "elapsed_s": "seconds since the phase started, as YCSB printed",
+        "total_ops": "operations so far",
+        "current_ops_per_s": "throughput over the last interval (ops/s)",
+        "eta_s": "YCSB's estimate of the time left (s)",
+        "section": "the operation section of this row (empty on the line's head row)",
+        "operation": "as in summary.csv",
+        "kind": "as in summary.csv",
+        "intended": "as in summary.csv",
+        "outcome": "as in summary.csv",
+        "part": "as in summary.csv",
+        "count": "operations of this type in the interval",
+        "max_us": "maximum latency in the interval (µs)",
+        "min_us": "minimum latency in the interval (µs)",
+        "avg_us": "mean latency in the interval (µs)",
+        "p<N>_us": "percentile latencies in the interval (µs)",
+    },
+    "server_metrics": {
+        "time": "ISO-8601 UTC at the end of the sampling interval",
+        "elapsed_s": "seconds since the first sample of the step",
+        "dt_s": "length of the interval (s)",
+        "<op>_per_s": "opcounters deltas per second (insert, query, update, delete, getmore, command)",
+        "ops_per_s": "sum of the CRUD opcounters per second",
+        "reads_avg_rt_us": "opLatencies.reads delta latency / delta ops (µs)",
+        "writes_avg_rt_us": "opLatencies.writes delta latency / delta ops (µs)",
+        "commands_avg_rt_us": "opLatencies.commands delta latency / delta ops (µs)",
+        "cpu_pct": "server process CPU as % of the cores available to it",
+        "cpu_core_pct": "server process CPU as % of one core",
+        "connections_current": "serverStatus connections.current",
+        "wt_cache_*": "WiredTiger cache bytes (current, dirty, maximum)",
+        "source": "which serverStatus fields the figures came from",
+        "cpu_source": "`extra_info` (serverStatus) or `psutil` (local process)",
+    },
+    "client_metrics": {
+        "time": "ISO-8601 UTC at the end of the sampling interval",
+        "elapsed_s": "seconds since the first sample of the step",
+        "dt_s": "length of the interval (s)",
+        "host_cpu_pct": "load generator CPU, % of all cores",
+        "host_core_pct_max": "busiest core, %",
+        "ycsb_cpu_core_pct": "the YCSB JVM's CPU, % of one core",
+        "ycsb_rss_bytes": "the YCSB JVM's resident memory (bytes)",
+        "mem_used_bytes": "host memory in use (bytes)",
+        "net_sent_per_s": "bytes sent per second",
+        "net_recv_per_s": "bytes received per second",
+    },
+}
+
+
+def results_markdown() -> str:
+    """RESULTS.md: the files of a run folder and their columns."""
+    lines = [
+        "# Result folders",
+        "",
+        "<!-- generated by `python -m ycsb_runner.model > RESULTS.md`; a unit test checks it -->",
+        "",
+        f"`results/<run-id>/` (result format {FORMAT_VERSION}) holds `manifest.json` (the suite as run,"
+        " every command with credentials masked, versions, host, times, verdicts; read it with"
+        " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
+        " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
+        " `report.html`/`report.md`.",
+        "",
+        "Every CSV starts with the same key columns, with the same values for the same step, so files"
+        " and runs join without cleaning:",
+        "",
+        "| column | meaning |",
+        "|---|---|",
+        *[f"| `{k}` | {KEY_DOCS[k]} |" for k in KEY_COLUMNS],
+        "",
+        "Times are ISO-8601 UTC (`2026-12-01T05:47:05.327Z`); latency columns end in `_us` (microseconds),"
+        " rates in `_ops_s` or `_per_s`.",
+        "",
+        "```python",
+        "import pandas as pd",
+        "from ycsb_runner.model import KEY_COLUMNS, RunResult",
+        "runs = [RunResult.load(p) for p in ('results/A', 'results/B')]",
+        "ops = pd.concat([r.operations for r in runs])",
+        "steps = pd.concat([r.steps for r in runs])",
+        "joined = ops.merge(steps, on=list(KEY_COLUMNS), suffixes=('', '_step'))",
+        "```",
+        "",
+    ]
+    for name, cols in COLUMNS.items():
+        lines += [f"## {name}.csv", "", "| column | meaning |", "|---|---|"]
+        lines += [f"| `{c}` | {doc} |" for c, doc in cols.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(results_markdown(), end="")

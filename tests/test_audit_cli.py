@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.audit import STRATEGIES, AuditError
-from ycsb_runner.cli_audit import app
+from ycsb_runner.cli.audit import app
 from ycsb_runner.errors import UserError
 
 TOOL = r'''

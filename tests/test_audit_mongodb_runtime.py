@@ -347,7 +347,7 @@ def test_ferretdb_refused_before_anything_runs(ferretdb_url: str) -> None:
 def test_cli_refuses_ferretdb(ferretdb_url: str) -> None:
     from typer.testing import CliRunner
 
-    from ycsb_runner.cli_audit import app
+    from ycsb_runner.cli.audit import app
 
     result = CliRunner().invoke(app, ["on", "--strategy", "mongodb-runtime", "--ops", "insert,read"],
                                 env={"MONGODB_URL": ferretdb_url})
@@ -358,7 +358,7 @@ def test_cli_refuses_ferretdb(ferretdb_url: str) -> None:
 def test_cli_connect_error_is_one_masked_line(ferretdb_url: str) -> None:
     from typer.testing import CliRunner
 
-    from ycsb_runner.cli_audit import app
+    from ycsb_runner.cli.audit import app
 
     url = ferretdb_url.replace("mongodb://", "mongodb://bench:S3cretPw@") + "?authSource=admin"
     result = CliRunner().invoke(app, ["status", "--mongodb-url", url, "--timeout", "5"])

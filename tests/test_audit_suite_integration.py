@@ -73,7 +73,7 @@ class Switch:
 
 
 def _runs(steps: list[dict]) -> list[dict]:
-    return [s for s in steps if s["kind"] == "run"]
+    return [s for s in steps if s["phase"] == "run"]
 
 
 def _alive(pid: int) -> bool:
@@ -96,31 +96,31 @@ def command_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
 
 def test_every_run_has_the_verified_audit_state(command_run) -> None:
     outcome, switch = command_run
-    manifest = outcome.run_dir.manifest()
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "completed"
     assert manifest["audit_strategy"] == "command"
     current = None
     for step in manifest["steps"]:
-        if step["kind"] == "audit":
+        if step["phase"] == "audit":
             assert step["verdict"] == "completed"
-            assert step["audit_verified"] == step["audit"], step["label"]
+            assert step["audit_verified"] == step["audit"], step["step"]
             assert f"status command said '{step['audit']}'" in step["audit_detail"]
             current = step["audit_verified"]
-        elif step["kind"] == "run":
+        elif step["phase"] == "run":
             assert step["audit"] == current, f"{step['label']} ran with audit verified {current}"
-    audit_steps = [s["audit"] for s in manifest["steps"] if s["kind"] == "audit"]
+    audit_steps = [s["audit"] for s in manifest["steps"] if s["phase"] == "audit"]
     # every switch in the plan ran the real command, plus the final restore to "on"
     assert switch.switches() == [*audit_steps, "on"]
 
 
 def test_interleaved_order_per_mix(command_run) -> None:
     outcome, _ = command_run
-    runs = _runs(outcome.run_dir.manifest()["steps"])
+    runs = _runs(json.loads((outcome.run_dir / "manifest.json").read_text())["steps"])
     for mix in ("insert100", "read50_update50"):
         mine = [r for r in runs if r["mix"] == mix]
         assert [(r["audit"], r["repetition"]) for r in mine] == [("off", 1), ("on", 1), ("on", 2), ("off", 2)]
     # insert100 changes the dataset: every run after one of its runs starts from a fresh load
-    kinds = [s["kind"] for s in outcome.run_dir.manifest()["steps"]]
+    kinds = [s["phase"] for s in json.loads((outcome.run_dir / "manifest.json").read_text())["steps"]]
     assert kinds.count("load") == 5
 
 
@@ -131,19 +131,19 @@ def test_audit_state_restored_after_the_suite(command_run) -> None:
 
 def test_results_on_disk(command_run) -> None:
     outcome, _ = command_run
-    root = outcome.run_dir.root
+    root = outcome.run_dir
     for name in ("manifest.json", "steps.csv", "summary.csv", "timeseries.csv", "operations.csv"):
         assert (root / name).stat().st_size > 0, name
-    manifest = outcome.run_dir.manifest()
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     steps = outcome.run_dir.read_csv("steps.csv")
-    assert list(steps["label"]) == [s["label"] for s in manifest["steps"]]
-    runs = steps[steps["kind"] == "run"]
+    assert list(steps["step"]) == [s["step"] for s in manifest["steps"]]
+    runs = steps[steps["phase"] == "run"]
     assert len(runs) == 8 and (runs["throughput_ops_s"] > 0).all()
     summary = outcome.run_dir.read_csv("summary.csv")
     assert set(summary["audit"]) >= {"on", "off"}
     for step in _runs(manifest["steps"]):
-        d = root / "steps" / step["label"]
-        assert (d / "stdout.txt").stat().st_size > 0 and (d / "stderr.txt").is_file(), step["label"]
+        d = root / "steps" / step["step"]
+        assert (d / "stdout.txt").stat().st_size > 0 and (d / "stderr.txt").is_file(), step["step"]
 
 
 def test_aa_same_settings_no_significant_change(command_run) -> None:
@@ -153,7 +153,7 @@ def test_aa_same_settings_no_significant_change(command_run) -> None:
     """
     outcome, _ = command_run
     steps = outcome.run_dir.read_csv("steps.csv")
-    runs = steps[steps["kind"] == "run"]
+    runs = steps[steps["phase"] == "run"]
     table = ab_table(runs, ["mix"], "audit", ["throughput_ops_s"], "off", "on", alpha=0.01)
     assert list(table["mix"]) == ["insert100", "read50_update50"]
     assert (table["n_a"] == 2).all() and (table["n_b"] == 2).all()
@@ -186,9 +186,9 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
     assert len(set(pids)) == len(pids), "every restart must start a new server process"
     assert all(not r["old_alive"] and r["new_alive"] for r in restarts)
     assert not _alive(pids[-1]), "the embedded server must be stopped after the suite"
-    manifest = outcome.run_dir.manifest()
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "completed"
-    audits = [s for s in manifest["steps"] if s["kind"] == "audit"]
+    audits = [s for s in manifest["steps"] if s["phase"] == "audit"]
     assert [(s["audit"], s["audit_verified"]) for s in audits] == [("off", "off"), ("on", "on")]
     assert audits[1]["audit_detail"].endswith("-log-level warn -log-level debug")
     runs = _runs(manifest["steps"])
@@ -209,10 +209,10 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     assert "\n" not in message
     manifest = json.loads((Path(err.value.run_dir) / "manifest.json").read_text())
     assert manifest["status"] == "failed"
-    assert [(s["kind"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
+    assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
         ("load", None, "completed"), ("audit", "off", "completed"), ("run", "off", "completed"),
         ("audit", "on", "failed")]
-    assert not [s for s in manifest["steps"] if s["kind"] == "run" and s["audit"] == "on"]
+    assert not [s for s in manifest["steps"] if s["phase"] == "run" and s["audit"] == "on"]
     assert switch.status() == "off"
 
 
@@ -258,7 +258,7 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     (run_dir,) = results.iterdir()
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
-    assert [(s["kind"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
+    assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
         ("load", None, "completed"), ("audit", "off", "completed"), ("run", "off", "completed"),
         ("audit", "on", "completed"), ("run", "on", "interrupted")]
     steps = pd.read_csv(run_dir / "steps.csv")

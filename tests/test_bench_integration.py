@@ -58,9 +58,9 @@ def tiny_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
 
 def test_load_count_matches_server_and_ycsb(tiny_run, mongo_url: str) -> None:
     outcome, _ = tiny_run
-    ops = outcome.run_dir.read_csv("operations.csv")
-    steps = outcome.run_dir.read_csv("steps.csv")
-    load = steps[steps["kind"] == "load"].iloc[0]
+    ops = outcome.result.operations
+    steps = outcome.result.steps
+    load = steps[steps["phase"] == "load"].iloc[0]
     assert load["verdict"] == "completed"
     assert load["documents"] == 600  # counted on the server right after the load
     inserts = ops[(ops["phase"] == "load") & (ops["operation"] == "INSERT") & (ops["kind"] == "op")]
@@ -70,7 +70,7 @@ def test_load_count_matches_server_and_ycsb(tiny_run, mongo_url: str) -> None:
 
 def test_run_phase_counts_add_up(tiny_run) -> None:
     outcome, _ = tiny_run
-    ops = outcome.run_dir.read_csv("operations.csv")
+    ops = outcome.result.operations
     runs = ops[(ops["phase"] == "run") & (ops["kind"] == "op")]
     for mix, group in runs.groupby("mix"):
         main_ops = group[group["operation"].isin(["READ", "UPDATE", "INSERT"])]
@@ -81,7 +81,7 @@ def test_run_phase_counts_add_up(tiny_run) -> None:
 
 def test_inserts_reach_the_server(tiny_run, mongo_url: str) -> None:
     outcome, _ = tiny_run
-    ops = outcome.run_dir.read_csv("operations.csv")
+    ops = outcome.result.operations
     mine = (ops["mix"] == "read95_insert5") & (ops["operation"] == "INSERT") & (ops["kind"] == "op")
     inserted = ops[mine]["return_OK"].sum()
     assert inserted > 0
@@ -100,7 +100,7 @@ def test_documents_have_stock_binding_shape(tiny_run, mongo_url: str) -> None:
 
 def test_result_files_and_manifest(tiny_run) -> None:
     outcome, _ = tiny_run
-    root = outcome.run_dir.root
+    root = outcome.run_dir
     for name in ("manifest.json", "summary.csv", "timeseries.csv", "operations.csv", "steps.csv"):
         assert (root / name).stat().st_size > 0, name
     manifest = json.loads((root / "manifest.json").read_text())
@@ -109,26 +109,26 @@ def test_result_files_and_manifest(tiny_run) -> None:
     assert manifest["ycsb"]["core"] == "core-0.17.0.jar"
     assert manifest["ycsb"]["driver_version"].startswith("5.")
     assert manifest["java"]["version"]
-    assert [s["kind"] for s in manifest["steps"]] == ["load", "run", "run"]
+    assert [s["phase"] for s in manifest["steps"]] == ["load", "run", "run"]
     ts = pd.read_csv(root / "timeseries.csv")
     assert set(ts["mix"]) >= {"read50_update50", "read95_insert5"}
     for step in manifest["steps"]:
-        d = root / "steps" / step["label"]
+        d = root / "steps" / step["step"]
         assert (d / "stdout.txt").is_file() and (d / "stderr.txt").is_file()
         # hdrhistogram.fileoutput=true works on Java 17 (needs the JAXB jar on the classpath)
         assert {p.name for p in (d / "hdr").glob("*.hdr")} >= (
-            {"INSERT.hdr"} if step["kind"] == "load" else {"READ.hdr"}
-        ), step["label"]
+            {"INSERT.hdr"} if step["phase"] == "load" else {"READ.hdr"}
+        ), step["step"]
 
 
 def test_password_never_on_argv_or_disk(tiny_run) -> None:
     outcome, seen_argv = tiny_run
     assert any("site.ycsb.Client" in a for a in seen_argv), "the watcher never saw YCSB running"
     assert not [a for a in seen_argv if SECRET in a]
-    for path in outcome.run_dir.root.rglob("*"):
+    for path in outcome.run_dir.rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
-    assert "benchuser:***@" in json.dumps(outcome.run_dir.manifest())
+    assert "benchuser:***@" in json.dumps(json.loads((outcome.run_dir / "manifest.json").read_text()))
 
 
 def test_unreachable_server_is_one_clear_error(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 import typer
 from typer.testing import CliRunner
 
-from ycsb_runner.cli_parse import parse_cmd
+from ycsb_runner.cli.parse import parse_cmd
 
 DATA = Path(__file__).parent / "data" / "ycsb"
 app = typer.Typer()

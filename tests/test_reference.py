@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ycsb_runner.cli_reference import app
+from ycsb_runner.cli.reference import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.reference import (
     list_references,

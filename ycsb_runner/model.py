@@ -86,8 +86,8 @@ def local_times_to_utc(values: pd.Series) -> pd.Series:
         return pd.Series([None] * len(values), index=values.index, dtype=object)
     local = parsed.dt.tz_localize(datetime.now().astimezone().tzinfo, ambiguous="NaT", nonexistent="NaT")
     utc = local.dt.tz_convert("UTC")
-    return utc.map(
-        lambda ts: None if pd.isna(ts) else ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return pd.Series(
+        [None if pd.isna(ts) else iso_utc(ts.timestamp()) for ts in utc], index=values.index, dtype=object
     )
 
 
@@ -480,6 +480,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "reasons": "why the verdict is not `completed` (`; `-separated)",
         "warnings": "things to know about the step (saturated client, short load, ...)",
         "audit_verified": "for audit steps: the state read back from the server (`on`/`off`)",
+        "audit_detail": "for audit steps: what the audit strategy read back, in its words",
         "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`",
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",

@@ -129,6 +129,7 @@ class StepRecord:
     ycsb_cli: str = ""
     properties: dict[str, str] = field(default_factory=dict)
     audit_verified: str | None = None
+    audit_detail: str | None = None
     throughput_ops_s: float | None = None
     runtime_ms: float | None = None
     documents: int | None = None
@@ -168,6 +169,7 @@ class StepRecord:
             "reasons": "; ".join(self.reasons),
             "warnings": "; ".join(self.warnings),
             "audit_verified": self.audit_verified,
+            "audit_detail": self.audit_detail,
             "throughput_ops_s": self.throughput_ops_s,
             "runtime_ms": self.runtime_ms,
             "documents": self.documents,

@@ -297,7 +297,7 @@ class Runner:
             strategy.disable()
         state = strategy.verify(step.audit == "on", ops)
         record.audit_verified = "on" if state.enabled else "off"
-        record.figures["audit_detail"] = state.detail
+        record.audit_detail = state.detail
         record.verdict = "completed"
 
     def _drop_collection(self) -> None:

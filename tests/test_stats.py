@@ -144,7 +144,16 @@ def _runs() -> pd.DataFrame:
 
 def test_ab_table_long_form() -> None:
     df = _runs()
-    t = ab_table(df, ["workload", "threads"], "audit", ["throughput_ops", "read_avg_latency_us"], "off", "on")
+    orientation = {"throughput_ops": True, "read_avg_latency_us": False}
+    t = ab_table(
+        df,
+        ["workload", "threads"],
+        "audit",
+        ["throughput_ops", "read_avg_latency_us"],
+        "off",
+        "on",
+        higher_is_better=orientation,
+    )
     assert list(t.columns) == ["workload", "threads", *stats.AB_COLUMNS]
     assert len(t) == 4
     by = t.set_index(["workload", "metric"])
@@ -170,12 +179,3 @@ def test_ab_table_missing_arm_no_groups_and_orientation() -> None:
     assert list(flat.columns) == list(stats.AB_COLUMNS) and len(flat) == 1
     with pytest.raises(KeyError, match="nope"):
         ab_table(df, ["nope"], "audit", ["throughput_ops"], "off", "on")
-
-
-def test_default_orientation_guess() -> None:
-    assert stats.default_higher_is_better("[OVERALL] Throughput(ops/sec)") is True
-    assert stats.default_higher_is_better("insert_per_s") is True
-    assert stats.default_higher_is_better("[READ] AverageLatency(us)") is False
-    assert stats.default_higher_is_better("reads_avg_rt_us") is False
-    assert stats.default_higher_is_better("cpu_pct") is False
-    assert stats.default_higher_is_better("connections_current") is None

@@ -24,6 +24,7 @@ from ycsb_runner.analyse.table import (  # noqa: E402
     study_table,
 )
 from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.studies import METRICS  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
@@ -129,10 +130,10 @@ def plot_percentiles(run: RunResult) -> tuple[bytes | None, str]:
 
 
 AUDIT_BAR_METRICS = (
-    ("throughput_ops_s", "YCSB throughput (ops/s)"),
-    ("server_cpu_pct", "server CPU (%)"),
-    ("server_writes_avg_rt_us", "writes_avg_rt (µs)"),
-    ("server_reads_avg_rt_us", "reads_avg_rt (µs)"),
+    "throughput_ops_s",
+    "server_cpu_pct",
+    "server_writes_avg_rt_us",
+    "server_reads_avg_rt_us",
 )
 
 
@@ -140,7 +141,11 @@ def plot_audit_bars(run: RunResult) -> bytes | None:
     """Off vs on per mix with the 95% t-interval of the mean (a bare bar when n = 1)."""
     m = step_metrics(run)
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
-    metrics = [(c, t) for c, t in AUDIT_BAR_METRICS if c in m and m[c].notna().any()]
+    metrics = [
+        (c, f"{METRICS[c].label} ({METRICS[c].unit})")
+        for c in AUDIT_BAR_METRICS
+        if c in m and m[c].notna().any()
+    ]
     if m.empty or not metrics:
         return None
     mixes = list(dict.fromkeys(m["mix"]))

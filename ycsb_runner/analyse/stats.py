@@ -216,20 +216,6 @@ def compare_groups(
     )
 
 
-_LOWER_IS_BETTER = ("latency", "rt_us", "(us)", "_us", "(ms)", "_ms", "cpu", "error", "fail", "rss", "mem")
-_HIGHER_IS_BETTER = ("throughput", "ops/sec", "ops_per_s", "per_s", "ops")
-
-
-def default_higher_is_better(metric: str) -> bool | None:
-    """A guess from the metric name: throughput-like → True, latency/CPU/memory-like → False, else None."""
-    name = metric.lower()
-    if any(k in name for k in _LOWER_IS_BETTER):
-        return False
-    if any(k in name for k in _HIGHER_IS_BETTER):
-        return True
-    return None
-
-
 def ab_table(
     df: pd.DataFrame,
     group_cols: Sequence[str],
@@ -248,8 +234,8 @@ def ab_table(
     ``df`` has one row per run (repetition) with the ``group_cols`` (e.g. workload, threads), the arm in
     ``arm_col`` (e.g. audit "off"/"on") and metric columns. Columns of the result: the group columns,
     then ``metric, n_a, n_b, a_mean, b_mean, change, change_pct, ci_low, ci_high, p_value, test,
-    verdict, direction``. ``higher_is_better`` maps metric → orientation (missing → guessed from the
-    name by ``default_higher_is_better``; map to None to leave it unknown).
+    verdict, direction``. ``higher_is_better`` maps metric → orientation (from the study registry,
+    ``ycsb_runner.studies``); a metric it does not map has no direction ("n/a").
     """
     missing = [c for c in (*group_cols, arm_col, *metric_cols) if c not in df.columns]
     if missing:
@@ -264,7 +250,7 @@ def ab_table(
         a_rows = part[part[arm_col] == baseline_arm]
         b_rows = part[part[arm_col] == contender_arm]
         for metric in metric_cols:
-            hib = orientation[metric] if metric in orientation else default_higher_is_better(metric)
+            hib = orientation.get(metric)
             cmp = compare_groups(
                 pd.to_numeric(a_rows[metric], errors="coerce"),
                 pd.to_numeric(b_rows[metric], errors="coerce"),

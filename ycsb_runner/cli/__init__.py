@@ -21,7 +21,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # plain help: wraps at the terminal width, never cuts an option name
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 

@@ -24,8 +24,8 @@ from ycsb_runner.analyse.table import (  # noqa: E402
     study_table,
 )
 from ycsb_runner.model import RunResult  # noqa: E402
-from ycsb_runner.studies import METRICS  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
+from ycsb_runner.studies import METRICS  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;

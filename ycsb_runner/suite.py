@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import suites_dir
 
-OPS = ("read", "update", "insert", "scan", "readmodifywrite")
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 MEASUREMENT_TYPES = (
     "hdrhistogram",
@@ -137,7 +137,7 @@ class Mix:
     description: str = ""
 
     def proportions(self) -> dict[str, float]:
-        return {op: getattr(self, op) for op in OPS}
+        return {op: getattr(self, op) for op in MIX_OPS}
 
     @property
     def inserts(self) -> bool:
@@ -527,14 +527,14 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         if name in seen:
             raise loc.error("name", f"two mixes are named {name!r}")
         seen.add(name)
-        props = {op: float(m.get(op, 0.0)) for op in OPS}
+        props = {op: float(m.get(op, 0.0)) for op in MIX_OPS}
         for op, v in props.items():
             if v < 0 or v > 1:
                 raise loc.error(f"mix.{op}", f"mix {name!r}: proportion {v} must be between 0 and 1")
         total = sum(props.values())
         if abs(total - 1.0) > 1e-6:
             raise loc.error(
-                f"mix.{next((op for op in OPS if op in m), 'read')}",
+                f"mix.{next((op for op in MIX_OPS if op in m), 'read')}",
                 f"mix {name!r}: proportions sum to {total:g}, not 1",
             )
         dist = m.get("requestdistribution", "uniform")
@@ -550,11 +550,11 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
             )
         audit_ops = m.get("audit_ops")
         if audit_ops is None:
-            audit_ops = [op for op in OPS if props[op] > 0]
+            audit_ops = [op for op in MIX_OPS if props[op] > 0]
         for op in audit_ops:
-            if op not in (*OPS, "delete"):
+            if op not in OP_NAMES:
                 raise loc.error(
-                    "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, OPS)}"
+                    "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, MIX_OPS)}"
                 )
         mixes.append(
             Mix(

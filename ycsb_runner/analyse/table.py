@@ -24,12 +24,11 @@ import pandas as pd
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.model import RunResult
+from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
 from ycsb_runner.studies import CLIENT_METRICS, SERVER_METRICS, Study, higher_is_better, study_of
 
 KEYS = ["phase", "mix", "threads", "audit", "repetition"]
 GROUP = ["phase", "mix", "threads", "audit"]
-WRITE_OPS = ("UPDATE", "INSERT", "DELETE")
-MAIN_OPS = ("READ", "UPDATE", "INSERT", "SCAN", "DELETE", "READ-MODIFY-WRITE")
 SERVER_FIGURES = tuple(m.removeprefix("server_") for m in SERVER_METRICS)
 UNAVAILABLE = "unavailable"
 NOT_SAMPLED = "not sampled"
@@ -53,7 +52,7 @@ def layout_of(run: RunResult) -> str:
 def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
     if ops.empty or "kind" not in ops:
         return pd.DataFrame(columns=["step", "operation", "operations", "average_latency_us"])
-    main = ops[(ops["kind"] == "op") & ops["operation"].isin(MAIN_OPS)]
+    main = ops[(ops["kind"] == "op") & ops["operation"].isin(MAIN_SECTIONS)]
     return main
 
 
@@ -91,7 +90,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
             "throughput_ops_s": st.get("throughput_ops_s", math.nan),
         }
         reads = mine[mine["operation"] == "READ"]
-        writes = mine[mine["operation"].isin(WRITE_OPS)]
+        writes = mine[mine["operation"].isin(WRITE_SECTIONS)]
         row["read_avg_us"] = _weighted(reads, "average_latency_us")
         row["write_avg_us"] = _weighted(writes, "average_latency_us")
         row["read_p99_us"] = _weighted(reads, "p99_us")

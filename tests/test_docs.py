@@ -1,0 +1,77 @@
+"""The README's command list and the CLI agree, and the documented --format json works everywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ycsb_runner.cli import app
+
+ROOT = Path(__file__).parent.parent
+RUNS = Path(__file__).parent / "data" / "runs"
+
+
+def _cli_commands() -> set[str]:
+    """Every command of the CLI: ``bench``, ``server start``, ..."""
+    out: set[str] = set()
+    for name, cmd in typer.main.get_command(app).commands.items():  # type: ignore[attr-defined]
+        subs = getattr(cmd, "commands", None)
+        out |= {f"{name} {s}" for s in subs} if subs else {name}
+    return out
+
+
+def _readme_commands() -> set[str]:
+    """The commands the README's "## Commands" block names (``server start|stop|status`` is three)."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Commands", 1)[1].split("```", 2)[1]
+    out: set[str] = set()
+    for line in block.splitlines():
+        m = re.match(r"ycsb-runner (\S+)(?: \[?([a-z|]+(?: [A-Z]+)?)\]?)?", line)
+        if not m:
+            continue
+        name, sub = m.group(1), m.group(2)
+        if sub and sub.split()[0].islower() and not sub.isupper():
+            out |= {f"{name} {s}" for s in sub.split()[0].split("|")}
+        else:
+            out.add(name)
+    return out
+
+
+def test_readme_names_every_command_and_only_real_ones() -> None:
+    cli, readme = _cli_commands(), _readme_commands()
+    assert cli - readme == set(), "commands the README's list does not name"
+    assert readme - cli == set(), "commands the README names that do not exist"
+
+
+def test_version_and_short_help() -> None:
+    from ycsb_runner import __version__
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["--version"]).stdout.strip() == __version__
+    res = runner.invoke(app, ["-h"], prog_name="ycsb-runner")
+    assert res.exit_code == 0 and "Usage: ycsb-runner" in res.stdout
+    assert "<bool>" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["suites"],
+        ["reference", "list"],
+        ["reference", "show", "tencent-threads"],
+        ["table", str(RUNS / "tencent-analyse")],
+        ["compare", str(RUNS / "tencent-analyse"), str(RUNS / "tencent-analyse")],
+        ["compare", str(RUNS / "tencent-analyse"), "--reference", "tencent-mongodb44"],
+        ["parse", str(Path(__file__).parent / "data" / "ycsb" / "load.stdout")],
+    ],
+)
+def test_format_json(argv: list[str]) -> None:
+    res = CliRunner().invoke(app, [*argv, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc

@@ -261,3 +261,29 @@ def test_any_override_applies_or_is_rejected(key: str, value: str) -> None:
         load_suite("quick", [f"{key}={value}"])
     except SuiteError as err:
         assert re.search(r"\S", str(err))
+
+
+def test_schema_follows_the_dataclasses() -> None:
+    """One source: every dataclass field is a key of its section, with the default the dataclass gives."""
+    import dataclasses
+
+    from ycsb_runner.suite import SCHEMA, SECTIONS, Dataset
+
+    for section, cls in SECTIONS.items():
+        names = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.metadata.get("toml", 1)}
+        assert set(SCHEMA[section]) == names, section
+    assert SCHEMA["run"]["threads"] is list and SCHEMA["dataset"]["recordcount"] is int
+    assert SCHEMA[""]["study"] is str and "path" not in SCHEMA[""]
+    suite = load_suite(str(Path(__file__).parent / "suites" / "tiny.toml"))
+    assert suite.dataset.fieldcount == Dataset.fieldcount == 10  # the default from the dataclass
+
+
+def test_study_key_is_checked(tmp_path: Path) -> None:
+    src = (Path(__file__).parent / "suites" / "tiny.toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(src.replace('name = "tiny"', 'name = "tiny"\nstudy = "tencent-mongo44"'))
+    with pytest.raises(SuiteError, match=r"bad.toml, line 3: study: unknown study 'tencent-mongo44'"):
+        load_suite(str(bad))
+    good = tmp_path / "good.toml"
+    good.write_text(src.replace('name = "tiny"', 'name = "tiny"\nstudy = "tencent-threads"'))
+    assert load_suite(str(good)).study == "tencent-threads"

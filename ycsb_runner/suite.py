@@ -9,10 +9,13 @@ audit states, repetitions and order. ``load_suite`` returns a frozen :class:`Sui
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import math
 import re
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,64 +41,11 @@ class SuiteError(UserError):
     """A suite file or override that cannot be used; the message names the file/line/key."""
 
 
-# --- schema -----------------------------------------------------------------------------------------------
-# Every section: key -> type. A type is int, float, str, bool, list (of scalars) or dict (free-form table).
-
-SCHEMA: dict[str, dict[str, Any]] = {
-    "": {
-        "name": str,
-        "study": str,
-        "description": str,
-        "source": str,
-        "notes": list,
-        "size": str,
-        "repetitions": int,
-        "order": str,
-        "warmup_runs": int,
-        "estimated_throughput": float,
-        "tags": dict,
-        "dataset": dict,
-        "run": dict,
-        "measurement": dict,
-        "mongodb": dict,
-        "audit": dict,
-        "properties": dict,
-        "sizes": dict,
-        "mix": list,
-    },
-    "dataset": {
-        "recordcount": int,
-        "fieldcount": int,
-        "fieldlength": int,
-        "insertorder": str,
-        "load_threads": int,
-        "load_target": int,
-        "reload": str,
-        "properties": dict,
-    },
-    "run": {
-        "threads": list,
-        "target": int,
-        "operationcount": int,
-        "maxexecutiontime": int,
-        "status_interval": int,
-    },
-    "measurement": {"type": str, "interval": str, "percentiles": list, "hdr_fileoutput": bool},
-    "mongodb": {"url_options": dict, "table": str, "batchsize": int, "upsert": bool},
-    "audit": {"states": list, "strategy": str, "namespace_only": bool, "options": dict},
-    "mix": {
-        "name": str,
-        "description": str,
-        "read": float,
-        "update": float,
-        "insert": float,
-        "scan": float,
-        "readmodifywrite": float,
-        "requestdistribution": str,
-        "audit_ops": list,
-        "properties": dict,
-    },
-}
+# --- schema ---------------------------------------------------------------------------------------------
+# The dataclasses below are the schema: a section's keys are its dataclass's fields, their TOML type comes
+# from the field's annotation (tuple -> array, dict -> table) and their default from the field's default.
+# A field with ``metadata={"toml": None}`` is not read from the file; ``{"key": ...}`` names its TOML key;
+# ``{"nested": True}`` (and a dataclass-typed field) is a table of its own, built by ``_build``.
 
 # Bare names accepted by --set, and the dotted path they stand for.
 SHORTCUTS: dict[str, str] = {
@@ -198,7 +148,7 @@ class Suite:
     measurement: Measurement
     mongodb: MongoSettings
     audit: AuditSettings
-    mixes: tuple[Mix, ...]
+    mixes: tuple[Mix, ...] = field(metadata={"key": "mix", "nested": True})  # [[mix]] tables
     repetitions: int = 1
     order: str = "blocked"  # blocked | interleaved
     warmup_runs: int = 0
@@ -208,14 +158,70 @@ class Suite:
     notes: tuple[str, ...] = ()
     source: str = ""
     size: str | None = None
-    sizes: tuple[str, ...] = ()
-    path: str = ""
-    scale: float = 1.0
-    overrides: tuple[str, ...] = ()
+    sizes: tuple[str, ...] = field(default=(), metadata={"toml": dict, "nested": True})  # [sizes.<name>]
+    path: str = field(default="", metadata={"toml": None})
+    scale: float = field(default=1.0, metadata={"toml": None})
+    overrides: tuple[str, ...] = field(default=(), metadata={"toml": None})
     study: str | None = None  # the published study it reproduces (``ycsb_runner.studies``)
 
     def describe_scaling(self) -> dict[str, Any]:
         return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
+
+
+def _toml_type(hint: Any) -> type:
+    """The TOML value type of a field annotation: int, float, str, bool, list (array) or dict (table)."""
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return _toml_type(next(a for a in typing.get_args(hint) if a is not type(None)))
+    if origin in (tuple, list):
+        return list
+    if origin is dict or dataclasses.is_dataclass(hint):
+        return dict
+    return hint
+
+
+def _section_schema(cls: type) -> dict[str, type]:
+    hints = typing.get_type_hints(cls)
+    out = {}
+    for f in dataclasses.fields(cls):
+        toml = f.metadata.get("toml", _toml_type(hints[f.name]))
+        if toml is not None:
+            out[f.metadata.get("key", f.name)] = toml
+    return out
+
+
+SECTIONS: dict[str, type] = {
+    "": Suite,
+    "dataset": Dataset,
+    "run": RunSettings,
+    "measurement": Measurement,
+    "mongodb": MongoSettings,
+    "audit": AuditSettings,
+    "mix": Mix,
+}
+#: section -> key -> TOML type, derived from the dataclasses (the file format of suites/README.md).
+SCHEMA: dict[str, dict[str, type]] = {name: _section_schema(cls) for name, cls in SECTIONS.items()}
+
+
+def _given(table: dict, cls: type, loc: _Located, section: str) -> dict[str, Any]:
+    """The fields of *cls* that *table* sets, as the dataclass holds them (arrays as tuples, property
+    tables as strings); the fields it does not set keep the dataclass's default."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        key = f.metadata.get("key", f.name)
+        nested = f.metadata.get("nested") or dataclasses.is_dataclass(hints[f.name])
+        if key not in table or f.metadata.get("toml", True) is None or nested:
+            continue
+        value = table[key]
+        if f.name == "properties":
+            value = _props(value, f"{section}.properties".lstrip("."), loc)
+        elif _toml_type(hints[f.name]) is list and isinstance(value, list):
+            value = tuple(value)
+        elif _toml_type(hints[f.name]) is float:
+            value = float(value)
+        out[f.name] = value
+    return out
 
 
 # --- locating ---------------------------------------------------------------------------------------------
@@ -428,16 +434,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     ds = doc.get("dataset", {})
     if "recordcount" not in ds:
         raise loc.error("dataset.recordcount", "missing")
-    dataset = Dataset(
-        recordcount=ds["recordcount"],
-        fieldcount=ds.get("fieldcount", 10),
-        fieldlength=ds.get("fieldlength", 100),
-        insertorder=ds.get("insertorder", "hashed"),
-        load_threads=ds.get("load_threads", 1),
-        load_target=ds.get("load_target", 0),
-        reload=ds.get("reload", "auto"),
-        properties=_props(ds.get("properties", {}), "dataset.properties", loc),
-    )
+    dataset = Dataset(**_given(ds, Dataset, loc, "dataset"))
     for k in ("recordcount", "fieldcount", "fieldlength", "load_threads"):
         _nonneg(getattr(dataset, k), f"dataset.{k}", loc, positive=True)
     _nonneg(dataset.load_target, "dataset.load_target", loc)
@@ -451,13 +448,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("run.threads", f"expected a list of whole numbers, got {threads!r}")
     for t in threads:
         _nonneg(t, "run.threads", loc, positive=True)
-    run = RunSettings(
-        threads=tuple(threads),
-        target=rn.get("target", 0),
-        operationcount=rn.get("operationcount"),
-        maxexecutiontime=rn.get("maxexecutiontime"),
-        status_interval=rn.get("status_interval", 10),
-    )
+    run = RunSettings(**{**_given(rn, RunSettings, loc, "run"), "threads": tuple(threads)})
     _nonneg(run.target, "run.target", loc)
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
     _nonneg(run.maxexecutiontime, "run.maxexecutiontime", loc, positive=True)
@@ -474,11 +465,9 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         )
 
     ms = doc.get("measurement", {})
-    measurement = Measurement(
-        type=ms.get("type", "hdrhistogram"),
-        interval=ms.get("interval", "op"),
-        percentiles=tuple(float(p) for p in ms.get("percentiles", [95, 99])),
-        hdr_fileoutput=ms.get("hdr_fileoutput", False),
+    measurement = Measurement(**_given(ms, Measurement, loc, "measurement"))
+    measurement = dataclasses.replace(
+        measurement, percentiles=tuple(float(p) for p in measurement.percentiles)
     )
     if measurement.type not in MEASUREMENT_TYPES:
         raise loc.error(
@@ -492,11 +481,9 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
 
     mg = doc.get("mongodb", {})
-    mongodb = MongoSettings(
-        url_options={str(k): str(v) for k, v in mg.get("url_options", {}).items()},
-        table=mg.get("table", "usertable"),
-        batchsize=mg.get("batchsize", 1),
-        upsert=mg.get("upsert", False),
+    mongodb = MongoSettings(**_given(mg, MongoSettings, loc, "mongodb"))
+    mongodb = dataclasses.replace(
+        mongodb, url_options={str(k): str(v) for k, v in mongodb.url_options.items()}
     )
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
 
@@ -505,12 +492,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     for s in states:
         if s not in AUDIT_STATES:
             raise loc.error("audit.states", f"unknown audit state {s!r}: use off and/or on")
-    audit = AuditSettings(
-        states=states,
-        strategy=au.get("strategy"),
-        namespace_only=au.get("namespace_only", True),
-        options=dict(au.get("options", {})),
-    )
+    audit = AuditSettings(**{**_given(au, AuditSettings, loc, "audit"), "states": states})
 
     mixes_raw = doc.get("mix", [])
     if not mixes_raw:
@@ -537,7 +519,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
                 f"mix.{next((op for op in MIX_OPS if op in m), 'read')}",
                 f"mix {name!r}: proportions sum to {total:g}, not 1",
             )
-        dist = m.get("requestdistribution", "uniform")
+        given = _given(m, Mix, loc, "mix")
+        dist = given.get("requestdistribution", Mix.requestdistribution)
         if dist not in DISTRIBUTIONS:
             raise loc.error(
                 "mix.requestdistribution",
@@ -556,52 +539,33 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
                 raise loc.error(
                     "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, MIX_OPS)}"
                 )
-        mixes.append(
-            Mix(
-                name=name,
-                requestdistribution=dist,
-                audit_ops=tuple(audit_ops),
-                properties=_props(m.get("properties", {}), "mix.properties", loc),
-                description=m.get("description", ""),
-                **props,
-            )
-        )
+        mixes.append(Mix(**{**given, **props, "audit_ops": tuple(audit_ops)}))
 
-    order = doc.get("order", "blocked")
-    if order not in ("blocked", "interleaved"):
-        raise loc.error("order", f"must be blocked or interleaved, got {order!r}")
-    repetitions = doc.get("repetitions", 1)
-    _nonneg(repetitions, "repetitions", loc, positive=True)
-    warmup = doc.get("warmup_runs", 0)
-    _nonneg(warmup, "warmup_runs", loc)
-    est = float(doc.get("estimated_throughput", 5000.0))
-    if est <= 0:
-        raise loc.error("estimated_throughput", "must be positive")
-    study = doc.get("study")
-    if study is not None:
-        from ycsb_runner.studies import STUDIES
-
-        if study not in STUDIES:
-            raise loc.error("study", f"unknown study {study!r}; known: {', '.join(STUDIES)}")
-    return Suite(
-        name=doc["name"],
-        study=study,
-        description=doc.get("description", ""),
+    top = _given(doc, Suite, loc, "")
+    suite = Suite(
+        **{**top, "description": top.get("description", "")},
         dataset=dataset,
         run=run,
         measurement=measurement,
         mongodb=mongodb,
         audit=audit,
         mixes=tuple(mixes),
-        repetitions=repetitions,
-        order=order,
-        warmup_runs=warmup,
-        estimated_throughput=est,
-        properties=_props(doc.get("properties", {}), "properties", loc),
-        tags={str(k): str(v) for k, v in doc.get("tags", {}).items()},
-        notes=tuple(str(n) for n in doc.get("notes", [])),
-        source=doc.get("source", ""),
-        size=doc.get("size"),
-        sizes=tuple(doc.get("sizes", {})),
         path=str(path),
+    )
+    if suite.order not in ("blocked", "interleaved"):
+        raise loc.error("order", f"must be blocked or interleaved, got {suite.order!r}")
+    _nonneg(suite.repetitions, "repetitions", loc, positive=True)
+    _nonneg(suite.warmup_runs, "warmup_runs", loc)
+    if suite.estimated_throughput <= 0:
+        raise loc.error("estimated_throughput", "must be positive")
+    if suite.study is not None:
+        from ycsb_runner.studies import STUDIES
+
+        if suite.study not in STUDIES:
+            raise loc.error("study", f"unknown study {suite.study!r}; known: {', '.join(STUDIES)}")
+    return dataclasses.replace(
+        suite,
+        tags={str(k): str(v) for k, v in suite.tags.items()},
+        notes=tuple(str(n) for n in suite.notes),
+        sizes=tuple(doc.get("sizes", {})),
     )

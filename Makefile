@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUITE  ?= quick
 
-.PHONY: setup bench test lint clean
+.PHONY: setup bench test test-fast lint clean
 
 setup: $(VENV)/.installed
 	$(BIN)/ycsb-runner setup
@@ -19,11 +19,16 @@ $(VENV)/.installed: pyproject.toml
 bench: setup
 	$(BIN)/ycsb-runner bench $(SUITE)
 
+# Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration).
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q tests/unit tests/integration
+
+test-fast: $(VENV)/.installed
+	$(BIN)/pytest -q tests/unit
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .cache java/target

@@ -32,8 +32,8 @@ from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parent.parent
-SUITE = str(Path(__file__).parent / "suites" / "audit-small.toml")
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = str(Path(__file__).parents[1] / "suites" / "audit-small.toml")
 # A short single-mix variant for the restart, failure and signal tests (the runs end by time).
 ONE_MIX = ["mixes=read50_update50", "repetitions=1", "recordcount=100"]
 

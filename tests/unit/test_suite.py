@@ -16,7 +16,7 @@ from ycsb_runner.plan import build_plan
 from ycsb_runner.render import describe_plan
 from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 URL = "mongodb://root:s3cret@host:3717/admin?replicaSet=x"
 
 
@@ -280,12 +280,12 @@ def test_schema_follows_the_dataclasses() -> None:
         assert set(SCHEMA[section]) == names, section
     assert SCHEMA["run"]["threads"] is list and SCHEMA["dataset"]["recordcount"] is int
     assert SCHEMA[""]["study"] is str and "path" not in SCHEMA[""]
-    suite = load_suite(str(Path(__file__).parent / "suites" / "tiny.toml"))
+    suite = load_suite(str(Path(__file__).parents[1] / "suites" / "tiny.toml"))
     assert suite.dataset.fieldcount == Dataset.fieldcount == 10  # the default from the dataclass
 
 
 def test_study_key_is_checked(tmp_path: Path) -> None:
-    src = (Path(__file__).parent / "suites" / "tiny.toml").read_text()
+    src = (Path(__file__).parents[1] / "suites" / "tiny.toml").read_text()
     bad = tmp_path / "bad.toml"
     bad.write_text(src.replace('name = "tiny"', 'name = "tiny"\nstudy = "tencent-mongo44"'))
     with pytest.raises(SuiteError, match=r"bad.toml, line 3: study: unknown study 'tencent-mongo44'"):

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 
-ROOT = Path(__file__).parent.parent
-RUNS = Path(__file__).parent / "data" / "runs"
+ROOT = Path(__file__).parents[2]
+RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
 def _cli_commands() -> set[str]:
@@ -67,7 +67,7 @@ def test_version_and_short_help() -> None:
         ["table", str(RUNS / "tencent-analyse")],
         ["compare", str(RUNS / "tencent-analyse"), str(RUNS / "tencent-analyse")],
         ["compare", str(RUNS / "tencent-analyse"), "--reference", "tencent-mongodb44"],
-        ["parse", str(Path(__file__).parent / "data" / "ycsb" / "load.stdout")],
+        ["parse", str(Path(__file__).parents[1] / "data" / "ycsb" / "load.stdout")],
     ],
 )
 def test_format_json(argv: list[str]) -> None:

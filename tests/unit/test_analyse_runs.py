@@ -23,7 +23,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.reference import load_reference, select
 
-RUNS = Path(__file__).parent / "data" / "runs"
+RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
 @pytest.fixture()
@@ -163,7 +163,7 @@ def test_report_percentiles_from_csv_then_hdr_logs(tencent: Path, tmp_path: Path
     assert "Latency percentiles per operation (from operations.csv)" in html_path.read_text()
     # the same run with real captured YCSB .hdr logs placed in one step
     step = sorted(p for p in (tencent / "steps").iterdir() if "read50_update50" in p.name)[0]
-    shutil.copytree(Path(__file__).parent / "data" / "ycsb" / "hdr_fileoutput", step / "hdr")
+    shutil.copytree(Path(__file__).parents[1] / "data" / "ycsb" / "hdr_fileoutput", step / "hdr")
     html_path, md_path = write_report(tencent, tmp_path / "hdr")
     text = html_path.read_text()
     assert "Latency percentiles per operation (from .hdr logs)" in text

@@ -18,7 +18,7 @@ from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
 
 pytestmark = pytest.mark.integration
-TINY = str(Path(__file__).parent / "suites" / "tiny.toml")
+TINY = str(Path(__file__).parents[1] / "suites" / "tiny.toml")
 SECRET = "s3cretPW-4711"
 
 

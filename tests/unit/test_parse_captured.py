@@ -20,7 +20,7 @@ from ycsb_runner.parse import (
     parse_raw_file,
 )
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 MANIFEST = {row["name"]: int(row["exit_code"]) for row in csv.DictReader((DATA / "manifest.csv").open())}
 BINDING = sorted(p.stem for p in DATA.glob("binding-*.stdout"))
 ALL = sorted(MANIFEST) + BINDING

@@ -19,7 +19,7 @@ from pymongo.errors import AutoReconnect, OperationFailure
 from ycsb_runner.install.ferretdb import ferretdb_binary
 from ycsb_runner.monitors.server import ServerSampler
 
-DATA = Path(__file__).parent / "data" / "serverstatus"
+DATA = Path(__file__).parents[1] / "data" / "serverstatus"
 FERRETDB = ferretdb_binary()  # built by `make setup` (absent only where a real mongod is the embedded server)
 
 

@@ -12,7 +12,7 @@ from bson import json_util
 from ycsb_runner.monitors import formulas
 from ycsb_runner.monitors.formulas import ServerSample, make_sample, server_figures, server_time_series
 
-DATA = Path(__file__).parent / "data" / "serverstatus"
+DATA = Path(__file__).parents[1] / "data" / "serverstatus"
 
 
 def load(name: str) -> dict:

@@ -25,8 +25,8 @@ from ycsb_runner.model import (
     results_markdown,
 )
 
-RUNS = Path(__file__).parent / "data" / "runs"
-ROOT = Path(__file__).parent.parent
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+ROOT = Path(__file__).parents[2]
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 CSVS = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
 

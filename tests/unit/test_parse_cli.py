@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli.parse import parse_cmd
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 app = typer.Typer()
 app.command()(parse_cmd)
 runner = CliRunner()

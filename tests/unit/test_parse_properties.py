@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ycsb_runner.parse import ParsedRun, ParseError, parse_export, parse_output
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 SMALL = [
     "hdr_both",
     "hdr_histogram",

@@ -15,7 +15,7 @@ import pytest
 from bson import decode_all
 from bson.raw_bson import RawBSONDocument
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "java" / "src" / "main" / "java" / "ycsbrunner" / "binding"
 
 URL_CHECK = r"""

@@ -16,7 +16,7 @@ from ycsb_runner.parse.hdr import decode_histogram
 from ycsb_runner.parse.names import classify
 from ycsb_runner.parse.numbers import floats_from_text
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 
 
 def read(name: str) -> str:

@@ -81,7 +81,7 @@ def wrapper_run(url: str, suite: Path, results: Path, progress: Any = None) -> d
     """One suite through run_bench; the run step's manifest entry."""
     outcome = run_bench(BenchOptions(suite=str(suite), url=url, results=results, monitors=True,
                                      sample_interval_s=1.0), log=lambda _m: None, progress=progress)
-    return next(s for s in outcome.run_dir.manifest()["steps"] if s["kind"] == "run")
+    return next(s for s in outcome.result.manifest.to_json()["steps"] if s["phase"] == "run")
 
 
 def bare_run(argv: list[str], url: str, private: Path) -> float:

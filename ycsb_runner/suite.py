@@ -80,7 +80,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "status_interval": int,
     },
     "measurement": {"type": str, "interval": str, "percentiles": list, "hdr_fileoutput": bool},
-    "mongodb": {"url_options": dict, "table": str, "batchsize": int, "upsert": bool},
+    "mongodb": {"url_options": dict, "table": str, "batchsize": int, "upsert": bool, "driver_defaults": str},
     "audit": {"states": list, "strategy": str, "namespace_only": bool, "options": dict},
     "mix": {
         "name": str,
@@ -95,6 +95,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "properties": dict,
     },
 }
+
+DRIVER_DEFAULTS = ("stock", "driver")
 
 # Bare names accepted by --set, and the dotted path they stand for.
 SHORTCUTS: dict[str, str] = {
@@ -178,6 +180,9 @@ class MongoSettings:
     table: str = "usertable"
     batchsize: int = 1
     upsert: bool = False
+    # "stock": the defaults of the Java driver 3.8 in YCSB 0.17.0's stock binding (retryable writes/reads off,
+    # unthrottled connection set-up) where the URL is silent; "driver": the 5.x driver's own defaults.
+    driver_defaults: str = "stock"
 
 
 @dataclass(frozen=True)
@@ -495,8 +500,13 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         table=mg.get("table", "usertable"),
         batchsize=mg.get("batchsize", 1),
         upsert=mg.get("upsert", False),
+        driver_defaults=mg.get("driver_defaults", "stock"),
     )
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
+    if mongodb.driver_defaults not in DRIVER_DEFAULTS:
+        raise loc.error(
+            "mongodb.driver_defaults", "must be stock (driver 3.8 defaults) or driver (5.x defaults)"
+        )
 
     au = doc.get("audit", {})
     states = tuple(au.get("states", []))

@@ -24,6 +24,7 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner import __version__
 from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.parse import ParseError, parse_output
@@ -229,6 +230,9 @@ class Runner:
                 "jvm_args": self.jvm_args,
             },
             "host": host_facts(),
+            "driver_settings": common_settings(
+                [r.extra["driver_settings"] for r in self.records if "driver_settings" in r.extra]
+            ),
             "audit_strategy": getattr(self.hooks.audit, "name", None),
             "plan_estimate_s": self.plan.est_seconds,
             "steps": [r.as_dict() for r in self.records],
@@ -395,6 +399,8 @@ class Runner:
         last: dict[str, Any] = {}
 
         def on_line(line: str) -> None:
+            if (settings := parse_settings_line(line)) is not None:
+                record.extra["driver_settings"] = settings
             m = STATUS_RE.search(line)
             if m:
                 last.update(

@@ -29,8 +29,9 @@ public final class MongoUrl {
 
   /**
    * Where the password of {@code scheme://user:password@} lies: {colon, at}, or null when there is none. The
-   * userinfo ends at the last {@code @} before the query, so an unencoded {@code @} or {@code /} in the
-   * password is still covered, and an {@code @} in an option value is not taken for it.
+   * userinfo ends at the last {@code @} before the first {@code ?}, so an unencoded {@code @} or {@code /} in
+   * the password is still covered and an {@code @} in an option value is not taken for it; when no {@code @}
+   * comes before the first {@code ?} (an unencoded {@code ?} in the password), at the last {@code @}.
    */
   private static int[] passwordSpan(String url) {
     if (url == null) {
@@ -39,7 +40,10 @@ public final class MongoUrl {
     int schemeEnd = url.indexOf("://");
     int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
     int query = url.indexOf('?', start);
-    int at = query < 0 ? url.lastIndexOf('@') : url.lastIndexOf('@', query);
+    int at = query < 0 ? -1 : url.lastIndexOf('@', query);
+    if (at < start) {
+      at = url.lastIndexOf('@');
+    }
     if (at < start) {
       return null;
     }
@@ -60,7 +64,7 @@ public final class MongoUrl {
     }
     int[] span = passwordSpan(url);
     String out = span == null ? url : url.substring(0, span[0] + 1) + "***" + url.substring(span[1]);
-    int query = out.indexOf('?', span == null ? 0 : span[0]);
+    int query = out.indexOf('?', span == null ? 0 : span[0] + 4);
     if (query < 0) {
       return out;
     }

@@ -8,6 +8,9 @@ Loads a small data set into a private embedded server, then runs YCSB (the insta
   process's TCP sockets, every 10 ms; nan when never reached) and the peak count: the connection ramp;
 * the operations counted in the first status line, and the throughput of the whole run.
 
+Variants take turns (run 1 of each, then run 2 of each, ...), and each figure is given as the median and
+every run's value.
+
 Usage: .venv/bin/python bench/connect_ramp_bench.py [--threads 300] [--records 200] [--seconds 6]
        [--repeat 3] [--variant NAME:URL_OPTIONS[;p:PROPERTY=VALUE...] ...]
 A variant is ``name:query`` (URL options such as ``maxConnecting=2``) optionally followed by ``;p:k=v``
@@ -127,15 +130,21 @@ def main() -> None:
         base = _with_options(srv.url, f"maxPoolSize={args.threads}")
         load = _argv(java, ycsb, base, "load", 4, {"recordcount": str(args.records)})
         subprocess.run(load, capture_output=True, check=True)
+        parsed = []
         for variant in variants:
             name, _, spec = variant.partition(":")
             options, *prop_specs = spec.split(";")
             props = dict(p.removeprefix("p:").split("=", 1) for p in prop_specs if p)
-            url = _with_options(base, options)
-            runs = [one_run(java, ycsb, url, args, props) for _ in range(args.repeat)]
+            parsed.append((name, options, props, _with_options(base, options)))
+        # variants take turns, so that a change in the machine's load hits them alike
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name, *_ in parsed}
+        for _ in range(args.repeat):
+            for name, _options, props, url in parsed:
+                runs[name].append(one_run(java, ycsb, url, args, props))
+        for name, options, props, _url in parsed:
             print(f"{name}: threads={args.threads} url options={options or '-'} props={props or '-'}")
-            for key in runs[0]:
-                values = [r[key] for r in runs]
+            for key in runs[name][0]:
+                values = [r[key] for r in runs[name]]
                 shown = ", ".join(f"{v:.2f}" for v in values)
                 print(f"  {key:22s} median {statistics.median(values):9.2f}   runs: {shown}")
 

@@ -4,8 +4,10 @@ Loads a small data set into a private embedded server, then runs YCSB (the insta
 ``--threads`` client threads and ``status.interval=1``, and prints, per URL variant:
 
 * seconds from launch to YCSB's first status line, and to the first one that counts operations;
-* seconds from launch until the server holds one connection per client thread (counted on the server
-  process's TCP sockets, every 10 ms; nan when never reached) and the peak count: the connection ramp;
+* seconds from launch until the server holds one connection per two client threads, and one per thread
+  (counted on the server process's TCP sockets every 10 ms; nan when never reached), and the peak count:
+  the connection ramp. (YCSB 0.17.0 prints its first status line as the threads start, before any
+  operation, so that figure does not show the ramp.)
 * the operations counted in the first status line, and the throughput of the whole run.
 
 Variants take turns (run 1 of each, then run 2 of each, ...), and each figure is given as the median and
@@ -52,16 +54,21 @@ def _with_options(url: str, options: str) -> str:
 def _watch_connections(
     server_pid: int, port: int, want: int, start: float, stop: threading.Event, out: list
 ) -> None:
-    """Appends (seconds until *want* connections or nan, peak connection count) to *out*."""
+    """Appends (seconds until *want*/2 connections, seconds until *want*, peak count) to *out*; nan when a
+    count was never reached."""
     server = psutil.Process(server_pid)
-    reached, peak = float("nan"), 0
+    half = full = float("nan")
+    peak = 0
     while not stop.is_set():
         n = sum(1 for c in server.net_connections(kind="tcp") if c.laddr and c.laddr.port == port and c.raddr)
         peak = max(peak, n)
-        if n >= want and reached != reached:
-            reached = time.monotonic() - start
+        now = time.monotonic() - start
+        if n >= want // 2 and half != half:
+            half = now
+        if n >= want and full != full:
+            full = now
         time.sleep(0.01)
-    out.append((reached, peak))
+    out.append((half, full, peak))
 
 
 def one_run(java: str, ycsb, url: str, args: argparse.Namespace, props: dict[str, str]) -> dict[str, float]:
@@ -108,8 +115,9 @@ def one_run(java: str, ycsb, url: str, args: argparse.Namespace, props: dict[str
     return {
         "first_status_s": first,
         "first_ops_status_s": first_ops if first_ops is not None else float("nan"),
-        "all_connections_s": ramp[0][0],
-        "peak_connections": ramp[0][1],
+        "half_connections_s": ramp[0][0],
+        "all_connections_s": ramp[0][1],
+        "peak_connections": ramp[0][2],
         "ops_in_first_status": ops_first,
         "throughput": float(thr.group(1)),
     }

@@ -15,11 +15,16 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.errors import UserError
 from ycsb_runner.execute.driver_settings import (
     common_settings,
     parse_settings_line,
     settings_from_output,
 )
+from ycsb_runner.install.ycsb import OWN_BINDING_CLASS, STOCK_BINDING_CLASS
+from ycsb_runner.plan import build_plan
+from ycsb_runner.render import describe_plan
+from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
 
 TINY = str(Path(__file__).parent / "suites" / "tiny.toml")
 
@@ -72,6 +77,27 @@ def test_common_settings() -> None:
         "max_pool_size"
     ]
     assert common_settings([]) is None
+
+
+def test_suite_switch_reaches_the_workload_properties() -> None:
+    url = "mongodb://h:27017/ycsb"
+    for value in ("stock", "driver"):
+        plan = build_plan(load_suite("quick", [f"mongodb.driver_defaults={value}"]))
+        text = describe_plan(
+            plan, url=url, classpath=["x/*"], binding_class=OWN_BINDING_CLASS, show_properties=True
+        )
+        assert text.count(f"mongodb.driver_defaults={value}\n") == 4  # every step's workload.properties
+    with pytest.raises(SuiteError, match="must be stock .* or driver"):
+        load_suite("quick", ["mongodb.driver_defaults=modern"])
+    for name in builtin_suites():
+        assert load_suite(name).mongodb.driver_defaults == "stock"
+        assert 'driver_defaults = "stock"' in builtin_suites()[name].read_text(), name  # said explicitly
+
+
+def test_driver_defaults_driver_needs_the_project_binding() -> None:
+    plan = build_plan(load_suite("quick", ["mongodb.driver_defaults=driver"]))
+    with pytest.raises(UserError, match="driver_defaults = driver needs ycsb-runner's binding"):
+        describe_plan(plan, url="mongodb://h/ycsb", classpath=["x/*"], binding_class=STOCK_BINDING_CLASS)
 
 
 # --- real YCSB against the embedded server ---
@@ -338,3 +364,4 @@ def test_manifest_records_driver_settings(mongo_url: str, tmp_path: Path) -> Non
     run_level = manifest["driver_settings"]
     assert run_level["retry_reads"] is True and run_level["varies_by_step"] == []
     assert "serverSelectionTimeoutMS" not in json.dumps(run_level)  # settings, not the URL
+    assert "driver_settings" not in outcome.run_dir.read_csv("steps.csv").columns

@@ -243,7 +243,11 @@ class Runner:
         rd.write_manifest(self.manifest())
         steps = pd.DataFrame(
             [
-                {k: v for k, v in r.as_dict().items() if k not in ("argv", "properties", "ycsb_cli")}
+                {
+                    k: v
+                    for k, v in r.as_dict().items()
+                    if k not in ("argv", "properties", "ycsb_cli", "driver_settings")  # nested: manifest only
+                }
                 for r in self.records
             ]
         )

@@ -11,7 +11,7 @@ Loads a small data set into a private embedded server, then runs YCSB (the insta
 * the operations counted in the first status line, and the throughput of the whole run.
 
 Variants take turns (run 1 of each, then run 2 of each, ...), and each figure is given as the median and
-every run's value.
+every run's value (the median of the runs that reached it, for the connection counts).
 
 Usage: .venv/bin/python bench/connect_ramp_bench.py [--threads 300] [--records 200] [--seconds 6]
        [--repeat 3] [--variant NAME:URL_OPTIONS[;p:PROPERTY=VALUE...] ...]
@@ -153,8 +153,10 @@ def main() -> None:
             print(f"{name}: threads={args.threads} url options={options or '-'} props={props or '-'}")
             for key in runs[name][0]:
                 values = [r[key] for r in runs[name]]
+                reached = [v for v in values if v == v]  # nan: a connection count never reached
+                median = f"{statistics.median(reached):9.2f}" if reached else "      nan"
                 shown = ", ".join(f"{v:.2f}" for v in values)
-                print(f"  {key:22s} median {statistics.median(values):9.2f}   runs: {shown}")
+                print(f"  {key:22s} median {median}   runs: {shown}")
 
 
 if __name__ == "__main__":

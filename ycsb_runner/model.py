@@ -134,6 +134,7 @@ class StepRecord:
     runtime_ms: float | None = None
     documents: int | None = None
     discarded: bool = False
+    driver_settings: dict[str, Any] | None = None  # what the binding reports it runs with (no secrets)
     figures: dict[str, Any] = field(default_factory=dict)  # server_*/client_* figures, audit detail, ...
 
     @property
@@ -226,6 +227,7 @@ class Manifest:
     host: dict[str, Any] = field(default_factory=dict)
     audit_strategy: str | None = None
     plan_estimate_s: float | None = None
+    driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
@@ -246,6 +248,7 @@ class Manifest:
             "host": self.host,
             "audit_strategy": self.audit_strategy,
             "plan_estimate_s": self.plan_estimate_s,
+            "driver_settings": self.driver_settings,
             "steps": [s.to_json() for s in self.steps],
         }
 
@@ -278,6 +281,7 @@ class Manifest:
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
                 plan_estimate_s=d.get("plan_estimate_s"),
+                driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
                 tool=d.get("tool") or {},
                 format_version=version,

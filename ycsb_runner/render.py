@@ -42,6 +42,7 @@ YCSB_DEFAULTS: dict[str, str] = {
     "status.interval": "10",
     "batchsize": "1",
     "mongodb.upsert": "false",
+    "mongodb.driver_defaults": "stock",  # ycsb-runner's binding only; the stock binding ignores it
     "maxexecutiontime": "0",
     "readproportion": "0.95",
     "updateproportion": "0.05",
@@ -189,6 +190,7 @@ def step_properties(step: Step, suite: Suite, *, hdr_dir: Path | None = None) ->
         p["batchsize"] = str(suite.mongodb.batchsize)
     if suite.mongodb.upsert:
         p["mongodb.upsert"] = "true"
+    p["mongodb.driver_defaults"] = suite.mongodb.driver_defaults
     if step.kind == "load":
         p.update(ds.properties)
     p.update(suite.properties)
@@ -227,6 +229,11 @@ def render_step(
         raise UserError(
             "the stock YCSB 0.17.0 binding rejects mongodb+srv:// URLs: list the hosts with "
             "mongodb://, or unset YCSB_HOME to use ycsb-runner's binding"
+        )
+    if binding_class == "site.ycsb.db.MongoDbClient" and suite.mongodb.driver_defaults != "stock":
+        raise UserError(
+            "mongodb.driver_defaults = driver needs ycsb-runner's binding (the stock one runs driver 3.8): "
+            "unset YCSB_HOME, or use driver_defaults = stock"
         )
     props = step_properties(step, suite, hdr_dir=hdr_dir)
     phase = "load" if step.kind == "load" else "run"

@@ -47,6 +47,8 @@ class SuiteError(UserError):
 # A field with ``metadata={"toml": None}`` is not read from the file; ``{"key": ...}`` names its TOML key;
 # ``{"nested": True}`` (and a dataclass-typed field) is a table of its own, built by ``_build``.
 
+DRIVER_DEFAULTS = ("stock", "driver")
+
 # Bare names accepted by --set, and the dotted path they stand for.
 SHORTCUTS: dict[str, str] = {
     "size": "size",
@@ -129,6 +131,9 @@ class MongoSettings:
     table: str = "usertable"
     batchsize: int = 1
     upsert: bool = False
+    # "stock": the defaults of the Java driver 3.8 in YCSB 0.17.0's stock binding (retryable writes/reads off,
+    # unthrottled connection set-up) where the URL is silent; "driver": the 5.x driver's own defaults.
+    driver_defaults: str = "stock"
 
 
 @dataclass(frozen=True)
@@ -486,6 +491,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         mongodb, url_options={str(k): str(v) for k, v in mongodb.url_options.items()}
     )
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
+    if mongodb.driver_defaults not in DRIVER_DEFAULTS:
+        raise loc.error(
+            "mongodb.driver_defaults", "must be stock (driver 3.8 defaults) or driver (5.x defaults)"
+        )
 
     au = doc.get("audit", {})
     states = tuple(au.get("states", []))

@@ -36,13 +36,18 @@ public class UrlCheck {
         case "scrub": out = MongoUrl.scrub(a[1].replace("\\n", "\n"), a[2]); break;
         case "db": out = MongoUrl.databaseName(a[1].equals("<null>") ? null : a[1]); break;
         case "scheme": out = String.valueOf(MongoUrl.hasSupportedScheme(a[1])); break;
+        case "has": out = String.valueOf(MongoUrl.hasOption(a[1], a[2])); break;
         case "deprecated": {
           Properties p = new Properties();
           for (String kv : a[2].split(";")) {
             int eq = kv.indexOf('=');
             if (eq > 0) p.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
           }
-          out = MongoUrl.withDeprecatedOptions(a[1], p);
+          try {
+            out = MongoUrl.withDeprecatedOptions(a[1], p);
+          } catch (IllegalArgumentException e) {
+            out = "refused: " + e.getMessage();
+          }
           break;
         }
         default: throw new IllegalArgumentException(a[0]);
@@ -62,12 +67,29 @@ URL_CASES: list[tuple[str, ...]] = [
     ("mask", "mongodb://u@h:27017/ycsb", "mongodb://u@h:27017/ycsb"),
     ("mask", "http://u:pw@x", "http://u:***@x"),
     ("mask", "u:pw@x", "u:***@x"),
+    (
+        "mask",
+        "mongodb://u:pw@h/db?authMechanismProperties=AWS_SESSION_TOKEN:t0k&appName=a@b&myToken=z",
+        "mongodb://u:***@h/db?authMechanismProperties=***&appName=a@b&myToken=***",
+    ),
+    (
+        "mask",
+        "mongodb://h/db?tlsCertificateKeyFilePassword=k3y&w=1",
+        "mongodb://h/db?tlsCertificateKeyFilePassword=***&w=1",
+    ),
+    ("mask", "mongodb://u:p@ss:w/rd%@127.0.0.1:1/ycsb", "mongodb://u:***@127.0.0.1:1/ycsb"),
     ("password", "mongodb://u:secretpw@h/ycsb", "secretpw"),
     ("password", "mongodb://u:@h/ycsb", "null"),
     ("password", "mongodb://h:27017/ycsb", "null"),
     ("scrub", "auth failed for secretpw\\nretry", "mongodb://u:secretpw@h/x", "auth failed for *** retry"),
     ("scrub", "bad p@ss here", "mongodb://u:p%40ss@h/x", "bad *** here"),
     ("scrub", "nothing secret", "mongodb://h/x", "nothing secret"),
+    (
+        "scrub",
+        "bad 'S:t0k' and k%3D",
+        "mongodb://h/x?authMechanismProperties=S:t0k&fooSecret=k%253D",
+        "bad '***' and ***",
+    ),
     ("db", "<null>", "ycsb"),
     ("db", "", "ycsb"),
     ("db", "admin", "ycsb"),
@@ -90,7 +112,43 @@ URL_CASES: list[tuple[str, ...]] = [
         "mongodb://h/ycsb?w=1&maxPoolSize=8",
     ),
     ("deprecated", "mongodb://h/ycsb", "mongodb.writeConcern=journaled", "mongodb://h/ycsb?journal=true"),
-    ("deprecated", "mongodb://h/ycsb", "mongodb.writeConcern=bogus", "mongodb://h/ycsb"),
+    # as in the stock binding, journaled adds journal=true next to a w= already in the URL
+    (
+        "deprecated",
+        "mongodb://h/ycsb?w=1",
+        "mongodb.writeConcern=journaled",
+        "mongodb://h/ycsb?w=1&journal=true",
+    ),
+    (
+        "deprecated",
+        "mongodb://h/ycsb?journal=false",
+        "mongodb.writeConcern=journaled",
+        "mongodb://h/ycsb?journal=false",
+    ),
+    ("deprecated", "mongodb://h/ycsb?W=2", "mongodb.writeConcern=majority", "mongodb://h/ycsb?W=2"),
+    (
+        "deprecated",
+        "mongodb://h/ycsb?maxpoolsize=3",
+        "mongodb.maxconnections=8",
+        "mongodb://h/ycsb?maxpoolsize=3",
+    ),
+    (
+        "deprecated",
+        "mongodb://h/ycsb",
+        "mongodb.writeConcern=bogus",
+        "refused: mongodb.writeConcern='bogus' is not one of unacknowledged, errors_ignored, acknowledged, "
+        "journaled, replica_acknowledged, majority (or set w= / journal= in mongodb.url instead)",
+    ),
+    (
+        "deprecated",
+        "mongodb://h/ycsb",
+        "mongodb.maxconnections=0",
+        "refused: mongodb.maxconnections='0' must be a positive integer",
+    ),
+    ("has", "mongodb://u:p@h/db?appName=x&retryWrites=true", "retrywrites", "true"),
+    ("has", "mongodb://u:p?w=1@h/db", "w", "false"),
+    ("mask", "mongodb://u:p?w=1@h/db?w=1", "mongodb://u:***@h/db?w=1"),
+    ("has", "mongodb://h/db", "w", "false"),
     ("deprecated", "mongodb://h/ycsb", "", "mongodb://h/ycsb"),
 ]
 

@@ -12,9 +12,9 @@ import pytest
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import (
+    COLUMNS,
     FORMAT_VERSION,
     KEY_COLUMNS,
-    COLUMNS,
     RunResult,
     StepKeys,
     StepRecord,

@@ -24,6 +24,7 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner import __version__
 from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.model import (
@@ -213,6 +214,7 @@ class Runner:
         m.host = self.host
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
         m.plan_estimate_s = self.plan.est_seconds
+        m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
         m.steps = self.records
         return m
 
@@ -351,6 +353,8 @@ class Runner:
         last: dict[str, Any] = {}
 
         def on_line(line: str) -> None:
+            if (settings := parse_settings_line(line)) is not None:
+                record.driver_settings = settings
             m = STATUS_RE.search(line)
             if m:
                 last.update(

@@ -41,7 +41,10 @@ import site.ycsb.Status;
 
 /**
  * YCSB 0.17.0 binding for MongoDB on the current sync driver; same semantics as the stock {@code mongodb}
- * binding, except that a partial insert batch is flushed in {@link #cleanup()}.
+ * binding, except that a partial insert batch is flushed in {@link #cleanup()}. The driver runs with the 3.8
+ * driver's defaults unless {@code mongodb.driver_defaults=driver} (see {@link DriverSettings}); the effective
+ * settings are printed once on stderr, as {@code ycsb-runner-driver-settings {json}}. No credential is ever
+ * printed: the URL is masked and driver messages are scrubbed of the URL's password and secret options.
  *
  * <p>Documents look like {@code {_id: key, field0: BinData(0, ...), ...}}. One MongoClient is shared by all
  * client threads and closed by the last {@link #cleanup()}.
@@ -72,7 +75,17 @@ public class MongoDbClient extends DB {
           + "'. mongodb.url must start with 'mongodb://' or 'mongodb+srv://'.");
       throw new DBException("Invalid mongodb.url '" + masked + "'");
     }
-    url = MongoUrl.withDeprecatedOptions(configured, props);
+    String mode;
+    int waitQueueMultiple;
+    try {
+      mode = DriverSettings.mode(props.getProperty(DriverSettings.MODE_PROPERTY));
+      url = MongoUrl.withDeprecatedOptions(configured, props);
+      waitQueueMultiple = MongoUrl.waitQueueMultiple(props);
+    } catch (IllegalArgumentException e) {
+      String msg = MongoUrl.scrub(e.getMessage(), configured);
+      System.err.println("ERROR: " + msg);
+      throw new DBException(msg);
+    }
     batchSize = parsePositiveInt(props.getProperty("batchsize", "1"), "batchsize");
     upsert = Boolean.parseBoolean(props.getProperty("mongodb.upsert", "false"));
 
@@ -80,18 +93,13 @@ public class MongoDbClient extends DB {
       if (client == null) {
         try {
           ConnectionString cs = new ConnectionString(url);
-          MongoClient created = MongoClients.create(
-              MongoClientSettings.builder().applyConnectionString(cs).build());
-          MongoDatabase db = created.getDatabase(MongoUrl.databaseName(cs.getDatabase()));
-          if (cs.getWriteConcern() != null) {
-            db = db.withWriteConcern(cs.getWriteConcern());
-          }
-          if (cs.getReadPreference() != null) {
-            db = db.withReadPreference(cs.getReadPreference());
-          }
+          MongoClientSettings settings = DriverSettings.build(cs, mode);
+          MongoClient created = MongoClients.create(settings);
           client = created;
-          database = db;
+          database = created.getDatabase(MongoUrl.databaseName(cs.getDatabase()));
           System.out.println("mongo client connection created with " + MongoUrl.mask(url));
+          System.err.println(DriverSettings.LINE_PREFIX + DriverSettings.describe(settings, mode, waitQueueMultiple));
+          warnAboutWaitQueue(settings, props, waitQueueMultiple);
         } catch (RuntimeException e) {
           String msg = describe(e);
           System.err.println("ERROR: could not create the MongoDB client for '" + MongoUrl.mask(url) + "': " + msg);
@@ -308,6 +316,26 @@ public class MongoDbClient extends DB {
     }
     text = MongoUrl.scrub(text, url);
     return text.length() > MAX_MESSAGE ? text.substring(0, MAX_MESSAGE) + "..." : text;
+  }
+
+  /**
+   * The 3.8 driver let at most maxPoolSize x waitQueueMultiple threads wait for a connection and failed the
+   * others' operations; driver 5.x has no such limit, so say so when the thread count goes beyond it.
+   */
+  private static void warnAboutWaitQueue(MongoClientSettings settings, Properties props, int multiple) {
+    int pool = settings.getConnectionPoolSettings().getMaxSize();
+    long threads;
+    try {
+      threads = Long.parseLong(props.getProperty("threadcount", "1").trim());
+    } catch (NumberFormatException e) {
+      return;
+    }
+    long limit = (long) pool * multiple;
+    if (pool > 0 && threads > pool + limit) {
+      System.err.println("WARNING: " + threads + " threads exceed maxPoolSize " + pool + " plus the 3.8 driver's "
+          + "wait queue of " + limit + " (waitQueueMultiple " + multiple + "): the stock binding would fail the "
+          + "excess operations (MongoWaitQueueFullException); this binding lets them wait for a connection");
+    }
   }
 
   private static int parsePositiveInt(String value, String name) throws DBException {

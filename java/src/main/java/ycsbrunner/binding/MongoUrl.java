@@ -2,12 +2,14 @@ package ycsbrunner.binding;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 
 /**
- * Pure helpers around the {@code mongodb.url} property: validation, password masking, database choice and the
- * deprecated YCSB options that are folded into the URL.
+ * Pure helpers around the {@code mongodb.url} property: validation, credential masking, database choice and
+ * the deprecated YCSB options that are folded into the URL.
  */
 public final class MongoUrl {
 
@@ -25,14 +27,23 @@ public final class MongoUrl {
     return url.startsWith("mongodb://") || url.startsWith("mongodb+srv://");
   }
 
-  /** Where the password of {@code scheme://user:password@} lies: {colon, at}, or null when there is none. */
+  /**
+   * Where the password of {@code scheme://user:password@} lies: {colon, at}, or null when there is none. The
+   * userinfo ends at the last {@code @} before the first {@code ?}, so an unencoded {@code @} or {@code /} in
+   * the password is still covered and an {@code @} in an option value is not taken for it; when no {@code @}
+   * comes before the first {@code ?} (an unencoded {@code ?} in the password), at the last {@code @}.
+   */
   private static int[] passwordSpan(String url) {
     if (url == null) {
       return null;
     }
     int schemeEnd = url.indexOf("://");
     int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
-    int at = url.lastIndexOf('@');
+    int query = url.indexOf('?', start);
+    int at = query < 0 ? -1 : url.lastIndexOf('@', query);
+    if (at < start) {
+      at = url.lastIndexOf('@');
+    }
     if (at < start) {
       return null;
     }
@@ -43,10 +54,44 @@ public final class MongoUrl {
     return new int[] {colon, at};
   }
 
-  /** The URL with the password of {@code user:password@} replaced by {@code ***}; other text is kept. */
+  /**
+   * The URL with the password of {@code user:password@} and the value of every secret option (see
+   * {@link #isSecretOption}) replaced by {@code ***}; other text is kept.
+   */
   public static String mask(String url) {
+    if (url == null) {
+      return null;
+    }
     int[] span = passwordSpan(url);
-    return span == null ? url : url.substring(0, span[0] + 1) + "***" + url.substring(span[1]);
+    String out = span == null ? url : url.substring(0, span[0] + 1) + "***" + url.substring(span[1]);
+    int query = out.indexOf('?', span == null ? 0 : span[0] + 4);
+    if (query < 0) {
+      return out;
+    }
+    StringBuilder masked = new StringBuilder(out.substring(0, query + 1));
+    String[] items = out.substring(query + 1).split("&", -1);
+    for (int i = 0; i < items.length; i++) {
+      int eq = items[i].indexOf('=');
+      if (i > 0) {
+        masked.append('&');
+      }
+      if (eq > 0 && isSecretOption(items[i].substring(0, eq)) && eq < items[i].length() - 1) {
+        masked.append(items[i], 0, eq + 1).append("***");
+      } else {
+        masked.append(items[i]);
+      }
+    }
+    return masked.toString();
+  }
+
+  /**
+   * True for a URL option whose value is a credential: {@code authMechanismProperties} (may carry an AWS
+   * session token), the TLS key password options, and any option whose name mentions password, secret or token.
+   */
+  public static boolean isSecretOption(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    return n.equals("authmechanismproperties") || n.contains("password") || n.contains("secret")
+        || n.contains("token") || n.equals("tlscertificatekeyfilepassword");
   }
 
   /** The raw password in the URL, or null when there is none (used to scrub driver messages). */
@@ -55,14 +100,39 @@ public final class MongoUrl {
     return span == null || span[0] >= span[1] - 1 ? null : url.substring(span[0] + 1, span[1]);
   }
 
-  /** Replaces every occurrence of the URL's password in {@code text} by {@code ***} and flattens it to one line. */
+  /** Every credential in the URL: the password and the values of secret options (raw, as written). */
+  public static List<String> secrets(String url) {
+    List<String> out = new ArrayList<>();
+    String pw = password(url);
+    if (pw != null) {
+      out.add(pw);
+    }
+    if (url == null) {
+      return out;
+    }
+    int[] span = passwordSpan(url);
+    int query = url.indexOf('?', span == null ? 0 : span[1]);
+    if (query >= 0) {
+      for (String item : url.substring(query + 1).split("&")) {
+        int eq = item.indexOf('=');
+        if (eq > 0 && eq < item.length() - 1 && isSecretOption(item.substring(0, eq))) {
+          out.add(item.substring(eq + 1));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Replaces every occurrence of the URL's credentials (password, secret option values; raw and
+   * percent-decoded) in {@code text} by {@code ***} and flattens it to one line.
+   */
   public static String scrub(String text, String url) {
     if (text == null) {
       return "";
     }
     String out = text;
-    String secret = password(url);
-    if (secret != null && !secret.isEmpty()) {
+    for (String secret : secrets(url)) {
       out = out.replace(secret, "***");
       try {
         String decoded = URLDecoder.decode(secret, StandardCharsets.UTF_8);
@@ -85,30 +155,88 @@ public final class MongoUrl {
   }
 
   /**
-   * Folds the deprecated properties {@code mongodb.writeConcern}, {@code mongodb.readPreference} and
-   * {@code mongodb.maxconnections} into the URL, unless the URL already sets the option.
+   * Folds the deprecated properties of the stock YCSB 0.17.0 binding into the URL, each only when the URL
+   * does not already set that option (option names compared case-insensitively):
+   * {@code mongodb.maxconnections} to {@code maxPoolSize}; {@code mongodb.writeConcern} to {@code w} (or,
+   * for {@code journaled}, to {@code journal=true}, which combines with a {@code w} already in the URL, as in
+   * the stock binding); {@code mongodb.readPreference} to {@code readPreference}.
+   * {@code mongodb.threadsAllowedToBlockForConnectionMultiplier} (the 3.x driver's wait queue) has no URL
+   * equivalent on driver 5.x; see {@link #waitQueueMultiple}.
+   *
+   * @throws IllegalArgumentException (message fit for the user) on a value the stock binding would not map
    */
   public static String withDeprecatedOptions(String url, Properties props) {
     String out = url;
+    String max = props.getProperty("mongodb.maxconnections");
+    if (max != null && !hasOption(out, "maxPoolSize")) {
+      out = addOption(out, "maxPoolSize=" + positiveInt(max, "mongodb.maxconnections"));
+    }
     String wc = props.getProperty("mongodb.writeConcern");
-    if (wc != null && !out.contains("w=") && !out.contains("journal=")) {
-      String opt = writeConcernOption(wc.trim().toLowerCase(Locale.ROOT));
-      if (opt != null) {
+    if (wc != null) {
+      String value = wc.trim().toLowerCase(Locale.ROOT);
+      String opt = writeConcernOption(value);
+      if (opt == null) {
+        throw new IllegalArgumentException("mongodb.writeConcern='" + wc.trim() + "' is not one of "
+            + "unacknowledged, errors_ignored, acknowledged, journaled, replica_acknowledged, majority "
+            + "(or set w= / journal= in mongodb.url instead)");
+      }
+      String name = opt.substring(0, opt.indexOf('='));
+      if (!hasOption(out, name)) {
         out = addOption(out, opt);
       }
     }
     String rp = props.getProperty("mongodb.readPreference");
-    if (rp != null && !out.contains("readPreference=")) {
+    if (rp != null) {
       String mode = readPreferenceMode(rp.trim().toLowerCase(Locale.ROOT));
-      if (mode != null) {
+      if (mode == null) {
+        throw new IllegalArgumentException("mongodb.readPreference='" + rp.trim() + "' is not one of "
+            + "primary, primary_preferred, secondary, secondary_preferred, nearest "
+            + "(or set readPreference= in mongodb.url instead)");
+      }
+      if (!hasOption(out, "readPreference")) {
         out = addOption(out, "readPreference=" + mode);
       }
     }
-    String max = props.getProperty("mongodb.maxconnections");
-    if (max != null && !out.contains("maxPoolSize=")) {
-      out = addOption(out, "maxPoolSize=" + max.trim());
-    }
     return out;
+  }
+
+  /**
+   * {@code mongodb.threadsAllowedToBlockForConnectionMultiplier}, or 5 (the 3.x driver's default
+   * {@code waitQueueMultiple}) when unset; with driver 3.8 at most this many times maxPoolSize threads could
+   * wait for a connection.
+   */
+  public static int waitQueueMultiple(Properties props) {
+    String value = props.getProperty("mongodb.threadsAllowedToBlockForConnectionMultiplier");
+    return value == null ? 5 : positiveInt(value, "mongodb.threadsAllowedToBlockForConnectionMultiplier");
+  }
+
+  /** True when the query part of the URL sets {@code name} (case-insensitive, as the driver reads it). */
+  public static boolean hasOption(String url, String name) {
+    int[] span = passwordSpan(url);
+    int query = url.indexOf('?', span == null ? 0 : span[1]);
+    if (query < 0) {
+      return false;
+    }
+    for (String item : url.substring(query + 1).split("[&;]")) {
+      int eq = item.indexOf('=');
+      String key = eq < 0 ? item : item.substring(0, eq);
+      if (key.trim().equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int positiveInt(String value, String name) {
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed >= 1) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(name + "='" + value.trim() + "' must be a positive integer");
   }
 
   private static String writeConcernOption(String value) {

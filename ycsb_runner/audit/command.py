@@ -61,11 +61,21 @@ class CommandStrategy(AuditStrategy):
 
     name = "command"
 
-    def __init__(self, on_cmd: str | Sequence[str] | None, off_cmd: str | Sequence[str] | None,
-                 status_cmd: str | Sequence[str] | None, *, on_regex: str = DEFAULT_ON_REGEX,
-                 timeout_s: float = 120.0, cwd: str | None = None) -> None:
-        on, off, stat = (parse_argv(on_cmd, "--on-cmd"), parse_argv(off_cmd, "--off-cmd"),
-                         parse_argv(status_cmd, "--status-cmd"))
+    def __init__(
+        self,
+        on_cmd: str | Sequence[str] | None,
+        off_cmd: str | Sequence[str] | None,
+        status_cmd: str | Sequence[str] | None,
+        *,
+        on_regex: str = DEFAULT_ON_REGEX,
+        timeout_s: float = 120.0,
+        cwd: str | None = None,
+    ) -> None:
+        on, off, stat = (
+            parse_argv(on_cmd, "--on-cmd"),
+            parse_argv(off_cmd, "--off-cmd"),
+            parse_argv(status_cmd, "--status-cmd"),
+        )
         if stat is None:
             raise UserError("the command strategy needs --status-cmd (and --on-cmd / --off-cmd to switch)")
         self.on_cmd, self.off_cmd, self.status_cmd = on, off, stat
@@ -82,19 +92,30 @@ class CommandStrategy(AuditStrategy):
     def _run(self, argv: Sequence[str], what: str) -> str:
         shown = shlex.join(mask_argv(argv))
         try:
-            done = subprocess.run(list(argv), capture_output=True, text=True, timeout=self.timeout_s,
-                                  cwd=self.cwd, stdin=subprocess.DEVNULL, check=False)
+            done = subprocess.run(
+                list(argv),
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         except FileNotFoundError:
             raise AuditError(f"audit {what} command not found: {shown}") from None
         except PermissionError:
             raise AuditError(f"audit {what} command is not executable: {shown}") from None
         except subprocess.TimeoutExpired as exc:
             err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or ""
-            raise AuditError(f"audit {what} command timed out after {self.timeout_s:g}s: {shown}"
-                             + (f": {_tail(err)}" if err else "")) from None
+            raise AuditError(
+                f"audit {what} command timed out after {self.timeout_s:g}s: {shown}"
+                + (f": {_tail(err)}" if err else "")
+            ) from None
         if done.returncode != 0:
-            raise AuditError(f"audit {what} command failed (exit {done.returncode}): {shown}: "
-                             f"{_tail(done.stderr) or _tail(done.stdout) or 'no output'}")
+            raise AuditError(
+                f"audit {what} command failed (exit {done.returncode}): {shown}: "
+                f"{_tail(done.stderr) or _tail(done.stdout) or 'no output'}"
+            )
         return done.stdout
 
     def _state(self, ops: frozenset[str]) -> AuditState:
@@ -109,8 +130,10 @@ class CommandStrategy(AuditStrategy):
     def _argv(self, on: bool) -> list[str]:
         argv = self.on_cmd if on else self.off_cmd
         if argv is None:
-            raise UserError(f"the command strategy needs --{'on' if on else 'off'}-cmd to switch audit "
-                            f"{'on' if on else 'off'}")
+            raise UserError(
+                f"the command strategy needs --{'on' if on else 'off'}-cmd to switch audit "
+                f"{'on' if on else 'off'}"
+            )
         return argv
 
     def enable(self, ops: Iterable[str]) -> AuditState:
@@ -142,6 +165,11 @@ class CommandStrategy(AuditStrategy):
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> CommandStrategy:
-        return cls(options.get("on_cmd"), options.get("off_cmd"), options.get("status_cmd"),
-                   on_regex=options.get("on_regex") or DEFAULT_ON_REGEX,
-                   timeout_s=float(options.get("timeout_s") or 120.0), cwd=options.get("cwd"))
+        return cls(
+            options.get("on_cmd"),
+            options.get("off_cmd"),
+            options.get("status_cmd"),
+            on_regex=options.get("on_regex") or DEFAULT_ON_REGEX,
+            timeout_s=float(options.get("timeout_s") or 120.0),
+            cwd=options.get("cwd"),
+        )

@@ -33,13 +33,26 @@ def audit_guard(strategy: AuditStrategy, *, stream: TextIO | None = None) -> Ite
 def _restore(strategy: AuditStrategy, entry: AuditState, out: TextIO) -> None:
     hint = strategy.manual_restore_hint(entry)
     if entry.enabled is None:
-        _shout(out, [f"AUDIT STATE UNKNOWN: {strategy.name} could not read the audit state before the run "
-                     f"({entry.detail}), so it was not restored.", f"Check it and, if needed, run: {hint}"])
+        _shout(
+            out,
+            [
+                f"AUDIT STATE UNKNOWN: {strategy.name} could not read the audit state before the run "
+                f"({entry.detail}), so it was not restored.",
+                f"Check it and, if needed, run: {hint}",
+            ],
+        )
         return
     try:
         strategy.restore(entry)
     except (Exception, KeyboardInterrupt) as exc:
         reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else one_line(str(exc))
-        _shout(out, [f"AUDIT NOT RESTORED: {strategy.name} could not put auditing back to "
-                     f"{entry.describe()}: {reason}", "Restore it by hand with:", f"    {hint}"])
+        _shout(
+            out,
+            [
+                f"AUDIT NOT RESTORED: {strategy.name} could not put auditing back to "
+                f"{entry.describe()}: {reason}",
+                "Restore it by hand with:",
+                f"    {hint}",
+            ],
+        )
         raise AuditError(f"audit was not restored ({strategy.name}); run: {hint}") from exc

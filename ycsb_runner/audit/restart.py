@@ -42,8 +42,10 @@ class RestartStrategy(AuditStrategy):
         except UserError:
             raise
         except Exception as exc:  # the hook is the caller's code: report it as one line
-            raise AuditError(f"restart strategy: restarting the server with audit "
-                             f"{'on' if with_audit else 'off'} failed: {type(exc).__name__}: {exc}") from exc
+            raise AuditError(
+                f"restart strategy: restarting the server with audit "
+                f"{'on' if with_audit else 'off'} failed: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def enable(self, ops: Iterable[str]) -> AuditState:
         wanted = normalize_ops(ops)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -17,60 +18,119 @@ StrategyName = enum.StrEnum("StrategyName", {n.replace("-", "_"): n for n in STR
 
 app = typer.Typer(
     name="audit",
-    help=("Turn audit logging of YCSB's operations on or off, or show it. Strategies: "
-          + ", ".join(STRATEGIES) + "."),
+    help=(
+        "Turn audit logging of YCSB's operations on or off, or show it. Strategies: "
+        + ", ".join(STRATEGIES)
+        + "."
+    ),
     no_args_is_help=True,
     add_completion=False,
 )
 
 DEFAULT_OPS = "insert,read,update"
 
-StrategyOpt = Annotated[StrategyName, typer.Option(
-    "--strategy", case_sensitive=False,
-    help="How to switch auditing: " + ", ".join(STRATEGIES) + " (restart is driven by the suite runner).")]
-UrlOpt = Annotated[str | None, typer.Option(
-    "--mongodb-url", envvar="MONGODB_URL", help="MongoDB connection string (mongodb-runtime).")]
-NamespaceOpt = Annotated[str | None, typer.Option(
-    "--namespace", help="Only audit this <db>.<collection>, e.g. ycsb.usertable (mongodb-runtime, tencent).")]
-OnCmdOpt = Annotated[str | None, typer.Option(
-    "--on-cmd", help='command strategy: argv as a JSON list or a shlex string; "{ops}" is replaced.')]
+StrategyOpt = Annotated[
+    StrategyName,
+    typer.Option(
+        "--strategy",
+        case_sensitive=False,
+        help="How to switch auditing: " + ", ".join(STRATEGIES) + " (restart is driven by the suite runner).",
+    ),
+]
+UrlOpt = Annotated[
+    str | None,
+    typer.Option("--mongodb-url", envvar="MONGODB_URL", help="MongoDB connection string (mongodb-runtime)."),
+]
+NamespaceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace",
+        help="Only audit this <db>.<collection>, e.g. ycsb.usertable (mongodb-runtime, tencent).",
+    ),
+]
+OnCmdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--on-cmd", help='command strategy: argv as a JSON list or a shlex string; "{ops}" is replaced.'
+    ),
+]
 OffCmdOpt = Annotated[str | None, typer.Option("--off-cmd", help="command strategy: the 'off' program.")]
-StatusCmdOpt = Annotated[str | None, typer.Option(
-    "--status-cmd", help="command strategy: prints the state; stdout matching --on-regex means on.")]
-OnRegexOpt = Annotated[str | None, typer.Option(
-    "--on-regex", help=r"command strategy: regex for 'on' in the status output (default \bon\b|enabled|true)"
-)]
-TimeoutOpt = Annotated[float | None, typer.Option(
-    "--timeout", min=0.1,
-    help="Seconds: MongoDB connect (default 10), each command (120), cloud switch wait (600).")]
-InstanceOpt = Annotated[str | None, typer.Option(
-    "--instance-id", help="Cloud instance id (aliyun: dds-..., tencent: cmgo-...).")]
+StatusCmdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--status-cmd", help="command strategy: prints the state; stdout matching --on-regex means on."
+    ),
+]
+OnRegexOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--on-regex",
+        help=r"command strategy: regex for 'on' in the status output (default \bon\b|enabled|true)",
+    ),
+]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        help="Seconds: MongoDB connect (default 10), each command (120), cloud switch wait (600).",
+    ),
+]
+InstanceOpt = Annotated[
+    str | None, typer.Option("--instance-id", help="Cloud instance id (aliyun: dds-..., tencent: cmgo-...).")
+]
 RegionOpt = Annotated[str | None, typer.Option("--region", help="Cloud region (aliyun, tencent).")]
 EndpointOpt = Annotated[str | None, typer.Option("--endpoint", help="Cloud API endpoint override.")]
 
 
-def _options(strategy: StrategyName, *, url: str | None, namespace: str | None, on_cmd: str | None,
-             off_cmd: str | None, status_cmd: str | None, on_regex: str | None, timeout: float | None,
-             instance_id: str | None, region: str | None, endpoint: str | None) -> dict[str, Any]:
+def _options(
+    strategy: StrategyName,
+    *,
+    url: str | None,
+    namespace: str | None,
+    on_cmd: str | None,
+    off_cmd: str | None,
+    status_cmd: str | None,
+    on_regex: str | None,
+    timeout: float | None,
+    instance_id: str | None,
+    region: str | None,
+    endpoint: str | None,
+) -> dict[str, Any]:
     """The make_strategy options for the chosen strategy. Pure."""
     name = str(strategy.value)
     if name == "mongodb-runtime":
         return {"namespace": namespace, "url": url}
     if name == "command":
-        return {"on_cmd": on_cmd, "off_cmd": off_cmd, "status_cmd": status_cmd, "on_regex": on_regex,
-                "timeout_s": timeout or 120.0}
+        return {
+            "on_cmd": on_cmd,
+            "off_cmd": off_cmd,
+            "status_cmd": status_cmd,
+            "on_regex": on_regex,
+            "timeout_s": timeout or 120.0,
+        }
     if name == "aliyun":
-        return {"instance_id": instance_id, "region_id": region, "endpoint": endpoint,
-                "wait_s": timeout or 600.0}
+        return {
+            "instance_id": instance_id,
+            "region_id": region,
+            "endpoint": endpoint,
+            "wait_s": timeout or 600.0,
+        }
     if name == "tencent":
-        return {"instance_id": instance_id, "region": region, "endpoint": endpoint, "namespace": namespace,
-                "wait_s": timeout or 600.0}
+        return {
+            "instance_id": instance_id,
+            "region": region,
+            "endpoint": endpoint,
+            "namespace": namespace,
+            "wait_s": timeout or 600.0,
+        }
     return {}
 
 
 @contextmanager
-def _strategy(strategy: StrategyName, url: str | None, options: dict[str, Any],
-              timeout: float | None) -> Iterator[AuditStrategy]:
+def _strategy(
+    strategy: StrategyName, url: str | None, options: dict[str, Any], timeout: float | None
+) -> Iterator[AuditStrategy]:
     client = None
     if strategy.value == "mongodb-runtime":
         if not url:
@@ -99,6 +159,12 @@ def audit_on(
     strategy: StrategyOpt = StrategyName.mongodb_runtime,
     mongodb_url: UrlOpt = None,
     ops: Annotated[str, typer.Option("--ops", help="YCSB ops to audit, comma separated.")] = DEFAULT_OPS,
+    upsert: Annotated[
+        bool,
+        typer.Option(
+            "--upsert", help="The binding runs with mongodb.upsert=true: inserts reach the server as updates."
+        ),
+    ] = False,
     namespace: NamespaceOpt = None,
     on_cmd: OnCmdOpt = None,
     off_cmd: OffCmdOpt = None,
@@ -111,11 +177,88 @@ def audit_on(
 ) -> None:
     """Audit the given YCSB operations, then read the state back."""
     wanted = normalize_ops(ops)
-    opts = _options(strategy, url=mongodb_url, namespace=namespace, on_cmd=on_cmd, off_cmd=off_cmd,
-                    status_cmd=status_cmd, on_regex=on_regex, timeout=timeout, instance_id=instance_id,
-                    region=region, endpoint=endpoint)
+    opts = _options(
+        strategy,
+        url=mongodb_url,
+        namespace=namespace,
+        on_cmd=on_cmd,
+        off_cmd=off_cmd,
+        status_cmd=status_cmd,
+        on_regex=on_regex,
+        timeout=timeout,
+        instance_id=instance_id,
+        region=region,
+        endpoint=endpoint,
+    )
+    opts["upsert"] = upsert
     with _strategy(strategy, mongodb_url, opts, timeout) as strat:
         _show(f"audit on ({strat.name})", strat.enable(wanted))
+
+
+@app.command("restore")
+def audit_restore(
+    run_dir: Annotated[Path, typer.Argument(help="The run folder (or its audit-restore.json).")],
+    mongodb_url: UrlOpt = None,
+    on_cmd: OnCmdOpt = None,
+    off_cmd: OffCmdOpt = None,
+    status_cmd: StatusCmdOpt = None,
+    timeout: TimeoutOpt = None,
+    region: RegionOpt = None,
+    endpoint: EndpointOpt = None,
+) -> None:
+    """Put auditing back to the state saved in RUN_DIR before the first switch (after a crash or kill)."""
+    from ycsb_runner.audit.restore_file import load_restore_file, mark
+
+    path, document, entry = load_restore_file(run_dir)
+    name = str(document.get("strategy") or "")
+    saved = dict(document.get("options") or {})
+    if name not in STRATEGIES or name == "restart" or not document.get("options"):
+        raise UserError(
+            f"{path}: the {name or 'unknown'} strategy cannot be restored from a file; "
+            f"restore by hand: {document.get('manual_restore') or 'see the file'}"
+        )
+    if document.get("status") == "restored":
+        typer.echo(f"{path}: already restored at {document.get('restored_at', '?')}; checking again")
+    options: dict[str, Any] = {"upsert": bool(document.get("upsert"))}
+    url = None
+    if name == "mongodb-runtime":
+        url = mongodb_url or saved.get("url")
+        if not url or "***" in url:
+            raise UserError(
+                f"{path} stores the connection string without its password: pass --mongodb-url "
+                "(or MONGODB_URL) for the same deployment"
+            )
+        options.update(
+            url=url, namespace=saved.get("namespace"), target_namespace=saved.get("target_namespace")
+        )
+    elif name == "command":
+        options.update(saved)
+        for key, given in (("on_cmd", on_cmd), ("off_cmd", off_cmd), ("status_cmd", status_cmd)):
+            if given is not None:
+                options[key] = given
+            elif any(a == "***" or a.endswith("=***") for a in options.get(key) or []):
+                raise UserError(
+                    f"{path}: the saved --{key.replace('_', '-')} had a secret masked: pass "
+                    f"--{key.replace('_', '-')} again"
+                )
+        options.pop("ops", None)
+        if timeout:
+            options["timeout_s"] = timeout
+    else:
+        options.update(saved, region_id=region, region=region, endpoint=endpoint)
+        if name == "aliyun":
+            options.pop("region", None)
+        else:
+            options.pop("region_id", None)
+    strategy_name = StrategyName(name)
+    with _strategy(strategy_name, url, options, timeout) as strat:
+        try:
+            state = strat.restore(entry)
+        except UserError as exc:
+            mark(path, "not-restored", str(exc))
+            raise
+    mark(path, "restored")
+    _show(f"audit restored ({strat.name}) from {path}", state)
 
 
 @app.command("off")
@@ -133,9 +276,19 @@ def audit_off(
     endpoint: EndpointOpt = None,
 ) -> None:
     """Stop auditing YCSB's operations, then read the state back."""
-    opts = _options(strategy, url=mongodb_url, namespace=namespace, on_cmd=on_cmd, off_cmd=off_cmd,
-                    status_cmd=status_cmd, on_regex=on_regex, timeout=timeout, instance_id=instance_id,
-                    region=region, endpoint=endpoint)
+    opts = _options(
+        strategy,
+        url=mongodb_url,
+        namespace=namespace,
+        on_cmd=on_cmd,
+        off_cmd=off_cmd,
+        status_cmd=status_cmd,
+        on_regex=on_regex,
+        timeout=timeout,
+        instance_id=instance_id,
+        region=region,
+        endpoint=endpoint,
+    )
     with _strategy(strategy, mongodb_url, opts, timeout) as strat:
         _show(f"audit off ({strat.name})", strat.disable())
 
@@ -155,8 +308,18 @@ def audit_status(
     endpoint: EndpointOpt = None,
 ) -> None:
     """Show whether YCSB's operations are audited (no change)."""
-    opts = _options(strategy, url=mongodb_url, namespace=namespace, on_cmd=on_cmd, off_cmd=off_cmd,
-                    status_cmd=status_cmd, on_regex=on_regex, timeout=timeout, instance_id=instance_id,
-                    region=region, endpoint=endpoint)
+    opts = _options(
+        strategy,
+        url=mongodb_url,
+        namespace=namespace,
+        on_cmd=on_cmd,
+        off_cmd=off_cmd,
+        status_cmd=status_cmd,
+        on_regex=on_regex,
+        timeout=timeout,
+        instance_id=instance_id,
+        region=region,
+        endpoint=endpoint,
+    )
     with _strategy(strategy, mongodb_url, opts, timeout) as strat:
         _show(f"audit ({strat.name})", strat.status())

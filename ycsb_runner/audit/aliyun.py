@@ -208,6 +208,18 @@ class AliyunStrategy(AuditStrategy):
         self._switch(state.enabled, filter_text)
         return self._settle(state.enabled, state.ops)
 
+    def persistence_note(self) -> str:
+        return f"ModifyAuditPolicy/ModifyAuditLogFilter change instance {self.instance_id} until changed back"
+
+    def restore_options(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.instance_id,
+            "role_type": self.role_type,
+            "service_type": self.service_type,
+            "storage_period": self.storage_period,
+            "set_filter": self.set_filter,
+        }
+
     def manual_restore_hint(self, state: AuditState) -> str:
         base = ["aliyun", "dds", "ModifyAuditPolicy", "--DBInstanceId", self.instance_id]
         if not state.enabled:

@@ -261,6 +261,16 @@ class TencentStrategy(AuditStrategy):
         self._open(state.ops, days)
         return self._settle(True, state.ops)
 
+    def persistence_note(self) -> str:
+        return f"Open/Modify/CloseAuditService change instance {self.instance_id} until changed back"
+
+    def restore_options(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.instance_id,
+            "namespace": self.namespace,
+            "log_expire_day": self.log_expire_day,
+        }
+
     def manual_restore_hint(self, state: AuditState) -> str:
         if not state.enabled:
             return shlex.join(["tccli", "mongodb", "CloseAuditService", "--InstanceId", self.instance_id])

@@ -335,6 +335,7 @@ class Runner:
             raise UserError("this suite switches audit logging: pass --audit-strategy NAME")
         assert step.mix is not None
         ops = set(step.mix.audit_ops)
+        strategy.upsert = binding_upserts(step, self.suite)  # upserted inserts are audited as updates
         if step.audit == "on":
             strategy.enable(ops)
         else:
@@ -342,6 +343,8 @@ class Runner:
         state = strategy.verify(step.audit == "on", ops)
         record.audit_verified = "on" if state.enabled else "off"
         record.extra["audit_detail"] = state.detail
+        if state.nodes:  # what every node of the deployment reported
+            record.extra["audit_nodes"] = [dict(n) for n in state.nodes]
         record.verdict = "completed"
 
     def _drop_collection(self) -> None:
@@ -474,3 +477,10 @@ class Runner:
         record.warnings.extend(res.get("warnings", []))
         self._add_frame("server_metrics", step, res.get("server_series"))
         self._add_frame("client_metrics", step, res.get("client_series"))
+
+
+def binding_upserts(step: Step, suite: Any) -> bool:
+    """Whether the binding writes inserts as upserts (``mongodb.upsert``) for this step's mix."""
+    from ycsb_runner.render import step_properties
+
+    return step_properties(step, suite).get("mongodb.upsert", "false").strip().lower() == "true"

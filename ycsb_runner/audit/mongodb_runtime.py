@@ -686,7 +686,8 @@ class MongoRuntimeStrategy(AuditStrategy):
         if len(states) == 1:
             enabled = states.pop()
             detail = (
-                f"{self.topology.describe()}: all {len(reads)} nodes {'on' if enabled else 'off'}"
+                f"{self.topology.describe()}: all {len(reads)} nodes {'on' if enabled else 'off'} "
+                f"({reads[0].state.detail})"
                 if enabled is not None
                 else f"{self.topology.describe()}: "
                 + "; ".join(f"{r.node.label}: {r.state.detail}" for r in reads[:3])

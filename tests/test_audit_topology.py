@@ -9,7 +9,8 @@ Every reply below has the shape the MongoDB manual (or the server source) docume
 * ``listShards`` -- manual, "listShards": ``{shards: [{_id, host: "<rs>/<h1>,<h2>", state, topologyTime}]}``.
 * ``config.mongos`` -- manual, "Config Database": one document per mongos, ``{_id: "<host>:<port>",
   ping: <date>, up, waiting, mongoVersion}``.
-* ``getAuditConfig`` -- manual, "getAuditConfig": ``{generation: ObjectId, filter, auditAuthorizationSuccess}``.
+* ``getAuditConfig`` -- manual, "getAuditConfig": ``{generation: ObjectId, filter,
+  auditAuthorizationSuccess}``.
 * ``getClusterParameter: "auditConfig"`` -- manual, "getClusterParameter" / "auditConfig":
   ``{clusterParameters: [{_id: "auditConfig", clusterParameterTime: Timestamp, filter,
   auditAuthorizationSuccess}]}``.

@@ -327,9 +327,9 @@ def test_tencent_rule_based_start_is_refused_before_any_change(cloud: tuple[Fake
     fake, endpoint = cloud
     fake.tc.update(open=True, AuditAll=False, LogExpireDay=30)
     strat = _tc(endpoint)
-    with pytest.raises(AuditError, match="rule-based audit whose rules DescribeAuditConfig does not return"):
-        with audit_guard(strat, stream=io.StringIO()):
-            strat.disable()
+    refused = "rule-based audit whose rules DescribeAuditConfig does not return"
+    with pytest.raises(AuditError, match=refused), audit_guard(strat, stream=io.StringIO()):
+        strat.disable()
     assert not [a for a, _ in fake.calls if a != "DescribeAuditConfig"]  # nothing closed or modified
     assert fake.tc == {"open": True, "AuditAll": False, "LogExpireDay": 30}
 
@@ -340,9 +340,9 @@ def test_tencent_auditall_null_is_unknown_not_rule_based_on(cloud: tuple[FakeClo
     strat = _tc(endpoint)
     state = strat.status()
     assert state.enabled is None and "AuditAll not reported" in state.detail
-    with pytest.raises(AuditError, match="refusing to switch audit on cmgo-test: its current state cannot"):
-        with audit_guard(strat, stream=io.StringIO()):
-            strat.enable(["read"])
+    refused = "refusing to switch audit on cmgo-test: its current state cannot"
+    with pytest.raises(AuditError, match=refused), audit_guard(strat, stream=io.StringIO()):
+        strat.enable(["read"])
     assert not [a for a, _ in fake.calls if a != "DescribeAuditConfig"]
 
 

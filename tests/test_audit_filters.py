@@ -4,8 +4,9 @@ The filter texts are written the way the documentation writes them in config fil
 line: MongoDB manual, "Configure Audit Filters" (``{ atype: { $in: [ "createCollection", "dropCollection" ]
 } }``, ``{ atype: "authCheck", "param.command": { $in: [ "find", "insert", "delete", "update",
 "findandmodify" ] } }``, ``{ roles: { role: "readWrite", db: "test" } }``), and Percona's "Audit logging"
-page (unquoted keys, ``/regex/`` literals, single quotes). mongod's own JSON reader (``src/mongo/bson/json.cpp``)
-accepts that syntax, so the tool must too -- and must never assume that an unreadable filter covers CRUD.
+page (unquoted keys, ``/regex/`` literals, single quotes). mongod's own JSON reader
+(``src/mongo/bson/json.cpp``) accepts that syntax, so the tool must too -- and must never assume that
+an unreadable filter covers CRUD.
 """
 
 from __future__ import annotations

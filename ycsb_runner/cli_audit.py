@@ -152,6 +152,9 @@ def _strategy(
 
 def _show(prefix: str, state: AuditState) -> None:
     typer.echo(f"{prefix}: {state.describe()}")
+    for node in state.nodes:  # every node of a replica set / sharded cluster
+        checked = {True: ", verified", False: ", NOT verified"}.get(node.get("verified"), "")
+        typer.echo(f"  {node.get('role')} {node.get('node')}: {node.get('state')}{checked}")
 
 
 @app.command("on")

@@ -430,3 +430,23 @@ def test_disable_sets_the_none_filter_never_empty() -> None:
     dep = Deployment("sharded", "setAuditConfig")
     dep.strategy().disable()
     assert dep.cluster == (NONE_FILTER, False)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_restore_file_of_a_killed_run_restores_every_node(mode: str, tmp_path: Any) -> None:
+    """The runner died after switching (no guard exit): a new process reads the restore file, finds the
+    nodes again and puts each one back."""
+    from ycsb_runner.audit.restore_file import load_restore_file, restore_document, write_restore_file
+
+    dep = Deployment("sharded", mode)
+    first = dep.strategy()
+    entry = first.status()
+    write_restore_file(tmp_path / "audit-restore.json", restore_document(first, entry))
+    first.enable(OPS)  # ... and the process is killed here
+    assert all(dep._state(n)[1] is True for n in dep.nodes.values())
+    _, document, saved = load_restore_file(tmp_path)
+    assert document["strategy"] == "mongodb-runtime" and "pw" not in str(document)
+    restored = dep.strategy().restore(saved)  # the `audit restore RUN_DIR` process
+    assert all(n["verified"] for n in restored.nodes) and len(restored.nodes) == len(dep.nodes)
+    for node in dep.nodes.values():
+        assert dep._state(node) == ((ORIGINAL, True) if mode != "setParameter" else (ORIGINAL, False))

@@ -54,6 +54,7 @@ from ycsb_runner.audit.topology import (
     Node,
     Topology,
     discover,
+    is_atlas,
     member_url,
     seed_hosts,
 )
@@ -526,6 +527,8 @@ class MongoRuntimeStrategy(AuditStrategy):
         except OperationFailure:
             cmdline = None  # no clusterMonitor: decide from the version and the server's errors
         seeds = seed_hosts(client) or _url_hosts(url)
+        if is_atlas(seeds):  # refuse before listing (Atlas members are not reachable one by one)
+            check_supported(detect_server(build_info, cmdline, hello, atlas=True))
         if direct is None and url:
             direct = DirectConnections(url).command
         if mongos_docs is None and hasattr(client, "config"):

@@ -146,6 +146,7 @@ def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
     from ycsb_runner.render import database_name
 
     options = {**suite.audit.options, **opts.audit_options, "url": url}
+    options.setdefault("target_namespace", f"{database_name(url)}.{suite.mongodb.table}")
     if suite.audit.namespace_only:
         options.setdefault("namespace", f"{database_name(url)}.{suite.mongodb.table}")
     client = None
@@ -195,11 +196,16 @@ def run_bench(
         }
         holder = embedded
         audit = _make_audit(suite, url, holder, opts)
+        run_dir = RunResult.create(
+            opts.results or results_dir(), Runner.suite_info(suite, opts.templates), run_id=opts.run_id
+        )
         guard = None
         if audit is not None:
             from ycsb_runner.audit import audit_guard
+            from ycsb_runner.audit.restore_file import restore_path
 
-            guard = stack.enter_context(audit_guard(audit))
+            # the restore file goes into the run folder before the first switch (crash-safe restore)
+            guard = stack.enter_context(audit_guard(audit, restore_file=restore_path(run_dir.root)))
         hooks = Hooks(audit=audit)
         if opts.monitors:
             from ycsb_runner.execute.monitoring import monitor_factory
@@ -209,9 +215,6 @@ def run_bench(
                 interval_s=opts.sample_interval_s,
                 target=suite.run.target,
             )
-        run_dir = RunResult.create(
-            opts.results or results_dir(), Runner.suite_info(suite, opts.templates), run_id=opts.run_id
-        )
         runner = Runner(
             plan,
             url=url,

@@ -130,6 +130,7 @@ class StepRecord:
     properties: dict[str, str] = field(default_factory=dict)
     audit_verified: str | None = None
     audit_detail: str | None = None
+    audit_nodes: list[dict[str, Any]] | None = None  # per node of the deployment: what it reported
     throughput_ops_s: float | None = None
     runtime_ms: float | None = None
     documents: int | None = None

@@ -94,12 +94,76 @@ def _init_replica_set(url: str, port: int, timeout: float = 60) -> None:
         except PyMongoError as err:
             if "already initialized" not in str(err):
                 raise UserError(f"could not initiate the single-node replica set: {err}") from err
-        deadline = time.monotonic() + timeout
+    _wait_primary(url, timeout)
+
+
+def _wait_primary(url: str, timeout: float = 60) -> None:
+    """Wait until the (single-node replica set) mongod is a writable primary, as after start-up: the
+    first writes of a run must not meet NotWritablePrimary."""
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    with MongoClient(url, directConnection=True, serverSelectionTimeoutMS=2000) as c:
         while time.monotonic() < deadline:
-            if c.admin.command("hello").get("isWritablePrimary"):
-                return
+            try:
+                if c.admin.command("hello").get("isWritablePrimary"):
+                    return
+            except PyMongoError as err:
+                last = err
             time.sleep(0.3)
-    raise UserError("the embedded mongod did not become primary in time")
+    raise UserError(
+        f"the embedded mongod did not become primary within {timeout:.0f}s" + (f" ({last})" if last else "")
+    )
+
+
+#: A signalled 5.0+ primary first tries to step down for shutdownTimeoutMillisForSignaledShutdown
+#: (default 15 s, longer than the stop grace): keep it short, so a SIGTERM ends mongod cleanly.
+MONGOD_SHUTDOWN_ARGS = ["--setParameter", "shutdownTimeoutMillisForSignaledShutdown=1000"]
+
+
+def mongod_argv(mongod: str, data: Path, port: int, extra_args: list[str] | None = None) -> list[str]:
+    """The embedded mongod's command line (one-node replica set ``rs0`` on loopback). Pure."""
+    return [
+        mongod,
+        "--dbpath",
+        str(data),
+        "--port",
+        str(port),
+        "--bind_ip",
+        "127.0.0.1",
+        "--replSet",
+        "rs0",
+        *MONGOD_SHUTDOWN_ARGS,
+        "--quiet",
+        *(extra_args or []),
+    ]
+
+
+def _mongod_shutdown(info: ServerInfo, timeout: float = 20.0) -> bool:
+    """Shut mongod down with the ``shutdown`` command (``force`` for a one-node set, bounded step-down),
+    so WiredTiger closes cleanly. True when the process is gone; False to fall back to signals."""
+    from pymongo.errors import AutoReconnect
+
+    try:
+        with MongoClient(info.url, directConnection=True, serverSelectionTimeoutMS=2000) as c:
+            c.admin.command({"shutdown": 1, "force": True, "timeoutSecs": 5})
+    except AutoReconnect:
+        pass  # expected: the server drops the connection as it exits
+    except PyMongoError:
+        return False  # not reachable, or not a mongod that takes the command
+    try:
+        psutil.Process(info.pid).wait(timeout)
+    except psutil.NoSuchProcess:
+        pass
+    except psutil.TimeoutExpired:
+        return False
+    return True
+
+
+def _stop_process(info: ServerInfo) -> None:
+    """End the server process: mongod by its shutdown command first, then (or for FerretDB) signals."""
+    if info.kind == "mongod" and _alive(info) and _mongod_shutdown(info):
+        return
+    _terminate(info.pid)
 
 
 def start(
@@ -120,19 +184,7 @@ def start(
     mongod = shutil.which("mongod")
     if mongod:
         kind = "mongod"
-        argv = [
-            mongod,
-            "--dbpath",
-            str(data),
-            "--port",
-            str(port),
-            "--bind_ip",
-            "127.0.0.1",
-            "--replSet",
-            "rs0",
-            "--quiet",
-            *(extra_args or []),
-        ]
+        argv = mongod_argv(mongod, data, port, extra_args)
         url = f"mongodb://127.0.0.1:{port}/ycsb?directConnection=true"
     else:
         kind = "ferretdb"
@@ -231,7 +283,7 @@ def stop(info: ServerInfo | None = None, *, keep_data: bool = False) -> ServerIn
     info = info or status()
     if info is None:
         return None
-    _terminate(info.pid)
+    _stop_process(info)
     if not keep_data:
         shutil.rmtree(info.workdir, ignore_errors=True)
     path = state_file()
@@ -245,13 +297,16 @@ def stop(info: ServerInfo | None = None, *, keep_data: bool = False) -> ServerIn
 
 
 def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: float = 60.0) -> ServerInfo:
-    """Restart the same server on the same port and data, with *extra_args* (audit strategy ``restart``)."""
-    _terminate(info.pid)
+    """Restart the same server on the same port and data, with *extra_args* (audit strategy ``restart``);
+    a mongod is shut down cleanly and waited for until it is PRIMARY again, as ``start()`` does."""
+    _stop_process(info)
     base = info.argv[: info.argv.index("--quiet") + 1] if info.kind == "mongod" else info.argv[:7]
     argv = [*base, *(extra_args or [])]
     log_path = Path(info.log_path)
     proc = _launch(argv, log_path)
     _wait_ready(info.url, proc, log_path, timeout)
+    if info.kind == "mongod":
+        _wait_primary(info.url, timeout)
     new = ServerInfo(**{**info.as_dict(), "pid": proc.pid, "argv": argv, "started_at": time.time()})
     path = state_file()
     if path.is_file() and json.loads(path.read_text()).get("pid") == info.pid:

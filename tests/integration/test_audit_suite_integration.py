@@ -37,9 +37,11 @@ SUITE = str(Path(__file__).parents[1] / "suites" / "audit-small.toml")
 # A short single-mix variant for the restart, failure and signal tests (the runs end by time).
 ONE_MIX = ["mixes=read50_update50", "repetitions=1", "recordcount=100"]
 
-SWITCH = ("import pathlib, sys; a, s, h = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]); "
-          "print(s.read_text().strip()) if a == 'status' else sys.exit('stand-in audit switch: refused') "
-          "if a == 'fail' else (s.write_text(a), h.open('a').write(a + ' '))")
+SWITCH = (
+    "import pathlib, sys; a, s, h = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]); "
+    "print(s.read_text().strip()) if a == 'status' else sys.exit('stand-in audit switch: refused') "
+    "if a == 'fail' else (s.write_text(a), h.open('a').write(a + ' '))"
+)
 
 
 class Switch:
@@ -57,12 +59,18 @@ class Switch:
         return [sys.executable, "-c", SWITCH, action, str(self.state), str(self.history)]
 
     def options(self) -> dict[str, Any]:
-        return {"on_cmd": self.argv(self.on_action), "off_cmd": self.argv("off"),
-                "status_cmd": self.argv("status")}
+        return {
+            "on_cmd": self.argv(self.on_action),
+            "off_cmd": self.argv("off"),
+            "status_cmd": self.argv("status"),
+        }
 
     def cli_args(self) -> list[str]:
-        return [arg for key, val in self.options().items()
-                for arg in ("--audit-option", f"{key}={json.dumps(val)}")]
+        return [
+            arg
+            for key, val in self.options().items()
+            for arg in ("--audit-option", f"{key}={json.dumps(val)}")
+        ]
 
     def status(self) -> str:
         out = subprocess.run(self.argv("status"), capture_output=True, text=True, check=True, timeout=30)
@@ -88,9 +96,17 @@ def command_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
     """The whole audit-small suite once, command strategy; the switch starts "on" so restoring matters."""
     tmp = tmp_path_factory.mktemp("audit-command")
     switch = Switch(tmp / "switch", start="on")
-    outcome = run_bench(BenchOptions(suite=SUITE, url=mongo_url, results=tmp / "results",
-                                     audit_strategy="command", audit_options=switch.options(),
-                                     sample_interval_s=1.0), log=lambda _m: None)
+    outcome = run_bench(
+        BenchOptions(
+            suite=SUITE,
+            url=mongo_url,
+            results=tmp / "results",
+            audit_strategy="command",
+            audit_options=switch.options(),
+            sample_interval_s=1.0,
+        ),
+        log=lambda _m: None,
+    )
     return outcome, switch
 
 
@@ -172,21 +188,38 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
 
     def watched(info: srv.ServerInfo, extra_args: list[str] | None = None, **kw: Any) -> srv.ServerInfo:
         new = real_restart(info, extra_args, **kw)
-        restarts.append({"old": info.pid, "new": new.pid, "args": list(extra_args or []),
-                         "old_alive": _alive(info.pid), "new_alive": _alive(new.pid)})
+        restarts.append(
+            {
+                "old": info.pid,
+                "new": new.pid,
+                "args": list(extra_args or []),
+                "old_alive": _alive(info.pid),
+                "new_alive": _alive(new.pid),
+            }
+        )
         return new
 
     monkeypatch.setattr(srv, "restart", watched)
     lines: list[str] = []
-    outcome = run_bench(BenchOptions(suite=SUITE, url=None, results=tmp_path, overrides=[*ONE_MIX,
-                                     "maxexecutiontime=2"], audit_strategy="restart",
-                                     audit_options={"on_args": ["-log-level", "debug"],
-                                                    "off_args": ["-log-level", "warn"]}, monitors=False),
-                        log=lines.append)
+    outcome = run_bench(
+        BenchOptions(
+            suite=SUITE,
+            url=None,
+            results=tmp_path,
+            overrides=[*ONE_MIX, "maxexecutiontime=2"],
+            audit_strategy="restart",
+            audit_options={"on_args": ["-log-level", "debug"], "off_args": ["-log-level", "warn"]},
+            monitors=False,
+        ),
+        log=lines.append,
+    )
     first = int(re.search(r"\(pid (\d+)\)", "\n".join(lines)).group(1))
     # off (the plan's first switch), on, then back to off = the state before the suite
-    assert [r["args"] for r in restarts] == [["-log-level", "warn"], ["-log-level", "debug"],
-                                             ["-log-level", "warn"]]
+    assert [r["args"] for r in restarts] == [
+        ["-log-level", "warn"],
+        ["-log-level", "debug"],
+        ["-log-level", "warn"],
+    ]
     pids = [first] + [r["new"] for r in restarts]
     assert len(set(pids)) == len(pids), "every restart must start a new server process"
     assert all(not r["old_alive"] and r["new_alive"] for r in restarts)
@@ -204,10 +237,18 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
 def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> None:
     switch = Switch(tmp_path / "switch", start="off", on_action="fail")
     with pytest.raises(UserError) as err:
-        run_bench(BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path / "results",
-                               overrides=[*ONE_MIX, "operationcount=100"],
-                               audit_strategy="command",
-                               audit_options=switch.options(), monitors=False), log=lambda _m: None)
+        run_bench(
+            BenchOptions(
+                suite=SUITE,
+                url=mongo_url,
+                results=tmp_path / "results",
+                overrides=[*ONE_MIX, "operationcount=100"],
+                audit_strategy="command",
+                audit_options=switch.options(),
+                monitors=False,
+            ),
+            log=lambda _m: None,
+        )
     assert err.value.exit_code != 0
     message = str(err.value)
     assert "audit on command failed" in message and "stand-in audit switch: refused" in message
@@ -215,8 +256,11 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     manifest = json.loads((Path(err.value.run_dir) / "manifest.json").read_text())
     assert manifest["status"] == "failed"
     assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
-        ("load", "none", "completed"), ("audit", "off", "completed"), ("run", "off", "completed"),
-        ("audit", "on", "failed")]
+        ("load", "none", "completed"),
+        ("audit", "off", "completed"),
+        ("run", "off", "completed"),
+        ("audit", "on", "failed"),
+    ]
     assert not [s for s in manifest["steps"] if s["phase"] == "run" and s["audit"] == "on"]
     assert switch.status() == "off"
 
@@ -238,9 +282,19 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     switch = Switch(tmp_path / "switch", start="off")
     results = tmp_path / "results"
     env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}  # its own embedded server
-    argv = [sys.executable, "-m", "ycsb_runner", "bench", SUITE, "--results", str(results),
-            *(a for o in [*ONE_MIX, "maxexecutiontime=5", "operationcount=1000000"] for a in ("--set", o)),
-            "--audit-strategy", "command", *switch.cli_args()]
+    argv = [
+        sys.executable,
+        "-m",
+        "ycsb_runner",
+        "bench",
+        SUITE,
+        "--results",
+        str(results),
+        *(a for o in [*ONE_MIX, "maxexecutiontime=5", "operationcount=1000000"] for a in ("--set", o)),
+        "--audit-strategy",
+        "command",
+        *switch.cli_args(),
+    ]
     with open(tmp_path / "out.txt", "wb") as out, open(tmp_path / "err.txt", "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
     try:
@@ -264,8 +318,12 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
-        ("load", "none", "completed"), ("audit", "off", "completed"), ("run", "off", "completed"),
-        ("audit", "on", "completed"), ("run", "on", "interrupted")]
+        ("load", "none", "completed"),
+        ("audit", "off", "completed"),
+        ("run", "off", "completed"),
+        ("audit", "on", "completed"),
+        ("run", "on", "interrupted"),
+    ]
     steps = pd.read_csv(run_dir / "steps.csv")
     assert list(steps["verdict"]) == [s["verdict"] for s in manifest["steps"]]
     assert (run_dir / "steps" / manifest["steps"][2]["step"] / "stdout.txt").stat().st_size > 0
@@ -276,9 +334,25 @@ def test_mongodb_runtime_refuses_ferretdb_before_running(server: srv.ServerInfo,
         pytest.skip("the embedded server is a real mongod here")
     mongo_url = server.url
     env = dict(os.environ, MONGODB_URL=mongo_url)
-    proc = subprocess.run([sys.executable, "-m", "ycsb_runner", "bench", SUITE, "--results", str(tmp_path),
-                           "--audit-strategy", "mongodb-runtime"], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=120, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ycsb_runner",
+            "bench",
+            SUITE,
+            "--results",
+            str(tmp_path),
+            "--audit-strategy",
+            "mongodb-runtime",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode != 0
     assert "Traceback" not in proc.stdout + proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]

@@ -53,11 +53,20 @@ def test_mismatch() -> None:
 
 def test_masking() -> None:
     assert mask_secrets("x mongodb://root:p@ss@h:1/a y") == "x mongodb://root:***@h:1/a y"
-    assert mask_secrets("a mongodb://u:x@h/ b mongodb://v:y@g/") == "a mongodb://u:***@h/ b mongodb://v:***@g/"
+    assert (
+        mask_secrets("a mongodb://u:x@h/ b mongodb://v:y@g/") == "a mongodb://u:***@h/ b mongodb://v:***@g/"
+    )
     assert mask_secrets("mongodb+srv://u:hunter2@c.example/") == "mongodb+srv://u:***@c.example/"
     assert mask_secrets("mongodb://h:27017/") == "mongodb://h:27017/"
-    assert mask_argv(["ctl", "--password", "pw1", "--token=tk", "-p", "pw2", "mongodb://a:b@h/"]) == \
-        ["ctl", "--password", "***", "--token=***", "-p", "***", "mongodb://a:***@h/"]
+    assert mask_argv(["ctl", "--password", "pw1", "--token=tk", "-p", "pw2", "mongodb://a:b@h/"]) == [
+        "ctl",
+        "--password",
+        "***",
+        "--token=***",
+        "-p",
+        "***",
+        "mongodb://a:***@h/",
+    ]
 
 
 def test_factory_names() -> None:

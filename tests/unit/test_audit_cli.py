@@ -14,7 +14,7 @@ from ycsb_runner.audit import STRATEGIES, AuditError
 from ycsb_runner.cli.audit import app
 from ycsb_runner.errors import UserError
 
-TOOL = r'''
+TOOL = r"""
 import sys
 from pathlib import Path
 state = Path(sys.argv[1])
@@ -24,7 +24,7 @@ elif sys.argv[2] == "off":
     state.write_text("disabled")
 else:
     print(state.read_text() if state.exists() else "disabled")
-'''
+"""
 
 runner = CliRunner()
 
@@ -34,11 +34,18 @@ def _cmd_args(tmp_path: Path) -> tuple[list[str], Path]:
     script.write_text(TOOL)
     state = tmp_path / "state"
     py, s, st = sys.executable, str(script), str(state)
-    return ["--strategy", "command",
-            "--on-cmd", json.dumps([py, s, st, "on", "{ops}"]),
-            "--off-cmd", f"{py} {s} {st} off",
-            "--status-cmd", json.dumps([py, s, st, "status"]),
-            "--on-regex", r"^enabled"], state
+    return [
+        "--strategy",
+        "command",
+        "--on-cmd",
+        json.dumps([py, s, st, "on", "{ops}"]),
+        "--off-cmd",
+        f"{py} {s} {st} off",
+        "--status-cmd",
+        json.dumps([py, s, st, "status"]),
+        "--on-regex",
+        r"^enabled",
+    ], state
 
 
 def test_help_lists_strategies() -> None:
@@ -83,9 +90,11 @@ def test_cloud_endpoint_refused_is_one_line() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    result = runner.invoke(app, ["status", "--strategy", "tencent", "--instance-id", "cmgo-x",
-                                 "--endpoint", f"127.0.0.1:{port}"],
-                           env={"TENCENTCLOUD_SECRET_ID": "id", "TENCENTCLOUD_SECRET_KEY": "key"})
+    result = runner.invoke(
+        app,
+        ["status", "--strategy", "tencent", "--instance-id", "cmgo-x", "--endpoint", f"127.0.0.1:{port}"],
+        env={"TENCENTCLOUD_SECRET_ID": "id", "TENCENTCLOUD_SECRET_KEY": "key"},
+    )
     assert isinstance(result.exception, AuditError)
     assert "DescribeAuditConfig on cmgo-x failed" in str(result.exception)
     assert "\n" not in str(result.exception)

@@ -39,12 +39,19 @@ def fake_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_aliyun_requests() -> None:
     assert aliyun.aliyun_filter(["update", "read", "insert"]) == "insert,query,update"
     assert aliyun.build_policy_request("dds-bp1", True).to_map() == {
-        "AuditStatus": "enable", "DBInstanceId": "dds-bp1", "ServiceType": "Standard"}
+        "AuditStatus": "enable",
+        "DBInstanceId": "dds-bp1",
+        "ServiceType": "Standard",
+    }
     assert aliyun.build_policy_request("dds-bp1", True, storage_period=7).to_map()["StoragePeriod"] == 7
     assert aliyun.build_policy_request("dds-bp1", False).to_map() == {
-        "AuditStatus": "disabled", "DBInstanceId": "dds-bp1"}
+        "AuditStatus": "disabled",
+        "DBInstanceId": "dds-bp1",
+    }
     assert aliyun.build_filter_request("dds-bp1", "insert,query").to_map() == {
-        "DBInstanceId": "dds-bp1", "Filter": "insert,query"}
+        "DBInstanceId": "dds-bp1",
+        "Filter": "insert,query",
+    }
     mongos = aliyun.build_filter_request("dds-bp1", "query", role_type="mongos")
     assert mongos.to_map()["RoleType"] == "mongos"
     assert aliyun.build_describe_policy_request("dds-bp1").to_map() == {"DBInstanceId": "dds-bp1"}
@@ -53,16 +60,23 @@ def test_aliyun_requests() -> None:
 def test_tencent_requests() -> None:
     req = tencent.build_open_request("cmgo-1", ["insert", "read"], log_expire_day=30)
     assert type(req).__name__ == "OpenAuditServiceRequest"
-    assert req._serialize() == {"InstanceId": "cmgo-1", "LogExpireDay": 30, "AuditAll": False,
-                                "RuleFilters": [{"Type": "SqlType", "Compare": "EQ",
-                                                 "Value": ["insert", "query"]}]}
+    assert req._serialize() == {
+        "InstanceId": "cmgo-1",
+        "LogExpireDay": 30,
+        "AuditAll": False,
+        "RuleFilters": [{"Type": "SqlType", "Compare": "EQ", "Value": ["insert", "query"]}],
+    }
     mod = tencent.build_open_request("cmgo-1", ["update"], namespace="ycsb.usertable", modify=True)
     assert type(mod).__name__ == "ModifyAuditServiceRequest"
-    assert mod._serialize()["RuleFilters"][1:] == [{"Type": "DB", "Compare": "EQ", "Value": ["ycsb"]},
-                                                   {"Type": "Collection", "Compare": "EQ",
-                                                    "Value": ["usertable"]}]
+    assert mod._serialize()["RuleFilters"][1:] == [
+        {"Type": "DB", "Compare": "EQ", "Value": ["ycsb"]},
+        {"Type": "Collection", "Compare": "EQ", "Value": ["usertable"]},
+    ]
     assert tencent.build_open_request("cmgo-1", None)._serialize() == {
-        "InstanceId": "cmgo-1", "LogExpireDay": 7, "AuditAll": True}
+        "InstanceId": "cmgo-1",
+        "LogExpireDay": 7,
+        "AuditAll": True,
+    }
     assert tencent.build_close_request("cmgo-1")._serialize() == {"InstanceId": "cmgo-1"}
 
 
@@ -129,9 +143,17 @@ class FakeCloud:
                 return error("FailedOperation.AuditConfigNotExist")
             opening = "true" if self.opening_polls > 0 else "false"
             self.opening_polls = max(0, self.opening_polls - 1)
-            return {"Response": {"InstanceId": params["InstanceId"], "AuditAll": self.tc["AuditAll"],
-                                 "LogExpireDay": self.tc["LogExpireDay"], "LogType": "storage",
-                                 "IsOpening": opening, "IsClosing": "false", "RequestId": "r"}}
+            return {
+                "Response": {
+                    "InstanceId": params["InstanceId"],
+                    "AuditAll": self.tc["AuditAll"],
+                    "LogExpireDay": self.tc["LogExpireDay"],
+                    "LogType": "storage",
+                    "IsOpening": opening,
+                    "IsClosing": "false",
+                    "RequestId": "r",
+                }
+            }
         if action == "OpenAuditService":
             if self.tc["open"]:
                 return error("OperationDenied.AuditStatusError")
@@ -178,15 +200,33 @@ def cloud() -> Iterator[tuple[FakeCloud, str]]:
 
 
 def _ali(endpoint: str, **kw: Any) -> aliyun.AliyunStrategy:
-    s = make_strategy("aliyun", options={"instance_id": "dds-bp1test", "endpoint": endpoint,
-                                         "protocol": "http", "wait_s": 2, "poll_s": 0.05, **kw})
+    s = make_strategy(
+        "aliyun",
+        options={
+            "instance_id": "dds-bp1test",
+            "endpoint": endpoint,
+            "protocol": "http",
+            "wait_s": 2,
+            "poll_s": 0.05,
+            **kw,
+        },
+    )
     assert isinstance(s, aliyun.AliyunStrategy)
     return s
 
 
 def _tc(endpoint: str, **kw: Any) -> tencent.TencentStrategy:
-    s = make_strategy("tencent", options={"instance_id": "cmgo-test", "endpoint": endpoint, "scheme": "http",
-                                          "wait_s": 2, "poll_s": 0.05, **kw})
+    s = make_strategy(
+        "tencent",
+        options={
+            "instance_id": "cmgo-test",
+            "endpoint": endpoint,
+            "scheme": "http",
+            "wait_s": 2,
+            "poll_s": 0.05,
+            **kw,
+        },
+    )
     assert isinstance(s, tencent.TencentStrategy)
     return s
 
@@ -199,10 +239,13 @@ def test_aliyun_enable_disable_over_http(cloud: tuple[FakeCloud, str]) -> None:
     assert on.enabled is True and {"insert", "read", "update", "scan"} <= on.ops
     assert fake.ali == {"LogAuditStatus": "Enable", "Filter": "insert,query,update"}
     modify = [(a, p) for a, p in fake.calls if a.startswith("Modify")]
-    assert modify == [("ModifyAuditPolicy", {"AuditStatus": "enable", "DBInstanceId": "dds-bp1test",
-                                             "ServiceType": "Standard"}),
-                      ("ModifyAuditLogFilter", {"DBInstanceId": "dds-bp1test",
-                                                "Filter": "insert,query,update"})]
+    assert modify == [
+        (
+            "ModifyAuditPolicy",
+            {"AuditStatus": "enable", "DBInstanceId": "dds-bp1test", "ServiceType": "Standard"},
+        ),
+        ("ModifyAuditLogFilter", {"DBInstanceId": "dds-bp1test", "Filter": "insert,query,update"}),
+    ]
     assert strat.disable().enabled is False and fake.ali["LogAuditStatus"] == "Disabled"
 
 
@@ -214,8 +257,10 @@ def test_aliyun_guard_restores_filter_and_policy(cloud: tuple[FakeCloud, str]) -
         assert fake.ali["Filter"] == "update"
         raise KeyboardInterrupt
     assert fake.ali == {"LogAuditStatus": "Disabled", "Filter": "admin,slow"}
-    assert [a for a, _ in fake.calls if a.startswith("Modify")][-2:] == \
-        ["ModifyAuditLogFilter", "ModifyAuditPolicy"]  # filter put back while audit was still on
+    assert [a for a, _ in fake.calls if a.startswith("Modify")][-2:] == [
+        "ModifyAuditLogFilter",
+        "ModifyAuditPolicy",
+    ]  # filter put back while audit was still on
 
 
 def test_aliyun_api_error_is_one_line(cloud: tuple[FakeCloud, str]) -> None:
@@ -225,8 +270,10 @@ def test_aliyun_api_error_is_one_line(cloud: tuple[FakeCloud, str]) -> None:
     with pytest.raises(AuditError, match=r"ModifyAuditPolicy on dds-bp1test failed: Forbidden.RAM") as e:
         strat.enable(["read"])
     assert "\n" not in str(e.value) and "test-secret" not in str(e.value)
-    assert strat.manual_restore_hint(strat.status()) == \
-        "aliyun dds ModifyAuditPolicy --DBInstanceId dds-bp1test --AuditStatus disabled"
+    assert (
+        strat.manual_restore_hint(strat.status())
+        == "aliyun dds ModifyAuditPolicy --DBInstanceId dds-bp1test --AuditStatus disabled"
+    )
 
 
 def test_tencent_open_waits_for_opening_then_closes(cloud: tuple[FakeCloud, str]) -> None:
@@ -265,8 +312,47 @@ def test_refused_endpoint_is_an_audit_error() -> None:
         port = s.getsockname()[1]
     endpoint = f"127.0.0.1:{port}"
     with pytest.raises(AuditError, match="aliyun DescribeAuditPolicy on dds-x failed"):
-        make_strategy("aliyun", options={"instance_id": "dds-x", "endpoint": endpoint,
-                                         "protocol": "http"}).status()
+        make_strategy(
+            "aliyun", options={"instance_id": "dds-x", "endpoint": endpoint, "protocol": "http"}
+        ).status()
     with pytest.raises(AuditError, match="tencent DescribeAuditConfig on cmgo-x failed: ClientNetworkError"):
-        make_strategy("tencent", options={"instance_id": "cmgo-x", "endpoint": endpoint,
-                                          "scheme": "http"}).status()
+        make_strategy(
+            "tencent", options={"instance_id": "cmgo-x", "endpoint": endpoint, "scheme": "http"}
+        ).status()
+
+
+def test_tencent_rule_based_start_is_refused_before_any_change(cloud: tuple[FakeCloud, str]) -> None:
+    """DescribeAuditConfig does not return RuleFilters (API doc 240/128358): a rule-based audit found at
+    the start could not be re-created after closing it, so nothing may be switched."""
+    fake, endpoint = cloud
+    fake.tc.update(open=True, AuditAll=False, LogExpireDay=30)
+    strat = _tc(endpoint)
+    refused = "rule-based audit whose rules DescribeAuditConfig does not return"
+    with pytest.raises(AuditError, match=refused), audit_guard(strat, stream=io.StringIO()):
+        strat.disable()
+    assert not [a for a, _ in fake.calls if a != "DescribeAuditConfig"]  # nothing closed or modified
+    assert fake.tc == {"open": True, "AuditAll": False, "LogExpireDay": 30}
+
+
+def test_tencent_auditall_null_is_unknown_not_rule_based_on(cloud: tuple[FakeCloud, str]) -> None:
+    fake, endpoint = cloud
+    fake.tc.update(open=True, AuditAll=None, LogExpireDay=7)  # the API may answer "AuditAll": null
+    strat = _tc(endpoint)
+    state = strat.status()
+    assert state.enabled is None and "AuditAll not reported" in state.detail
+    refused = "refusing to switch audit on cmgo-test: its current state cannot"
+    with pytest.raises(AuditError, match=refused), audit_guard(strat, stream=io.StringIO()):
+        strat.enable(["read"])
+    assert not [a for a, _ in fake.calls if a != "DescribeAuditConfig"]
+
+
+def test_upsert_inserts_are_audited_as_updates_in_cloud_categories(cloud: tuple[FakeCloud, str]) -> None:
+    """The binding's mongodb.upsert=true sends replaceOne(upsert) -> an update command, which the cloud
+    services classify as "update" (Alibaba ModifyAuditLogFilter / Tencent SqlType)."""
+    fake, endpoint = cloud
+    _tc(endpoint, upsert=True).enable(["insert"])
+    assert dict(fake.calls)["OpenAuditService"]["RuleFilters"][0]["Value"] == ["update"]
+    ali = _ali(endpoint, upsert=True)
+    on = ali.enable(["insert", "read"])
+    assert fake.ali["Filter"] == "query,update" and {"insert", "read"} <= on.ops
+    assert _ali(endpoint).status().ops >= {"read", "update"} and "insert" not in _ali(endpoint).status().ops

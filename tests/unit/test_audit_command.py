@@ -14,7 +14,7 @@ from ycsb_runner.audit.command import CommandStrategy, parse_argv, substitute
 from ycsb_runner.audit.restart import RestartStrategy
 from ycsb_runner.errors import UserError
 
-TOOL = r'''
+TOOL = r"""
 import sys, time
 from pathlib import Path
 state = Path(sys.argv[1])
@@ -32,7 +32,7 @@ elif action == "slow":
     time.sleep(30)
 elif action == "status":
     print(state.read_text().strip() if state.exists() else "audit=off")
-'''
+"""
 
 
 @pytest.fixture
@@ -78,11 +78,14 @@ def test_default_regex_does_not_read_off_as_on(tool: tuple[Path, Path]) -> None:
 def test_failing_on_command_reports_masked_argv_and_stderr(tool: tuple[Path, Path]) -> None:
     script, state = tool
     Path(str(state) + ".broken").write_text("")
-    strategy = make_strategy("command", options={
-        "on_cmd": [sys.executable, str(script), str(state), "on", "mongodb://root:hunter2@db:27017/"],
-        "off_cmd": [sys.executable, str(script), str(state), "off"],
-        "status_cmd": [sys.executable, str(script), str(state), "status"],
-    })
+    strategy = make_strategy(
+        "command",
+        options={
+            "on_cmd": [sys.executable, str(script), str(state), "on", "mongodb://root:hunter2@db:27017/"],
+            "off_cmd": [sys.executable, str(script), str(state), "off"],
+            "status_cmd": [sys.executable, str(script), str(state), "status"],
+        },
+    )
     with pytest.raises(AuditError) as caught:
         strategy.enable(["insert"])
     msg = str(caught.value)
@@ -163,10 +166,13 @@ def _restart_hooks(state: Path) -> tuple[object, object]:
         subprocess.run([sys.executable, "-c", code, str(state), text], check=True, timeout=30)
 
     def status() -> AuditState:
-        code = ("import sys, pathlib; p = pathlib.Path(sys.argv[1]); "
-                "print(p.read_text() if p.exists() else 'off:')")
-        out = subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30,
-                             capture_output=True, text=True).stdout.strip()
+        code = (
+            "import sys, pathlib; p = pathlib.Path(sys.argv[1]); "
+            "print(p.read_text() if p.exists() else 'off:')"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(state)], check=True, timeout=30, capture_output=True, text=True
+        ).stdout.strip()
         word, _, ops = out.partition(":")
         return AuditState(word == "on", frozenset(o for o in ops.split(",") if o), f"state file says {out}")
 
@@ -218,7 +224,9 @@ def test_guard_interrupted_restore_prints_hint(tmp_path: Path) -> None:
 
     strategy = RestartStrategy(restart, lambda: state["on"], hint="mongod --config /etc/mongod-plain.conf")
     err = io.StringIO()
-    with pytest.raises(AuditError, match="mongod --config /etc/mongod-plain.conf"), \
-            audit_guard(strategy, stream=err):
+    with (
+        pytest.raises(AuditError, match="mongod --config /etc/mongod-plain.conf"),
+        audit_guard(strategy, stream=err),
+    ):
         strategy.enable(["read"])
     assert "AUDIT NOT RESTORED" in err.getvalue() and "interrupted" in err.getvalue()

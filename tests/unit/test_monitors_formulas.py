@@ -192,3 +192,36 @@ def test_time_series_rows_per_interval(mongod_samples: list[ServerSample]) -> No
     assert (ts["source"] == "opcounters").all()
     empty = server_time_series(mongod_samples[:1], num_cores=4)
     assert empty.empty and "cpu_pct" in empty.columns
+
+
+def test_cpu_pct_uses_cores_available_to_the_process(mongod_samples: list[ServerSample]) -> None:
+    """A mongod pinned to 2 of the host's 8 CPUs (cpuset / container). ``hostInfo.system`` reports both
+    ``numCores`` and ``numCoresAvailableToProcess`` (MongoDB manual, hostInfo command page; server
+    source ``src/mongo/db/commands/generic_servers.cpp``, HostInfoCommand)."""
+    host = load("mongod-7.0-hostinfo.json")
+    host["system"].update(numCores=8, numCoresAvailableToProcess=2)
+    cores = formulas.host_num_cores(host)
+    assert cores == 2
+    f = server_figures(mongod_samples[:2], num_cores=cores)
+    assert f.cpu_core_pct == pytest.approx(150.0)  # 15 s of CPU in 10 s
+    assert f.cpu_pct == pytest.approx(75.0)  # of the 2 usable cores, not 18.75 % of 8
+    del host["system"]["numCoresAvailableToProcess"]  # older servers: numCores is all there is
+    assert formulas.host_num_cores(host) == 8
+
+
+def test_mongos_command_rate_excludes_crud() -> None:
+    """On mongos, ``opcounters.command`` also counts insert/update/delete (SERVER-71281); ``process`` is
+    ``"mongos"`` in its serverStatus (MongoDB manual, serverStatus ``process`` field)."""
+    s0, s1 = load("mongod-7.0-s0.json"), load("mongod-7.0-s1.json")
+    for doc in (s0, s1):
+        doc["process"] = "mongos"
+    # mongos-shaped: the write commands are in opcounters.command as well (+50 000 +20 000 +0)
+    s1["opcounters"]["command"] += 70_000
+    figs = server_figures([sample(s0, 100.0, 1), sample(s1, 110.0, 6)], num_cores=4)
+    assert figs.command_per_s == pytest.approx((1005 - 5) / 10)  # as on mongod: polls and CRUD out
+    assert any("mongos" in n for n in figs.notes)
+    plain = server_figures(
+        [sample(load("mongod-7.0-s0.json"), 100.0, 1), sample(load("mongod-7.0-s1.json"), 110.0, 6)], 4
+    )
+    assert plain.command_per_s == pytest.approx(100.0)
+    assert not any("mongos" in n for n in plain.notes)

@@ -40,8 +40,12 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
     """Build the named strategy; UserError for unknown names, missing options or unusable servers.
 
     Options per strategy (all optional unless noted):
-    * mongodb-runtime: ``client`` (required, a pymongo MongoClient), ``namespace`` ("db.coll"), ``url``
-      (shown masked in manual restore hints).
+    * mongodb-runtime: ``client`` (required, a pymongo MongoClient), ``namespace`` ("db.coll": audit only
+      it), ``url`` (reaches every node by direct connections; masked in restore hints), ``target_namespace``
+      (where YCSB writes, to read ``param.ns`` clauses), ``verify_timeout_s`` (how long every node may take
+      to report the new state; default: polling frequency + 30 s on sharded clusters), ``verify_poll_s``,
+      ``direct`` / ``mongos_docs`` (callables, for tests).
+    * every strategy: ``upsert`` (the binding's mongodb.upsert: inserts are audited as updates).
     * command: ``on_cmd``, ``off_cmd``, ``status_cmd`` (required; argv lists, JSON lists or shlex strings),
       ``on_regex``, ``timeout_s``, ``cwd``.
     * restart: ``restart`` (callable(with_audit, ops)), ``status`` (callable) (both required), ``hint``.
@@ -56,7 +60,31 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
 
         if client is None:
             raise UserError("the mongodb-runtime strategy needs a MongoDB connection: pass --mongodb-url")
-        return MongoRuntimeStrategy.connect(client, namespace=opts.get("namespace"), url=opts.get("url"))
+        extra = _pick(opts, "target_namespace", "verify_timeout_s")
+        if opts.get("verify_poll_s") is not None:
+            extra["poll_s"] = float(opts["verify_poll_s"])
+        strategy: AuditStrategy = MongoRuntimeStrategy.connect(
+            client,
+            namespace=opts.get("namespace"),
+            url=opts.get("url"),
+            direct=opts.get("direct"),
+            mongos_docs=opts.get("mongos_docs"),
+            upsert=_truthy(opts.get("upsert")),
+            **extra,
+        )
+        return strategy
+    strategy = _make_other(name, opts)
+    strategy.upsert = _truthy(opts.get("upsert"))
+    return strategy
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes", "on"}
+    return bool(value)
+
+
+def _make_other(name: str, opts: dict[str, Any]) -> AuditStrategy:
     if name == "command":
         from ycsb_runner.audit.command import CommandStrategy
 

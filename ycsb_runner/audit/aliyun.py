@@ -36,9 +36,10 @@ def _sdk() -> Any:
     return models
 
 
-def aliyun_filter(ops: Iterable[str]) -> str:
-    """YCSB ops -> ModifyAuditLogFilter's ``Filter``, e.g. ``"insert,query,update"``. Pure."""
-    cats = ops_to_categories(ops)
+def aliyun_filter(ops: Iterable[str], *, upsert: bool = False) -> str:
+    """YCSB ops -> ModifyAuditLogFilter's ``Filter``, e.g. ``"insert,query,update"``; with the binding's
+    ``upsert``, inserts arrive as updates (category ``update``). Pure."""
+    cats = ops_to_categories(ops, upsert=upsert)
     if not cats:
         raise UserError("no YCSB operation to audit: pass --ops, e.g. insert,read,update")
     return ",".join(cats)
@@ -163,7 +164,7 @@ class AliyunStrategy(AuditStrategy):
         if filter_text is None:
             ops = frozenset(YCSB_OPS) if enabled else frozenset()  # unknown filter: cannot say less
         else:
-            ops = categories_to_ops(filter_text.split(",")) if enabled else frozenset()
+            ops = categories_to_ops(filter_text.split(","), upsert=self.upsert) if enabled else frozenset()
         detail = f"{self.instance_id}: LogAuditStatus={audit or '?'}, Filter={filter_text!s}{note}"
         return AuditState(enabled, ops, detail, raw)
 
@@ -190,7 +191,7 @@ class AliyunStrategy(AuditStrategy):
 
     def enable(self, ops: Iterable[str]) -> AuditState:
         wanted = normalize_ops(ops)
-        self._switch(True, aliyun_filter(wanted) if self.set_filter else None)
+        self._switch(True, aliyun_filter(wanted, upsert=self.upsert) if self.set_filter else None)
         return self._settle(True, wanted)
 
     def disable(self) -> AuditState:
@@ -206,6 +207,18 @@ class AliyunStrategy(AuditStrategy):
         filter_text = state.raw.get("Filter") or None
         self._switch(state.enabled, filter_text)
         return self._settle(state.enabled, state.ops)
+
+    def persistence_note(self) -> str:
+        return f"ModifyAuditPolicy/ModifyAuditLogFilter change instance {self.instance_id} until changed back"
+
+    def restore_options(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.instance_id,
+            "role_type": self.role_type,
+            "service_type": self.service_type,
+            "storage_period": self.storage_period,
+            "set_filter": self.set_filter,
+        }
 
     def manual_restore_hint(self, state: AuditState) -> str:
         base = ["aliyun", "dds", "ModifyAuditPolicy", "--DBInstanceId", self.instance_id]

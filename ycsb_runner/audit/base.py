@@ -26,6 +26,10 @@ OP_COMMANDS: dict[str, tuple[str, ...]] = {
     "readmodifywrite": ("find", "update"),
 }
 
+#: With ``mongodb.upsert=true`` the binding inserts with ``replaceOne(upsert)`` (or a bulk of upserting
+#: ReplaceOneModels when batchsize > 1): those reach the server as ``update`` commands, not ``insert``.
+UPSERT_OP_COMMANDS: dict[str, tuple[str, ...]] = {**OP_COMMANDS, "insert": ("update",)}
+
 #: The operation categories cloud audit services filter on (Alibaba "insert,query,update"; Tencent SqlType).
 OP_CATEGORIES: dict[str, tuple[str, ...]] = {
     "read": ("query",),
@@ -35,6 +39,17 @@ OP_CATEGORIES: dict[str, tuple[str, ...]] = {
     "delete": ("delete",),
     "readmodifywrite": ("query", "update"),
 }
+UPSERT_OP_CATEGORIES: dict[str, tuple[str, ...]] = {**OP_CATEGORIES, "insert": ("update",)}
+
+
+def op_commands(upsert: bool = False) -> dict[str, tuple[str, ...]]:
+    """YCSB op -> the server commands the binding sends for it, given ``mongodb.upsert``. Pure."""
+    return UPSERT_OP_COMMANDS if upsert else OP_COMMANDS
+
+
+def op_categories(upsert: bool = False) -> dict[str, tuple[str, ...]]:
+    """YCSB op -> cloud audit categories, given ``mongodb.upsert``. Pure."""
+    return UPSERT_OP_CATEGORIES if upsert else OP_CATEGORIES
 
 
 class AuditError(UserError):
@@ -54,6 +69,9 @@ class AuditState:
     ops: frozenset[str] = frozenset()
     detail: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: Per node of the deployment, what it reported (``node``, ``role``, ``state``, ``verified`` ...):
+    #: recorded in the audit step's record. Empty for strategies that see one service.
+    nodes: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def describe(self) -> str:
         """One line: ``on (insert,read) - detail``."""
@@ -66,6 +84,8 @@ class AuditStrategy(ABC):
     """Turns auditing of YCSB's operations on and off, reads it back and puts the original state back."""
 
     name: str = ""
+    #: The binding's ``mongodb.upsert``: inserts then reach the server as updates (set by the runner).
+    upsert: bool = False
 
     @abstractmethod
     def status(self) -> AuditState:
@@ -86,6 +106,19 @@ class AuditStrategy(ABC):
     @abstractmethod
     def manual_restore_hint(self, state: AuditState) -> str:
         """The exact command a human would run to put ``state`` back (passwords masked)."""
+
+    def check_restorable(self, entry: AuditState) -> None:
+        """Raise AuditError, before anything is switched, when ``entry`` could not be put back."""
+        return None
+
+    def persistence_note(self) -> str:
+        """What a switch changes beyond this run (shown before the first switch); '' when nothing."""
+        return ""
+
+    def restore_options(self) -> dict[str, Any] | None:
+        """JSON-safe, secret-free options that rebuild this strategy in another process
+        (``ycsb-runner audit restore``); None when that is not possible."""
+        return None
 
     def verify(self, expected_on: bool, ops: Iterable[str] = ()) -> AuditState:
         """Read the state back; raise AuditError unless it is on (covering ``ops``) or off as expected."""
@@ -156,28 +189,30 @@ def normalize_ops(ops: Iterable[str] | str) -> frozenset[str]:
     return names
 
 
-def ops_to_commands(ops: Iterable[str]) -> tuple[str, ...]:
+def ops_to_commands(ops: Iterable[str], *, upsert: bool = False) -> tuple[str, ...]:
     """YCSB ops -> the sorted, de-duplicated MongoDB command names they send. Pure."""
-    return tuple(sorted({cmd for op in normalize_ops(ops) for cmd in OP_COMMANDS[op]}))
+    table = op_commands(upsert)
+    return tuple(sorted({cmd for op in normalize_ops(ops) for cmd in table[op]}))
 
 
-def commands_to_ops(commands: Iterable[str] | None) -> frozenset[str]:
+def commands_to_ops(commands: Iterable[str] | None, *, upsert: bool = False) -> frozenset[str]:
     """The YCSB ops whose commands are all in ``commands`` (None means every command). Pure."""
     if commands is None:
         return frozenset(YCSB_OPS)
     have = set(commands)
-    return frozenset(op for op, cmds in OP_COMMANDS.items() if set(cmds) <= have)
+    return frozenset(op for op, cmds in op_commands(upsert).items() if set(cmds) <= have)
 
 
-def ops_to_categories(ops: Iterable[str]) -> tuple[str, ...]:
+def ops_to_categories(ops: Iterable[str], *, upsert: bool = False) -> tuple[str, ...]:
     """YCSB ops -> sorted cloud audit categories (query/insert/update/delete). Pure."""
-    return tuple(sorted({cat for op in normalize_ops(ops) for cat in OP_CATEGORIES[op]}))
+    table = op_categories(upsert)
+    return tuple(sorted({cat for op in normalize_ops(ops) for cat in table[op]}))
 
 
-def categories_to_ops(categories: Iterable[str]) -> frozenset[str]:
+def categories_to_ops(categories: Iterable[str], *, upsert: bool = False) -> frozenset[str]:
     """The YCSB ops whose categories are all in ``categories``. Pure."""
     have = {c.strip().lower() for c in categories if c and c.strip()}
-    return frozenset(op for op, cats in OP_CATEGORIES.items() if set(cats) <= have)
+    return frozenset(op for op, cats in op_categories(upsert).items() if set(cats) <= have)
 
 
 _FLAG_PASSWORD = re.compile(r"(?i)^(?P<flag>--?[\w-]*(password|passwd|secret|token)[\w-]*=)(?P<pw>.+)$")

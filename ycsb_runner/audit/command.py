@@ -163,6 +163,22 @@ class CommandStrategy(AuditStrategy):
             return f"(no --{word}-cmd given) switch audit {word} by hand"
         return shlex.join(mask_argv(substitute(argv, state.ops or self._ops)))
 
+    def restore_options(self) -> dict[str, Any]:
+        """The programs (secret values masked: pass --on-cmd/--off-cmd to ``audit restore`` then)."""
+
+        def shown(argv: Sequence[str] | None) -> list[str] | None:
+            return None if argv is None else mask_argv(argv)
+
+        return {
+            "on_cmd": shown(self.on_cmd),
+            "off_cmd": shown(self.off_cmd),
+            "status_cmd": shown(self.status_cmd),
+            "on_regex": self.on_regex.pattern,
+            "timeout_s": self.timeout_s,
+            "cwd": self.cwd,
+            "ops": sorted(self._ops),
+        }
+
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> CommandStrategy:
         return cls(

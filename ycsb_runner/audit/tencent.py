@@ -38,9 +38,12 @@ def _sdk() -> Any:
     return models
 
 
-def rule_filters(ops: Iterable[str], namespace: str | None = None) -> list[dict[str, Any]]:
-    """RuleFilters (as dicts) for the YCSB ops, optionally limited to ``db.collection``. Pure."""
-    cats = ops_to_categories(ops)
+def rule_filters(
+    ops: Iterable[str], namespace: str | None = None, *, upsert: bool = False
+) -> list[dict[str, Any]]:
+    """RuleFilters (as dicts) for the YCSB ops, optionally limited to ``db.collection``; with the binding's
+    ``upsert``, inserts arrive as updates (SqlType ``update``). Pure."""
+    cats = ops_to_categories(ops, upsert=upsert)
     if not cats:
         raise UserError("no YCSB operation to audit: pass --ops, e.g. insert,read,update")
     rules: list[dict[str, Any]] = [{"Type": "SqlType", "Compare": "EQ", "Value": list(cats)}]
@@ -72,6 +75,7 @@ def build_open_request(
     log_expire_day: int = 7,
     namespace: str | None = None,
     modify: bool = False,
+    upsert: bool = False,
 ) -> Any:
     """OpenAuditServiceRequest (or ModifyAuditServiceRequest); ``ops`` None means AuditAll. Pure."""
     models = _sdk()
@@ -80,7 +84,7 @@ def build_open_request(
     request.LogExpireDay = int(log_expire_day)
     request.AuditAll = ops is None
     if ops is not None:
-        request.RuleFilters = _log_filters(rule_filters(ops, namespace))
+        request.RuleFilters = _log_filters(rule_filters(ops, namespace, upsert=upsert))
     return request
 
 
@@ -182,6 +186,10 @@ class TencentStrategy(AuditStrategy):
         )
         if str(resp.IsOpening).lower() == "true" or str(resp.IsClosing).lower() == "true":
             return AuditState(None, frozenset(), detail + " (switching)", raw)
+        if resp.AuditAll is None:  # the API may leave it out: neither "all" nor known rules
+            return AuditState(
+                None, frozenset(), detail + " (AuditAll not reported: audit scope unknown)", raw
+            )
         if resp.AuditAll:
             ops = frozenset(YCSB_OPS)
         else:
@@ -189,6 +197,20 @@ class TencentStrategy(AuditStrategy):
             detail += ", rule filters " + ("as set by this run" if self._ops else "not readable via the API")
         raw["ops"] = sorted(ops)
         return AuditState(True, ops, detail, raw)
+
+    def check_restorable(self, entry: AuditState) -> None:
+        """Refuse before anything changes when the starting audit cannot be put back by this tool."""
+        if entry.enabled is None:
+            raise AuditError(
+                f"tencent: refusing to switch audit on {self.instance_id}: its current state cannot be "
+                f"read ({entry.detail}), so it could not be restored; check it in the console first"
+            )
+        if entry.enabled and not entry.raw.get("AuditAll") and not entry.ops:
+            raise AuditError(
+                f"tencent: refusing to switch audit on {self.instance_id}: it runs a rule-based audit "
+                "whose rules DescribeAuditConfig does not return, so closing it could not be undone; "
+                "switch the instance to full audit (AuditAll) or close the audit in the console, then rerun"
+            )
 
     def _settle(self, expected_on: bool, ops: Iterable[str]) -> AuditState:
         return settle(self.status, self.name, expected_on, ops, timeout_s=self.wait_s, interval_s=self.poll_s)
@@ -201,6 +223,7 @@ class TencentStrategy(AuditStrategy):
             log_expire_day=log_expire_day,
             namespace=self.namespace,
             modify=bool(current.enabled),
+            upsert=self.upsert,
         )
         self._call("ModifyAuditService" if current.enabled else "OpenAuditService", request)
         self._ops = frozenset(YCSB_OPS) if ops is None else ops
@@ -238,6 +261,16 @@ class TencentStrategy(AuditStrategy):
         self._open(state.ops, days)
         return self._settle(True, state.ops)
 
+    def persistence_note(self) -> str:
+        return f"Open/Modify/CloseAuditService change instance {self.instance_id} until changed back"
+
+    def restore_options(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.instance_id,
+            "namespace": self.namespace,
+            "log_expire_day": self.log_expire_day,
+        }
+
     def manual_restore_hint(self, state: AuditState) -> str:
         if not state.enabled:
             return shlex.join(["tccli", "mongodb", "CloseAuditService", "--InstanceId", self.instance_id])
@@ -262,6 +295,8 @@ class TencentStrategy(AuditStrategy):
                 "--AuditAll",
                 "false",
                 "--RuleFilters",
-                json.dumps(rule_filters(state.ops, self.namespace), separators=(",", ":")),
+                json.dumps(
+                    rule_filters(state.ops, self.namespace, upsert=self.upsert), separators=(",", ":")
+                ),
             ]
         return shlex.join(argv)

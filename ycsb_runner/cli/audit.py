@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -151,6 +152,9 @@ def _strategy(
 
 def _show(prefix: str, state: AuditState) -> None:
     typer.echo(f"{prefix}: {state.describe()}")
+    for node in state.nodes:  # every node of a replica set / sharded cluster
+        checked = {True: ", verified", False: ", NOT verified"}.get(node.get("verified"), "")
+        typer.echo(f"  {node.get('role')} {node.get('node')}: {node.get('state')}{checked}")
 
 
 @app.command("on")
@@ -158,6 +162,12 @@ def audit_on(
     strategy: StrategyOpt = StrategyName.mongodb_runtime,
     mongodb_url: UrlOpt = None,
     ops: Annotated[str, typer.Option("--ops", help="YCSB ops to audit, comma separated.")] = DEFAULT_OPS,
+    upsert: Annotated[
+        bool,
+        typer.Option(
+            "--upsert", help="The binding runs with mongodb.upsert=true: inserts reach the server as updates."
+        ),
+    ] = False,
     namespace: NamespaceOpt = None,
     on_cmd: OnCmdOpt = None,
     off_cmd: OffCmdOpt = None,
@@ -183,8 +193,75 @@ def audit_on(
         region=region,
         endpoint=endpoint,
     )
+    opts["upsert"] = upsert
     with _strategy(strategy, mongodb_url, opts, timeout) as strat:
         _show(f"audit on ({strat.name})", strat.enable(wanted))
+
+
+@app.command("restore")
+def audit_restore(
+    run_dir: Annotated[Path, typer.Argument(help="The run folder (or its audit-restore.json).")],
+    mongodb_url: UrlOpt = None,
+    on_cmd: OnCmdOpt = None,
+    off_cmd: OffCmdOpt = None,
+    status_cmd: StatusCmdOpt = None,
+    timeout: TimeoutOpt = None,
+    region: RegionOpt = None,
+    endpoint: EndpointOpt = None,
+) -> None:
+    """Put auditing back to the state saved in RUN_DIR before the first switch (after a crash or kill)."""
+    from ycsb_runner.audit.restore_file import load_restore_file, mark
+
+    path, document, entry = load_restore_file(run_dir)
+    name = str(document.get("strategy") or "")
+    saved = dict(document.get("options") or {})
+    if name not in STRATEGIES or name == "restart" or not document.get("options"):
+        raise UserError(
+            f"{path}: the {name or 'unknown'} strategy cannot be restored from a file; "
+            f"restore by hand: {document.get('manual_restore') or 'see the file'}"
+        )
+    if document.get("status") == "restored":
+        typer.echo(f"{path}: already restored at {document.get('restored_at', '?')}; checking again")
+    options: dict[str, Any] = {"upsert": bool(document.get("upsert"))}
+    url = None
+    if name == "mongodb-runtime":
+        url = mongodb_url or saved.get("url")
+        if not url or "***" in url:
+            raise UserError(
+                f"{path} stores the connection string without its password: pass --mongodb-url "
+                "(or MONGODB_URL) for the same deployment"
+            )
+        options.update(
+            url=url, namespace=saved.get("namespace"), target_namespace=saved.get("target_namespace")
+        )
+    elif name == "command":
+        options.update(saved)
+        for key, given in (("on_cmd", on_cmd), ("off_cmd", off_cmd), ("status_cmd", status_cmd)):
+            if given is not None:
+                options[key] = given
+            elif any(a == "***" or a.endswith("=***") for a in options.get(key) or []):
+                raise UserError(
+                    f"{path}: the saved --{key.replace('_', '-')} had a secret masked: pass "
+                    f"--{key.replace('_', '-')} again"
+                )
+        options.pop("ops", None)
+        if timeout:
+            options["timeout_s"] = timeout
+    else:
+        options.update(saved, region_id=region, region=region, endpoint=endpoint)
+        if name == "aliyun":
+            options.pop("region", None)
+        else:
+            options.pop("region_id", None)
+    strategy_name = StrategyName(name)
+    with _strategy(strategy_name, url, options, timeout) as strat:
+        try:
+            state = strat.restore(entry)
+        except UserError as exc:
+            mark(path, "not-restored", str(exc))
+            raise
+    mark(path, "restored")
+    _show(f"audit restored ({strat.name}) from {path}", state)
 
 
 @app.command("off")

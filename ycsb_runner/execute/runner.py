@@ -293,6 +293,7 @@ class Runner:
             raise UserError("this suite switches audit logging: pass --audit-strategy NAME")
         assert step.mix is not None
         ops = set(step.mix.audit_ops)
+        strategy.upsert = binding_upserts(step, self.suite)  # upserted inserts are audited as updates
         if step.audit == "on":
             strategy.enable(ops)
         else:
@@ -300,6 +301,8 @@ class Runner:
         state = strategy.verify(step.audit == "on", ops)
         record.audit_verified = "on" if state.enabled else "off"
         record.audit_detail = state.detail
+        if state.nodes:  # what every node of the deployment reported
+            record.audit_nodes = [dict(n) for n in state.nodes]
         record.verdict = "completed"
 
     def _drop_collection(self) -> None:
@@ -452,3 +455,10 @@ def _epoch_times(df: pd.DataFrame | None) -> pd.DataFrame | None:
     df = df.copy()
     df.insert(list(df.columns).index("t"), "time", df["t"].map(iso_utc))
     return df.drop(columns="t")
+
+
+def binding_upserts(step: Step, suite: Any) -> bool:
+    """Whether the binding writes inserts as upserts (``mongodb.upsert``) for this step's mix."""
+    from ycsb_runner.render import step_properties
+
+    return step_properties(step, suite).get("mongodb.upsert", "false").strip().lower() == "true"

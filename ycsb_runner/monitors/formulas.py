@@ -7,7 +7,11 @@ A sample keeps only flattened numeric fields (``"opcounters.insert"``, ``"metric
   ``command`` minus the sampler's own polls;
 * average response times: ``ΔopLatencies.<kind>.latency / ΔopLatencies.<kind>.ops`` (µs);
 * CPU: ``Δ(extra_info.user_time_us + system_time_us) / Δt`` as % of one core (``cpu_core_pct``) and
-  divided by ``hostInfo.system.numCores`` (``cpu_pct``); psutil process times when extra_info is absent.
+  divided by the cores available to the process, ``hostInfo.system.numCoresAvailableToProcess``
+  (cpusets, containers; ``numCores`` only when the server does not report it) (``cpu_pct``); psutil
+  process times when extra_info is absent;
+* on ``mongos`` (``serverStatus.process``), ``opcounters.command`` also counts insert/update/delete
+  (SERVER-71281): the command rate is reported without them, and a note says so.
 
 A figure the server does not report is NaN and named in ``unavailable`` — never 0. FerretDB has no
 ``opcounters``; its ``metrics.commands.<cmd>.total`` stand in, and ``source`` says so.
@@ -34,6 +38,9 @@ SOURCE_OPCOUNTERS = "opcounters"
 SOURCE_FERRETDB = "ferretdb.metrics.commands"
 CPU_EXTRA_INFO = "extra_info"
 CPU_PSUTIL = "psutil"
+#: Set (1.0) in a sample's fields when ``serverStatus.process`` is ``mongos``.
+MONGOS_FIELD = "process.mongos"
+MONGOS_WRITES_IN_COMMAND = ("insert", "update", "delete")
 
 # FerretDB command name -> the opcounters field it stands in for; every other command counts as "command".
 FERRETDB_OP_OF = {
@@ -162,6 +169,8 @@ def extract_server_fields(doc: Mapping[str, Any]) -> dict[str, float]:
         v = _num(_get_path(doc, path))
         if v is not None:
             out[path] = v
+    if doc.get("process") == "mongos":
+        out[MONGOS_FIELD] = 1.0
     local_time = doc.get("localTime")
     if isinstance(local_time, datetime):  # pymongo gives naive UTC datetimes unless tz_aware
         if local_time.tzinfo is None:
@@ -184,11 +193,16 @@ def extract_server_fields(doc: Mapping[str, Any]) -> dict[str, float]:
 
 
 def host_num_cores(host_info: Mapping[str, Any] | None) -> int | None:
-    """``hostInfo.system.numCores`` (logical CPUs), or None."""
+    """The cores the server process may use: ``hostInfo.system.numCoresAvailableToProcess`` (cpuset /
+    affinity, reported by newer servers), else ``system.numCores`` (all logical CPUs of the host), else None.
+    """
     if not host_info:
         return None
-    v = _num(_get_path(host_info, "system.numCores"))
-    return int(v) if v and v > 0 else None
+    for path in ("system.numCoresAvailableToProcess", "system.numCores"):
+        v = _num(_get_path(host_info, path))
+        if v and v > 0:
+            return int(v)
+    return None
 
 
 def make_sample(
@@ -250,6 +264,7 @@ class _Deltas:
     dt_s: float = 0.0
     dt_client_s: float = 0.0
     own: int = 0
+    mongos: bool = False
     source: str | None = None
     counts: dict[str, float] = field(default_factory=dict)
     lat: dict[str, float] = field(default_factory=dict)  # kind -> Δlatency µs
@@ -261,6 +276,7 @@ class _Deltas:
         self.dt_s += other.dt_s
         self.dt_client_s += other.dt_client_s
         self.own += other.own
+        self.mongos = self.mongos or other.mongos
         self.source = _merge_label(self.source, other.source)
         for src, dst in ((other.counts, self.counts), (other.lat, self.lat), (other.lat_ops, self.lat_ops)):
             for k, v in src.items():
@@ -299,6 +315,7 @@ def interval_deltas(s0: ServerSample, s1: ServerSample) -> _Deltas | None:
     if d.dt_s <= 0:
         return None
     d.own = s1.own_commands_before - s0.own_commands_before
+    d.mongos = MONGOS_FIELD in f0 or MONGOS_FIELD in f1
     d.source = _counter_source(f0, f1)
     if d.source is not None:
         c0, c1 = _op_counts(f0, d.source), _op_counts(f1, d.source)
@@ -351,6 +368,8 @@ def _figures_from(d: _Deltas | None, window: Sequence[ServerSample], num_cores: 
         for op in OPS:
             count = d.counts.get(op, 0.0)
             if op == "command":
+                if d.mongos and d.source == SOURCE_OPCOUNTERS:
+                    count -= sum(d.counts.get(w, 0.0) for w in MONGOS_WRITES_IN_COMMAND)
                 count = max(count - d.own, 0.0)
             out[f"{op}_per_s"] = count / d.dt_s
         out["ops_per_s"] = sum(d.counts.get(op, 0.0) for op in CRUD_OPS) / d.dt_s
@@ -362,6 +381,10 @@ def _figures_from(d: _Deltas | None, window: Sequence[ServerSample], num_cores: 
             out[name] = _ratio(d.lat[kind], d.lat_ops[kind])
             if d.lat_ops[kind] == 0:
                 notes.append(f"no {kind} ops: {name} is n/a")
+    if d is not None and d.mongos and d.source == SOURCE_OPCOUNTERS:
+        notes.append(
+            "mongos: opcounters.command counts insert/update/delete too; command_per_s excludes them"
+        )
     if d is None or d.cpu_s is None:
         unavailable += ["cpu_core_pct", "cpu_pct"]
     else:

@@ -178,10 +178,11 @@ class ServerSampler(PeriodicSampler):
 
     @property
     def num_cores(self) -> int | None:
-        """``hostInfo.system.numCores``; the local CPU count for a local server (pid) without hostInfo."""
+        """The cores available to the server process (see ``formulas.host_num_cores``); for a local server
+        (pid) without hostInfo, the CPUs its affinity mask allows (all logical CPUs if unreadable)."""
         cores = formulas.host_num_cores(self.host_info)
         if cores is None and self.pid is not None:
-            cores = psutil.cpu_count(logical=True)
+            cores = local_cores_available(self.pid)
         return cores
 
     def figures(self, t_start: float | None = None, t_end: float | None = None) -> ServerFigures:
@@ -195,3 +196,11 @@ class ServerSampler(PeriodicSampler):
     def samples_frame(self) -> pd.DataFrame:
         """The raw samples, one row each."""
         return formulas.samples_frame(self.samples)
+
+
+def local_cores_available(pid: int) -> int | None:
+    """How many CPUs process ``pid`` may run on (its affinity mask / cpuset); logical CPUs as a fallback."""
+    try:
+        return len(psutil.Process(pid).cpu_affinity()) or None
+    except (psutil.Error, AttributeError, OSError):  # AttributeError: no cpu_affinity on this platform
+        return psutil.cpu_count(logical=True)

@@ -1,0 +1,452 @@
+"""Topology-aware audit switching, driven through documented server replies (no mongod here).
+
+Every reply below has the shape the MongoDB manual (or the server source) documents:
+
+* ``hello`` -- manual, "hello" command: replica-set members report ``setName``, ``hosts``, ``arbiters``,
+  ``primary``, ``me``, ``isWritablePrimary``/``secondary``; mongos reports ``msg: "isdbgrid"``.
+* ``replSetGetConfig`` -- manual, "replSetGetConfig" and "Replica Set Configuration":
+  ``{config: {_id, version, members: [{_id, host, arbiterOnly, hidden, priority, votes}]}}``.
+* ``listShards`` -- manual, "listShards": ``{shards: [{_id, host: "<rs>/<h1>,<h2>", state, topologyTime}]}``.
+* ``config.mongos`` -- manual, "Config Database": one document per mongos, ``{_id: "<host>:<port>",
+  ping: <date>, up, waiting, mongoVersion}``.
+* ``getAuditConfig`` -- manual, "getAuditConfig": ``{generation: ObjectId, filter,
+  auditAuthorizationSuccess}``.
+* ``getClusterParameter: "auditConfig"`` -- manual, "getClusterParameter" / "auditConfig":
+  ``{clusterParameters: [{_id: "auditConfig", clusterParameterTime: Timestamp, filter,
+  auditAuthorizationSuccess}]}``.
+* ``getParameter`` -- manual, "getParameter": ``{<name>: <value>, ok: 1}``;
+  ``featureCompatibilityVersion`` nests as ``{featureCompatibilityVersion: {version: "7.0"}}`` (manual,
+  "setFeatureCompatibilityVersion", "Get FeatureCompatibilityVersion"); ``auditConfigPollingFrequencySecs``
+  is a mongos parameter (manual, "MongoDB Server Parameters", auditing).
+* ``getCmdLineOpts`` -- manual, "getCmdLineOpts": ``{argv, parsed: {auditLog: {...}}}``.
+* Errors: ``setAuditConfig`` on a data-bearing shard fails (Enterprise ``audit_mongod.cpp``), OCSF
+  ``auditLog.schema`` (manual 8.0, "auditLog.schema").
+
+The simulation models what the research note says about propagation: a runtime config set through the
+entry node reaches the other nodes after some reads (mongos poll ``auditConfigPollingFrequencySecs``,
+members replicate); ``setParameter`` changes only the process it runs on.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from bson import ObjectId
+from bson.timestamp import Timestamp
+from pymongo.errors import AutoReconnect, OperationFailure
+
+from ycsb_runner.audit import AuditError, audit_guard, make_strategy
+from ycsb_runner.audit.mongodb_runtime import NONE_FILTER
+from ycsb_runner.audit.topology import live_mongos, parse_shard_host, replset_hosts
+from ycsb_runner.errors import UserError
+
+ORIGINAL = {"atype": {"$in": ["authenticate", "createCollection"]}}  # the deployment's own filter
+OPS = ["insert", "read", "update"]
+NOW = datetime(2026, 12, 1, 7, 0, 0)
+
+
+class Node:
+    def __init__(self, host: str, role: str, *, shard: str | None = None) -> None:
+        self.host, self.role, self.shard = host, role, shard
+        self.seen: tuple[Any, bool] = (ORIGINAL, True)  # (filter, auditAuthorizationSuccess) it applies
+        self.lag = 0  # reads before it picks up the cluster-wide config
+        self.stuck = False
+        self.down = False
+        self.received: list[dict[str, Any]] = []
+
+
+class Deployment:
+    """A standalone, a 3-member replica set (plus an arbiter) or a 2-shard cluster with 2 mongos."""
+
+    def __init__(self, kind: str, mode: str, *, lag: int = 0, fcv: str | None = None) -> None:
+        self.kind, self.mode = kind, mode
+        self.version = {
+            "setAuditConfig": "7.0.14",
+            "setClusterParameter": "8.0.4",
+            "setParameter": "7.0.14-8",
+        }[mode]
+        self.fcv = fcv or ".".join(self.version.split(".")[:2])
+        self.cluster: tuple[Any, bool] = (ORIGINAL, True)
+        self.nodes: dict[str, Node] = {}
+        if kind == "standalone":
+            self._add("db1:27017", "standalone")
+        elif kind == "replicaset":
+            for i, role in enumerate(["primary", "secondary", "secondary"]):
+                self._add(f"rs{i}:27017", role)
+        else:
+            for s in ("shard01", "shard02"):
+                for i, role in enumerate(["primary", "secondary", "secondary"]):
+                    self._add(f"{s}-{i}:27018", role, shard=s)
+            self._add("mongos1:27017", "mongos")
+            self._add("mongos2:27017", "mongos")
+        for node in self.nodes.values():
+            node.lag = lag
+            if mode == "setParameter":  # Percona: CRUD filter at startup, auditAuthorizationSuccess off
+                node.seen = (ORIGINAL, False)
+        self.entry = self.nodes["mongos1:27017"] if kind == "sharded" else next(iter(self.nodes.values()))
+        self.admin = self  # pymongo's client.admin.command
+
+    def _add(self, host: str, role: str, shard: str | None = None) -> None:
+        self.nodes[host] = Node(host, role, shard=shard)
+
+    # -- documented replies
+    def _hello(self, node: Node) -> dict[str, Any]:
+        if node.role == "mongos":
+            return {"isWritablePrimary": True, "msg": "isdbgrid", "maxWireVersion": 21, "ok": 1}
+        if node.role == "standalone":
+            return {"isWritablePrimary": True, "maxWireVersion": 21, "ok": 1}
+        members = [n for n in self.nodes.values() if n.shard == node.shard]
+        primary = next(n.host for n in members if n.role == "primary")
+        set_name = node.shard or "rs0"
+        return {
+            "isWritablePrimary": node.role == "primary",
+            "secondary": node.role == "secondary",
+            "setName": set_name,
+            "hosts": [n.host for n in members],
+            "arbiters": [f"{set_name}-arb:27017"],
+            "primary": primary,
+            "me": node.host,
+            "maxWireVersion": 21,
+            "ok": 1,
+        }
+
+    def _config(self, node: Node) -> dict[str, Any]:
+        members = [n for n in self.nodes.values() if n.shard == node.shard and n.role != "mongos"]
+        rows = [
+            {"_id": i, "host": n.host, "arbiterOnly": False, "hidden": False, "priority": 1, "votes": 1}
+            for i, n in enumerate(members)
+        ]
+        rows.append(
+            {
+                "_id": len(rows),
+                "host": f"{node.shard or 'rs0'}-arb:27017",
+                "arbiterOnly": True,
+                "hidden": False,
+                "priority": 0,
+                "votes": 1,
+            }
+        )
+        return {"config": {"_id": node.shard or "rs0", "version": 3, "members": rows}, "ok": 1}
+
+    def _audit_log(self) -> dict[str, Any]:
+        if self.mode == "setParameter":
+            return {
+                "destination": "file",
+                "format": "JSON",
+                "path": "/data/audit.json",
+                "filter": '{ atype: "authCheck", "param.command": { $in: ["find", "insert", "update"] } }',
+            }
+        return {
+            "destination": "file",
+            "format": "JSON",
+            "path": "/data/audit.json",
+            "runtimeConfiguration": True,
+        }
+
+    def _state(self, node: Node) -> tuple[Any, bool]:
+        if self.mode == "setParameter":
+            return node.seen
+        if node is not self.entry and node.seen != self.cluster and not node.stuck:
+            if node.lag <= 0:
+                node.seen = self.cluster
+            node.lag -= 1
+        return self.cluster if node is self.entry else node.seen
+
+    def run(self, node: Node, cmd: Any) -> dict[str, Any]:
+        doc = {cmd: 1} if isinstance(cmd, str) else dict(cmd)
+        name = next(iter(doc))
+        node.received.append(doc)
+        if node.down:
+            raise AutoReconnect(f"{node.host}: connection refused")
+        if name == "buildInfo":
+            return {
+                "version": self.version,
+                "modules": [] if self.mode == "setParameter" else ["enterprise"],
+                **({"psmdbVersion": self.version} if self.mode == "setParameter" else {}),
+                "ok": 1,
+            }
+        if name == "hello":
+            return self._hello(node)
+        if name == "replSetGetConfig":
+            if node.role in ("mongos", "standalone"):
+                raise OperationFailure("not running with --replSet", 76, {"codeName": "NoReplicationEnabled"})
+            return self._config(node)
+        if name == "listShards":
+            shards = sorted({n.shard for n in self.nodes.values() if n.shard})
+            return {
+                "shards": [
+                    {
+                        "_id": s,
+                        "host": f"{s}/" + ",".join(n.host for n in self.nodes.values() if n.shard == s),
+                        "state": 1,
+                        "topologyTime": Timestamp(1700000000, 1),
+                    }
+                    for s in shards
+                ],
+                "ok": 1,
+            }
+        if name == "getCmdLineOpts":
+            return {"argv": ["mongod"], "parsed": {"auditLog": self._audit_log()}, "ok": 1}
+        if name == "getParameter":
+            if "featureCompatibilityVersion" in doc:
+                if node.role == "mongos":
+                    raise OperationFailure("no option found to get", 72, {"codeName": "InvalidOptions"})
+                return {"featureCompatibilityVersion": {"version": self.fcv}, "ok": 1}
+            if "auditConfigPollingFrequencySecs" in doc:
+                return {"auditConfigPollingFrequencySecs": 5, "ok": 1}
+            return {"auditAuthorizationSuccess": self._state(node)[1], "ok": 1}
+        if name == "setParameter":
+            node.seen = (node.seen[0], bool(doc["auditAuthorizationSuccess"]))
+            return {"was": True, "ok": 1}
+        if name == "getAuditConfig":
+            filt, aas = self._state(node)
+            return {"generation": ObjectId(), "filter": filt, "auditAuthorizationSuccess": aas, "ok": 1}
+        if name == "getClusterParameter":
+            filt, aas = self._state(node)
+            return {
+                "clusterParameters": [
+                    {
+                        "_id": "auditConfig",
+                        "clusterParameterTime": Timestamp(1700000000, 2),
+                        "filter": filt,
+                        "auditAuthorizationSuccess": aas,
+                    }
+                ],
+                "ok": 1,
+            }
+        if name == "setAuditConfig":
+            if node.shard is not None:
+                raise OperationFailure(
+                    "setAuditConfig is not implemented on data bearing shards",
+                    115,
+                    {"codeName": "CommandNotSupported"},
+                )
+            self.cluster = (doc["filter"], doc["auditAuthorizationSuccess"])
+            return {"ok": 1}
+        if name == "setClusterParameter":
+            conf = doc[name]["auditConfig"]
+            self.cluster = (conf["filter"], conf["auditAuthorizationSuccess"])
+            return {"ok": 1}
+        raise OperationFailure(f"no such command {name}", 59, {"codeName": "CommandNotFound"})
+
+    # -- what the strategy is given
+    def command(self, cmd: Any) -> dict[str, Any]:  # the entry connection
+        return self.run(self.entry, cmd)
+
+    def direct(self, host: str, cmd: Any) -> dict[str, Any]:
+        return self.run(self.nodes[host], cmd)
+
+    def mongos_docs(self) -> list[dict[str, Any]]:
+        rows = [
+            {"_id": n.host, "ping": NOW, "up": 3600, "waiting": True, "mongoVersion": self.version}
+            for n in self.nodes.values()
+            if n.role == "mongos" and n is not self.entry
+        ]
+        rows.append({"_id": "old-mongos:27017", "ping": NOW - timedelta(days=30), "up": 1, "waiting": True})
+        return rows
+
+    def strategy(self, **options: Any) -> Any:
+        opts = {
+            "direct": self.direct,
+            "mongos_docs": self.mongos_docs,
+            "url": "mongodb://admin:pw@" + self.entry.host + "/?authSource=admin",
+            "verify_timeout_s": 1.0,
+            "verify_poll_s": 0.01,
+            "target_namespace": "ycsb.usertable",
+            **options,
+        }
+        return make_strategy("mongodb-runtime", client=self, options=opts)
+
+
+TOPOLOGIES = ["standalone", "replicaset", "sharded"]
+MODES = ["setAuditConfig", "setClusterParameter", "setParameter"]
+CASES = [(t, m) for t in TOPOLOGIES for m in MODES if not (t == "standalone" and m == "setClusterParameter")]
+
+
+def _sets(node: Node) -> list[str]:
+    return [next(iter(d)) for d in node.received if next(iter(d)).startswith("set")]
+
+
+def _reads_after_last_set(dep: Deployment, node: Node) -> bool:
+    get = {
+        "setAuditConfig": "getAuditConfig",
+        "setClusterParameter": "getClusterParameter",
+        "setParameter": "getParameter",
+    }[dep.mode]
+    names = [next(iter(d)) for d in node.received]
+    return get in names
+
+
+def test_pure_parsers_of_documented_replies() -> None:
+    assert parse_shard_host("shard01/a:27018,b:27018") == ("shard01", ["a:27018", "b:27018"])
+    assert parse_shard_host("lone:27018") == (None, ["lone:27018"])
+    dep = Deployment("replicaset", "setAuditConfig")
+    node = dep.nodes["rs0:27017"]
+    assert replset_hosts(dep._hello(node), dep._config(node)) == ["rs0:27017", "rs1:27017", "rs2:27017"]
+    assert replset_hosts(dep._hello(node)) == ["rs0:27017", "rs1:27017", "rs2:27017"]  # arbiters apart
+    sharded = Deployment("sharded", "setAuditConfig")
+    assert live_mongos(sharded.mongos_docs()) == ["mongos2:27017"]  # a month-old ping is a gone mongos
+
+
+@pytest.mark.parametrize(("kind", "mode"), CASES)
+def test_switch_reaches_and_verifies_every_node(kind: str, mode: str) -> None:
+    dep = Deployment(kind, mode, lag=2)  # other nodes pick the change up after two reads
+    strat = dep.strategy()
+    expected_nodes = {"standalone": 1, "replicaset": 3, "sharded": 8}[kind]
+    assert len(strat.topology.nodes) == expected_nodes  # arbiters and the stale mongos are not listed
+    with audit_guard(strat, stream=io.StringIO()) as entry:
+        # the deployment's own filter audits no authCheck (runtime modes); Percona starts with
+        # auditAuthorizationSuccess false: either way, no CRUD is audited before the switch
+        assert entry.enabled is False
+        on = strat.enable(OPS)
+        for node in dep.nodes.values():
+            if mode == "setParameter":  # changes only the process it runs on: sent to every node
+                assert _sets(node) == ["setParameter"], node.host
+            elif node is dep.entry:
+                assert _sets(node) == [mode]  # once, through the primary / a mongos
+            else:
+                assert _sets(node) == [], node.host  # never on shards or secondaries
+            assert _reads_after_last_set(dep, node), f"{node.host} was not read back"
+        assert on.enabled is True and {"insert", "read", "update"} <= on.ops
+        assert sorted(n["node"] for n in on.nodes) == sorted(dep.nodes)
+        assert all(n["verified"] and n["state"] == "on" for n in on.nodes)
+        for node in dep.nodes.values():
+            node.received.clear()
+    # restore reaches the same nodes and every node reads back the starting configuration
+    for node in dep.nodes.values():
+        if mode == "setParameter":
+            assert _sets(node) == ["setParameter"] and node.seen[1] is False, node.host
+        else:
+            assert _sets(node) == ([mode] if node is dep.entry else [])
+            assert dep._state(node) == (ORIGINAL, True), node.host
+        assert _reads_after_last_set(dep, node)
+
+
+def test_entry_state_is_not_on_for_crud_with_a_filter_without_authcheck() -> None:
+    dep = Deployment("replicaset", "setAuditConfig")
+    state = dep.strategy().status()
+    assert state.enabled is False and "no CRUD" in state.detail
+
+
+@pytest.mark.parametrize(("kind", "mode"), [c for c in CASES if c[0] != "standalone"])
+def test_a_node_that_keeps_the_old_state_blocks_the_run_by_name(kind: str, mode: str) -> None:
+    dep = Deployment(kind, mode)
+    strat = dep.strategy()
+    laggard = dep.nodes["shard02-2:27018" if kind == "sharded" else "rs2:27017"]
+    laggard.stuck = True
+    if mode == "setParameter":  # the process did not take it (e.g. restarted meanwhile)
+        real = dep.run
+
+        def run(node: Node, cmd: Any) -> dict[str, Any]:
+            if node is laggard and isinstance(cmd, dict) and "setParameter" in cmd:
+                node.received.append(dict(cmd))
+                return {"was": True, "ok": 1}
+            return real(node, cmd)
+
+        dep.run = run  # type: ignore[method-assign]
+    with pytest.raises(AuditError) as caught:
+        strat.enable(OPS)
+    message = str(caught.value)
+    assert laggard.host in message and "the run does not start" in message
+    assert "1 of" in message  # only the laggard is named as failing
+    record = {n["node"]: n for n in strat.last_nodes}
+    assert record[laggard.host]["verified"] is False
+    assert all(r["verified"] for h, r in record.items() if h != laggard.host)
+
+
+def test_unreachable_member_blocks_the_run_by_name() -> None:
+    dep = Deployment("sharded", "setClusterParameter")
+    strat = dep.strategy()
+    dep.nodes["mongos2:27017"].down = True
+    with pytest.raises(AuditError, match=r"mongos mongos2:27017: .*connection refused"):
+        strat.enable(OPS)
+
+
+def test_wait_bound_comes_from_the_reported_polling_frequency() -> None:
+    dep = Deployment("sharded", "setAuditConfig")
+    assert dep.strategy(verify_timeout_s=None).verify_timeout_s == 5 + 30  # 5 s reported + margin
+    assert Deployment("standalone", "setAuditConfig").strategy(verify_timeout_s=None).verify_timeout_s == 0
+
+
+def test_restore_file_commands_reach_every_node_in_setparameter_mode() -> None:
+    dep = Deployment("sharded", "setParameter")
+    strat = dep.strategy()
+    entry = strat.status()
+    commands = strat.restore_commands(entry)
+    assert sorted(url.split("@")[1].split("/")[0] for url, _ in commands) == sorted(dep.nodes)
+    assert all("directConnection=true" in url and "pw" not in url for url, _ in commands)
+    assert all(cmd == {"setParameter": 1, "auditAuthorizationSuccess": False} for _, cmd in commands)
+    hint = strat.manual_restore_hint(entry)
+    assert hint.count("mongosh") == len(dep.nodes) and "EJSON.parse(" in hint
+
+
+def test_fcv_below_7_1_on_an_8_0_binary_is_refused_before_any_change() -> None:
+    dep = Deployment("replicaset", "setClusterParameter", fcv="7.0")
+    with pytest.raises(UserError, match="feature compatibility version 7.0.*CommandNotSupported"):
+        dep.strategy()
+    assert not any(_sets(n) for n in dep.nodes.values())
+
+
+def test_fcv_read_from_a_shard_member_when_mongos_has_none() -> None:
+    dep = Deployment("sharded", "setClusterParameter", fcv="7.0")
+    with pytest.raises(UserError, match="feature compatibility version 7.0"):
+        dep.strategy()
+
+
+def test_atlas_is_refused_with_its_api() -> None:
+    dep = Deployment("replicaset", "setAuditConfig")
+    dep.nodes = {
+        f"c0-shard-00-0{i}.abcde.mongodb.net:27017": Node(f"c0-shard-00-0{i}.abcde.mongodb.net:27017", r)
+        for i, r in enumerate(["primary", "secondary", "secondary"])
+    }
+    dep.entry = next(iter(dep.nodes.values()))
+    with pytest.raises(UserError, match="Atlas.*auditLog"):
+        dep.strategy()
+
+
+def test_ocsf_schema_is_refused_with_the_reason() -> None:
+    dep = Deployment("replicaset", "setClusterParameter")
+    real = dep._audit_log
+    dep._audit_log = lambda: {**real(), "schema": "OCSF"}  # type: ignore[method-assign]
+    with pytest.raises(UserError, match="OCSF.*no atype/param fields"):
+        dep.strategy()
+    assert not any(_sets(n) for n in dep.nodes.values())
+
+
+def test_upsert_changes_the_audited_commands() -> None:
+    dep = Deployment("replicaset", "setAuditConfig")
+    strat = dep.strategy(upsert=True)
+    strat.enable(["insert"])
+    assert dep.cluster[0]["param.command"] == {"$in": ["update"]}  # replaceOne(upsert) is an update
+    plain = Deployment("replicaset", "setAuditConfig")
+    plain.strategy().enable(["insert"])
+    assert plain.cluster[0]["param.command"] == {"$in": ["insert"]}
+
+
+def test_disable_sets_the_none_filter_never_empty() -> None:
+    dep = Deployment("sharded", "setAuditConfig")
+    dep.strategy().disable()
+    assert dep.cluster == (NONE_FILTER, False)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_restore_file_of_a_killed_run_restores_every_node(mode: str, tmp_path: Any) -> None:
+    """The runner died after switching (no guard exit): a new process reads the restore file, finds the
+    nodes again and puts each one back."""
+    from ycsb_runner.audit.restore_file import load_restore_file, restore_document, write_restore_file
+
+    dep = Deployment("sharded", mode)
+    first = dep.strategy()
+    entry = first.status()
+    write_restore_file(tmp_path / "audit-restore.json", restore_document(first, entry))
+    first.enable(OPS)  # ... and the process is killed here
+    assert all(dep._state(n)[1] is True for n in dep.nodes.values())
+    _, document, saved = load_restore_file(tmp_path)
+    assert document["strategy"] == "mongodb-runtime" and "pw" not in str(document)
+    restored = dep.strategy().restore(saved)  # the `audit restore RUN_DIR` process
+    assert all(n["verified"] for n in restored.nodes) and len(restored.nodes) == len(dep.nodes)
+    for node in dep.nodes.values():
+        assert dep._state(node) == ((ORIGINAL, True) if mode != "setParameter" else (ORIGINAL, False))

@@ -1,10 +1,13 @@
-"""``ycsb-runner audit on|off|status``: switch and inspect audit logging by hand."""
+"""``ycsb-runner audit on|off|status|restore``: switch, inspect and restore audit logging by hand."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+import functools
+import inspect
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +15,7 @@ import typer
 
 from ycsb_runner.audit import STRATEGIES, AuditState, AuditStrategy, make_strategy, normalize_ops
 from ycsb_runner.audit.base import mask_secrets, one_line
+from ycsb_runner.cli.options import UrlOpt
 from ycsb_runner.errors import UserError
 
 StrategyName = enum.StrEnum("StrategyName", {n.replace("-", "_"): n for n in STRATEGIES})
@@ -33,38 +37,43 @@ StrategyOpt = Annotated[
     StrategyName,
     typer.Option(
         "--strategy",
+        metavar="NAME",
         case_sensitive=False,
         help="How to switch auditing: " + ", ".join(STRATEGIES) + " (restart is driven by the suite runner).",
     ),
-]
-UrlOpt = Annotated[
-    str | None,
-    typer.Option("--mongodb-url", envvar="MONGODB_URL", help="MongoDB connection string (mongodb-runtime)."),
 ]
 NamespaceOpt = Annotated[
     str | None,
     typer.Option(
         "--namespace",
+        metavar="DB.COLL",
         help="Only audit this <db>.<collection>, e.g. ycsb.usertable (mongodb-runtime, tencent).",
     ),
 ]
 OnCmdOpt = Annotated[
     str | None,
     typer.Option(
-        "--on-cmd", help='command strategy: argv as a JSON list or a shlex string; "{ops}" is replaced.'
+        "--on-cmd",
+        metavar="ARGV",
+        help='command strategy: argv as a JSON list or a shlex string; "{ops}" is replaced.',
     ),
 ]
-OffCmdOpt = Annotated[str | None, typer.Option("--off-cmd", help="command strategy: the 'off' program.")]
+OffCmdOpt = Annotated[
+    str | None, typer.Option("--off-cmd", metavar="ARGV", help="command strategy: the 'off' program.")
+]
 StatusCmdOpt = Annotated[
     str | None,
     typer.Option(
-        "--status-cmd", help="command strategy: prints the state; stdout matching --on-regex means on."
+        "--status-cmd",
+        metavar="ARGV",
+        help="command strategy: prints the state; stdout matching --on-regex means on.",
     ),
 ]
 OnRegexOpt = Annotated[
     str | None,
     typer.Option(
         "--on-regex",
+        metavar="REGEX",
         help=r"command strategy: regex for 'on' in the status output (default \bon\b|enabled|true)",
     ),
 ]
@@ -72,59 +81,103 @@ TimeoutOpt = Annotated[
     float | None,
     typer.Option(
         "--timeout",
+        metavar="SECONDS",
         min=0.1,
         help="Seconds: MongoDB connect (default 10), each command (120), cloud switch wait (600).",
     ),
 ]
 InstanceOpt = Annotated[
-    str | None, typer.Option("--instance-id", help="Cloud instance id (aliyun: dds-..., tencent: cmgo-...).")
+    str | None,
+    typer.Option(
+        "--instance-id", metavar="ID", help="Cloud instance id (aliyun: dds-..., tencent: cmgo-...)."
+    ),
 ]
-RegionOpt = Annotated[str | None, typer.Option("--region", help="Cloud region (aliyun, tencent).")]
-EndpointOpt = Annotated[str | None, typer.Option("--endpoint", help="Cloud API endpoint override.")]
+RegionOpt = Annotated[
+    str | None, typer.Option("--region", metavar="REGION", help="Cloud region (aliyun, tencent).")
+]
+EndpointOpt = Annotated[
+    str | None, typer.Option("--endpoint", metavar="HOST", help="Cloud API endpoint override.")
+]
 
 
-def _options(
-    strategy: StrategyName,
-    *,
-    url: str | None,
-    namespace: str | None,
-    on_cmd: str | None,
-    off_cmd: str | None,
-    status_cmd: str | None,
-    on_regex: str | None,
-    timeout: float | None,
-    instance_id: str | None,
-    region: str | None,
-    endpoint: str | None,
-) -> dict[str, Any]:
-    """The make_strategy options for the chosen strategy. Pure."""
-    name = str(strategy.value)
-    if name == "mongodb-runtime":
-        return {"namespace": namespace, "url": url}
-    if name == "command":
-        return {
-            "on_cmd": on_cmd,
-            "off_cmd": off_cmd,
-            "status_cmd": status_cmd,
-            "on_regex": on_regex,
-            "timeout_s": timeout or 120.0,
-        }
-    if name == "aliyun":
-        return {
-            "instance_id": instance_id,
-            "region_id": region,
-            "endpoint": endpoint,
-            "wait_s": timeout or 600.0,
-        }
-    if name == "tencent":
-        return {
-            "instance_id": instance_id,
-            "region": region,
-            "endpoint": endpoint,
-            "namespace": namespace,
-            "wait_s": timeout or 600.0,
-        }
-    return {}
+@dataclass(frozen=True)
+class StrategyArgs:
+    """The options ``audit on|off|status`` share: which strategy, and how to reach what it switches."""
+
+    strategy: StrategyName
+    mongodb_url: str | None
+    namespace: str | None
+    on_cmd: str | None
+    off_cmd: str | None
+    status_cmd: str | None
+    on_regex: str | None
+    timeout: float | None
+    instance_id: str | None
+    region: str | None
+    endpoint: str | None
+
+    def options(self) -> dict[str, Any]:
+        """The make_strategy options for the chosen strategy. Pure."""
+        name = str(self.strategy.value)
+        if name == "mongodb-runtime":
+            return {"namespace": self.namespace, "url": self.mongodb_url}
+        if name == "command":
+            return {
+                "on_cmd": self.on_cmd,
+                "off_cmd": self.off_cmd,
+                "status_cmd": self.status_cmd,
+                "on_regex": self.on_regex,
+                "timeout_s": self.timeout or 120.0,
+            }
+        if name == "aliyun":
+            return {
+                "instance_id": self.instance_id,
+                "region_id": self.region,
+                "endpoint": self.endpoint,
+                "wait_s": self.timeout or 600.0,
+            }
+        if name == "tencent":
+            return {
+                "instance_id": self.instance_id,
+                "region": self.region,
+                "endpoint": self.endpoint,
+                "namespace": self.namespace,
+                "wait_s": self.timeout or 600.0,
+            }
+        return {}
+
+
+_SHARED = {
+    "strategy": (StrategyOpt, StrategyName.mongodb_runtime),
+    "mongodb_url": (UrlOpt, None),
+    "namespace": (NamespaceOpt, None),
+    "on_cmd": (OnCmdOpt, None),
+    "off_cmd": (OffCmdOpt, None),
+    "status_cmd": (StatusCmdOpt, None),
+    "on_regex": (OnRegexOpt, None),
+    "timeout": (TimeoutOpt, None),
+    "instance_id": (InstanceOpt, None),
+    "region": (RegionOpt, None),
+    "endpoint": (EndpointOpt, None),
+}
+
+
+def strategy_command(func: Callable[..., None]) -> Callable[..., None]:
+    """Give a command the shared strategy options (defined once, above); it receives them as ``args``."""
+    own = [p for p in inspect.signature(func, eval_str=True).parameters.values() if p.name != "args"]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, (annotation, default) in _SHARED.items()
+    ]
+
+    @functools.wraps(func)
+    def command(**kwargs: Any) -> None:
+        args = StrategyArgs(**{name: kwargs.pop(name) for name in _SHARED})
+        func(args=args, **kwargs)
+
+    command.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in [*own, *shared]}
+    return command
 
 
 @contextmanager
@@ -158,43 +211,23 @@ def _show(prefix: str, state: AuditState) -> None:
 
 
 @app.command("on")
+@strategy_command
 def audit_on(
-    strategy: StrategyOpt = StrategyName.mongodb_runtime,
-    mongodb_url: UrlOpt = None,
-    ops: Annotated[str, typer.Option("--ops", help="YCSB ops to audit, comma separated.")] = DEFAULT_OPS,
+    args: StrategyArgs,
+    ops: Annotated[
+        str, typer.Option("--ops", metavar="OPS", help="YCSB ops to audit, comma separated.")
+    ] = DEFAULT_OPS,
     upsert: Annotated[
         bool,
         typer.Option(
             "--upsert", help="The binding runs with mongodb.upsert=true: inserts reach the server as updates."
         ),
     ] = False,
-    namespace: NamespaceOpt = None,
-    on_cmd: OnCmdOpt = None,
-    off_cmd: OffCmdOpt = None,
-    status_cmd: StatusCmdOpt = None,
-    on_regex: OnRegexOpt = None,
-    timeout: TimeoutOpt = None,
-    instance_id: InstanceOpt = None,
-    region: RegionOpt = None,
-    endpoint: EndpointOpt = None,
 ) -> None:
     """Audit the given YCSB operations, then read the state back."""
     wanted = normalize_ops(ops)
-    opts = _options(
-        strategy,
-        url=mongodb_url,
-        namespace=namespace,
-        on_cmd=on_cmd,
-        off_cmd=off_cmd,
-        status_cmd=status_cmd,
-        on_regex=on_regex,
-        timeout=timeout,
-        instance_id=instance_id,
-        region=region,
-        endpoint=endpoint,
-    )
-    opts["upsert"] = upsert
-    with _strategy(strategy, mongodb_url, opts, timeout) as strat:
+    opts = {**args.options(), "upsert": upsert}
+    with _strategy(args.strategy, args.mongodb_url, opts, args.timeout) as strat:
         _show(f"audit on ({strat.name})", strat.enable(wanted))
 
 
@@ -265,64 +298,16 @@ def audit_restore(
 
 
 @app.command("off")
-def audit_off(
-    strategy: StrategyOpt = StrategyName.mongodb_runtime,
-    mongodb_url: UrlOpt = None,
-    namespace: NamespaceOpt = None,
-    on_cmd: OnCmdOpt = None,
-    off_cmd: OffCmdOpt = None,
-    status_cmd: StatusCmdOpt = None,
-    on_regex: OnRegexOpt = None,
-    timeout: TimeoutOpt = None,
-    instance_id: InstanceOpt = None,
-    region: RegionOpt = None,
-    endpoint: EndpointOpt = None,
-) -> None:
+@strategy_command
+def audit_off(args: StrategyArgs) -> None:
     """Stop auditing YCSB's operations, then read the state back."""
-    opts = _options(
-        strategy,
-        url=mongodb_url,
-        namespace=namespace,
-        on_cmd=on_cmd,
-        off_cmd=off_cmd,
-        status_cmd=status_cmd,
-        on_regex=on_regex,
-        timeout=timeout,
-        instance_id=instance_id,
-        region=region,
-        endpoint=endpoint,
-    )
-    with _strategy(strategy, mongodb_url, opts, timeout) as strat:
+    with _strategy(args.strategy, args.mongodb_url, args.options(), args.timeout) as strat:
         _show(f"audit off ({strat.name})", strat.disable())
 
 
 @app.command("status")
-def audit_status(
-    strategy: StrategyOpt = StrategyName.mongodb_runtime,
-    mongodb_url: UrlOpt = None,
-    namespace: NamespaceOpt = None,
-    on_cmd: OnCmdOpt = None,
-    off_cmd: OffCmdOpt = None,
-    status_cmd: StatusCmdOpt = None,
-    on_regex: OnRegexOpt = None,
-    timeout: TimeoutOpt = None,
-    instance_id: InstanceOpt = None,
-    region: RegionOpt = None,
-    endpoint: EndpointOpt = None,
-) -> None:
+@strategy_command
+def audit_status(args: StrategyArgs) -> None:
     """Show whether YCSB's operations are audited (no change)."""
-    opts = _options(
-        strategy,
-        url=mongodb_url,
-        namespace=namespace,
-        on_cmd=on_cmd,
-        off_cmd=off_cmd,
-        status_cmd=status_cmd,
-        on_regex=on_regex,
-        timeout=timeout,
-        instance_id=instance_id,
-        region=region,
-        endpoint=endpoint,
-    )
-    with _strategy(strategy, mongodb_url, opts, timeout) as strat:
+    with _strategy(args.strategy, args.mongodb_url, args.options(), args.timeout) as strat:
         _show(f"audit ({strat.name})", strat.status())

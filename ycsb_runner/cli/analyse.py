@@ -33,31 +33,32 @@ def table_cmd(run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = Fa
 def compare_cmd(
     run_dir: RunArg,
     contender: Annotated[
-        Path | None, typer.Argument(help="A second result folder of the same suite.")
+        Path | None, typer.Argument(metavar="CONTENDER", help="A second result folder of the same suite.")
     ] = None,
     reference: Annotated[
-        str | None, typer.Option("--reference", help="Published table, e.g. tencent-mongodb44.")
+        str | None,
+        typer.Option("--reference", metavar="NAME", help="Published table, e.g. tencent-mongodb44."),
     ] = None,
     size: Annotated[
-        str | None, typer.Option("--size", help="Instance size of the reference, e.g. 4C8G.")
+        str | None, typer.Option("--size", metavar="SIZE", help="Instance size of the reference, e.g. 4C8G.")
     ] = None,
     storage: Annotated[
-        str | None, typer.Option("--storage", help="Reference storage: cloud or physical.")
+        str | None, typer.Option("--storage", metavar="TYPE", help="Reference storage: cloud or physical.")
     ] = None,
     fmt: FormatOpt = Format.table,
     save: SaveOpt = False,
     fail_on_regression: Annotated[
         bool,
-        typer.Option(help="Exit 1 when a metric is significantly worse in CONTENDER_RUN (for nightly jobs)."),
+        typer.Option(help="Exit 1 when a metric is significantly worse in CONTENDER (for nightly jobs)."),
     ] = False,
 ) -> None:
-    """Compare RUN_DIR with CONTENDER_RUN (significance over repetitions) or with a published --reference."""
+    """Compare RUN_DIR with CONTENDER (significance over repetitions) or with a published --reference."""
     from ycsb_runner.analyse.compare import compare_reference, compare_runs
     from ycsb_runner.errors import UserError
 
     if (contender is None) == (reference is None):
         raise UserError(
-            "give either a second run folder (CONTENDER_RUN) or --reference NAME, not both or neither"
+            "give either a second run folder (CONTENDER) or --reference NAME, not both or neither"
         )
     if reference is not None:
         df = compare_reference(run_dir, reference, size=size, storage=storage)
@@ -82,7 +83,8 @@ def compare_cmd(
 def report_cmd(
     run_dir: RunArg,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the report (default: the run folder).")
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="Folder for the report (default: the run folder)."),
     ] = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run."""

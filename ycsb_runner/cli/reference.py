@@ -38,13 +38,19 @@ def list_command(
 
 @app.command("show")
 def show_command(
-    name: str = typer.Argument(..., help="Table name, see `ycsb-runner reference list`."),
+    name: str = typer.Argument(..., metavar="NAME", help="Table name, see `ycsb-runner reference list`."),
     output_format: Format = typer.Option(
         Format.table, "--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."
     ),
-    size: str | None = typer.Option(None, "--size", help="Only this instance size, e.g. 4C8G or 4核8GB."),
-    mix: str | None = typer.Option(None, "--mix", help="Only this mix: read50_update50, insert100, load ..."),
-    storage: str | None = typer.Option(None, "--storage", help="Only this storage type: cloud or physical."),
+    size: str | None = typer.Option(
+        None, "--size", metavar="SIZE", help="Only this instance size, e.g. 4C8G or 4核8GB."
+    ),
+    mix: str | None = typer.Option(
+        None, "--mix", metavar="MIX", help="Only this mix: read50_update50, insert100, load ..."
+    ),
+    storage: str | None = typer.Option(
+        None, "--storage", metavar="TYPE", help="Only this storage type: cloud or physical."
+    ),
     wide: bool = typer.Option(
         False, "--wide", help="Table format: show every column, not only the main ones."
     ),

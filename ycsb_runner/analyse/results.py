@@ -8,9 +8,9 @@ import pandas as pd
 from rich.table import Table
 
 from ycsb_runner.console import out_console
-from ycsb_runner.model import RunResult
+from ycsb_runner.model import KEY_COLUMNS, RunResult
 
-KEYS = ["step", "phase", "mix", "threads", "audit", "repetition"]
+KEYS = list(KEY_COLUMNS)
 
 
 def results_table(run_dir: Path | RunResult) -> pd.DataFrame:

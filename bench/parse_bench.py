@@ -288,7 +288,7 @@ def main() -> None:
         (d / "status.stdout").write_text(so)
         (d / "status.stderr").write_text(se)
         del se
-        if only & {"b", "c"}:
+        if "b" in only:
             write_raw_run(d / "raw.stdout", raw_n)
         n_distinct = write_distinct_status(d / "distinct.stderr", status_mb) if "d" in only else 0
         (d / "distinct.stdout").write_text(so)

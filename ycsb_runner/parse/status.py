@@ -530,11 +530,16 @@ def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFram
     names = classify_frame([*uniques, *extra_names]).loc[list(uniques)] if len(uniques) else None
     ok = codes >= 0
     for c in NAME_COLUMNS:
+        if c == "intended":
+            flags = np.zeros(len(codes), dtype=bool)
+            if names is not None:
+                flags[ok] = names[c].to_numpy(dtype=bool)[codes[ok]]
+            columns[c] = pd.arrays.BooleanArray(flags, ~ok)
+            continue
         column = np.empty(len(codes), dtype=object)
         if names is not None:
             column[ok] = names[c].to_numpy(dtype=object)[codes[ok]]
         column[~ok] = None
         columns[c] = column
-    columns["intended"] = pd.array(columns["intended"], dtype="boolean")
     columns.update(values)
     return pd.DataFrame(columns, columns=STATUS_COLUMNS)

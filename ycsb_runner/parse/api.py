@@ -19,6 +19,7 @@ from .status import build_status, dedupe_adjacent
 from .stream import scan_stream
 from .summary import build_summary, empty_frame
 from .text import Stream, mask_secrets, to_bytes
+from .truncation import truncation_reasons
 from .verdict import Evidence, decide
 
 _EXCEPTION_RE = re.compile(
@@ -214,6 +215,16 @@ def parse_output(
             max_error_rate=max_error_rate,
             min_ops_fraction=min_ops_fraction,
             export_complete=export_complete,
+            cut_short=truncation_reasons(
+                rows=rows,
+                summary=summary,
+                histogram=built["histogram"],
+                timeseries=built["timeseries"],
+                operations=operations,
+                overall=overall,
+                status_sections=set(status_names),
+                last_lines={"stdout": out.last_line, "stderr": err.last_line},
+            ),
         )
     )
     sections = set(rows["section"]) if not rows.empty else set()

@@ -13,7 +13,7 @@ from .errors import ParseError
 from .export import read_export
 from .hdr import hdr_intervals
 from .model import ParsedRun
-from .operations import build_operations
+from .operations import build_operations, is_ms_metric
 from .raw import RAW_HEADER, cut_spans, split_raw
 from .status import build_status, dedupe_adjacent
 from .stream import scan_stream
@@ -46,6 +46,7 @@ _KNOWN_METRICS = (
     "Operations",
     "Total Operations",
     "AverageLatency(us)",
+    "AverageLatency(ms)",
     "RunTime(ms)",
     "Throughput(ops/sec)",
 )
@@ -69,7 +70,10 @@ def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
     return out
 
 
-def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame) -> str | None:
+def _measurement_type(
+    summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame, histogram: pd.DataFrame
+) -> str | None:
+    """The measurement type from the whole shape of the output: section parts, metrics, bucket shapes."""
     parts = set(pd.unique(summary["part"].to_numpy())) | set(pd.unique(status["part"].to_numpy()))
     if "bucket" in parts:
         return "hdrhistogram+histogram"
@@ -78,7 +82,12 @@ def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: p
     metrics = set(summary["metric"])
     if "Total Operations" in metrics:
         return "raw"
-    if "LatencyVariance(us)" in metrics:
+    ms_percentiles = summary["metric"].str.contains("PercentileLatency(ms)", regex=False).any()
+    if (
+        "LatencyVariance(us)" in metrics
+        or (not histogram.empty and (histogram["source"] == "histogram").any())
+        or ms_percentiles  # before 0.6 only `histogram` printed percentiles, in ms
+    ):
         return "histogram"
     if summary["metric"].str.contains("PercentileLatency(us)", regex=False).any():
         return "hdrhistogram"
@@ -193,6 +202,12 @@ def parse_output(
 
     overall = _overall(summary)
     operations = build_operations(summary)
+    if "converted_from_ms" in operations:
+        printed = sorted({m for m in summary["metric"] if is_ms_metric(m)})
+        notes.append(
+            f"latencies printed in ms (YCSB before 0.6) converted to us: {', '.join(printed)} "
+            "(see the operations column converted_from_ms)"
+        )
     if not raw.empty:
         notes.append(f"{len(raw)} raw data point(s) read from stdout")
     if not export_complete:
@@ -239,7 +254,7 @@ def parse_output(
         overall=overall,
         sections=sections,
         verdict=verdict,
-        measurement_type=_measurement_type(summary, status, built["timeseries"]),
+        measurement_type=_measurement_type(summary, status, built["timeseries"], built["histogram"]),
         ycsb_version=scan_result["version"],
         command_line=scan_result["cmd"],
         exceptions=scan_result["exceptions"],

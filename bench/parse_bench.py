@@ -244,6 +244,18 @@ def run_child(mode: str, parser: str, out_path: Path, err_path: Path | None) -> 
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def best_of(runs: list[dict]) -> dict:
+    """The fastest of repeated runs (wall and cpu minimum each): the machine is shared, and other load
+    only ever adds time. Peak RSS is the largest seen."""
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[0]
+    best = dict(min(good, key=lambda r: r["parse_s"]))
+    best["cpu_s"] = min(r["cpu_s"] for r in good)
+    best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in good)
+    return best
+
+
 def fmt(label: str, r: dict, target: str) -> str:
     if "error" in r:
         return f"{label:44s} ERROR {r['error']}"
@@ -265,6 +277,7 @@ def main() -> None:
     ap.add_argument(
         "--status-mb", type=float, default=None, help="size of the distinct status-line input (d); 200"
     )
+    ap.add_argument("--repeat", type=int, default=3, help="runs of (a) and (c) each; the best counts")
     ap.add_argument(
         "--only", choices=["a", "b", "c", "d"], action="append", help="run only these cases (repeatable)"
     )
@@ -304,7 +317,15 @@ def main() -> None:
         )
         res: dict[str, dict] = {}
         if only & {"a", "c"}:
-            res["a"] = run_child("output", "vector", d / "status.stdout", d / "status.stderr")
+            # (a) and (c) alternate, --repeat times each, so that both see the same load.
+            runs_a, runs_c = [], []
+            for _ in range(args.repeat):
+                runs_a.append(run_child("output", "vector", d / "status.stdout", d / "status.stderr"))
+                if "c" in only:
+                    runs_c.append(run_child("output", "naive", d / "status.stdout", d / "status.stderr"))
+            res["a"] = best_of(runs_a)
+            if runs_c:
+                res["c"] = best_of(runs_c)
             print(fmt("(a) status run, parse_output", res["a"], "target < 2 s"), flush=True)
         if "b" in only:
             res["b"] = run_child("output", "vector", d / "raw.stdout", None)
@@ -312,7 +333,6 @@ def main() -> None:
             res["b2"] = run_child("rawfile", "vector", d / "raw.stdout", None)
             print(fmt("(b) raw capture, parse_raw_file", res["b2"], "< 15 s, < 2 GB"), flush=True)
         if "c" in only:
-            res["c"] = run_child("output", "naive", d / "status.stdout", d / "status.stderr")
             print(fmt("(c) status run, line-by-line parser", res["c"], "comparison"), flush=True)
             if "b" in only:
                 res["c2"] = run_child("output", "naive", d / "raw.stdout", None)
@@ -327,8 +347,10 @@ def main() -> None:
             print(f"  {check(res['a']['parse_s'] < 2)} (a) status run {res['a']['parse_s']:.2f} s < 2 s")
         if ok("a") and ok("c"):
             ratio = res["c"]["parse_s"] / res["a"]["parse_s"]
+            cpu_ratio = res["c"]["cpu_s"] / res["a"]["cpu_s"]
             print(
-                f"  {check(ratio >= 3)} (a) vs (c) status run: {ratio:.2f}x faster than line-by-line (>= 3x)"
+                f"  {check(ratio >= 3)} (a) vs (c) status run: {ratio:.2f}x faster than line-by-line in wall "
+                f"time, {cpu_ratio:.2f}x in CPU time (>= 3x; best of {args.repeat} runs each)"
             )
         for key in ("b", "b2"):
             if ok(key):

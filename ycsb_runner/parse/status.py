@@ -211,7 +211,7 @@ def _hdr_fast(rests: list[str]) -> dict[str, np.ndarray] | None:
     """Groups of updates made only of well-formed 0.17.0 Hdr groups, without a regex or a Python object per
     group. None when any update holds anything else (the caller then takes the general path), so wherever
     this returns a result it is the general path's result."""
-    data = ("\n".join(rests) + "\n").encode("utf-8", errors="replace")
+    data = "\n".join([*rests, ""]).encode("utf-8", errors="replace")
     if b"Count=" not in data or not _fast_shapes_ok(data):
         return None
     # '[' starts a field too, so that text before a group lands in "lead", which must stay empty.
@@ -521,7 +521,7 @@ def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFram
         all_idx, sections, values = idx, groups["section"], {c: groups[c] for c in VALUE_COLUMNS}
     columns: dict[str, object] = {
         "status_index": all_idx,
-        "source": _const(len(all_idx), source),
+        "source": np.full(len(all_idx), source, dtype=object),
     }
     for name in HEADER_COLUMNS[2:]:
         columns[name] = chunk.head[name][all_idx]
@@ -542,4 +542,4 @@ def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFram
         column[~ok] = None
         columns[c] = column
     columns.update(values)
-    return pd.DataFrame(columns, columns=STATUS_COLUMNS)
+    return pd.DataFrame(columns, columns=STATUS_COLUMNS, copy=False)

@@ -3,8 +3,11 @@
 A status update is ``<label><yyyy-MM-dd HH:mm:ss:SSS> <sec> sec: <ops> operations; [<cur> current ops/sec; ]
 [est completion in <ETA>]<groups>``. For the two-in-one measurement types one update spans several physical
 lines (``[HdrREAD: ...]`` newline ``[BucketREAD ...] [HdrUPDATE: ...]`` ...); those continuation lines are
-attached to the update before them. Lines are classified by one regex pass (see lines.py); the groups of all
-updates are then read by one ``findall`` over their joined text, and numbers by pandas' C CSV reader.
+attached to the update before them. Lines are classified by one regex pass (see lines.py). When every group
+is a 0.17.0 ``[OP: Count=.., Max=.., ...]`` group (the common case), the groups become CSV through one
+``bytes.translate`` and are read by pandas' C reader (``_hdr_fast``); otherwise all groups are read by one
+``findall`` over their joined text. Both give the same result. stream.py calls this per chunk of lines
+(``parse_chunk``) and joins the chunks (``concat_chunks``), so memory stays bounded.
 """
 
 from __future__ import annotations

@@ -231,14 +231,17 @@ def _hdr_fast(rests: list[str]) -> dict[str, np.ndarray] | None:
     except (ValueError, TypeError, pd.errors.ParserError):
         return None
     del data
-    blank = frame["name"].isna().to_numpy()
-    if int(blank.sum()) != len(rests) or bool(frame["lead"].notna().any()):
+    names = frame["name"].cat
+    codes = names.codes.to_numpy()
+    blank = codes < 0
+    n_blank = int(blank.sum())
+    if n_blank != len(rests) or int((frame["lead"].cat.codes.to_numpy() >= 0).sum()):
         return None
     rows = ~blank
+    # On blank rows every key is NaN; anywhere else a NaN key is a key other than the expected one.
     for i in range(len(_FAST_KEYS)):
-        if bool(frame[f"key{i}"][rows].isna().any()):
+        if int((frame[f"key{i}"].cat.codes.to_numpy() < 0).sum()) != n_blank:
             return None
-    names = frame["name"].cat
     if names.categories.dtype.kind not in "OUT":  # pandas made numbers of the names: not a plain layout
         return None
     cats = [str(c) for c in names.categories]
@@ -246,7 +249,7 @@ def _hdr_fast(rests: list[str]) -> dict[str, np.ndarray] | None:
         return None
     ops = np.array([c[: -len(":Count")] for c in cats], dtype=object)
     out: dict[str, np.ndarray] = {"status_index": np.cumsum(blank)[rows].astype("int64")}
-    out["section"] = ops[names.codes.to_numpy()[rows]]
+    out["section"] = ops[codes[rows]]
     value_names = ["count"] + [f"value{i}" for i in range(len(_FAST_KEYS))]
     for column, name in zip(VALUE_COLUMNS, value_names, strict=True):
         values = frame[name].to_numpy(dtype="float64")[rows]

@@ -4,7 +4,9 @@
     .venv/bin/python bench/parse_bench.py --quick    # 1 h status run, 1 M raw points
 
 Each measurement runs in a fresh child process, so "peak RSS" is that parse alone (plus the interpreter and
-the input it reads). Targets: (a) status run < 2 s, (b) 10 M raw points < 15 s with peak < 2 GB.
+the input it reads). Targets: (a) status run < 2 s and at least 3x faster than the line-by-line parser (c),
+(b) 10 M raw points < 15 s with peak < 2 GB, (d) ``--status-mb`` MB of distinct status lines (every value
+differs from line to line) with peak RSS at most 3x the input size + 300 MB.
 """
 
 from __future__ import annotations
@@ -108,6 +110,52 @@ def write_raw_run(path: Path, n: int, seed: int = 2) -> None:
             fh.write(f"[{op}], Average, 2500.0\n[{op}], Return=OK, {k}\n")
 
 
+def write_distinct_status(path: Path, megabytes: float, ops=OPS, seed: int = 3) -> int:
+    """stderr of a run whose status lines all differ (random counts and latencies); returns its lines."""
+    rng = np.random.default_rng(seed)
+    t0 = pd.Timestamp("2024-01-01 00:00:00")
+    target, written, i, total = megabytes * 1e6, 0, 0, 0
+    with open(path, "w", encoding="ascii") as fh:
+        head = "Command line: -t -db site.ycsb.db.MongoDbClient -s\nYCSB Client 0.17.0\n\nStarting test.\n"
+        fh.write(head)
+        written += len(head)
+        while written < target:
+            block = 10_000
+            vals = rng.integers(1, 1_000_000, size=(block, len(ops), 8))
+            avg = rng.random((block, len(ops))) * 10_000
+            stamps = (t0 + pd.to_timedelta(np.arange(i, i + block), unit="s")).strftime(
+                "%Y-%m-%d %H:%M:%S:%f"
+            )
+            lines = []
+            for k in range(block):
+                row = vals[k]
+                total += int(row[:, 0].sum())
+                groups = " ".join(
+                    HDR_FMT.format(
+                        op=op,
+                        c=row[j, 0],
+                        mx=row[j, 1],
+                        mn=row[j, 2],
+                        avg=avg[k, j],
+                        p90=row[j, 3],
+                        p99=row[j, 4],
+                        p999=row[j, 5],
+                        p9999=row[j, 6],
+                    )
+                    for j, op in enumerate(ops)
+                )
+                cur = f"{row[:, 7].sum() / 7:.2f}"
+                lines.append(
+                    f"{stamps[k][:23]} {i + k} sec: {total} operations; {cur} current ops/sec; "
+                    f"est completion in {row[0, 7] % 86400} seconds {groups} "
+                )
+            chunk = "\n".join(lines) + "\n"
+            fh.write(chunk)
+            written += len(chunk)
+            i += block
+    return i
+
+
 # ---------------------------------------------------------------------------- line-by-line comparison
 _SUMMARY = re.compile(r"^\[([^\[\]]+)\], (.*), ([^,]*)$")
 _STATUS = re.compile(
@@ -196,6 +244,18 @@ def run_child(mode: str, parser: str, out_path: Path, err_path: Path | None) -> 
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def best_of(runs: list[dict]) -> dict:
+    """The fastest of repeated runs (wall and cpu minimum each): the machine is shared, and other load
+    only ever adds time. Peak RSS is the largest seen."""
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[0]
+    best = dict(min(good, key=lambda r: r["parse_s"]))
+    best["cpu_s"] = min(r["cpu_s"] for r in good)
+    best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in good)
+    return best
+
+
 def fmt(label: str, r: dict, target: str) -> str:
     if "error" in r:
         return f"{label:44s} ERROR {r['error']}"
@@ -206,10 +266,21 @@ def fmt(label: str, r: dict, target: str) -> str:
     )
 
 
+def check(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="1 h status run and 1 M raw points")
+    ap.add_argument("--quick", action="store_true", help="1 h status run, 1 M raw points, 20 MB distinct")
     ap.add_argument("--no-naive", action="store_true", help="skip the line-by-line comparison")
+    ap.add_argument(
+        "--status-mb", type=float, default=None, help="size of the distinct status-line input (d); 200"
+    )
+    ap.add_argument("--repeat", type=int, default=3, help="runs of (a) and (c) each; the best counts")
+    ap.add_argument(
+        "--only", choices=["a", "b", "c", "d"], action="append", help="run only these cases (repeatable)"
+    )
     ap.add_argument(
         "--child", nargs=4, metavar=("MODE", "PARSER", "STDOUT", "STDERR"), help=argparse.SUPPRESS
     )
@@ -219,53 +290,81 @@ def main() -> None:
         return
     seconds = 3600 if args.quick else 86_400
     raw_n = 1_000_000 if args.quick else 10_000_000
+    status_mb = args.status_mb if args.status_mb is not None else (20.0 if args.quick else 200.0)
+    only = set(args.only or "abcd")
+    if args.no_naive:
+        only.discard("c")
     with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
         d = Path(tmp)
         t = time.perf_counter()
         so, se = make_status_run(seconds)
         (d / "status.stdout").write_text(so)
         (d / "status.stderr").write_text(se)
-        write_raw_run(d / "raw.stdout", raw_n)
+        del se
+        if "b" in only:
+            write_raw_run(d / "raw.stdout", raw_n)
+        n_distinct = write_distinct_status(d / "distinct.stderr", status_mb) if "d" in only else 0
+        (d / "distinct.stdout").write_text(so)
         size_a = (d / "status.stderr").stat().st_size / 1e6
-        size_b = (d / "raw.stdout").stat().st_size / 1e6
+        size_b = (d / "raw.stdout").stat().st_size / 1e6 if (d / "raw.stdout").exists() else 0.0
+        size_d = (d / "distinct.stderr").stat().st_size / 1e6 if n_distinct else 0.0
         print(
             f"inputs generated in {time.perf_counter() - t:.1f} s: "
-            f"(a) {seconds + 1} status lines x {len(OPS)} "
-            f"groups, stderr {size_a:.0f} MB; (b) {raw_n:,} raw points, stdout {size_b:.0f} MB; "
+            f"(a) {seconds + 1} status lines x {len(OPS)} groups, stderr {size_a:.0f} MB; "
+            f"(b) {raw_n:,} raw points, stdout {size_b:.0f} MB; "
+            f"(d) {n_distinct:,} distinct status lines, stderr {size_d:.0f} MB; "
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
         )
-        results = [
-            (
-                "(a) status run, parse_output",
-                run_child("output", "vector", d / "status.stdout", d / "status.stderr"),
-                "target < 2 s",
-            ),
-            (
-                "(b) raw capture, parse_output",
-                run_child("output", "vector", d / "raw.stdout", None),
-                "< 15 s, < 2 GB",
-            ),
-            (
-                "(b) raw capture, parse_raw_file",
-                run_child("rawfile", "vector", d / "raw.stdout", None),
-                "< 15 s, < 2 GB",
-            ),
-        ]
-        if not args.no_naive:
-            results += [
-                (
-                    "(c) status run, line-by-line parser",
-                    run_child("output", "naive", d / "status.stdout", d / "status.stderr"),
-                    "comparison",
-                ),
-                (
-                    "(c) raw capture, line-by-line parser",
-                    run_child("output", "naive", d / "raw.stdout", None),
-                    "comparison",
-                ),
-            ]
-        for label, r, target in results:
-            print(fmt(label, r, target))
+        res: dict[str, dict] = {}
+        if only & {"a", "c"}:
+            # (a) and (c) alternate, --repeat times each, so that both see the same load.
+            runs_a, runs_c = [], []
+            for _ in range(args.repeat):
+                runs_a.append(run_child("output", "vector", d / "status.stdout", d / "status.stderr"))
+                if "c" in only:
+                    runs_c.append(run_child("output", "naive", d / "status.stdout", d / "status.stderr"))
+            res["a"] = best_of(runs_a)
+            if runs_c:
+                res["c"] = best_of(runs_c)
+            print(fmt("(a) status run, parse_output", res["a"], "target < 2 s"), flush=True)
+        if "b" in only:
+            res["b"] = run_child("output", "vector", d / "raw.stdout", None)
+            print(fmt("(b) raw capture, parse_output", res["b"], "< 15 s, < 2 GB"), flush=True)
+            res["b2"] = run_child("rawfile", "vector", d / "raw.stdout", None)
+            print(fmt("(b) raw capture, parse_raw_file", res["b2"], "< 15 s, < 2 GB"), flush=True)
+        if "c" in only:
+            print(fmt("(c) status run, line-by-line parser", res["c"], "comparison"), flush=True)
+            if "b" in only:
+                res["c2"] = run_child("output", "naive", d / "raw.stdout", None)
+                print(fmt("(c) raw capture, line-by-line parser", res["c2"], "comparison"), flush=True)
+        limit_d = 3 * size_d + 300
+        if "d" in only:
+            res["d"] = run_child("output", "vector", d / "distinct.stdout", d / "distinct.stderr")
+            print(fmt(f"(d) {size_d:.0f} MB distinct status", res["d"], f"< {limit_d:.0f} MB"), flush=True)
+        ok = lambda k: k in res and "error" not in res[k]  # noqa: E731
+        print("targets:")
+        if ok("a"):
+            print(f"  {check(res['a']['parse_s'] < 2)} (a) status run {res['a']['parse_s']:.2f} s < 2 s")
+        if ok("a") and ok("c"):
+            ratio = res["c"]["parse_s"] / res["a"]["parse_s"]
+            cpu_ratio = res["c"]["cpu_s"] / res["a"]["cpu_s"]
+            print(
+                f"  {check(ratio >= 3)} (a) vs (c) status run: {ratio:.2f}x faster than line-by-line in wall "
+                f"time, {cpu_ratio:.2f}x in CPU time (>= 3x; best of {args.repeat} runs each)"
+            )
+        for key in ("b", "b2"):
+            if ok(key):
+                r = res[key]
+                good = r["parse_s"] < 15 and r["peak_rss_mb"] < 2000
+                print(
+                    f"  {check(good)} (b) raw {r['parse_s']:.2f} s < 15 s, {r['peak_rss_mb']:.0f} MB < 2 GB"
+                )
+        if ok("d"):
+            r = res["d"]
+            print(
+                f"  {check(r['peak_rss_mb'] <= limit_d)} (d) peak RSS {r['peak_rss_mb']:.0f} MB <= "
+                f"3 x {size_d:.0f} MB + 300 MB = {limit_d:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

@@ -75,3 +75,50 @@ def test_clear_one_line_errors(tmp_path):
         str(DATA / "hdr_op.stdout"), str(DATA / "label.stdout"), "--stderr", str(DATA / "hdr_op.stderr")
     )
     assert two.exit_code == 2 and "exactly one" in two.output
+
+
+def test_summary_table_has_every_section_ycsb_printed():
+    """--table summary: every `[SECTION], metric, value` line, GC per collector and [OVERALL] included."""
+    text = (DATA / "trackjvm.stdout").read_text()
+    printed = [ln.split("], ", 1) for ln in text.splitlines() if ln.startswith("[")]
+    printed = [(sec[1:], rest.rsplit(", ", 1)) for sec, rest in printed]
+    result = invoke(str(DATA / "trackjvm.stdout"), "--table", "summary", "--format", "csv")
+    assert result.exit_code == 0
+    frame = pd.read_csv(io.StringIO(result.output), keep_default_na=False, dtype=str)
+    got = list(zip(frame["section"], frame["metric"], frame["value_str"], strict=True))
+    assert got == [(sec, metric, value) for sec, (metric, value) in printed]
+    assert {"OVERALL", "TOTAL_GCS_G1_Young_Generation", "TOTAL_GC_TIME_%_G1_Old_Generation"} <= set(
+        got[i][0] for i in range(len(got))
+    )
+
+
+def test_json_keeps_each_gc_collector():
+    result = invoke(str(DATA / "hdr_op.stdout"), "-f", "json")
+    assert result.exit_code == 0
+    sections = json.loads(result.output)[0]["sections"]
+    assert sections["TOTAL_GCS_G1_Young_Generation"] == {"Count": 0}
+    assert "Time(ms)" in sections["TOTAL_GC_TIME_G1_Old_Generation"]
+    assert sections["OVERALL"]["RunTime(ms)"] == 3013
+    assert sections["READ"]["Return=OK"] > 0
+
+
+def test_other_tables_in_every_format():
+    old = str(DATA / "pre06_ycsb014_basicdb.out")
+    result = invoke(old, "--table", "histogram", "-f", "csv")
+    frame = pd.read_csv(io.StringIO(result.output))
+    assert result.exit_code == 0 and len(frame) == 3 * 1001 and set(frame["source"]) == {"histogram"}
+    result = invoke(str(DATA / "hdr_op.stdout"), "--table", "status", "-f", "json")
+    rows = json.loads(result.output)[0]["status"]
+    assert result.exit_code == 0 and {r["section"] for r in rows} >= {"READ", "UPDATE"}
+    result = invoke(str(DATA / "timeseries.stdout"), "--table", "timeseries")
+    assert result.exit_code == 0 and "offset_ms" in result.output
+    result = invoke(str(DATA / "hdr_op.stdout"), "--table", "summary")
+    assert result.exit_code == 0 and "TOTAL_GCS_G1_Young_Generation" in result.output
+    bad = invoke(str(DATA / "hdr_op.stdout"), "--table", "gc")
+    assert bad.exit_code == 2 and bad.output.strip().count("\n") == 0 and "summary" in bad.output
+
+
+def test_default_table_is_operations():
+    a = invoke(str(DATA / "hdr_both.stdout"), "-f", "csv")
+    b = invoke(str(DATA / "hdr_both.stdout"), "-f", "csv", "--table", "operations")
+    assert a.output == b.output and "average_latency_us" in a.output.splitlines()[0]

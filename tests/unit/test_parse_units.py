@@ -207,8 +207,8 @@ def test_noise_between_summary_lines_changes_nothing_but_the_verdict():
     for i, line in enumerate(clean):
         noisy.append(NOISE[i % len(NOISE)])
         noisy.append(line)
-    a = parse_output("\n".join(clean), read("flaky_tracked.stderr"), max_error_rate=1.0)
-    b = parse_output("\n".join(noisy), read("flaky_tracked.stderr"), max_error_rate=1.0)
+    a = parse_output("\n".join(clean) + "\n", read("flaky_tracked.stderr"), max_error_rate=1.0)
+    b = parse_output("\n".join(noisy) + "\n", read("flaky_tracked.stderr"), max_error_rate=1.0)
     pd.testing.assert_frame_equal(a.summary, b.summary)
     pd.testing.assert_frame_equal(a.operations, b.operations)
     pd.testing.assert_frame_equal(a.status, b.status)
@@ -320,6 +320,7 @@ def test_histogram_type_with_zero_operations_is_no_data():
             "[READ-FAILED], LatencyVariance(us), 4.0",
             "[READ-FAILED], MinLatency(us), 1000",
             "[READ-FAILED], MaxLatency(us), 1400",
+            "",
         ]
     )
     run = parse_output(stdout)

@@ -58,7 +58,7 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def _print_table(console: Console, name: str, run: ParsedRun) -> None:
+def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
     console.print(
@@ -69,7 +69,7 @@ def _print_table(console: Console, name: str, run: ParsedRun) -> None:
     )
     for reason in v.reasons:
         console.print(f"  - {reason}", highlight=False, markup=False)
-    if run.operations.empty:
+    if run.operations.empty or not with_operations:
         return
     table = Table(show_edge=False)
     for _, title in _TABLE_COLUMNS:
@@ -89,6 +89,54 @@ def _json_safe(value: object) -> object:
     return value
 
 
+# --table: which of the parser's frames to print. `operations` is the default because it is the view a user
+# asks for first (one row per operation: counts, latencies, percentiles, errors) and what `parse` printed
+# before --table existed; `summary` is the long form of every `[SECTION], metric, value` line YCSB printed
+# ([OVERALL], each GC collector, JVM, every operation), as in the run folder's summary.csv.
+TABLES = ("operations", "summary", "status", "histogram", "timeseries", "raw")
+DEFAULT_TABLE = "operations"
+
+
+# Columns a terminal table shows (csv and json have every column).
+_SHOWN = {
+    "summary": ["section", "metric", "value_str"],
+    "status": ["elapsed_s", "total_ops", "current_ops_per_s", "section", "count", "avg", "p99", "max"],
+    "histogram": ["section", "source", "bucket", "lower_us", "upper_us", "count"],
+    "timeseries": ["section", "offset_ms", "avg_latency_us"],
+    "raw": ["section", "timestamp_ms", "latency_us"],
+}
+
+
+def _frame(run: ParsedRun, table: str) -> pd.DataFrame:
+    return getattr(run, table)
+
+
+def _sections(run: ParsedRun) -> dict[str, dict[str, object]]:
+    """Every summary line as {section: {metric: value}}, in printed order (GC per collector included)."""
+    out: dict[str, dict[str, object]] = {}
+    for section, metric, value, text in run.summary[["section", "metric", "value", "value_str"]].itertuples(
+        index=False
+    ):
+        number = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        out.setdefault(section, {})[metric] = number if number is not None else (text or None)
+    return out
+
+
+def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None) -> None:
+    if frame.empty:
+        console.print("  (no rows)", highlight=False)
+        return
+    shown = frame if limit is None else frame.head(limit)
+    table = Table(show_edge=False)
+    for col in shown.columns:
+        table.add_column(str(col), justify="left" if shown[col].dtype == object else "right")
+    for row in shown.itertuples(index=False):
+        table.add_row(*[_cell(v) for v in row])
+    console.print(table)
+    if limit is not None and len(frame) > limit:
+        console.print(f"  ... {len(frame) - limit} more rows (use --format csv for all)", highlight=False)
+
+
 def parse_cmd(
     files: list[Path] = typer.Argument(..., help="Captured YCSB stdout file(s), or JSON export files."),
     stderr: Path | None = typer.Option(
@@ -97,18 +145,28 @@ def parse_cmd(
         help="The run's captured stderr (one file only; default: <name>.stderr beside <name>.stdout).",
     ),
     fmt: str = typer.Option("table", "--format", "-f", help="Output format: table, csv or json."),
+    table: str = typer.Option(
+        DEFAULT_TABLE,
+        "--table",
+        "-t",
+        help="What to print: operations (default: one row per operation), summary (every "
+        "[SECTION], metric, value line: OVERALL, each GC collector, ...), status (status lines), "
+        "histogram (buckets), timeseries or raw.",
+    ),
 ) -> None:
-    """Parse captured YCSB 0.17.0 output: verdict, overall figures and per-operation latencies."""
+    """Parse captured YCSB output: verdict, overall figures and the chosen table."""
     try:
-        _run(files, stderr, fmt)
+        _run(files, stderr, fmt, table)
     except UserError as err:
         Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False)
         raise typer.Exit(err.exit_code) from None
 
 
-def _run(files: list[Path], stderr: Path | None, fmt: str) -> None:
+def _run(files: list[Path], stderr: Path | None, fmt: str, table: str = DEFAULT_TABLE) -> None:
     if fmt not in FORMATS:
         raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if table not in TABLES:
+        raise UserError(f"unknown --table {table!r}: use one of {', '.join(TABLES)}")
     if stderr is not None and len(files) != 1:
         raise UserError(
             "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
@@ -118,14 +176,22 @@ def _run(files: list[Path], stderr: Path | None, fmt: str) -> None:
     if fmt == "table":
         console = Console()
         for name, run in runs:
-            _print_table(console, name, run)
+            if table == DEFAULT_TABLE:
+                _print_table(console, name, run)
+                continue
+            _print_table(console, name, run, with_operations=False)
+            shown = _frame(run, table)
+            shown = shown[[c for c in _SHOWN[table] if c in shown.columns]]
+            if table == "summary":
+                shown = shown.rename(columns={"value_str": "value"})
+            _print_frame(console, shown, limit=None if table == "summary" else 200)
     elif fmt == "csv":
         frames = []
         for name, run in runs:
-            ops = run.operations.copy()
-            ops.insert(0, "verdict", run.verdict.status)
-            ops.insert(0, "file", name)
-            frames.append(ops)
+            frame = _frame(run, table).copy()
+            frame.insert(0, "verdict", run.verdict.status)
+            frame.insert(0, "file", name)
+            frames.append(frame)
         pd.concat(frames, ignore_index=True).to_csv(sys.stdout, index=False)
     else:
         payload = [
@@ -134,7 +200,9 @@ def _run(files: list[Path], stderr: Path | None, fmt: str) -> None:
                 "verdict": {"status": run.verdict.status, "reasons": run.verdict.reasons},
                 "measurement_type": run.measurement_type,
                 "overall": run.overall,
-                "operations": json.loads(run.operations.to_json(orient="records")),
+                "notes": run.notes,
+                "sections": _sections(run),
+                table: json.loads(_frame(run, table).to_json(orient="records", date_format="iso")),
             }
             for name, run in runs
         ]

@@ -12,13 +12,14 @@ import pandas as pd
 from .errors import ParseError
 from .export import read_export
 from .hdr import hdr_intervals
-from .lines import scan
 from .model import ParsedRun
-from .operations import build_operations
+from .operations import build_operations, is_ms_metric
 from .raw import RAW_HEADER, cut_spans, split_raw
-from .status import build_status, dedupe_adjacent, find_status, status_sections
-from .summary import build_summary, empty_frame, summary_rows
-from .text import Stream, mask_secrets, to_bytes, to_text
+from .status import build_status, dedupe_adjacent
+from .stream import scan_stream
+from .summary import build_summary, empty_frame
+from .text import Stream, mask_secrets, to_bytes
+from .truncation import truncation_reasons
 from .verdict import Evidence, decide
 
 _EXCEPTION_RE = re.compile(
@@ -45,6 +46,7 @@ _KNOWN_METRICS = (
     "Operations",
     "Total Operations",
     "AverageLatency(us)",
+    "AverageLatency(ms)",
     "RunTime(ms)",
     "Throughput(ops/sec)",
 )
@@ -68,7 +70,10 @@ def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
     return out
 
 
-def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame) -> str | None:
+def _measurement_type(
+    summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame, histogram: pd.DataFrame
+) -> str | None:
+    """The measurement type from the whole shape of the output: section parts, metrics, bucket shapes."""
     parts = set(pd.unique(summary["part"].to_numpy())) | set(pd.unique(status["part"].to_numpy()))
     if "bucket" in parts:
         return "hdrhistogram+histogram"
@@ -77,7 +82,12 @@ def _measurement_type(summary: pd.DataFrame, status: pd.DataFrame, timeseries: p
     metrics = set(summary["metric"])
     if "Total Operations" in metrics:
         return "raw"
-    if "LatencyVariance(us)" in metrics:
+    ms_percentiles = summary["metric"].str.contains("PercentileLatency(ms)", regex=False).any()
+    if (
+        "LatencyVariance(us)" in metrics
+        or (not histogram.empty and (histogram["source"] == "histogram").any())
+        or ms_percentiles  # before 0.6 only `histogram` printed percentiles, in ms
+    ):
         return "histogram"
     if summary["metric"].str.contains("PercentileLatency(us)", regex=False).any():
         return "hdrhistogram"
@@ -152,55 +162,52 @@ def parse_output(
     out_bytes = to_bytes(stdout)
     if RAW_HEADER in out_bytes:
         raw, spans = split_raw(out_bytes)
-        out_text = to_text(cut_spans(out_bytes, spans))
+        out_bytes = cut_spans(out_bytes, spans)
     else:
         raw, spans = split_raw(b"")
-        out_text = to_text(out_bytes)
+    err = scan_stream(to_bytes(stderr))
+    out = scan_stream(out_bytes, with_keys=True)  # a combined 2>&1 capture comes in as stdout
     del out_bytes
-    err_text = to_text(stderr)
-    out_lines, err_lines = scan(out_text), scan(err_text)
     notes: list[str] = []
 
-    err_status, out_status = find_status(err_lines), find_status(out_lines)
-    if len(err_status):
-        found, source = err_status, "stderr"
-        if len(out_status):
-            notes.append(
-                f"{len(out_status)} status line(s) on stdout (timeseries copy) ignored; stderr's used"
-            )
+    if err.status.n:
+        found, source = err.status, "stderr"
+        if out.status.n:
+            notes.append(f"{out.status.n} status line(s) on stdout (timeseries copy) ignored; stderr's used")
     else:
-        found, source = out_status, "stdout"
+        found, source = out.status, "stdout"
     dropped = 0
-    if source == "stdout":  # a combined 2>&1 capture comes in as stdout
+    if source == "stdout":
         found, dropped = dedupe_adjacent(found)
     if dropped:
         notes.append(
             f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)"
         )
-    groups = status_sections(found)
 
-    rows = summary_rows(out_lines)
+    rows = out.rows
     export_complete = True
     if export is not None:
         export_rows, export_complete = read_export(export)
         rows = pd.concat([rows, export_rows], ignore_index=True)
-    status_names = tuple(pd.unique(groups["section"]))
+    status_names = tuple(pd.unique(found.groups["section"]))
     built = build_summary(rows, extra_names=status_names)
     summary = built["summary"]
-    status = build_status(found, groups, source, extra_names=tuple(summary["section"].unique()))
+    status = build_status(found, source, extra_names=tuple(summary["section"].unique()))
 
-    noise_text = err_lines.text(~err_status.used & ~err_lines.is_summary) if err_lines.n else []
-    noise_text += out_lines.text(~out_status.used & ~out_lines.is_summary) if out_lines.n else []
-    scan_result = _noise_scan(pd.Series(noise_text, dtype=object))
-    if not _looks_like_ycsb(
-        [out_text[:1_000_000], err_text[:1_000_000]], summary, bool(len(found)), bool(spans)
-    ):
+    scan_result = _noise_scan(pd.Series(err.noise + out.noise, dtype=object))
+    if not _looks_like_ycsb([out.prefix, err.prefix], summary, bool(found.n), bool(spans)):
         raise ParseError(
             "the input does not look like YCSB output (no summary, status lines or YCSB messages)"
         )
 
     overall = _overall(summary)
     operations = build_operations(summary)
+    if "converted_from_ms" in operations:
+        printed = sorted({m for m in summary["metric"] if is_ms_metric(m)})
+        notes.append(
+            f"latencies printed in ms (YCSB before 0.6) converted to us: {', '.join(printed)} "
+            "(see the operations column converted_from_ms)"
+        )
     if not raw.empty:
         notes.append(f"{len(raw)} raw data point(s) read from stdout")
     if not export_complete:
@@ -212,7 +219,7 @@ def parse_output(
         Evidence(
             overall=overall,
             operations=operations,
-            status_updates=len(found),
+            status_updates=found.n,
             last_status_ops=last_ops if last_ops is None or np.isfinite(last_ops) else None,
             exit_code=exit_code,
             exceptions=scan_result["exceptions"],
@@ -223,6 +230,16 @@ def parse_output(
             max_error_rate=max_error_rate,
             min_ops_fraction=min_ops_fraction,
             export_complete=export_complete,
+            cut_short=truncation_reasons(
+                rows=rows,
+                summary=summary,
+                histogram=built["histogram"],
+                timeseries=built["timeseries"],
+                operations=operations,
+                overall=overall,
+                status_sections=set(status_names),
+                last_lines={"stdout": out.last_line, "stderr": err.last_line},
+            ),
         )
     )
     sections = set(rows["section"]) if not rows.empty else set()
@@ -237,7 +254,7 @@ def parse_output(
         overall=overall,
         sections=sections,
         verdict=verdict,
-        measurement_type=_measurement_type(summary, status, built["timeseries"]),
+        measurement_type=_measurement_type(summary, status, built["timeseries"], built["histogram"]),
         ycsb_version=scan_result["version"],
         command_line=scan_result["cmd"],
         exceptions=scan_result["exceptions"],

@@ -19,7 +19,8 @@ _STATUS = (
     r"(?:est completion in (?P<eta>(?:\d+ (?:day|hour|minute|second)s? ?)+))?"
     r"(?P<rest>[^\n]*)"
 )
-_SUMMARY = r"\[(?P<section>[^\[\]\n]+)\], (?P<metric>[^\n]*), (?P<value>[^,\n]*)"
+# YCSB before 0.6 printed `[OVERALL],RunTime(ms), 10110` (no space after the first comma).
+_SUMMARY = r"\[(?P<section>[^\[\]\n]+)\], ?(?P<metric>[^\n]*), (?P<value>[^,\n]*)"
 _GROUP = r"(?:\[[^\[\]\n]*\]|[^\s\[\]]+ count: \d+, average latency\(us\): [^\s\[\]]+)"
 # Groups are separated by whitespace; requiring it keeps the split unique (no exponential backtracking).
 _CONT = rf"(?P<cont>(?=[ \t\[]|[^\s\[\]]+ count: )[ \t]*(?:{_GROUP}(?:[ \t]+{_GROUP})*)?[ \t]*)"

@@ -9,6 +9,15 @@ from .names import LATENCY_KINDS, NAME_COLUMNS, SUCCESS_RETURNS
 from .numbers import percentile_label
 from .summary import empty_frame
 
+# YCSB before 0.6 printed some or all latencies in ms (`AverageLatency(ms)`, `95thPercentileLatency(ms)`):
+# they are converted to us, and the converted columns are listed in `converted_from_ms`.
+MS_TO_US = 1000.0
+_MS_STANDARD = {
+    "AverageLatency(ms)": "average_latency_us",
+    "MinLatency(ms)": "min_latency_us",
+    "MaxLatency(ms)": "max_latency_us",
+    "LatencyVariance(ms)": "latency_variance_us",
+}
 _STANDARD = {
     "Operations": "operations",
     "Total Operations": "operations",
@@ -35,11 +44,18 @@ TAIL_COLUMNS = ["returns", "errors", "error_rate"]
 def _column_for(metric: str, percentile: float) -> str | None:
     if metric in _STANDARD:
         return _STANDARD[metric]
+    if metric in _MS_STANDARD:
+        return _MS_STANDARD[metric]
     if percentile == percentile:  # not NaN
         return percentile_label(percentile)
     if metric.startswith("Return="):
         return "return_" + metric[len("Return=") :]
     return None
+
+
+def is_ms_metric(metric: str) -> bool:
+    """A latency printed in milliseconds (YCSB before 0.6)."""
+    return metric.endswith("Latency(ms)") or metric == "LatencyVariance(ms)"
 
 
 def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
@@ -52,9 +68,13 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
     colmap = {m: _column_for(m, p) for m, p in zip(firsts["metric"], firsts["percentile"], strict=True)}
     cols = rows["metric"].map(colmap)
     keep = cols.notna()
+    in_ms = rows["metric"].map({m: is_ms_metric(m) for m in colmap}).astype(bool)
+    # The variance of a ms value is in ms^2.
+    factor = np.where(in_ms, MS_TO_US, 1.0) * np.where(rows["metric"] == "LatencyVariance(ms)", MS_TO_US, 1.0)
     long = pd.DataFrame(
-        {"section": rows["section"][keep], "column": cols[keep], "value": rows["value"][keep]}
+        {"section": rows["section"][keep], "column": cols[keep], "value": (rows["value"] * factor)[keep]}
     )
+    converted = long[in_ms[keep].to_numpy()]
     wide = long.pivot_table(
         index="section", columns="column", values="value", aggfunc="last", dropna=False, sort=False
     )
@@ -96,6 +116,10 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
     )
     leading = [c for c in _LEADING if c in out.columns]
     ordered = [*NAME_COLUMNS, *leading, *pct_cols, *ret_cols, *TAIL_COLUMNS]
+    if not converted.empty:
+        ordered.append("converted_from_ms")
+        listed = converted.groupby("section", sort=False)["column"].agg(lambda c: " ".join(dict.fromkeys(c)))
+        out["converted_from_ms"] = listed.reindex(out.index).fillna("")
     out = out[ordered].reset_index().rename(columns={"index": "section"})
     order = out.assign(_failed=out["outcome"] != "").sort_values(
         ["intended", "operation", "_failed", "outcome", "part", "section"], kind="stable"

@@ -3,8 +3,11 @@
 A status update is ``<label><yyyy-MM-dd HH:mm:ss:SSS> <sec> sec: <ops> operations; [<cur> current ops/sec; ]
 [est completion in <ETA>]<groups>``. For the two-in-one measurement types one update spans several physical
 lines (``[HdrREAD: ...]`` newline ``[BucketREAD ...] [HdrUPDATE: ...]`` ...); those continuation lines are
-attached to the update before them. Lines are classified by one regex pass (see lines.py); the groups of all
-updates are then read by one ``findall`` over their joined text, and numbers by pandas' C CSV reader.
+attached to the update before them. Lines are classified by one regex pass (see lines.py). When every group
+is a 0.17.0 ``[OP: Count=.., Max=.., ...]`` group (the common case), the groups become CSV through one
+``bytes.translate`` and are read by pandas' C reader (``_hdr_fast``); otherwise all groups are read by one
+``findall`` over their joined text. Both give the same result. stream.py calls this per chunk of lines
+(``parse_chunk``) and joins the chunks (``concat_chunks``), so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,31 +108,24 @@ def find_status(lines: Lines) -> StatusText:
     return StatusText(header, rests, start | attached)
 
 
-def dedupe_adjacent(found: StatusText) -> tuple[StatusText, int]:
-    """Drop adjacent identical updates when (nearly) every update is doubled: a combined 2>&1 capture of
-    a timeseries run, which prints each status line on both streams."""
-    n = len(found)
-    if n < 4:
-        return found, 0
-    h = found.header
-    rests = np.empty(n, dtype=object)
-    rests[:] = found.rests
-    key = h["label"] + h["ts"] + _const(n, " ") + h["ops"] + rests
-    dup = np.zeros(n, dtype=bool)
-    dup[1:] = key[1:] == key[:-1]
-    if dup.sum() * 2 < n - 1:
-        return found, 0
-    keep = ~dup
-    rests = [r for r, k in zip(found.rests, keep, strict=True) if k]
-    return StatusText({f: v[keep] for f, v in h.items()}, rests, found.used), int(dup.sum())
-
-
 def _eta_seconds(eta: np.ndarray) -> np.ndarray:
     out = np.full(len(eta), np.nan)
     has = eta != ""
     if not has.any():
         return out
-    found = _ETA_RE.findall("\x00".join(eta[has].tolist()))
+    joined = "\x00".join(eta[has].tolist())
+    n_has = int(has.sum())
+    plain_seconds = joined.count("second") == n_has and not any(
+        u in joined for u in ("day", "hour", "minute")
+    )
+    if plain_seconds:  # every ETA is one "<n> second(s)": no regex
+        plain = joined.replace(" seconds", "").replace(" second", "").replace(" ", "").split("\x00")
+        secs = floats_from_text(plain)
+        if not np.isnan(secs).any():
+            secs[secs >= 9.2e18] = np.inf
+            out[has] = secs
+            return out
+    found = _ETA_RE.findall(joined)
     if not found:
         return out
     table = tuples_to_array(found, 3)
@@ -138,7 +135,7 @@ def _eta_seconds(eta: np.ndarray) -> np.ndarray:
     factor = np.zeros(len(unit))
     for u, f in _ETA_UNIT.items():
         factor[unit == u] = f
-    secs = np.zeros(int(has.sum()))
+    secs = np.zeros(n_has)
     np.add.at(secs, idx[parts], floats_from_text(num[parts].tolist()) * factor[parts])
     secs[secs >= 9.2e18] = np.inf  # Long.MAX_VALUE seconds: the throughput was 0
     out[has] = secs
@@ -168,8 +165,108 @@ _VALUE_SOURCES = {
 }
 
 
-def _groups(rests: list[str]) -> dict[str, np.ndarray]:
+# Fast path for updates made only of 0.17.0 `[OP: Count=a, Max=b, Min=c, Avg=d, 90=e, 99=f, 99.9=g, 99.99=h]`
+# groups: one bytes.translate turns the group text into CSV (']' ends a row, ',' and '=' separate fields,
+# '[' and ' ' go), and pandas' C reader parses it, with the key columns read as categoricals so that checking
+# every group's layout costs nothing per group.
+_FAST_KEYS = ("Max", "Min", "Avg", "90", "99", "99.9", "99.99")
+_FAST_TABLE = bytes.maketrans(b"[],=", b"\x1f\n\x1f\x1f")
+_FAST_NAMES = ["lead", "name", "count"] + [
+    f"{p}{i}" for i in range(len(_FAST_KEYS)) for p in ("key", "value")
+]
+# What a well-formed group leaves when only its structural characters are kept: '[', the ':' of ': Count',
+# its 8 spaces (': Count' and ', ' before each other key) and ']'. Control characters that could split a
+# CSV row or field are kept too, so that they break the shape.
+_FAST_KEPT = b"[]: \n\t\r\x00\x1f"
+_FAST_DROP = bytes(b for b in range(256) if b not in _FAST_KEPT)
+_FAST_SHAPE = b"[:" + b" " * (1 + len(_FAST_KEYS)) + b"]"
+
+
+def _read_fast(data: bytes, dtypes: dict[str, object]) -> pd.DataFrame:
+    return pd.read_csv(
+        io.BytesIO(data),
+        header=None,
+        names=_FAST_NAMES,
+        index_col=False,
+        sep="\x1f",
+        dtype=dtypes,
+        engine="c",
+        skip_blank_lines=False,
+        quoting=csv.QUOTE_NONE,
+        keep_default_na=False,
+        na_values={n: ["", "NaN", "nan"] for n in _FAST_NAMES},
+    )
+
+
+def _fast_shapes_ok(data: bytes) -> bool:
+    """Every update line is groups of the exact shape above separated by single spaces (edges may hold
+    spaces): then every space, ':' and bracket sits where the template puts it, so deleting them loses
+    nothing and each ']' ends exactly one group."""
+    lines = set(data.translate(None, _FAST_DROP).replace(_FAST_SHAPE, b"G").split(b"\n"))
+    for line in lines:
+        body = line.strip(b" ")
+        if body and body != b"G" + b" G" * (len(body) // 2):
+            return False
+    return True
+
+
+def _hdr_fast(rests: list[str]) -> dict[str, np.ndarray] | None:
+    """Groups of updates made only of well-formed 0.17.0 Hdr groups, without a regex or a Python object per
+    group. None when any update holds anything else (the caller then takes the general path), so wherever
+    this returns a result it is the general path's result."""
+    data = "\n".join([*rests, ""]).encode("utf-8", errors="replace")
+    if b"Count=" not in data or not _fast_shapes_ok(data):
+        return None
+    # '[' starts a field too, so that text before a group lands in "lead", which must stay empty.
+    data = data.translate(_FAST_TABLE, b" ")
+    # A key column may hold only its key: anything else becomes NaN, which the check below refuses.
+    dtypes: dict[str, object] = {"lead": "category", "name": "category", "count": "float64"}
+    for i, key in enumerate(_FAST_KEYS):
+        dtypes[f"key{i}"] = pd.CategoricalDtype([key])
+        dtypes[f"value{i}"] = "float64"
+    try:
+        with warnings.catch_warnings():  # a value outside a key's category: NaN now, an error in pandas 4
+            warnings.simplefilter("ignore")
+            frame = _read_fast(data, dtypes)
+    except (ValueError, TypeError, pd.errors.ParserError):
+        return None
+    del data
+    names = frame["name"].cat
+    codes = names.codes.to_numpy()
+    blank = codes < 0
+    n_blank = int(blank.sum())
+    if n_blank != len(rests) or int((frame["lead"].cat.codes.to_numpy() >= 0).sum()):
+        return None
+    rows = ~blank
+    # On blank rows every key is NaN; anywhere else a NaN key is a key other than the expected one.
+    for i in range(len(_FAST_KEYS)):
+        if int((frame[f"key{i}"].cat.codes.to_numpy() < 0).sum()) != n_blank:
+            return None
+    if names.categories.dtype.kind not in "OUT":  # pandas made numbers of the names: not a plain layout
+        return None
+    cats = [str(c) for c in names.categories]
+    if not all(c.endswith(":Count") and ":" not in c[: -len(":Count")] for c in cats):
+        return None
+    ops = np.array([c[: -len(":Count")] for c in cats], dtype=object)
+    out: dict[str, np.ndarray] = {"status_index": np.cumsum(blank)[rows].astype("int64")}
+    out["section"] = ops[codes[rows]]
+    value_names = ["count"] + [f"value{i}" for i in range(len(_FAST_KEYS))]
+    for column, name in zip(VALUE_COLUMNS, value_names, strict=True):
+        values = frame[name].to_numpy(dtype="float64")[rows]
+        values[np.isfinite(values) & (np.abs(values) >= 9.2e18)] = np.nan
+        out[column] = values
+    zero = out["count"] == 0
+    for c in VALUE_COLUMNS[1:]:
+        out[c][zero] = np.nan
+    return out
+
+
+def _groups(rests: list[str], *, fast: bool = True) -> dict[str, np.ndarray]:
     """All groups of all updates: status_index, section and the value columns (float arrays)."""
+    if fast and rests:
+        quick = _hdr_fast(rests)
+        if quick is not None:
+            return quick
     joined = "\x00" + "\x00".join(rests) if rests else ""
     branches = [r"(?P<mark>\x00)"]
     if "Count=" in joined:
@@ -303,11 +400,6 @@ def _fill_generic(out: dict[str, np.ndarray], kv: np.ndarray, rows: np.ndarray) 
                 out[dst][pos] = floats_from_text([m.group("v")], decimal_comma="," in m.group("v"))[0]
 
 
-def status_sections(found: StatusText) -> dict[str, np.ndarray]:
-    """Parse the groups once; the caller reuses the result for section names and for the frame."""
-    return _groups(found.rests)
-
-
 def _timestamps(ts: np.ndarray) -> np.ndarray:
     """``yyyy-MM-dd HH:mm:ss:SSS`` -> datetime64[ms] (numpy's ISO parser after ':SSS' -> '.SSS')."""
     if len(ts) == 0:
@@ -324,13 +416,43 @@ def _timestamps(ts: np.ndarray) -> np.ndarray:
         ).to_numpy()
 
 
-def build_status(
-    found: StatusText, groups: dict[str, np.ndarray], source: str, extra_names=()
-) -> pd.DataFrame:
-    """The status frame: header fields joined with one row per operation group (or one row if none)."""
+@dataclass
+class StatusChunk:
+    """Status updates of one stream (or one chunk of it), numbers already parsed.
+
+    ``head``: per update (label, timestamp, elapsed_s, total_ops, current_ops_per_s, eta_s); ``groups``: per
+    operation group (status_index into the updates, section, value columns); ``keys``: a hash per update of
+    its whole text, kept only where adjacent duplicates may have to be dropped (stdout)."""
+
+    n: int
+    head: dict[str, np.ndarray]
+    groups: dict[str, np.ndarray]
+    keys: np.ndarray | None = None
+
+
+def _empty_groups() -> dict[str, np.ndarray]:
+    out = {"status_index": np.empty(0, dtype="int64"), "section": np.empty(0, dtype=object)}
+    out.update({c: np.empty(0) for c in VALUE_COLUMNS})
+    return out
+
+
+def _empty_head() -> dict[str, np.ndarray]:
+    return {
+        "label": np.empty(0, dtype=object),
+        "timestamp": np.empty(0, dtype="datetime64[ms]"),
+        **{c: np.empty(0) for c in ("elapsed_s", "total_ops", "current_ops_per_s", "eta_s")},
+    }
+
+
+def empty_chunk() -> StatusChunk:
+    return StatusChunk(0, _empty_head(), _empty_groups(), np.empty(0, dtype="int64"))
+
+
+def parse_chunk(found: StatusText, *, with_keys: bool) -> StatusChunk:
+    """Numbers of the updates ``find_status`` located: header fields and every operation group."""
     n = len(found)
     if n == 0:
-        return empty_frame(STATUS_COLUMNS)
+        return empty_chunk()
     h = found.header
     cur = h["cur"]
     head = {
@@ -341,29 +463,89 @@ def build_status(
         "current_ops_per_s": floats_from_text(cur.tolist(), decimal_comma="," in "".join(cur.tolist())),
         "eta_s": _eta_seconds(h["eta"]),
     }
+    keys = None
+    if with_keys:
+        parts = zip(h["label"].tolist(), h["ts"].tolist(), h["ops"].tolist(), found.rests, strict=True)
+        keys = np.fromiter((hash((a, b, c, d)) for a, b, c, d in parts), dtype="int64", count=n)
+    return StatusChunk(n, head, _groups(found.rests), keys)
+
+
+def concat_chunks(chunks: list[StatusChunk]) -> StatusChunk:
+    chunks = [c for c in chunks if c.n]
+    if not chunks:
+        return empty_chunk()
+    if len(chunks) == 1:
+        return chunks[0]
+    offsets = np.cumsum([0] + [c.n for c in chunks[:-1]])
+    head = {k: np.concatenate([c.head[k] for c in chunks]) for k in chunks[0].head}
+    groups = {
+        k: np.concatenate([c.groups[k] for c in chunks]) for k in chunks[0].groups if k != "status_index"
+    }
+    groups["status_index"] = np.concatenate(
+        [c.groups["status_index"] + off for c, off in zip(chunks, offsets, strict=True)]
+    )
+    keys = None
+    if all(c.keys is not None for c in chunks):
+        keys = np.concatenate([c.keys for c in chunks])
+    return StatusChunk(int(sum(c.n for c in chunks)), head, groups, keys)
+
+
+def dedupe_adjacent(chunk: StatusChunk) -> tuple[StatusChunk, int]:
+    """Drop adjacent identical updates when (nearly) every update is doubled: a combined 2>&1 capture of
+    a timeseries run, which prints each status line on both streams."""
+    n = chunk.n
+    if n < 4 or chunk.keys is None:
+        return chunk, 0
+    dup = np.zeros(n, dtype=bool)
+    dup[1:] = chunk.keys[1:] == chunk.keys[:-1]
+    if dup.sum() * 2 < n - 1:
+        return chunk, 0
+    keep = ~dup
+    renumber = np.cumsum(keep) - 1
+    rows = keep[chunk.groups["status_index"]]
+    groups = {k: v[rows] for k, v in chunk.groups.items()}
+    groups["status_index"] = renumber[groups["status_index"]]
+    head = {k: v[keep] for k, v in chunk.head.items()}
+    return StatusChunk(int(keep.sum()), head, groups, chunk.keys[keep]), int(dup.sum())
+
+
+def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFrame:
+    """The status frame: header fields joined with one row per operation group (or one row if none)."""
+    n = chunk.n
+    if n == 0:
+        return empty_frame(STATUS_COLUMNS)
+    groups = chunk.groups
     idx = groups["status_index"]
     lonely = np.flatnonzero(np.bincount(idx, minlength=n) == 0)
-    all_idx = np.concatenate([idx, lonely])
-    order = np.argsort(all_idx, kind="stable")
-    all_idx = all_idx[order]
-    sections = np.concatenate([groups["section"], np.full(len(lonely), None, dtype=object)])[order]
-    frame = pd.DataFrame({"status_index": all_idx, "source": source})
-    for name in ("label", "timestamp", "elapsed_s", "total_ops", "current_ops_per_s", "eta_s"):
-        frame[name] = head[name][all_idx]
-    frame["section"] = sections
+    if len(lonely):
+        all_idx = np.concatenate([idx, lonely])
+        order = np.argsort(all_idx, kind="stable")
+        all_idx = all_idx[order]
+        sections = np.concatenate([groups["section"], np.full(len(lonely), None, dtype=object)])[order]
+        values = {c: np.concatenate([groups[c], np.full(len(lonely), np.nan)])[order] for c in VALUE_COLUMNS}
+    else:
+        all_idx, sections, values = idx, groups["section"], {c: groups[c] for c in VALUE_COLUMNS}
+    columns: dict[str, object] = {
+        "status_index": all_idx,
+        "source": np.full(len(all_idx), source, dtype=object),
+    }
+    for name in HEADER_COLUMNS[2:]:
+        columns[name] = chunk.head[name][all_idx]
+    columns["section"] = sections
     codes, uniques = pd.factorize(sections)
     names = classify_frame([*uniques, *extra_names]).loc[list(uniques)] if len(uniques) else None
+    ok = codes >= 0
     for c in NAME_COLUMNS:
-        if names is None:
-            frame[c] = None
+        if c == "intended":
+            flags = np.zeros(len(codes), dtype=bool)
+            if names is not None:
+                flags[ok] = names[c].to_numpy(dtype=bool)[codes[ok]]
+            columns[c] = pd.arrays.BooleanArray(flags, ~ok)
             continue
-        values = names[c].to_numpy(dtype=object)
         column = np.empty(len(codes), dtype=object)
-        ok = codes >= 0
-        column[ok] = values[codes[ok]]
+        if names is not None:
+            column[ok] = names[c].to_numpy(dtype=object)[codes[ok]]
         column[~ok] = None
-        frame[c] = column
-    frame["intended"] = frame["intended"].astype("boolean")
-    for c in VALUE_COLUMNS:
-        frame[c] = np.concatenate([groups[c], np.full(len(lonely), np.nan)])[order]
-    return frame[STATUS_COLUMNS]
+        columns[c] = column
+    columns.update(values)
+    return pd.DataFrame(columns, columns=STATUS_COLUMNS, copy=False)

@@ -12,7 +12,7 @@ from .names import NAME_COLUMNS, classify_frame
 from .numbers import to_float
 
 _PCT_RE = re.compile(
-    r"^(?:(?P<a>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)|p(?P<b>\d+(?:\.\d+)?))$"
+    r"^(?:(?P<a>\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\((?:us|ms)\)|p(?P<b>\d+(?:\.\d+)?))$"
 )
 _BUCKET_RE = r">?-?\d+"
 
@@ -81,7 +81,11 @@ def _split_buckets(buckets: pd.DataFrame, body: pd.DataFrame, names: pd.DataFram
     variance = set(body.loc[metric == "LatencyVariance(us)", "section"])
     pct = set(body.loc[metric.str.contains("PercentileLatency(us)", regex=False, na=False), "section"])
     sec = buckets["section"]
-    is_hist = sec.isin(variance).to_numpy()
+    # The whole shape decides, not one marker line: `histogram` prints ms buckets 0..N-1 and a `>N`
+    # overflow bucket (LatencyVariance only since 0.6); `hdrhistogram` verbose prints recorded values
+    # under percentiles in us; anything else is a `timeseries` (ms offsets).
+    overflow = set(sec[buckets["metric"].str.startswith(">", na=False)])
+    is_hist = sec.isin(variance | overflow).to_numpy()
     is_hdr = (~is_hist) & sec.isin(pct).to_numpy()
     is_ts = ~(is_hist | is_hdr)
 

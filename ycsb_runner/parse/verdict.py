@@ -26,6 +26,7 @@ class Evidence:
     max_error_rate: float = 0.01
     min_ops_fraction: float = 0.9
     export_complete: bool = True
+    cut_short: list[str] = field(default_factory=list)  # signs in the output itself (truncation.py)
 
 
 def _pct(x: float) -> str:
@@ -57,6 +58,7 @@ def decide(ev: Evidence) -> Verdict:
         )
     if not ev.export_complete:
         truncated.append("the JSON export file is incomplete")
+    truncated.extend(r for r in ev.cut_short if r not in truncated)
     if ev.exit_code not in (None, 0):
         failed.append(f"exit code {ev.exit_code}")
     if ev.usage_errors:

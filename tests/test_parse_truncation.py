@@ -1,0 +1,126 @@
+"""A capture cut short must be called `truncated` with a reason, whatever byte it was cut at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ycsb_runner.parse import parse_output
+
+DATA = Path(__file__).parent / "data" / "ycsb"
+# Complete captures of every measurement type whose verdict is `completed`.
+COMPLETE = [
+    "hdr_op",
+    "hdr_both",
+    "hdr_histogram",
+    "hdr_raw",
+    "hdr_percentiles",
+    "histogram",
+    "histogram_both",
+    "histogram_verbose",
+    "timeseries",
+    "raw_stdout",
+    "workload_e",
+    "workload_f",
+    "trackjvm",
+    "load",
+]
+CUT = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def streams(name: str) -> tuple[bytes, bytes]:
+    return (DATA / f"{name}.stdout").read_bytes(), (DATA / f"{name}.stderr").read_bytes()
+
+
+def summary_start(stdout: bytes) -> int:
+    return stdout.index(b"[OVERALL]")
+
+
+@pytest.mark.parametrize("name", COMPLETE)
+def test_complete_captures_stay_completed(name):
+    run = parse_output(*streams(name))
+    assert run.verdict.status == "completed", run.verdict.reasons
+
+
+def test_the_first_700_bytes_are_not_a_complete_run():
+    """The issue's case: a cut mid-number must not read as a smaller number in a completed run."""
+    stdout, stderr = streams("hdr_op")
+    run = parse_output(stdout[:700], stderr)
+    assert run.verdict.status == "truncated"
+    assert any("middle of a line" in r for r in run.verdict.reasons)
+
+
+@CUT
+@given(st.sampled_from(COMPLETE), st.data())
+def test_a_cut_anywhere_in_the_summary_is_truncated(name, data):
+    stdout, stderr = streams(name)
+    cut = data.draw(st.integers(summary_start(stdout), len(stdout) - 1), label="cut")
+    run = parse_output(stdout[:cut], stderr)
+    assert run.verdict.status == "truncated", (cut, stdout[cut - 80 : cut])
+    assert run.verdict.reasons
+
+
+@CUT
+@given(st.sampled_from(COMPLETE), st.data())
+def test_a_cut_at_a_line_break_in_the_summary_is_truncated(name, data):
+    """Cut exactly after a line: no half line to see, so missing metrics/sections/operations must show it.
+    (The cut keeps at least one operation section; a cut before any is covered by the verdict already.)"""
+    stdout, stderr = streams(name)
+    lines = stdout.splitlines(keepends=True)
+    first = next(i for i, ln in enumerate(lines) if ln.startswith(b"[OVERALL]"))
+    keep = data.draw(st.integers(first, len(lines) - 1), label="lines kept")
+    tail = b"".join(lines[keep:])
+    if not tail.strip(b"\n") or not any(ln.startswith(b"[") for ln in lines[keep:]):
+        return  # only non-summary text was cut off
+    run = parse_output(b"".join(lines[:keep]), stderr)
+    if name.startswith("timeseries") and _only_last_points_cut(lines, keep):
+        # A line-aligned cut of the last time-series point(s) alone looks like an operation that stopped
+        # one interval early (sparse operations do): not called truncated, by design.
+        return
+    assert run.verdict.status == "truncated", (keep, lines[keep - 1 : keep + 1])
+
+
+def _only_last_points_cut(lines: list[bytes], keep: int) -> bool:
+    import re
+
+    point = re.compile(rb"^\[([^\]]+)\], \d+, ")
+    section = point.match(lines[keep - 1])
+    rest = [ln for ln in lines[keep:] if ln.startswith(b"[")]
+    return (
+        bool(section)
+        and all((m := point.match(ln)) and m.group(1) == section.group(1) for ln in rest)
+        and len(rest) <= 1
+    )
+
+
+@CUT
+@given(st.sampled_from(COMPLETE), st.data())
+def test_a_cut_mid_line_of_stderr_is_truncated(name, data):
+    stdout, stderr = streams(name)
+    ends = [i for i, b in enumerate(stderr) if b == 0x0A]
+    cut = data.draw(st.integers(1, len(stderr) - 1).filter(lambda c: c - 1 not in ends), label="cut")
+    run = parse_output(stdout, stderr[:cut])
+    assert run.verdict.status == "truncated"
+    assert any("stderr ends in the middle of a line" in r for r in run.verdict.reasons)
+
+
+def test_reasons_name_what_is_missing():
+    stdout, stderr = streams("hdr_op")
+    text = stdout.decode()
+    # Drop the last section's percentile lines: it lacks what its siblings have.
+    lines = text.splitlines(keepends=True)
+    last = lines[-1].split("]")[0] + "]"
+    cut = "".join(ln for ln in lines if not (ln.startswith(last) and "Percentile" in ln))
+    run = parse_output(cut, stderr)
+    assert run.verdict.status == "truncated"
+    assert any("lacks" in r and "PercentileLatency" in r for r in run.verdict.reasons)
+    # Drop a whole section that the status lines report.
+    sections = [ln.split("]")[0][1:] for ln in lines if ln.startswith("[")]
+    victim = "UPDATE" if "UPDATE" in sections else "READ"
+    without = "".join(ln for ln in lines if not ln.startswith(f"[{victim}]"))
+    run = parse_output(without, stderr)
+    assert run.verdict.status == "truncated"
+    assert any(f"report {victim}" in r or "count" in r for r in run.verdict.reasons)

@@ -15,7 +15,7 @@ import pytest
 
 from ycsb_runner.parse import parse_output
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 
 
 def capture(name: str) -> str:

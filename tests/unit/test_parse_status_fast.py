@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ycsb_runner.parse.lines import scan
 from ycsb_runner.parse.status import _groups, _hdr_fast, find_status
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 CAPTURES = sorted(p.name for p in DATA.glob("*.stderr"))
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ycsb_runner.parse import parse_output
 
-DATA = Path(__file__).parent / "data" / "ycsb"
+DATA = Path(__file__).parents[1] / "data" / "ycsb"
 # Complete captures of every measurement type whose verdict is `completed`.
 COMPLETE = [
     "hdr_op",

@@ -41,10 +41,16 @@ def _cut_last_section(
         return []
     last = body["section"].iloc[-1]
     info = summary[summary["section"] == last]
-    if info.empty or info["kind"].iloc[0] not in LATENCY_KINDS:
+    if info.empty:
         return []
     kind, part = info["kind"].iloc[0], info["part"].iloc[0]
+    # trackjvm's THREAD_COUNT, USED_MEM_MB, ... are measured like operations (they have `Operations`).
+    measured_jvm = kind == "jvm" and (info["metric"] == "Operations").any()
+    if kind not in LATENCY_KINDS and not measured_jvm:
+        return []
     peers = summary[(summary["kind"] == kind) & (summary["part"] == part) & (summary["section"] != last)]
+    if measured_jvm:
+        peers = peers[peers["section"].isin(peers.loc[peers["metric"] == "Operations", "section"])]
     mine = _metric_shape(info["metric"])
     out = []
     # Every operation measured through the DB wrapper counts its return codes, printed last.

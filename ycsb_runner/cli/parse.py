@@ -13,10 +13,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
 from ycsb_runner.parse import ParsedRun, parse_export, parse_output
 
-FORMATS = ("table", "csv", "json")
 _JSON_START = re.compile(rb"\s*(?:\{|\[\s*\{)\s*\"metric\"")
 _TABLE_COLUMNS = [
     ("section", "section"),
@@ -138,17 +138,21 @@ def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None
 
 
 def parse_cmd(
-    files: list[Path] = typer.Argument(..., help="Captured YCSB stdout file(s), or JSON export files."),
+    files: list[Path] = typer.Argument(
+        ..., metavar="FILE...", help="Captured YCSB stdout file(s), or JSON export files."
+    ),
     stderr: Path | None = typer.Option(
         None,
         "--stderr",
+        metavar="FILE",
         help="The run's captured stderr (one file only; default: <name>.stderr beside <name>.stdout).",
     ),
-    fmt: str = typer.Option("table", "--format", "-f", help="Output format: table, csv or json."),
+    fmt: FormatOpt = Format.table,
     table: str = typer.Option(
         DEFAULT_TABLE,
         "--table",
         "-t",
+        metavar="TABLE",
         help="What to print: operations (default: one row per operation), summary (every "
         "[SECTION], metric, value line: OVERALL, each GC collector, ...), status (status lines), "
         "histogram (buckets), timeseries or raw.",
@@ -162,9 +166,11 @@ def parse_cmd(
         raise typer.Exit(err.exit_code) from None
 
 
-def _run(files: list[Path], stderr: Path | None, fmt: str, table: str = DEFAULT_TABLE) -> None:
-    if fmt not in FORMATS:
-        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}")
+def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:
+    try:
+        fmt = Format(fmt)
+    except ValueError:
+        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(Format)}") from None
     if table not in TABLES:
         raise UserError(f"unknown --table {table!r}: use one of {', '.join(TABLES)}")
     if stderr is not None and len(files) != 1:
@@ -173,7 +179,12 @@ def _run(files: list[Path], stderr: Path | None, fmt: str, table: str = DEFAULT_
         )
     runs = [(str(path), _load(path, stderr)) for path in files]
 
-    if fmt == "table":
+    if fmt is Format.markdown:
+        from ycsb_runner.analyse.report import markdown_table
+
+        for name, run in runs:
+            typer.echo(f"## {name}: {run.verdict.status}\n\n{markdown_table(_frame(run, table))}")
+    elif fmt is Format.table:
         console = Console()
         for name, run in runs:
             if table == DEFAULT_TABLE:
@@ -185,7 +196,7 @@ def _run(files: list[Path], stderr: Path | None, fmt: str, table: str = DEFAULT_
             if table == "summary":
                 shown = shown.rename(columns={"value_str": "value"})
             _print_frame(console, shown, limit=None if table == "summary" else 200)
-    elif fmt == "csv":
+    elif fmt is Format.csv:
         frames = []
         for name, run in runs:
             frame = _frame(run, table).copy()

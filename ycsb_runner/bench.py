@@ -10,6 +10,7 @@ Usable without the CLI::
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -17,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ycsb_runner.errors import UserError
+from ycsb_runner.errors import Interrupted, UserError
 from ycsb_runner.paths import results_dir
 from ycsb_runner.plan import Plan, build_plan
-from ycsb_runner.secrets import Masker
+from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.server import EmbeddedServer, ServerInfo
 from ycsb_runner.store import RunDir
 from ycsb_runner.suite import Suite, load_suite
@@ -49,7 +50,19 @@ class BenchOutcome:
     runner: Any
 
 
+def check_options(opts: BenchOptions) -> None:
+    """One-line errors for options that cannot be right, before anything starts or is printed."""
+    rate = opts.max_error_rate
+    if not (isinstance(rate, int | float) and math.isfinite(rate) and 0 <= rate <= 1):
+        raise UserError(
+            f"--max-error-rate {rate}: must be a number from 0 to 1 (a fraction of operations, e.g. 0.01)"
+        )
+    if opts.url is not None:
+        check_url(opts.url)
+
+
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
+    check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
     if opts.audit_strategy:
         from dataclasses import replace
@@ -58,22 +71,36 @@ def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     return suite, build_plan(suite)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (systemd, CI timeouts, kill) takes the same clean path as Ctrl-C."""
+def signals_as_interrupt() -> Iterator[None]:
+    """Ctrl-C, SIGTERM (systemd, CI timeouts, kill) and SIGHUP (a lost terminal or SSH session) take the same
+    clean path: the first raises ``Interrupted`` (which remembers the signal); later ones are ignored
+    until the clean-up (stop YCSB, restore audit, stop the server, save results) is done."""
+    seen: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+        if seen:
+            return
+        seen.append(signum)
+        raise Interrupted(signum)
 
+    previous: dict[int, Any] = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread
+        for sig, old in previous.items():
+            signal.signal(sig, old)
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 class _ServerHolder:
@@ -115,8 +142,12 @@ def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
         argv = holder.info.argv
         n = len(on_args)
         on = any(argv[i : i + n] == on_args for i in range(len(argv) - n + 1))
-        return AuditState(enabled=on, ops=frozenset(audited) if on else frozenset(),
-                          detail=f"server argv: {' '.join(argv[1:])}", raw={})
+        return AuditState(
+            enabled=on,
+            ops=frozenset(audited) if on else frozenset(),
+            detail=f"server argv: {' '.join(argv[1:])}",
+            raw={},
+        )
 
     return {**options, "restart": restart, "status": status}
 
@@ -156,6 +187,8 @@ def run_bench(
     from ycsb_runner.install import ensure_ycsb, find_java
 
     suite, plan = prepare(opts)
+    if opts.url is not None:
+        check_url_files(opts.url)
     if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
         _make_audit(
             suite, "mongodb://unused", _ServerHolder(None), opts
@@ -164,7 +197,7 @@ def run_bench(
     java = find_java()
     url = opts.url
     with contextlib.ExitStack() as stack:
-        stack.enter_context(sigterm_as_interrupt())
+        stack.enter_context(signals_as_interrupt())
         server: ServerInfo | None = None
         embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
         if url is None:
@@ -173,7 +206,6 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         masker = Masker()
-        masker.add_url(url)
         build = check_connection(url, masker)
         target = {
             "embedded": server is not None,

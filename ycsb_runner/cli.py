@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import typer
 
 from ycsb_runner import __version__
 from ycsb_runner.console import BenchProgress, err_console, out_console
-from ycsb_runner.errors import UserError
+from ycsb_runner.errors import UserError, interrupted_exit_code, signal_name
 
 app = typer.Typer(
     help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
@@ -51,6 +52,17 @@ TemplatesOpt = Annotated[
         "--templates", help="A folder of your own Jinja2 templates, tried before the built-in ones."
     ),
 ]
+
+
+class Stopped(UserError):
+    """``bench`` stopped by Ctrl-C, SIGTERM or SIGHUP after the clean-up: exit 128 + the signal's number.
+    (Click turns a KeyboardInterrupt into "Aborted!" and exit 1, so the command raises this instead.)"""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(
+            f"{signal_name(exc)}: stopped YCSB and the embedded server; finished steps are kept",
+            exit_code=interrupted_exit_code(exc),
+        )
 
 
 def _log(msg: str) -> None:
@@ -121,7 +133,7 @@ def server_status() -> None:
     """Say whether the embedded server runs (exit 1 when it does not)."""
     from ycsb_runner import server
 
-    info = server.status()
+    info = server.status(log=_log)
     if info is None:
         _log("no embedded server is running")
         raise typer.Exit(1)
@@ -261,7 +273,10 @@ def bench(
                     write_report(run_dir)
             except Exception:  # noqa: BLE001 - the error below matters more than the table
                 pass
-            _log(f"results so far: {run_dir}")
+            with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
+                _log(f"results so far: {run_dir}")
+        if isinstance(exc, KeyboardInterrupt):
+            raise Stopped(exc) from None
         raise
     print_results(outcome.run_dir.root)
     _print_study_table(outcome.run_dir.root)
@@ -319,11 +334,15 @@ _mount_optional()
 def main() -> None:
     try:
         app()
-    except UserError as err:
-        err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+    except Stopped as err:
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            err_console.print(f"[bold red]interrupted[/bold red] by {err}", soft_wrap=True)
         sys.exit(err.exit_code)
-    except KeyboardInterrupt:
-        err_console.print(
-            "[bold red]interrupted[/bold red]: stopped YCSB and the embedded server; finished steps are kept"
-        )
-        sys.exit(130)
+    except UserError as err:
+        with contextlib.suppress(OSError):
+            err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError):
+            err_console.print("[bold red]interrupted[/bold red]: stopped; finished work is kept")
+        sys.exit(interrupted_exit_code(exc))

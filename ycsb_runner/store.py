@@ -101,7 +101,50 @@ class RunDir:
         atomic_write_json(self.root / MANIFEST, _json_safe(manifest))
 
     def manifest(self) -> dict:
-        return json.loads((self.root / MANIFEST).read_text())
+        """The run's manifest; a one-line error when it is unreadable, truncated or not a JSON object."""
+        path = self.root / MANIFEST
+        try:
+            doc = json.loads(path.read_bytes())
+        except OSError as err:
+            raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+        except ValueError as err:  # JSONDecodeError, UnicodeDecodeError
+            raise UserError(
+                f"{path} is not valid JSON ({err}): the file is damaged or was cut short "
+                "(e.g. a full disk); re-run the suite or restore the file"
+            ) from None
+        if not isinstance(doc, dict):
+            raise UserError(
+                f"{path} holds a JSON {type(doc).__name__}, not an object: it is not a ycsb-runner manifest"
+            )
+        return doc
+
+    def write_status(self, status: str, error: str | None) -> bool:
+        """Set the manifest's status and error when the full manifest cannot be written (full disk): the last
+        saved manifest, compacted, written atomically or else over the old file's own bytes. True if saved."""
+        path = self.root / MANIFEST
+        try:
+            old = path.read_bytes()
+            doc = json.loads(old)
+        except (OSError, ValueError):
+            return False
+        if not isinstance(doc, dict):
+            return False
+        doc.update(status=status, error=error, ended_at=time.time())
+        data = json.dumps(_json_safe(doc), separators=(",", ":"), default=str).encode() + b"\n"
+        try:
+            atomic_write_bytes(path, data)
+            return True
+        except UserError:
+            pass
+        if len(data) > len(old):
+            return False
+        try:  # no room for a second copy: reuse the old file's blocks (the new text is no longer)
+            with open(path, "r+b") as f:
+                f.write(data)
+                f.truncate()
+            return True
+        except OSError:
+            return False
 
     def write_csv(self, name: str, df: pd.DataFrame) -> Path:
         path = self.root / name

@@ -172,12 +172,14 @@ def test_short_password_keeps_raw_logs_as_ycsb_printed(
 
 # --- 2. secrets in the query string ---
 
+# options the drivers accept on a plain connection (the Java driver refuses proxyPassword without proxyHost,
+# and pymongo turns TLS on for tlsCertificateKeyFilePassword: those two are in the render/error test)
 QUERY_SECRETS = {
     "authMechanismProperties": "AWS_SESSION_TOKEN:tokvalQ1",
-    "proxyPassword": "proxyvalQ2",
     "appToken": "tokvalQ3",
     "clientSecret": "secvalQ4",
 }
+UNUSABLE_SECRETS = {"proxyPassword": "proxyvalQ2", "tlsCertificateKeyFilePassword": "keypwQ6"}
 NOT_SECRET = {"appName": "visibleQ5"}
 
 
@@ -216,12 +218,13 @@ def test_query_string_secrets_appear_nowhere(tmp_path: Path, server: ServerInfo)
 
 
 def test_query_string_secrets_masked_in_render_and_errors(tmp_path: Path) -> None:
-    options = {**QUERY_SECRETS, "tlsCertificateKeyFilePassword": "keypwQ6", **NOT_SECRET}
+    options = {**QUERY_SECRETS, **UNUSABLE_SECRETS, **NOT_SECRET}
     url = "mongodb://u:pwQ0x@127.0.0.1:1/ycsb?" + _query(options)
-    secrets = ["pwQ0x", "keypwQ6", *(v.split(":")[-1] for v in QUERY_SECRETS.values())]
+    secrets = ["pwQ0x", *(v.split(":")[-1] for v in {**QUERY_SECRETS, **UNUSABLE_SECRETS}.values())]
     rendered = run_cli("render", "quick", env=cli_env(MONGODB_URL=url))
     assert rendered.returncode == 0, rendered.stderr
     assert "tlsCertificateKeyFilePassword=***" in rendered.stdout
+    assert "proxyPassword=***" in rendered.stdout
     assert "appName=visibleQ5" in rendered.stdout
     # the same options on an unreachable server: the error names the server, never a secret
     failed = run_cli(
@@ -455,7 +458,8 @@ def test_damaged_manifest_is_a_one_line_error(
     shutil.copytree(finished_run, run)
     text = (run / "manifest.json").read_text()
     (run / "manifest.json").write_text(text[: len(text) // 2] if damage == "truncated" else "[1, 2]\n")
-    proc = run_cli(command, str(run))
+    extra = ["--reference", "tencent-mongodb44"] if command == "compare" else []
+    proc = run_cli(command, str(run), *extra)
     assert_one_line_error(proc, "manifest.json")
 
 
@@ -464,7 +468,7 @@ def test_missing_tls_key_file_is_a_one_line_error(tmp_path: Path) -> None:
     proc = run_cli(
         "bench", str(write_suite(tmp_path)), "--results", str(tmp_path / "r"), env=cli_env(MONGODB_URL=url)
     )
-    assert_one_line_error(proc, "tlsCertificateKeyFile", "no such file")
+    assert_one_line_error(proc, "tlsCertificateKeyFile", "no such file", alone=False)
 
 
 def test_hung_java_is_killed_after_a_timeout(tmp_path: Path) -> None:
@@ -483,7 +487,7 @@ def test_hung_java_is_killed_after_a_timeout(tmp_path: Path) -> None:
         timeout=60,
     )
     assert time.monotonic() - started < 30
-    assert_one_line_error(proc, "-version did not answer within 2s")
+    assert_one_line_error(proc, "-version did not answer within 2s", alone=False)
     time.sleep(0.5)
     left = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]
     assert left == [], left
@@ -511,7 +515,7 @@ def test_max_error_rate_outside_0_1_is_refused(rate: str, tmp_path: Path) -> Non
     [
         (('name = "faults"', 'name = ""'), "name: empty"),
         (("threads = [2]", "threads = [2, 2, 2]"), "thread count 2 is listed more than once"),
-        (("threads = [2]", "threads = [" + ", ".join(str(i) for i in range(1, 150001)) + "]"), "at most 100"),
+        (("threads = [2]", "threads = [" + ", ".join(str(i) for i in range(1, 20001)) + "]"), "at most 100"),
     ],
 )
 def test_bad_suites_are_refused(change: tuple[str, str], needle: str, tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ class Stopped(UserError):
 
     def __init__(self, exc: BaseException) -> None:
         super().__init__(
-            f"{signal_name(exc)}: stopped YCSB and the embedded server; finished steps are kept",
+            f"{signal_name(exc)}: stopped YCSB (and the embedded server); finished steps are kept",
             exit_code=interrupted_exit_code(exc),
         )
 

@@ -426,6 +426,18 @@ def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
     assert "cleared a stale embedded server" in status.stderr, status.stderr
     assert not Path(next(iter(server_dirs))).exists()
     assert list(private_tmp.iterdir()) == []
+    manifest = next(results.glob("*/manifest.json"))
+    assert json.loads(manifest.read_text())["status"] == "running"
+    # the next bench into the same results folder marks the killed run (before anything else can fail)
+    again = run_cli(
+        "bench",
+        str(write_suite(tmp_path)),
+        "--results",
+        str(results),
+        env=cli_env(MONGODB_URL="mongodb://127.0.0.1:1/y"),
+    )
+    assert f"marked {manifest.parent} as killed" in again.stderr
+    assert json.loads(manifest.read_text())["status"] == "killed"
 
 
 # --- 7. one-line errors instead of tracebacks ---

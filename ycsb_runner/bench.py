@@ -13,6 +13,7 @@ import contextlib
 import math
 import os
 import signal
+import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from ycsb_runner.paths import results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.server import EmbeddedServer, ServerInfo
-from ycsb_runner.store import RunDir
+from ycsb_runner.store import RunDir, mark_abandoned
 from ycsb_runner.suite import Suite, load_suite
 
 
@@ -189,6 +190,8 @@ def run_bench(
     suite, plan = prepare(opts)
     if opts.url is not None:
         check_url_files(opts.url)
+    for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
+        log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
     if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
         _make_audit(
             suite, "mongodb://unused", _ServerHolder(None), opts

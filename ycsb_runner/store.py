@@ -158,6 +158,30 @@ class RunDir:
         return pd.read_csv(path)
 
 
+def mark_abandoned(results: Path, hostname: str) -> list[Path]:
+    """Runs under *results* whose manifest still says ``running`` although the ycsb-runner that wrote it, on
+    this host, no longer runs (killed by SIGKILL, a power cut): mark them ``killed``; return their folders."""
+    import psutil
+
+    marked = []
+    for path in sorted(results.glob(f"*/{MANIFEST}")) if results.is_dir() else []:
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or doc.get("status") != "running":
+            continue
+        pid = (doc.get("tool") or {}).get("pid")
+        if not isinstance(pid, int) or (doc.get("host") or {}).get("hostname") != hostname:
+            continue
+        if psutil.pid_exists(pid) and pid != os.getpid():
+            continue
+        error = "ycsb-runner stopped without finishing (killed?); steps after the last saved one are missing"
+        if RunDir(path.parent).write_status("killed", error):
+            marked.append(path.parent)
+    return marked
+
+
 def _json_safe(obj: Any) -> Any:
     """NaN/inf are not JSON: store them as null."""
     if isinstance(obj, float):

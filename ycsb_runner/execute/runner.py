@@ -194,7 +194,7 @@ class Runner:
     def manifest(self) -> dict[str, Any]:
         s = self.suite
         return {
-            "tool": {"name": "ycsb-runner", "version": __version__},
+            "tool": {"name": "ycsb-runner", "version": __version__, "pid": os.getpid()},
             "run_id": self.run_dir.run_id,
             "status": self.status,
             "error": self.error,

@@ -174,7 +174,7 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
         pid = (doc.get("tool") or {}).get("pid")
         if not isinstance(pid, int) or (doc.get("host") or {}).get("hostname") != hostname:
             continue
-        if psutil.pid_exists(pid) and pid != os.getpid():
+        if pid == os.getpid() or psutil.pid_exists(pid):
             continue
         error = "ycsb-runner stopped without finishing (killed?); steps after the last saved one are missing"
         if RunDir(path.parent).write_status("killed", error):

@@ -10,18 +10,27 @@ Usable without the CLI::
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
+import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ycsb_runner.errors import RunFailed, RunInterrupted, UserError
-from ycsb_runner.model import RunResult
+from ycsb_runner.errors import (
+    Interrupted,
+    RunFailed,
+    RunInterrupted,
+    UserError,
+    interrupted_exit_code,
+    signal_name,
+)
+from ycsb_runner.model import RunResult, mark_abandoned
 from ycsb_runner.paths import results_dir
 from ycsb_runner.plan import Plan, build_plan
-from ycsb_runner.secrets import Masker
+from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.server import EmbeddedServer, ServerInfo
 from ycsb_runner.store import atomic_write_csv
 from ycsb_runner.suite import Suite, load_suite
@@ -57,7 +66,19 @@ class BenchOutcome:
         return self.result.root
 
 
+def check_options(opts: BenchOptions) -> None:
+    """One-line errors for options that cannot be right, before anything starts or is printed."""
+    rate = opts.max_error_rate
+    if not (isinstance(rate, int | float) and math.isfinite(rate) and 0 <= rate <= 1):
+        raise UserError(
+            f"--max-error-rate {rate}: must be a number from 0 to 1 (a fraction of operations, e.g. 0.01)"
+        )
+    if opts.url is not None:
+        check_url(opts.url)
+
+
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
+    check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
     if opts.audit_strategy:
         from dataclasses import replace
@@ -66,22 +87,36 @@ def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     return suite, build_plan(suite)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (systemd, CI timeouts, kill) takes the same clean path as Ctrl-C."""
+def signals_as_interrupt() -> Iterator[None]:
+    """Ctrl-C, SIGTERM (systemd, CI timeouts, kill) and SIGHUP (a lost terminal or SSH session) take the same
+    clean path: the first raises ``Interrupted`` (which remembers the signal); later ones are ignored
+    until the clean-up (stop YCSB, restore audit, stop the server, save results) is done."""
+    seen: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+        if seen:
+            return
+        seen.append(signum)
+        raise Interrupted(signum)
 
+    previous: dict[int, Any] = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread
+        for sig, old in previous.items():
+            signal.signal(sig, old)
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 class _ServerHolder:
@@ -169,6 +204,10 @@ def run_bench(
     from ycsb_runner.install import ensure_ycsb, find_java
 
     suite, plan = prepare(opts)
+    if opts.url is not None:
+        check_url_files(opts.url)
+    for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
+        log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
     if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
         _make_audit(
             suite, "mongodb://unused", _ServerHolder(None), opts
@@ -177,7 +216,7 @@ def run_bench(
     java = find_java()
     url = opts.url
     with contextlib.ExitStack() as stack:
-        stack.enter_context(sigterm_as_interrupt())
+        stack.enter_context(signals_as_interrupt())
         server: ServerInfo | None = None
         embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
         if url is None:
@@ -186,7 +225,6 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         masker = Masker()
-        masker.add_url(url)
         build = check_connection(url, masker)
         target = {
             "embedded": server is not None,
@@ -232,11 +270,13 @@ def run_bench(
         del guard
         try:
             runner.run()
-        except KeyboardInterrupt:
-            finish_run_folder(run_dir, report=False, log=log)
+        except KeyboardInterrupt as exc:
+            with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
+                finish_run_folder(run_dir, report=False, log=log)
             raise RunInterrupted(
-                "interrupted: stopped YCSB and the embedded server; finished steps are kept",
+                f"{signal_name(exc)}: stopped YCSB (and the embedded server); finished steps are kept",
                 run_dir=run_dir.root,
+                exit_code=interrupted_exit_code(exc),
             ) from None
         except UserError as err:
             finish_run_folder(run_dir, report=opts.report, log=log)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 
@@ -27,6 +28,25 @@ class RunFailed(UserError):
 
 
 class RunInterrupted(RunFailed):
-    """Ctrl-C or a termination signal stopped the run; finished steps are kept in ``run_dir``."""
+    """Ctrl-C, SIGTERM or SIGHUP stopped the run after the clean-up; finished steps are kept in ``run_dir``.
+    The exit code is 128 + the signal's number (130 INT, 143 TERM, 129 HUP)."""
 
     exit_code = 130
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, SIGTERM or SIGHUP: the run stops the clean way (YCSB and the server stopped, results kept)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+def signal_name(exc: BaseException) -> str:
+    """SIGINT, SIGTERM or SIGHUP: the signal behind a KeyboardInterrupt (a bare one is Ctrl-C)."""
+    return signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+
+
+def interrupted_exit_code(exc: BaseException) -> int:
+    """The conventional exit status after a signal: 128 + its number (130 INT, 143 TERM, 129 HUP)."""
+    return 128 + int(getattr(exc, "signum", signal.SIGINT))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.store import _disk_error, atomic_write_csv, atomic_write_json
+from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
 
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
@@ -218,7 +218,7 @@ class Manifest:
 
     run_id: str
     suite: SuiteInfo
-    status: str = "running"  # running | completed | failed | interrupted
+    status: str = "running"  # running | completed | failed | interrupted | killed
     error: str | None = None
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
@@ -383,6 +383,35 @@ class RunResult:
     def save_manifest(self) -> None:
         atomic_write_json(self.root / MANIFEST, _json_safe(self.manifest.to_json()))
 
+    def save_status(self, status: str, error: str | None) -> bool:
+        """Set the saved manifest's status and error when the full manifest cannot be written (a full disk):
+        the last saved manifest, compacted, written atomically or else over the old file's own bytes (the
+        new text is no longer). True when saved."""
+        path = self.root / MANIFEST
+        try:
+            old = path.read_bytes()
+            doc = json.loads(old)
+        except (OSError, ValueError):
+            return False
+        if not isinstance(doc, dict):
+            return False
+        doc.update(status=status, error=error, ended_at=iso_utc(time.time()))
+        data = json.dumps(_json_safe(doc), separators=(",", ":"), default=str).encode() + b"\n"
+        try:
+            atomic_write_bytes(path, data)
+            return True
+        except UserError:
+            pass
+        if len(data) > len(old):
+            return False
+        try:  # no room for a second copy: reuse the old file's blocks
+            with open(path, "r+b") as f:
+                f.write(data)
+                f.truncate()
+            return True
+        except OSError:
+            return False
+
     def write_frame(self, name: str, df: pd.DataFrame) -> Path:
         """Write ``<name>.csv``; key columns first (an empty frame still gets its header)."""
         if df.empty and not len(df.columns):
@@ -446,6 +475,34 @@ class RunResult:
     @property
     def suite_name(self) -> str:
         return self.manifest.suite.name
+
+
+def mark_abandoned(results: Path, hostname: str) -> list[Path]:
+    """Runs under *results* whose manifest still says ``running`` although the ycsb-runner that wrote it, on
+    this host, no longer runs (SIGKILL, a power cut): mark them ``killed``; return their folders."""
+    import os
+
+    import psutil
+
+    marked = []
+    for path in sorted(results.glob(f"*/{MANIFEST}")) if results.is_dir() else []:
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or doc.get("status") != "running":
+            continue
+        pid = (doc.get("tool") or {}).get("pid")
+        if not isinstance(pid, int) or (doc.get("host") or {}).get("hostname") != hostname:
+            continue
+        if pid == os.getpid() or psutil.pid_exists(pid):
+            continue
+        error = "ycsb-runner stopped without finishing (killed?); steps after the last saved one are missing"
+        if RunResult(path.parent, Manifest(run_id=path.parent.name, suite=SuiteInfo(name=""))).save_status(
+            "killed", error
+        ):
+            marked.append(path.parent)
+    return marked
 
 
 def _json_safe(obj: Any) -> Any:

@@ -24,6 +24,7 @@ from pymongo.errors import PyMongoError
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.install.ferretdb import FERRETDB_VERSION, ensure_ferretdb
+from ycsb_runner.lifetime import clear_stale_private, die_with_parent
 from ycsb_runner.paths import cache_dir
 
 
@@ -38,6 +39,7 @@ class ServerInfo:
     log_path: str
     argv: list[str]
     started_at: float
+    owner_pid: int | None = None  # set when the server must not outlive this process (bench, tests)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -73,8 +75,9 @@ def _wait_ready(url: str, proc: subprocess.Popen, log_path: Path, timeout: float
     )
 
 
-def _launch(argv: list[str], log_path: Path) -> subprocess.Popen:
-    """Start the server detached (own session: a terminal Ctrl-C is ours to handle), logging to a file."""
+def _launch(argv: list[str], log_path: Path, *, tied: bool = False) -> subprocess.Popen:
+    """Start the server detached (own session: a terminal Ctrl-C is ours to handle), logging to a file.
+    A *tied* server gets SIGTERM from the kernel when this process dies, even by SIGKILL."""
     with open(log_path, "ab") as log_file:
         return subprocess.Popen(
             argv,
@@ -83,6 +86,7 @@ def _launch(argv: list[str], log_path: Path) -> subprocess.Popen:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             env=dict(os.environ, DO_NOT_TRACK="1"),
+            preexec_fn=die_with_parent() if tied else None,
         )
 
 
@@ -200,7 +204,7 @@ def start(
             *(extra_args or []),
         ]
         url = f"mongodb://127.0.0.1:{port}/ycsb"
-    proc = _launch(argv, log_path)
+    proc = _launch(argv, log_path, tied=not record)
     try:
         _wait_ready(url, proc, log_path, timeout)
         if kind == "mongod":
@@ -226,6 +230,7 @@ def start(
         log_path=str(log_path),
         argv=argv,
         started_at=time.time(),
+        owner_pid=None if record else os.getpid(),
     )
     if record:
         path = state_file()
@@ -261,8 +266,50 @@ def _alive(info: ServerInfo) -> bool:
         return False
 
 
-def status() -> ServerInfo | None:
-    """The recorded embedded server if it is still running (a stale record is removed)."""
+def _owned_dir() -> Path:
+    return cache_dir() / "server" / "owned"
+
+
+def _record_owned(info: ServerInfo) -> Path:
+    """A private server's record, so that a later ycsb-runner can clear it if its owner was killed."""
+    path = _owned_dir() / f"{info.owner_pid}-{info.pid}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(info.as_dict(), indent=2) + "\n")
+    return path
+
+
+def clear_stale(log=None) -> list[ServerInfo]:
+    """Stop and remove the private servers (and their data) of ycsb-runner processes that no longer run,
+    e.g. killed with SIGKILL; return what was cleared."""
+    for folder in clear_stale_private():
+        if log is not None:
+            log(f"removed the private folder {folder} left by a ycsb-runner that no longer runs")
+    cleared = []
+    for path in sorted(_owned_dir().glob("*.json")) if _owned_dir().is_dir() else []:
+        try:
+            info = ServerInfo(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            path.unlink(missing_ok=True)
+            continue
+        if info.owner_pid is None or info.owner_pid == os.getpid() or psutil.pid_exists(info.owner_pid):
+            continue
+        if _alive(info):
+            _terminate(info.pid)
+        shutil.rmtree(info.workdir, ignore_errors=True)
+        path.unlink(missing_ok=True)
+        cleared.append(info)
+        if log is not None:
+            log(
+                f"cleared a stale embedded server (pid {info.pid}, data {info.workdir}) left by a "
+                f"ycsb-runner that no longer runs (pid {info.owner_pid})"
+            )
+    return cleared
+
+
+def status(log=None) -> ServerInfo | None:
+    """The recorded embedded server if it is still running (a stale record is removed, and so are the
+    private servers of killed ycsb-runner processes)."""
+    clear_stale(log)
     path = state_file()
     if not path.is_file():
         return None
@@ -303,7 +350,7 @@ def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: f
     base = info.argv[: info.argv.index("--quiet") + 1] if info.kind == "mongod" else info.argv[:7]
     argv = [*base, *(extra_args or [])]
     log_path = Path(info.log_path)
-    proc = _launch(argv, log_path)
+    proc = _launch(argv, log_path, tied=info.owner_pid is not None)
     _wait_ready(info.url, proc, log_path, timeout)
     if info.kind == "mongod":
         _wait_primary(info.url, timeout)
@@ -325,9 +372,12 @@ class EmbeddedServer:
         self._log = log
 
     def __enter__(self) -> ServerInfo:
+        clear_stale(self._log)
         self.info = start(log=self._log, record=False)
+        self._record = _record_owned(self.info)
         return self.info
 
     def __exit__(self, *exc: object) -> None:
         if self.info is not None:
             stop(self.info)
+            self._record.unlink(missing_ok=True)

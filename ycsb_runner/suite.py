@@ -232,6 +232,10 @@ def _given(table: dict, cls: type, loc: _Located, section: str) -> dict[str, Any
 # --- locating ---------------------------------------------------------------------------------------------
 
 
+MAX_SUITE_BYTES = 2**20  # a suite is a few KiB of TOML; parsing a huge file would take minutes
+MAX_THREAD_COUNTS = 100  # run.threads entries (each one is a step per mix and repetition)
+
+
 def builtin_suites() -> dict[str, Path]:
     return {p.stem: p for p in sorted(suites_dir().glob("*.toml"))}
 
@@ -240,6 +244,8 @@ def suite_path(name_or_path: str) -> Path:
     """A built-in suite name or a path to a TOML file."""
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
+        if p.is_dir():
+            raise SuiteError(f"suite {p} is a directory: give the path of a .toml suite file")
         if not p.is_file():
             raise SuiteError(f"suite file {p} not found")
         return p
@@ -318,7 +324,16 @@ def load_suite(
 ) -> Suite:
     """Read, override (``key=value``), scale and validate a suite."""
     path = suite_path(name_or_path)
-    text = path.read_text(encoding="utf-8")
+    size = path.stat().st_size
+    if size > MAX_SUITE_BYTES:
+        raise SuiteError(
+            f"suite {path.name} is {size / 2**20:.1f} MiB: a suite file is at most "
+            f"{MAX_SUITE_BYTES // 2**20} MiB (is it the right file?)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise SuiteError(f"cannot read suite {path}: {getattr(err, 'strerror', None) or err}") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -435,6 +450,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         _check_keys(doc.get(section, {}), section, loc, f"{section}.")
     if "name" not in doc:
         raise loc.error("name", "missing (every suite needs a name)")
+    if not doc["name"].strip():
+        raise loc.error("name", "empty: give the suite a name (it names the result folders)")
 
     ds = doc.get("dataset", {})
     if "recordcount" not in ds:
@@ -451,8 +468,19 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     threads = [threads] if isinstance(threads, int) else threads
     if not threads or not all(isinstance(t, int) and not isinstance(t, bool) for t in threads):
         raise loc.error("run.threads", f"expected a list of whole numbers, got {threads!r}")
+    if len(threads) > MAX_THREAD_COUNTS:
+        raise loc.error(
+            "run.threads", f"{len(threads)} thread counts: at most {MAX_THREAD_COUNTS} (one step each)"
+        )
     for t in threads:
         _nonneg(t, "run.threads", loc, positive=True)
+    repeated = sorted({t for t in threads if threads.count(t) > 1})
+    if repeated:
+        raise loc.error(
+            "run.threads",
+            f"thread count {', '.join(map(str, repeated))} is listed more than once: list each once "
+            "(use repetitions to measure one several times)",
+        )
     run = RunSettings(**{**_given(rn, RunSettings, loc, "run"), "threads": tuple(threads)})
     _nonneg(run.target, "run.target", loc)
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)

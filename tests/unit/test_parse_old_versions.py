@@ -1,5 +1,5 @@
-"""Output of YCSB releases before 0.6, derived from this folder's own real capture (see tests/data/ycsb/README.md:
-no old release can be run here and nothing fetched is committed).
+"""Output of YCSB releases before 0.6, derived from this folder's own real capture (see
+tests/data/ycsb/README.md: no old release can be run here and nothing fetched is committed).
 
 ``to_pre06`` rewrites ``histogram_verbose.stdout`` (YCSB 0.17.0, ``histogram``, buckets 0..99 and ``>100``)
 into the layout 0.1.x printed: no LatencyVariance, 95th/99th percentiles in whole ms, ``Return=0`` /

@@ -214,7 +214,7 @@ props = st.fixed_dictionaries(
 @settings(max_examples=60, deadline=None)
 @given(
     p=props,
-    threads=st.lists(st.integers(1, 64), min_size=1, max_size=3),
+    threads=st.lists(st.integers(1, 64), min_size=1, max_size=3, unique=True),
     rc=st.integers(1, 10**7),
     dist=st.sampled_from(["uniform", "zipfian", "latest"]),
     reps=st.integers(1, 3),

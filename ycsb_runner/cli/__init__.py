@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Annotated
 
@@ -14,7 +15,7 @@ import typer
 from ycsb_runner import __version__
 from ycsb_runner.cli import analyse, audit, parse, reference, run, server
 from ycsb_runner.console import err_console
-from ycsb_runner.errors import UserError
+from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
 
 app = typer.Typer(
     help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
@@ -58,11 +59,15 @@ app.add_typer(audit.app, name="audit")
 def main() -> None:
     try:
         app()
-    except UserError as err:
-        err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+    except RunInterrupted as err:
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            err_console.print(f"[bold red]interrupted[/bold red] by {err}", soft_wrap=True)
         sys.exit(err.exit_code)
-    except KeyboardInterrupt:
-        err_console.print(
-            "[bold red]interrupted[/bold red]: stopped YCSB and the embedded server; finished steps are kept"
-        )
-        sys.exit(130)
+    except UserError as err:
+        with contextlib.suppress(OSError):
+            err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError):
+            err_console.print("[bold red]interrupted[/bold red]: stopped; finished work is kept")
+        sys.exit(interrupted_exit_code(exc))

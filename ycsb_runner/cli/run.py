@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from ycsb_runner.cli.options import (
     log,
 )
 from ycsb_runner.console import BenchProgress
-from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
 
 suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
 
@@ -201,10 +202,15 @@ def bench(
     try:
         with BenchProgress(len(plan.steps)) as progress:
             outcome = run_bench(opts, log=log, progress=progress)
+    except KeyboardInterrupt as exc:  # before the run folder existed (Click would say "Aborted!", exit 1)
+        raise RunInterrupted(
+            f"{signal_name(exc)}: stopped before the run started", exit_code=interrupted_exit_code(exc)
+        ) from None
     except RunFailed as err:
         if err.run_dir is not None:
-            _print_outcome(err.run_dir, fmt, error=str(err))
-            log(f"results so far: {err.run_dir}")
+            with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
+                _print_outcome(err.run_dir, fmt, error=str(err))
+                log(f"results so far: {err.run_dir}")
         raise
     _print_outcome(outcome.run_dir, fmt)
     if outcome.report:

@@ -33,7 +33,7 @@ def server_status() -> None:
     """Say whether the embedded server runs (exit 1 when it does not)."""
     from ycsb_runner import server
 
-    info = server.status()
+    info = server.status(log=log)
     if info is None:
         log("no embedded server is running")
         raise typer.Exit(1)

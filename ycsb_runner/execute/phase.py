@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import threading
@@ -15,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import Masker
+from ycsb_runner.lifetime import die_with_parent
+from ycsb_runner.secrets import mask_bytes
 
 
 @dataclass
@@ -49,17 +49,12 @@ def _kill_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
         proc.wait(5)
 
 
-def _copy_masked(src: Path, dst: Path, masker: Masker, secrets: list[bytes]) -> None:
-    """Move *src* to *dst*, replacing any secret on the way (streamed: raw outputs can be large)."""
-    if not secrets:
-        shutil.move(src, dst)
-        return
+def _copy_masked(src: Path, dst: Path) -> None:
+    """Move *src* to *dst*, masking URL credentials on the way; every other byte is kept as YCSB wrote it
+    (streamed: raw outputs can be large)."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
         for line in fin:
-            for s in secrets:
-                if s in line:
-                    line = line.replace(s, b"***")
-            fout.write(line)
+            fout.write(mask_bytes(line))
     src.unlink()
 
 
@@ -69,8 +64,6 @@ def run_phase(
     out_dir: Path,
     private_dir: Path,
     timeout_s: float,
-    masker: Masker,
-    secrets: list[str],
     on_stderr_line: Callable[[str], None] | None = None,
     on_start: Callable[[int], None] | None = None,
     env: dict[str, str] | None = None,
@@ -79,7 +72,6 @@ def run_phase(
     stdout_tmp = private_dir / "stdout.partial"
     stdout_path = out_dir / "stdout.txt"
     stderr_path = out_dir / "stderr.txt"
-    secret_bytes = [s.encode() for s in secrets if s]
     started = time.time()
     try:
         with open(stdout_tmp, "wb") as out:
@@ -90,24 +82,43 @@ def run_phase(
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 env=env,
+                preexec_fn=die_with_parent(),
             )
     except FileNotFoundError as err:
         raise UserError(f"cannot start {argv[0]}: not found; install Java or set JAVA_HOME") from err
     if on_start:
         on_start(proc.pid)
 
+    write_error: list[OSError] = []
+
     def pump() -> None:
+        """Stream stderr to its file (masked bytes, nothing else changed) and to the progress display. A
+        write error (disk full) is kept for the caller, and the pipe is still drained so YCSB never blocks."""
         assert proc.stderr is not None
-        with open(stderr_path, "w", encoding="utf-8") as err_file:
-            for raw in proc.stderr:
-                line = masker(raw.decode("utf-8", errors="replace"))
-                err_file.write(line)
-                err_file.flush()
-                if on_stderr_line:
-                    try:
-                        on_stderr_line(line.rstrip("\n"))
-                    except Exception:  # noqa: BLE001 - a display problem must not stop the benchmark
-                        pass
+        err_file = None
+        try:
+            err_file = open(stderr_path, "wb")  # noqa: SIM115 - closed below; a failed open is tolerated
+        except OSError as err:
+            write_error.append(err)
+        for raw in proc.stderr:
+            line = mask_bytes(raw)
+            if err_file is not None:
+                try:
+                    err_file.write(line)
+                    err_file.flush()
+                except OSError as err:
+                    write_error.append(err)
+                    with contextlib.suppress(OSError):
+                        err_file.close()
+                    err_file = None
+            if on_stderr_line:
+                try:
+                    on_stderr_line(line.decode("utf-8", errors="replace").rstrip("\n"))
+                except Exception:  # noqa: BLE001 - a display problem must not stop the benchmark
+                    pass
+        if err_file is not None:
+            with contextlib.suppress(OSError):
+                err_file.close()
 
     reader = threading.Thread(target=pump, name="ycsb-stderr", daemon=True)
     reader.start()
@@ -126,7 +137,13 @@ def run_phase(
         reader.join(10)
         ended = time.time()
         if stdout_tmp.exists():
-            _copy_masked(stdout_tmp, stdout_path, masker, secret_bytes)
+            try:
+                _copy_masked(stdout_tmp, stdout_path)
+            except OSError as err:
+                write_error.append(err)
+                stdout_tmp.unlink(missing_ok=True)
+    if write_error:
+        raise write_error[0]
     return PhaseResult(
         exit_code=proc.returncode,
         stdout_path=stdout_path,

@@ -6,6 +6,7 @@ each step (manifest, CSVs, raw logs), so a failure, Ctrl-C or SIGTERM in step 7 
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -23,10 +24,11 @@ from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner import __version__
-from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
+from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
     LOAD_MIX,
     NO_AUDIT,
@@ -42,7 +44,8 @@ from ycsb_runner.model import (
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.plan import Plan, Step
 from ycsb_runner.render import CORE_WORKLOAD, database_name, environment, render_step
-from ycsb_runner.secrets import Masker, url_password
+from ycsb_runner.secrets import Masker
+from ycsb_runner.store import _disk_error
 
 STATUS_RE = re.compile(r"(\d+) sec: (\d+) operations;(?: ([\d.,]+) current ops/sec;)?")
 
@@ -76,6 +79,11 @@ def check_connection(url: str, masker: Masker, timeout_ms: int = 8000) -> dict[s
         raise UserError(f"MongoDB at {where} refused the connection check: {masker(_short(err))}") from None
     except ConfigurationError as err:
         raise UserError(f"invalid MongoDB URL {where}: {masker(_short(err))}") from None
+    except OSError as err:  # e.g. a TLS file the URL names cannot be read
+        raise UserError(
+            f"cannot use the MongoDB URL {where}: {masker(err.strerror or str(err))} "
+            f"({masker(str(getattr(err, 'filename', '') or ''))})"
+        ) from None
     except (PyMongoError, ValueError) as err:
         raise UserError(
             f"cannot reach MongoDB at {where} ({masker(_short(err))}); check MONGODB_URL and that "
@@ -151,7 +159,6 @@ class Runner:
         self.keep_going = keep_going
         self.progress = progress or (lambda event, data: None)
         self.masker = Masker()
-        self.masker.add_url(url)
         self.records: list[StepRecord] = []
         self.frames: dict[str, list[pd.DataFrame]] = {
             "summary": [],
@@ -191,7 +198,7 @@ class Runner:
 
     def _fill_manifest(self) -> Manifest:
         m = self.run_dir.manifest
-        m.tool = {"name": "ycsb-runner", "version": __version__}
+        m.tool = {"name": "ycsb-runner", "version": __version__, "pid": os.getpid()}
         m.status, m.error = self.status, self.error
         m.started_at, m.ended_at = self.started_at, time.time()
         m.target = {**self.target, "url": self.masker(self.url)}
@@ -235,17 +242,53 @@ class Runner:
     # --- steps ----------------------------------------------------------------------------------------------
 
     def run(self) -> None:
-        """Execute every step; raises RunFailed/UserError/KeyboardInterrupt after saving what it has."""
-        private = Path(tempfile.mkdtemp(prefix="ycsb-runner-private-"))
-        private.chmod(0o700)
+        """Execute every step; raises RunFailed/UserError/KeyboardInterrupt after saving what it has.
+
+        The private folder (it holds the connection URL) is removed on every way out, a full disk included."""
+        clear_stale_private()
+        private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
+        try:
+            private.chmod(0o700)
+            self._run_steps(private)
+        except OSError as err:  # a write failed (disk full, folder removed...)
+            disk = _disk_error(Path(err.filename) if err.filename else self.run_dir.root, err)
+            self.status, self.error = "failed", str(disk)
+            problem = self._close(private)
+            raise UserError(f"{disk}{problem}") from None
+        except BaseException as exc:
+            problem = self._close(private)
+            if problem and isinstance(exc, UserError):
+                raise type(exc)(f"{exc}{problem}", exit_code=exc.exit_code) from None
+            raise
+        problem = self._close(private)
+        if problem:
+            raise UserError(f"the run finished, but saving its results failed{problem}")
+
+    def _close(self, private: Path) -> str:
+        """Remove the private folder, then save the final manifest and CSVs. On a full disk, save at least
+        the manifest's status (in place); return what the user must be told ("" when all was saved)."""
+        shutil.rmtree(private, ignore_errors=True)
         try:
             self.flush()
+            return ""
+        except UserError as err:
+            first = err
+        if self.status == "running":
+            self.status = "failed"
+        if not self.error:
+            self.error = str(first)
+        if self.run_dir.save_status(self.status, self.error):
+            return f" (manifest.json says {self.status}; CSVs may be incomplete)"
+        if not (self.run_dir.root / "manifest.json").exists():
+            return " (manifest.json could not be written)"
+        return " (manifest.json could not be updated: it still says running)"
+
+    def _run_steps(self, private: Path) -> None:
+        self.flush()
+        try:
             for step in self.plan.steps:
-                record = StepRecord(
-                    keys=step_keys(self.run_dir.run_id, step, self.suite),
-                    index=step.index,
-                    reason=step.reason,
-                )
+                keys = step_keys(self.run_dir.run_id, step, self.suite)
+                record = StepRecord(keys=keys, index=step.index, reason=step.reason)
                 self.records.append(record)
                 record.started_at = time.time()
                 self.progress("step-start", {"step": step})
@@ -254,12 +297,12 @@ class Runner:
                         self._audit_step(step, record)
                     else:
                         self._ycsb_step(step, record, private)
-                except KeyboardInterrupt:
+                except KeyboardInterrupt as exc:
                     record.verdict = "interrupted"
-                    record.reasons.append("interrupted by Ctrl-C or SIGTERM")
+                    record.reasons.append(f"interrupted by {signal_name(exc)}")
                     record.ended_at = time.time()
                     self.status = "interrupted"
-                    self.error = "interrupted"
+                    self.error = f"interrupted by {signal_name(exc)}"
                     raise
                 except UserError as err:
                     record.verdict = "failed"
@@ -267,6 +310,11 @@ class Runner:
                     record.ended_at = time.time()
                     self.status = "failed"
                     self.error = f"{step.label}: {err}"
+                    raise
+                except OSError as err:
+                    record.verdict = "failed"
+                    record.reasons.append(str(_disk_error(self.run_dir.root / "steps" / step.label, err)))
+                    record.ended_at = time.time()
                     raise
                 record.ended_at = time.time()
                 self.progress("step-end", {"step": step, "record": record})
@@ -283,9 +331,11 @@ class Runner:
             if failed:
                 self.error = f"{len(failed)} step(s) failed"
                 raise RunFailed(f"{len(failed)} step(s) failed: " + ", ".join(r.label for r in failed))
-        finally:
-            self.flush()
-            shutil.rmtree(private, ignore_errors=True)
+        except UserError as err:
+            if self.status == "running":  # a disk error from flush() between steps
+                self.status = "failed"
+                self.error = str(err)
+            raise
 
     def _audit_step(self, step: Step, record: StepRecord) -> None:
         strategy = self.hooks.audit
@@ -376,8 +426,6 @@ class Runner:
                 out_dir=out_dir,
                 private_dir=private,
                 timeout_s=rendered.timeout_s,
-                masker=self.masker,
-                secrets=[url_password(self.url) or ""],
                 on_stderr_line=on_line,
                 on_start=on_start,
             )

@@ -228,7 +228,38 @@ class Manifest:
     plan_estimate_s: float | None = None
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     format_version: int = FORMAT_VERSION
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of the parameters the measured steps ran with (suite, mixes, threads, properties).
+
+        Runs with the same fingerprint form one series in the history; a changed parameter (``--set``,
+        ``--scale``, an edited suite) starts a new one. Times, URLs, tags and versions are not in it.
+        """
+        import hashlib
+
+        cells = sorted(
+            {
+                json.dumps(
+                    [
+                        s.keys.phase,
+                        s.keys.mix,
+                        s.keys.workload,
+                        s.keys.threads,
+                        s.keys.audit,
+                        {k: v for k, v in s.properties.items() if self.run_id not in str(v)},  # no paths
+                    ],
+                    sort_keys=True,
+                    default=str,
+                )
+                for s in self.steps
+                if s.keys.phase in ("load", "run")
+            }
+        )
+        blob = json.dumps([self.suite.name, self.suite.repetitions, cells], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -246,6 +277,8 @@ class Manifest:
             "host": self.host,
             "audit_strategy": self.audit_strategy,
             "plan_estimate_s": self.plan_estimate_s,
+            "tags": self.tags,
+            "fingerprint": self.fingerprint,
             "steps": [s.to_json() for s in self.steps],
         }
 
@@ -280,6 +313,7 @@ class Manifest:
                 plan_estimate_s=d.get("plan_estimate_s"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
                 tool=d.get("tool") or {},
+                tags={str(k): str(v) for k, v in (d.get("tags") or {}).items()},
                 format_version=version,
             )
         except (KeyError, TypeError, ValueError) as err:

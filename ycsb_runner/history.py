@@ -373,12 +373,22 @@ def rebuild(
     results: Path, url: str | None = None, *, log: Callable[[str], None] = print
 ) -> tuple[History, int]:
     """Index every run folder under *results* again (damaged folders are skipped with a warning)."""
+    from ycsb_runner.lock import EMBEDDED, is_held, target_key
+
     records = []
     for folder in run_folders(results):
         try:
-            records.append(run_record(RunResult.load(folder)))
+            result = RunResult.load(folder)
         except UserError as err:
             log(f"warning: skipped {folder.name}: {err}")
+            continue
+        rec = run_record(result)
+        if rec.run["verdict"] == "running":
+            target = result.manifest.target
+            key = EMBEDDED if target.get("embedded") else target_key(target.get("url"))
+            if not is_held(key):  # no bench holds its target: the run was killed (SIGKILL, power loss)
+                rec.run["verdict"] = "killed"
+        records.append(rec)
     history = open_history(results, url)
     return history, history.replace_all(records)
 

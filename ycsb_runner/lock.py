@@ -98,3 +98,22 @@ def target_lock(key: str, *, suite: str, run_id: str | None = None) -> Iterator[
         yield note
     finally:
         os.close(fd)  # releases the flock
+
+
+def is_held(key: str) -> bool:
+    """Whether a live process holds the lock of target *key* (a run folder still ``running`` otherwise was
+    killed)."""
+    path = lock_path(key)
+    if not path.exists():
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

@@ -171,6 +171,8 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
         values[key].attrs["change_index"] = j.change_index
         rows.append(row)
     table = pd.DataFrame(rows, columns=COLUMNS)
+    for col in ("verdict", "direction", "test", "change_run", "change_tags", "note"):
+        table[col] = table[col].astype(object).where(table[col].notna(), "")
     tested = table["verdict"] != UNTESTED
     table["p_adjusted"] = math.nan
     if tested.any():

@@ -213,3 +213,15 @@ def test_regress_cli_exit_codes_and_formats(tmp_path: Path) -> None:
     bh = runner.invoke(app, [*base, "--correction", "bh"])
     assert bh.exit_code == 1 and "Benjamini-Hochberg" in bh.stderr
     assert runner.invoke(app, [*base, "--correction", "bonferroni"]).exit_code != 0
+
+
+def test_confirm_two_ignores_one_outlier_night_and_flags_two() -> None:
+    x = _noisy(15, 12)
+    x[-1] *= 0.75  # one bad night
+    assert judge_series(x).p_value < 0.001  # --confirm 1: tonight alone is a change
+    j = judge_series(x, confirm=2, agree_pct=5)
+    assert j.p_value == 1.0 and "disagree" in j.note
+    y = _noisy(15, 13)
+    y[-2:] *= 0.75  # two bad nights
+    j = judge_series(y, confirm=2, agree_pct=5)
+    assert j.p_value < 0.05 and j.change_index == 13 and j.change_pct < -20

@@ -145,17 +145,20 @@ def _drop_outliers(x: np.ndarray) -> np.ndarray:
     return x[keep] if keep.sum() >= MIN_BASELINE else x
 
 
-def prediction_p(baseline: np.ndarray, new: float) -> float:
-    """Two-sided p of *new* being one more draw of *baseline* (t prediction interval, log scale)."""
-    if new <= 0 or np.any(baseline <= 0):
-        b, x = baseline, new
+def prediction_p(baseline: np.ndarray, new: float | np.ndarray) -> float:
+    """Two-sided p of the mean of *new* (one or more nights) being drawn like *baseline*: the t prediction
+    interval of a mean of k new values, on the log scale."""
+    fresh = np.atleast_1d(np.asarray(new, dtype=float))
+    if np.any(fresh <= 0) or np.any(baseline <= 0):
+        b, x = baseline, fresh
     else:
-        b, x = np.log(baseline), math.log(new)
-    m = b.size
+        b, x = np.log(baseline), np.log(fresh)
+    m, k = b.size, x.size
     sd = float(np.std(b, ddof=1))
+    diff = float(np.mean(x)) - float(np.mean(b))
     if sd == 0:
-        return 1.0 if x == float(b[0]) else 0.0
-    t = (x - float(np.mean(b))) / (sd * math.sqrt(1 + 1 / m))
+        return 1.0 if diff == 0 else 0.0
+    t = diff / (sd * math.sqrt(1 / k + 1 / m))
     return float(2 * sps.t.sf(abs(t), m - 1))
 
 
@@ -163,29 +166,48 @@ def judge_series(
     values: np.ndarray | list[float],
     *,
     window: int = 3,
+    confirm: int = 1,
+    agree_pct: float = 0.0,
     cp_alpha: float = 0.05,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
 ) -> SeriesJudgement:
-    """The newest night(s) of one series (one value per night, oldest first) against their history."""
+    """The newest night(s) of one series (one value per night, oldest first) against their history.
+
+    *confirm* > 1: a change must show on that many newest nights (an outlier night alone raises nothing):
+    the direct test compares the mean of the last *confirm* nights with the segment before them, and only
+    when each of them is at least *agree_pct* percent off that segment's median in the same direction.
+    """
     x = np.asarray(values, dtype=float)
     if x.size < MIN_BASELINE + 1 or not np.all(np.isfinite(x)):
         return _untested(f"{x.size} nights: need at least {MIN_BASELINE + 1}")
     cps_p = e_divisive(x, alpha=cp_alpha, permutations=permutations, seed=seed)
     cps = tuple(c for c, _ in cps_p)
     n = x.size
-    if cps and n - cps[-1] <= window:
+    if cps and confirm <= n - cps[-1] <= window:
         c, p = cps_p[-1]
         start = cps[-2] if len(cps) > 1 else 0
         before, after = x[start:c], x[c:]
         b, a = float(np.median(before)), float(np.median(after))
+        offs = [_pct(b, float(v)) for v in x[n - confirm :]]
+        if confirm > 1 and not (all(o >= agree_pct for o in offs) or all(o <= -agree_pct for o in offs)):
+            return SeriesJudgement(
+                True, "e-divisive", 1.0, b, a, _pct(b, a), c, cps, "the last nights disagree"
+            )
         return SeriesJudgement(True, "e-divisive", p, b, a, _pct(b, a), c, cps)
-    start = cps[-1] if cps else 0
-    baseline = x[start : n - 1]
+    k = max(1, confirm)
+    before = [c for c in cps if c <= n - k]
+    start = before[-1] if before else 0
+    baseline = x[start : n - k]
     if baseline.size < MIN_BASELINE:
         return _untested(
             f"only {baseline.size} nights since the change at night {start + 1}: need {MIN_BASELINE}", cps
         )
     baseline = _drop_outliers(baseline)
-    b, a = float(np.median(baseline)), float(x[-1])
-    return SeriesJudgement(True, "prediction-t", prediction_p(baseline, a), b, a, _pct(b, a), n - 1, cps)
+    fresh = x[n - k :]
+    b, a = float(np.median(baseline)), float(np.median(fresh))
+    test = "prediction-t" if k == 1 else f"prediction-t (last {k} nights)"
+    offs = [_pct(b, float(v)) for v in fresh]
+    if k > 1 and not (all(o >= agree_pct for o in offs) or all(o <= -agree_pct for o in offs)):
+        return SeriesJudgement(True, test, 1.0, b, a, _pct(b, a), n - k, cps, "the last nights disagree")
+    return SeriesJudgement(True, test, prediction_p(baseline, fresh), b, a, _pct(b, a), n - k, cps)

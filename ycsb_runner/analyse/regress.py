@@ -56,6 +56,7 @@ class RegressOptions:
     alpha: float = 0.05
     correction: str = HOLM
     window: int = 3
+    confirm: int = 1  # nights a change must show on before it is flagged (2: one outlier night flags nothing)
     metrics: tuple[str, ...] = DEFAULT_METRICS
     permutations: int = 999
 
@@ -154,7 +155,13 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
             row.update(verdict=UNTESTED, note="not measured in the newest run", test="none")
             rows.append(row)
             continue
-        j = judge_series(part["value"].to_numpy(float), window=opts.window, permutations=opts.permutations)
+        j = judge_series(
+            part["value"].to_numpy(float),
+            window=opts.window,
+            confirm=opts.confirm,
+            agree_pct=opts.min_effect_pct,
+            permutations=opts.permutations,
+        )
         row.update(
             before_median=j.before_median,
             after_median=j.after_median,

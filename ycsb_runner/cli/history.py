@@ -80,6 +80,15 @@ def regress_cmd(
             "--window", metavar="N", help="A change point among the last N nights is reported as new."
         ),
     ] = 3,
+    confirm: Annotated[
+        int,
+        typer.Option(
+            "--confirm",
+            metavar="N",
+            help="Flag a change only once it shows on the last N nights (2: a single outlier night "
+            "flags nothing; default 1: tonight alone can fail the job).",
+        ),
+    ] = 1,
     metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -111,13 +120,15 @@ def regress_cmd(
         raise UserError(f"--correction {correction!r}: use holm or bh")
     if not 0 < alpha < 1:
         raise UserError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
-    if min_effect < 0 or window < 1:
-        raise UserError("--min-effect must be >= 0 and --window >= 1")
+    if min_effect < 0 or window < 1 or not 1 <= confirm <= window:
+        raise UserError("--min-effect must be >= 0, --window >= 1 and --confirm between 1 and --window")
     known = {"throughput_ops_s", *OPERATION_METRICS}
     bad = [m for m in metric or [] if m not in known]
     if bad:
         raise UserError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
-    opts = RegressOptions(min_effect_pct=min_effect, alpha=alpha, correction=correction, window=window)
+    opts = RegressOptions(
+        min_effect_pct=min_effect, alpha=alpha, correction=correction, window=window, confirm=confirm
+    )
     if metric:
         opts.metrics = tuple(metric)
     history = _history(results, history_url)

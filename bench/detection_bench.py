@@ -16,8 +16,8 @@ correction; with the default --confirm 1 and with --confirm 2), the naive rule "
 the previous night" (X = 5 and 10), and Apache Otava 0.8.0 (its t-test split,
 ``otava.analysis.compute_change_points``, at our alpha and at its default p < 0.001, window 30), installed
 by this script from PyPI into its own virtualenv (``.cache/otava-venv``: it pins numpy 2.2) and fed the
-same series; Otava raises an alarm on night t when it reports a change point at a night >= t-2 that makes the series worse, with at
-least 5 % magnitude, as first seen on night t.
+same series; Otava raises an alarm on night t when it reports a change point at a night >= t-2 that
+makes the series worse, with at least 5 % magnitude, as first seen on night t.
 """
 
 from __future__ import annotations

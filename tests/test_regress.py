@@ -225,3 +225,24 @@ def test_confirm_two_ignores_one_outlier_night_and_flags_two() -> None:
     y[-2:] *= 0.75  # two bad nights
     j = judge_series(y, confirm=2, agree_pct=5)
     assert j.p_value < 0.05 and j.change_index == 13 and j.change_pct < -20
+
+
+def test_regress_report_is_self_contained_with_a_plot_per_flagged_series(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    out = tmp_path / "report"
+    res = runner.invoke(
+        app, ["regress", "tencent-analyse-tiny", "--results", str(results), "--report", str(out)]
+    )
+    assert res.exit_code == 1, res.output
+    page = (out / "regress.html").read_text()
+    md = (out / "regress.md").read_text()
+    n_flagged = page.count("<td>regression</td>")
+    assert n_flagged >= 3 and page.count('src="data:image/png;base64,') == n_flagged
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert "Holm" in page and "night=7" in page and "night-07" in page
+    figures = sorted((out / "regress-figures").glob("*.png"))
+    assert len(figures) == n_flagged and all(f"regress-figures/{f.name}" in md for f in figures)
+    assert all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in figures)

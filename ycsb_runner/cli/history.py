@@ -142,10 +142,14 @@ def regress_cmd(
     elif fmt is Format.csv:
         emit(shown, fmt, title)
     else:
-        if shown.empty:
+        if shown.empty and out.exit_code != 2:
             log(f"no flagged series (newest run {out.newest}, {len(out.runs_used)} runs)")
-        else:
-            emit(shown, fmt, title)
+        elif not shown.empty:
+            from ycsb_runner.analyse.regress_report import TABLE_COLUMNS
+
+            compact = shown[[c for c in TABLE_COLUMNS if c not in ("audit", "p_value", "test")]].copy()
+            compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
+            emit(compact, fmt, title)
     if report is not None:
         from ycsb_runner.analyse.regress_report import write_regress_report
 

@@ -192,6 +192,10 @@ def run_bench(
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         masker = Masker()
         masker.add_url(url)
+        if opts.history:
+            from ycsb_runner.history import check_not_the_target
+
+            check_not_the_target(opts.history_url, url)
         build = check_connection(url, masker)
         target = {
             "embedded": server is not None,

@@ -55,8 +55,10 @@ def runs_cmd(
     from ycsb_runner.history import runs_table, select_runs
 
     history = _history(results, history_url)
-    df = select_runs(history.runs(), _filter(suite, tag, since, until, verdict))
-    emit(runs_table(df), fmt, f"runs in {history.where}")
+    df = runs_table(select_runs(history.runs(), _filter(suite, tag, since, until, verdict)))
+    if fmt is Format.table:  # the terminal view: the folder is results/<run_id>, the error in the manifest
+        df = df.drop(columns=["folder", "error"])
+    emit(df, fmt, f"runs in {history.where}")
 
 
 def regress_cmd(

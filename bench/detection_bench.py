@@ -56,11 +56,11 @@ def make_series(rng: np.random.Generator, cv: float, step: float) -> tuple[np.nd
     return x, s
 
 
-def ours(x: np.ndarray, permutations: int, confirm: int) -> list[int]:
+def ours(x: np.ndarray, permutations: int, confirm: int, alpha: float = ALPHA) -> list[int]:
     alarms = []
     for t in range(FIRST_JUDGED, NIGHTS):
         j = judge_series(x[: t + 1], permutations=permutations, confirm=confirm, agree_pct=MIN_EFFECT)
-        if j.tested and j.p_value < ALPHA and j.change_pct <= -MIN_EFFECT:
+        if j.tested and j.p_value < alpha and j.change_pct <= -MIN_EFFECT:
             alarms.append(t)
     return alarms
 
@@ -140,6 +140,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=60, help="series per noise level and step (default 60)")
     ap.add_argument("--permutations", type=int, default=199, help="E-Divisive permutations (default 199)")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--alpha", type=float, default=ALPHA, help="ycsb-runner's --alpha (default 0.05)")
     ap.add_argument("--no-otava", action="store_true", help="skip Apache Otava")
     args = ap.parse_args()
     py, why = (None, "skipped (--no-otava)") if args.no_otava else otava_python()
@@ -150,7 +151,7 @@ def main() -> None:
     detectors = ["ycsb-runner", "--confirm 2", "naive 5 %", "naive 10 %", *otavas]
     print(
         f"{args.trials} series of {NIGHTS} nights per cell; nights {FIRST_JUDGED}..{NIGHTS - 1} judged; "
-        f"min effect {MIN_EFFECT:g} %, alpha {ALPHA:g}; outliers 5 % of nights (15-30 % slower)"
+        f"min effect {MIN_EFFECT:g} %, alpha {args.alpha:g}; outliers 5 % of nights (15-30 % slower)"
     )
     print(f"Apache Otava {OTAVA_VERSION} from {OTAVA_VENV}" if py else "")
     print(f"{'noise':>5} {'step':>5}  " + "  ".join(f"{d:>18}" for d in detectors))
@@ -160,8 +161,8 @@ def main() -> None:
             made = [make_series(rng, cv, step) for _ in range(args.trials)]
             series, starts = [m[0] for m in made], [m[1] for m in made]
             results = {
-                "ycsb-runner": [ours(x, args.permutations, 1) for x in series],
-                "--confirm 2": [ours(x, args.permutations, 2) for x in series],
+                "ycsb-runner": [ours(x, args.permutations, 1, args.alpha) for x in series],
+                "--confirm 2": [ours(x, args.permutations, 2, args.alpha) for x in series],
                 "naive 5 %": [naive(x, 5) for x in series],
                 "naive 10 %": [naive(x, 10) for x in series],
             }

@@ -80,12 +80,14 @@ def test_cron_command_runs_a_night(tmp_path: Path, mongo_url: str) -> None:
         MONGODB_URL=mongo_url,
         NIGHTLY_ARGS=TINY_NIGHT,
         NIGHTLY_TAGS="--tag sha=abc123",
+        REGRESS_ARGS="--confirm 2 --min-effect 10",
         YCSB_RUNNER_LOCK_DIR=str(tmp_path / "locks"),
     )
     proc = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True, timeout=300)
     log = (results / "nightly.log").read_text()
     assert proc.returncode == 2, log
     assert "need at least" in log and "Traceback" not in log
+    assert "min effect 10 %" in log  # REGRESS_ARGS reached regress
     summary = json.loads((results / "nightly-last.json").read_text())
     assert summary["verdict"] == "completed" and summary["tags"]["sha"] == "abc123"
     assert re.fullmatch(r".+", summary["tags"]["host"])

@@ -5,6 +5,7 @@
 #   NIGHTLY_SUITE   the suite (default quick)
 #   NIGHTLY_ARGS    more bench options, e.g. "--set threads=8 --scale 0.1"
 #   NIGHTLY_TAGS    more tags, e.g. "--tag server=7.0.12 --tag sha=abc123"
+#   REGRESS_ARGS    regress options, e.g. "--confirm 2" on a noisy machine (one outlier night flags nothing)
 #   YCSB_RUNNER_RESULTS, MONGODB_URL, YCSB_RUNNER_HISTORY_URL   as for every ycsb-runner command
 set -u
 cd "$(dirname "$0")/../.."
@@ -17,7 +18,8 @@ mkdir -p "$results"
 "$runner" bench "$suite" ${NIGHTLY_ARGS:-} --tag "host=$(hostname)" ${NIGHTLY_TAGS:-} -f json \
     > "$results/nightly-last.json"
 bench_rc=$?
-"$runner" regress "$suite" --report "$results/regress-report"
+# shellcheck disable=SC2086
+"$runner" regress "$suite" ${REGRESS_ARGS:-} --report "$results/regress-report"
 rc=$?
 if [ "$bench_rc" -ne 0 ] && [ "$rc" -eq 0 ]; then rc=2; fi  # never 0 after a failed night
 exit "$rc"

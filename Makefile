@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUITE  ?= quick
 
-.PHONY: setup bench test test-fast lint clean
+.PHONY: setup bench nightly test test-fast lint clean
 
 setup: $(VENV)/.installed
 	$(BIN)/ycsb-runner setup
@@ -18,6 +18,10 @@ $(VENV)/.installed: pyproject.toml
 # Runs against $$MONGODB_URL when it is set, else against the embedded local server.
 bench: setup
 	$(BIN)/ycsb-runner bench $(SUITE)
+
+# One night (examples/nightly/: cron, systemd, CI): the suite, the history, `regress` (see nightly.sh).
+nightly: setup
+	examples/nightly/nightly.sh
 
 # Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration).
 test: setup

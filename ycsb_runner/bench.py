@@ -53,6 +53,10 @@ class BenchOptions:
     sample_interval_s: float = 2.0
     report: bool = True  # write report.html / report.md into the run folder
     run_id: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)  # recorded in the manifest and the history
+    history_url: str | None = None  # None: $YCSB_RUNNER_HISTORY_URL or <results>/history.sqlite
+    history: bool = True  # index the run in the history at its end
+    lock: bool = True  # refuse to run while another bench holds the target's lock
 
 
 @dataclass
@@ -215,8 +219,10 @@ def run_bench(
     install = ensure_ycsb(log=log)
     java = find_java()
     url = opts.url
+    results = opts.results or results_dir()
     with contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
+        note_lock = _lock_target(stack, opts, suite.name)
         server: ServerInfo | None = None
         embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
         if url is None:
@@ -225,6 +231,10 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         masker = Masker()
+        if opts.history:
+            from ycsb_runner.history import check_not_the_target
+
+            check_not_the_target(opts.history_url, url)
         build = check_connection(url, masker)
         target = {
             "embedded": server is not None,
@@ -234,9 +244,10 @@ def run_bench(
         }
         holder = embedded
         audit = _make_audit(suite, url, holder, opts)
-        run_dir = RunResult.create(
-            opts.results or results_dir(), Runner.suite_info(suite, opts.templates), run_id=opts.run_id
-        )
+        run_dir = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
+        run_dir.manifest.tags = dict(opts.tags)
+        note_lock(run_dir.run_id)
+        point_latest(results, run_dir.root)
         guard = None
         if audit is not None:
             from ycsb_runner.audit import audit_guard
@@ -272,23 +283,61 @@ def run_bench(
             runner.run()
         except KeyboardInterrupt as exc:
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-                finish_run_folder(run_dir, report=False, log=log)
+                finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
             raise RunInterrupted(
                 f"{signal_name(exc)}: stopped YCSB (and the embedded server); finished steps are kept",
                 run_dir=run_dir.root,
                 exit_code=interrupted_exit_code(exc),
             ) from None
         except UserError as err:
-            finish_run_folder(run_dir, report=opts.report, log=log)
+            finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
             raise RunFailed(str(err), run_dir=run_dir.root, exit_code=err.exit_code) from None
-        report = finish_run_folder(run_dir, report=opts.report, log=log)
+        report = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
         return BenchOutcome(result=run_dir, runner=runner, report=report)
 
 
-def finish_run_folder(result: RunResult, *, report: bool, log: Callable[[str], None]) -> Path | None:
-    """What every run folder gets at the end, finished or not: the study table and the report."""
+def _history(opts: BenchOptions, results: Path) -> tuple[Path, str | None] | None:
+    return (results, opts.history_url) if opts.history else None
+
+
+def _lock_target(stack: contextlib.ExitStack, opts: BenchOptions, suite: str) -> Callable[[str], None]:
+    """The per-target bench lock (``ycsb_runner.lock``), held until the run ends; a no-op with --no-lock."""
+    if not opts.lock:
+        return lambda _run_id: None
+    from ycsb_runner.lock import target_key, target_lock
+
+    return stack.enter_context(target_lock(target_key(opts.url), suite=suite, run_id=opts.run_id))
+
+
+def point_latest(results: Path, run_root: Path) -> None:
+    """``results/latest`` -> the newest run folder (a relative symlink, replaced atomically)."""
+    link, tmp = results / "latest", results / f".latest.{os.getpid()}"
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(run_root.name)
+        os.replace(tmp, link)
+    except OSError:  # a file system without symlinks: the link is a convenience
+        tmp.unlink(missing_ok=True)
+
+
+def finish_run_folder(
+    result: RunResult,
+    *,
+    report: bool,
+    log: Callable[[str], None],
+    history: tuple[Path, str | None] | None = None,
+) -> Path | None:
+    """What every run folder gets at the end, finished or not: the study table, the report, and its
+    record in the history (*history* = (results folder, history URL); None: not indexed)."""
     from ycsb_runner.analyse.table import study_table
 
+    if history is not None:
+        from ycsb_runner.history import index_run
+
+        try:
+            index_run(result, *history)
+        except UserError as err:  # the run folder is complete: `history rebuild` indexes it later
+            log(f"warning: the run was not added to the history: {err}")
     try:
         df = study_table(RunResult.load(result.root))
         if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:

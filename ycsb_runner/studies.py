@@ -40,13 +40,23 @@ METRICS: dict[str, Metric] = {
         Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
     )
 }
+# Per-operation figures of the run history (``ycsb_runner.history``), one series per step cell and operation.
+OPERATION_METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        Metric("avg_us", "average latency", "µs", False),
+        Metric("p50_us", "p50 latency", "µs", False),
+        Metric("p95_us", "p95 latency", "µs", False),
+        Metric("p99_us", "p99 latency", "µs", False),
+    )
+}
 CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
 def higher_is_better(metric: str) -> bool | None:
     """The direction of a registered metric (None for one the registry does not know)."""
-    m = METRICS.get(metric)
+    m = METRICS.get(metric) or OPERATION_METRICS.get(metric)
     return m.higher_is_better if m else None
 
 

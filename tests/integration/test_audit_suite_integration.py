@@ -314,7 +314,7 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     assert switch.switches() == ["off", "on", "off"]
     left = [c.pid for c in children if _alive(c.pid)]
     assert not left, f"processes left behind: {left}"
-    (run_dir,) = results.iterdir()
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()]  # not latest, history
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [

@@ -4,6 +4,7 @@ is the mean of the operations.csv rows it stands for, ...), so a regenerated fol
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -171,21 +172,67 @@ def test_report_percentiles_from_csv_then_hdr_logs(tencent: Path, tmp_path: Path
     assert "RAL (us)" in md_path.read_text()
 
 
+def _six_repetitions(src: Path, dst: Path) -> Path:
+    """A copy of a 2-repetition folder whose measured steps appear five times (repetitions 1..10)."""
+    out = Path(shutil.copytree(src, dst))
+    for name in ("steps", "operations"):
+        df = pd.read_csv(out / f"{name}.csv")
+        runs = df[df["phase"] == "run"]
+        copies = [df]
+        for k in (1, 2, 3, 4):
+            c = runs.copy()
+            c["repetition"] += 2 * k
+            c["step"] = c["step"] + f"-copy{k}"
+            copies.append(c)
+        pd.concat(copies, ignore_index=True).to_csv(out / f"{name}.csv", index=False)
+    return out
+
+
 def test_fail_on_regression_exit_code(tencent: Path, tmp_path: Path) -> None:
-    """A nightly job gets exit 1 when compare finds a significantly worse metric, 0 otherwise."""
+    """A nightly job gets exit 1 when compare finds a significantly worse metric, 0 otherwise; the gate
+    corrects the p-values of all tested metrics together (Holm) and needs --min-effect percent."""
     runner = CliRunner()
     ok = runner.invoke(app, ["compare", str(tencent), str(tencent), "--fail-on-regression", "-f", "csv"])
     assert ok.exit_code == 0, ok.output
-    # a contender whose read100 throughput is a tenth: 2+2 repetitions, Welch's t-test is significant
+    # a contender whose read100 throughput is a tenth: at 2+2 repetitions Welch's p is 0.024 on that row,
+    # which Holm over the 20 tested metrics makes 0.48: no regression can be claimed
     slower = Path(shutil.copytree(tencent, tmp_path / "slower"))
     steps = pd.read_csv(slower / "steps.csv")
     steps.loc[steps["mix"] == "read100", "throughput_ops_s"] /= 10
     steps.to_csv(slower / "steps.csv", index=False)
-    bad = runner.invoke(app, ["compare", str(tencent), str(slower), "--fail-on-regression", "-f", "csv"])
+    held = runner.invoke(app, ["compare", str(tencent), str(slower), "--fail-on-regression", "-f", "csv"])
+    assert held.exit_code == 0, held.output
+    table = pd.read_csv(io.StringIO(held.stdout))
+    row = table[(table["mix"] == "read100") & (table["metric"] == "throughput_ops_s")].iloc[0]
+    assert row["p_value"] < 0.05 and row["p_adjusted"] == pytest.approx(row["p_value"] * 20)
+    # at 10+10 repetitions the same drop survives the correction
+    base6 = _six_repetitions(tencent, tmp_path / "base6")
+    slow6 = _six_repetitions(slower, tmp_path / "slow6")
+    argv = ["compare", str(base6), str(slow6), "--fail-on-regression", "-f", "csv"]
+    bad = runner.invoke(app, argv)
     assert bad.exit_code == 1, bad.output
-    assert "performance regressed" in str(bad.exception) and "read100 throughput_ops_s -90.0%" in str(
-        bad.exception
-    )
+    assert "performance regressed: read100 throughput_ops_s -90.0%" in bad.stderr
+    small = runner.invoke(app, [*argv, "--min-effect", "95"])
+    assert small.exit_code == 0, small.output
+
+
+def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_path: Path) -> None:
+    """One repetition per arm (the default `quick`) or an interrupted run: the gate cannot decide (exit 2)."""
+    runner = CliRunner()
+    one = Path(shutil.copytree(tencent, tmp_path / "one-rep"))
+    steps = pd.read_csv(one / "steps.csv")
+    steps.loc[steps["repetition"] == 2, "verdict"] = "failed"  # only repetition 1 is measured
+    steps.to_csv(one / "steps.csv", index=False)
+    res = runner.invoke(app, ["compare", str(one), str(one), "--fail-on-regression", "-f", "csv"])
+    assert res.exit_code == 2, res.output
+    assert "nothing could be tested" in res.stderr
+    cut = Path(shutil.copytree(tencent, tmp_path / "cut"))
+    manifest = json.loads((cut / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    res = runner.invoke(app, ["compare", str(tencent), str(cut), "--fail-on-regression", "-f", "csv"])
+    assert res.exit_code == 2, res.output
+    assert "cut is interrupted" in res.stderr
 
 
 # --- audit layout --------------------------------------------------------------------------------------

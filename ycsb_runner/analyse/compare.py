@@ -226,3 +226,49 @@ def compare_runs(
     out = ab[COMPARE_COLUMNS].reset_index(drop=True)
     out.attrs.update(baseline=base.root.name, contender=cont.root.name, suite=base.suite_name)
     return out
+
+
+def regression_gate(
+    df: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    min_effect_pct: float = 5.0,
+    correction: str = "holm",
+    statuses: dict[str, str] | None = None,
+) -> tuple[int, str, pd.DataFrame]:
+    """The ``compare --fail-on-regression`` decision over a :func:`compare_runs` table.
+
+    p-values of the tested rows are corrected together (``p_adjusted``, Holm by default); a row regresses
+    when its corrected p is below *alpha*, its change is at least *min_effect_pct* percent and its direction
+    is worse. Returns (exit code, one-line reason, the table with ``p_adjusted``): 0 no regression, 1 a
+    regression, 2 nothing could be tested (every row ``n too small``) or a run did not complete
+    (*statuses*: run folder name -> manifest status).
+    """
+    from ycsb_runner.analyse.changepoint import adjust
+
+    out = df.copy()
+    tested = out["p_value"].astype(float).notna()
+    out["p_adjusted"] = math.nan
+    if tested.any():
+        out.loc[tested, "p_adjusted"] = adjust(out.loc[tested, "p_value"].astype(float).tolist(), correction)
+    unfinished = {k: v for k, v in (statuses or {}).items() if v != "completed"}
+    if unfinished:
+        what = ", ".join(f"{k} is {v}" for k, v in unfinished.items())
+        return 2, f"cannot judge: {what}; compare two completed runs", out
+    if not tested.any():
+        return (
+            2,
+            "nothing could be tested (every metric: n too small); run the suite with --set repetitions=3 or "
+            "more, or use `ycsb-runner regress` over the history",
+            out,
+        )
+    worse = out[
+        tested
+        & (out["p_adjusted"] < alpha)
+        & (out["change_pct"].abs() >= min_effect_pct)
+        & (out["direction"] == "worse")
+    ]
+    if not worse.empty:
+        what = ", ".join(f"{r.mix} {r.metric} {r.change_pct:+.1f}%" for r in worse.itertuples())
+        return 1, f"performance regressed: {what}", out
+    return 0, f"no regression in {int(tested.sum())} tested metrics", out

@@ -1,7 +1,8 @@
 """The ``ycsb-runner`` command: a thin layer over the library, one module per command group.
 
 ``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
-``reference`` and ``audit``; the options they share are in ``options``.
+``reference``, ``audit`` and ``history`` (runs, regress, history rebuild); the options they share
+are in ``options``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner import __version__
-from ycsb_runner.cli import analyse, audit, parse, reference, run, server
+from ycsb_runner.cli import analyse, audit, history, parse, reference, run, server
 from ycsb_runner.console import err_console
 from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
 
@@ -54,6 +55,7 @@ analyse.register(app)
 app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.parse_cmd)
 app.add_typer(reference.app, name="reference")
 app.add_typer(audit.app, name="audit")
+history.register(app)
 
 
 def main() -> None:

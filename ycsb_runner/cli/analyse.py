@@ -49,8 +49,17 @@ def compare_cmd(
     save: SaveOpt = False,
     fail_on_regression: Annotated[
         bool,
-        typer.Option(help="Exit 1 when a metric is significantly worse in CONTENDER (for nightly jobs)."),
+        typer.Option(
+            help="Exit 1 when a metric is significantly worse in CONTENDER, 2 when nothing could be "
+            "tested or a run did not complete (for nightly jobs)."
+        ),
     ] = False,
+    min_effect: Annotated[
+        float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate.")
+    ] = 5.0,
+    alpha: Annotated[
+        float, typer.Option("--alpha", metavar="P", help="Significance level (Holm-corrected for the gate).")
+    ] = 0.05,
 ) -> None:
     """Compare RUN_DIR with CONTENDER (significance over repetitions) or with a published --reference."""
     from ycsb_runner.analyse.compare import compare_reference, compare_runs
@@ -65,19 +74,28 @@ def compare_cmd(
         title, name = f"{run_dir.name} vs published {reference}", f"compare-{reference}.csv"
     else:
         assert contender is not None
-        df = compare_runs(run_dir, contender)
+        df = compare_runs(run_dir, contender, alpha=alpha)
         title, name = (
             f"baseline {run_dir.name} vs contender {contender.name}",
             f"compare-{contender.name}.csv",
         )
+    gate = None
+    if fail_on_regression and contender is not None:
+        from ycsb_runner.analyse.compare import regression_gate
+        from ycsb_runner.model import RunResult
+
+        statuses = {p.name: RunResult.load(p).manifest.status for p in (run_dir, contender)}
+        gate = regression_gate(df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
+        df = gate[2]
     if save:
         _save(run_dir, name, df)
     emit(df, fmt, title)
-    if fail_on_regression and contender is not None:
-        worse = df[(df["significant"] == "yes") & (df["direction"] == "worse")]
-        if not worse.empty:
-            what = ", ".join(f"{r.mix} {r.metric} {r.change_pct:+.1f}%" for r in worse.itertuples())
-            raise UserError(f"performance regressed: {what}", exit_code=1)
+    if gate is not None:
+        code, reason, _ = gate
+        if code:
+            err_console.print(f"[bold red]error:[/bold red] {reason}", soft_wrap=True)
+            raise typer.Exit(code)
+        err_console.print(f"{reason} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
 
 
 def report_cmd(

@@ -92,3 +92,37 @@ def emit(df: pd.DataFrame, fmt: Format, title: str, extra: dict | None = None) -
         for row in shown.itertuples(index=False):
             table.add_row(*[str(v) for v in row])
         out_console.print(table)
+
+
+HistoryUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--history-url",
+        envvar="YCSB_RUNNER_HISTORY_URL",
+        show_envvar=True,
+        metavar="URL",
+        help="The run history: mongodb://HOST/DB (a database of its own, not the one under test) or an "
+        "SQLite file (default: RESULTS/history.sqlite).",
+    ),
+]
+ResultsOpt = Annotated[
+    Path | None,
+    typer.Option("--results", metavar="DIR", help="Where result folders go (default: results/)."),
+]
+TagOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", metavar="KEY=VALUE", help="A tag, e.g. --tag server=7.0.12 (repeatable)."),
+]
+SinceOpt = Annotated[
+    str | None, typer.Option("--since", metavar="DATE", help="Runs started on or after DATE (2026-12-01).")
+]
+UntilOpt = Annotated[
+    str | None,
+    typer.Option("--until", metavar="DATE", help="Runs started on or before DATE (or an ISO time)."),
+]
+VerdictOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--verdict", metavar="VERDICT", help="Only runs with this verdict: completed, failed, interrupted."
+    ),
+]

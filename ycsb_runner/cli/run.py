@@ -13,9 +13,11 @@ import typer
 from ycsb_runner.cli.options import (
     Format,
     FormatOpt,
+    HistoryUrlOpt,
     ScaleOpt,
     SetOpt,
     SuiteArg,
+    TagOpt,
     TemplatesOpt,
     UrlOpt,
     emit,
@@ -173,6 +175,12 @@ def bench(
     jvm_arg: Annotated[
         list[str] | None, typer.Option(metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
     ] = None,
+    tag: TagOpt = None,
+    history_url: HistoryUrlOpt = None,
+    lock: Annotated[
+        bool,
+        typer.Option(help="Refuse to start while another bench runs against the same target (exit 2)."),
+    ] = True,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
@@ -180,6 +188,7 @@ def bench(
         sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, False))
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench
+    from ycsb_runner.history import parse_tags
 
     opts = BenchOptions(
         suite=suite,
@@ -196,6 +205,9 @@ def bench(
         monitors=monitors,
         report=report,
         run_id=run_id,
+        tags=parse_tags(tag or []),
+        history_url=history_url,
+        lock=lock,
     )
     _, plan = prepare(opts)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
@@ -222,7 +234,7 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
     """The results table and, for study suites, the study's table; with --format json one summary."""
     from ycsb_runner.analyse.results import print_results, results_table
     from ycsb_runner.analyse.table import study_table
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.model import RunResult, iso_utc
 
     try:
         result = RunResult.load(run_dir)
@@ -237,12 +249,24 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
         return
     ops = results_table(result)
     m = result.manifest
-    emit(
-        ops,
-        fmt,
-        f"results: {m.run_id}",
-        extra={"run_id": m.run_id, "run_dir": str(run_dir), "status": m.status, "error": error},
-    )
+    extra = {
+        "run_id": m.run_id,
+        "run_dir": str(run_dir),
+        "suite": m.suite.name,
+        "status": m.status,
+        "verdict": m.status,
+        "error": error,
+        "tags": m.tags,
+        "fingerprint": m.fingerprint,
+        "started_at": iso_utc(m.started_at),
+        "ended_at": iso_utc(m.ended_at),
+        "steps": {
+            s.keys.step: {"verdict": s.verdict, "throughput_ops_s": s.throughput_ops_s}
+            for s in m.steps
+            if s.keys.phase in ("load", "run")
+        },
+    }
+    emit(ops, fmt, f"results: {m.run_id}", extra=extra)
 
 
 def register(app: typer.Typer) -> None:

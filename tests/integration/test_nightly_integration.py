@@ -1,0 +1,207 @@
+"""Acceptance of the nightly workflow with real runs: eight "nights" of a scaled-down `quick` on the
+embedded server, the newest with the server throttled (stopped 90 % of the time, as cpulimit does);
+regress flags that night (exit 1), passes the unchanged history (exit 0) and cannot decide on two nights
+(exit 2). Also: two benches started at the same moment (one refused by the target lock), and a bench
+killed with SIGKILL (the history survives it)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.cli import app
+from ycsb_runner.history import SqliteHistory
+from ycsb_runner.server import ServerInfo
+
+pytestmark = pytest.mark.integration
+SMALL = [
+    "maxexecutiontime=3",
+    "recordcount=300",
+    "mixes=a-read50-update50",
+    "load_threads=2",
+]
+NIGHTS = 8
+SLOW_NIGHT = 7  # the newest
+
+
+class Throttle:
+    """cpulimit's method: SIGSTOP/SIGCONT the server so that it runs *share* of the time."""
+
+    def __init__(self, pid: int, share: float = 0.1, period_s: float = 0.2) -> None:
+        self.pid, self.share, self.period = pid, share, period_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            os.kill(self.pid, signal.SIGSTOP)
+            time.sleep(self.period * (1 - self.share))
+            os.kill(self.pid, signal.SIGCONT)
+            time.sleep(self.period * self.share)
+
+    def __enter__(self) -> Throttle:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        os.kill(self.pid, signal.SIGCONT)
+
+
+@pytest.fixture(scope="module")
+def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    results = tmp_path_factory.mktemp("nightly")
+    for night in range(NIGHTS):
+        opts = BenchOptions(
+            suite="quick",
+            url=server.url,
+            overrides=SMALL,
+            results=results,
+            monitors=False,
+            report=False,
+            run_id=f"night-{night}",
+            tags={"night": str(night), "server": "slow" if night == SLOW_NIGHT else "normal"},
+        )
+        if night == SLOW_NIGHT:
+            with Throttle(server.pid):
+                run_bench(opts, log=lambda _m: None)
+        else:
+            run_bench(opts, log=lambda _m: None)
+    yield results
+
+
+def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
+    res = CliRunner().invoke(app, ["runs", "--results", str(nights), "--suite", "quick", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    runs = pd.read_csv(io.StringIO(res.stdout))
+    assert runs["run_id"].tolist() == [f"night-{i}" for i in range(NIGHTS)]
+    assert (runs["verdict"] == "completed").all() and runs["fingerprint"].nunique() == 1
+    assert runs["tags"].iloc[SLOW_NIGHT] == f"night={SLOW_NIGHT},server=slow"
+    assert (nights / "latest").resolve() == (nights / f"night-{SLOW_NIGHT}").resolve()
+
+
+def test_regress_flags_the_slow_night(nights: Path) -> None:
+    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), "-f", "json"])
+    assert res.exit_code == 1, res.output
+    doc = json.loads(res.stdout)
+    flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
+    # the shared 2-core machine makes the short run phase noisy; the load phase is steady enough
+    tp = [r for r in flagged if r["metric"] == "throughput_ops_s"]
+    assert tp, flagged
+    assert tp[0]["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in tp[0]["change_tags"]
+    assert tp[0]["change_pct"] <= -20
+    table = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights)])
+    assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
+
+
+def test_regress_passes_the_unchanged_history(nights: Path) -> None:
+    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal"])
+    assert res.exit_code == 0, res.output
+    assert "no regression in" in res.stderr
+
+
+def test_regress_cannot_decide_on_two_nights(nights: Path) -> None:
+    res = CliRunner().invoke(
+        app, ["regress", "quick", "--results", str(nights), "--tag", "night=0", "--tag", "server=normal"]
+    )
+    assert res.exit_code == 2
+    res = CliRunner().invoke(
+        app, ["regress", "quick", "--results", str(nights), "-f", "json", "--since", "2099-01-01"]
+    )
+    assert res.exit_code == 2 and json.loads(res.stdout)["exit_code"] == 2
+
+
+def _bench_cmd(url: str, results: Path, *extra: str) -> list[str]:
+    argv = [sys.executable, "-m", "ycsb_runner", "bench", "quick", "--results", str(results)]
+    for s in SMALL:
+        argv += ["--set", s]
+    return [*argv, "--no-monitors", "--no-report", "-f", "json", *extra]
+
+
+def test_two_benches_at_once_one_is_refused(server: ServerInfo, tmp_path: Path) -> None:
+    env = dict(os.environ, MONGODB_URL=server.url, YCSB_RUNNER_LOCK_DIR=str(tmp_path / "locks"))
+    procs = [
+        subprocess.Popen(
+            _bench_cmd(server.url, tmp_path / "results", "--run-id", f"twin-{i}", "--tag", f"twin={i}"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for i in (0, 1)
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes == [0, 2], outs
+    loser = next(i for i, p in enumerate(procs) if p.returncode == 2)
+    winner = 1 - loser
+    err = outs[loser][1]
+    assert "another bench is running against" in err and f"pid {procs[winner].pid}" in err
+    assert "Traceback" not in err
+    summary = json.loads(outs[winner][0])
+    assert summary["run_id"] == f"twin-{winner}" and summary["verdict"] == "completed"
+    assert summary["tags"] == {"twin": str(winner)} and Path(summary["run_dir"]).is_dir()
+    assert any(r["throughput_ops_s"] > 0 for r in summary["rows"])
+    # the lock is gone with its holder: a third bench runs (--no-lock not needed)
+    third = subprocess.run(
+        _bench_cmd(server.url, tmp_path / "results", "--run-id", "third"),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert third.returncode == 0, third.stderr
+
+
+def test_history_survives_a_bench_killed_with_sigkill(
+    nights: Path, server: ServerInfo, tmp_path: Path
+) -> None:
+    db = nights / "history.sqlite"
+    before = SqliteHistory(db).runs()
+    env = dict(os.environ, MONGODB_URL=server.url, YCSB_RUNNER_LOCK_DIR=str(tmp_path / "locks"))
+    proc = subprocess.Popen(
+        _bench_cmd(server.url, nights, "--run-id", "killed", "--set", "maxexecutiontime=20"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+    steps = nights / "killed" / "steps.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (steps.exists() and "run" in steps.read_text()):
+        time.sleep(0.5)
+    time.sleep(2)  # inside the run phase
+    os.killpg(proc.pid, signal.SIGKILL)  # YCSB's JVM too
+    proc.wait(timeout=30)
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    after = SqliteHistory(db).runs()
+    assert after["run_id"].tolist() == before["run_id"].tolist()  # the killed run never got indexed
+    res = CliRunner().invoke(
+        app,
+        ["history", "rebuild", "--results", str(nights)],
+        env={"YCSB_RUNNER_LOCK_DIR": str(tmp_path / "locks")},
+    )
+    assert res.exit_code == 0, res.output
+    runs = SqliteHistory(db).runs().set_index("run_id")
+    assert runs.loc["killed", "verdict"] == "killed" and len(runs) == NIGHTS + 1
+    # the newest run was killed: regress cannot judge it
+    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights)])
+    assert res.exit_code == 2 and "killed" in res.stderr

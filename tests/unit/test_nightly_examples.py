@@ -1,0 +1,61 @@
+"""The scheduling examples under examples/nightly/ work as written: the systemd units verify, the CI
+workflow parses and runs the nightly script, and the cron line's command runs a real night."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "nightly"
+CHECKOUT = "/opt/ycsb-runner"  # where the examples say the checkout is
+TINY_NIGHT = (
+    "--set maxexecutiontime=2 --set recordcount=200 --set mixes=a-read50-update50 --no-monitors --no-report"
+)
+
+
+def _cron_line() -> tuple[str, str]:
+    lines = [
+        ln for ln in (EXAMPLES / "crontab").read_text().splitlines() if ln.strip() and not ln.startswith("#")
+    ]
+    assert len(lines) == 1
+    fields = lines[0].split(None, 5)
+    return " ".join(fields[:5]), fields[5]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_systemd_units_verify(tmp_path: Path) -> None:
+    units = [EXAMPLES / "ycsb-runner-nightly.service", EXAMPLES / "ycsb-runner-nightly.timer"]
+    proc = subprocess.run(["systemd-analyze", "verify", *map(str, units)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    # the check is real: a unit whose program does not exist fails it
+    broken = tmp_path / "ycsb-runner-nightly.service"
+    broken.write_text(units[0].read_text().replace("ExecStart=/bin/bash", "ExecStart=/nonexistent/bash"))
+    proc = subprocess.run(["systemd-analyze", "verify", str(broken)], capture_output=True, text=True)
+    assert proc.returncode != 0
+    service = units[0].read_text()
+    assert f"WorkingDirectory={CHECKOUT}" in service and "examples/nightly/nightly.sh" in service
+    assert "Unit=ycsb-runner-nightly.service" in units[1].read_text()
+
+
+def test_workflow_parses_and_runs_the_nightly_script() -> None:
+    doc = yaml.safe_load((EXAMPLES / "nightly-workflow.yml").read_text())
+    triggers = doc.get("on", doc.get(True))  # YAML 1.1 reads a bare `on` as true
+    schedule, _ = _cron_line()
+    assert triggers["schedule"][0]["cron"] == schedule
+    steps = doc["jobs"]["nightly"]["steps"]
+    assert any("examples/nightly/nightly.sh" in s.get("run", "") for s in steps)
+    assert any(s.get("if") == "always()" and "upload-artifact" in s.get("uses", "") for s in steps)
+    env = doc["jobs"]["nightly"]["env"]
+    assert {"MONGODB_URL", "YCSB_RUNNER_RESULTS", "YCSB_RUNNER_HISTORY_URL"} <= set(env)
+
+
+def test_cron_schedule_is_valid() -> None:
+    schedule, command = _cron_line()
+    minute, hour, dom, month, dow = schedule.split()
+    assert 0 <= int(minute) < 60 and 0 <= int(hour) < 24 and (dom, month, dow) == ("*", "*", "*")
+    assert command.startswith(f"cd {CHECKOUT} && ")

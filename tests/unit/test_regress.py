@@ -1,0 +1,248 @@
+"""Change points, corrections and the regress verdicts with their exit codes (pure functions, and the CLI
+over a history made from the checked-in run folders)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+from typer.testing import CliRunner
+
+from ycsb_runner.analyse.changepoint import adjust, e_divisive, judge_series, prediction_p
+from ycsb_runner.analyse.regress import (
+    EXIT_OK,
+    EXIT_REGRESSION,
+    EXIT_UNDECIDED,
+    IMPROVEMENT,
+    REGRESSION,
+    RegressOptions,
+    regress,
+)
+from ycsb_runner.cli import app
+from ycsb_runner.history import METRIC_COLUMNS, RUN_COLUMNS
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+
+
+def _noisy(n: int, seed: int, cv: float = 0.03, level: float = 1000.0) -> np.ndarray:
+    return level * (1 + cv * np.random.default_rng(seed).standard_normal(n))
+
+
+def test_e_divisive_finds_a_step_and_nothing_in_noise() -> None:
+    x = _noisy(30, 1)
+    x[18:] *= 0.85
+    cps = e_divisive(x)
+    assert [c for c, _ in cps] == [18] and cps[0][1] <= 0.01
+    quiet = [len(e_divisive(_noisy(30, seed), permutations=199)) > 0 for seed in range(100)]
+    assert sum(quiet) <= 12  # about alpha (0.05) of the series without a step get a change point
+
+
+def test_e_divisive_finds_two_steps() -> None:
+    x = _noisy(40, 2)
+    x[12:] *= 1.2
+    x[28:] /= 1.4
+    assert [c for c, _ in e_divisive(x)] == [12, 28]
+
+
+def test_adjust_holm_and_bh_by_hand() -> None:
+    p = [0.01, 0.04, 0.03, 0.2]
+    # Holm: sorted 0.01,0.03,0.04,0.2 times 4,3,2,1 -> 0.04,0.09,0.08->0.09,0.2 (monotone)
+    assert adjust(p, "holm") == pytest.approx([0.04, 0.09, 0.09, 0.2])
+    # BH: 0.01*4/1=0.04, 0.03*4/2=0.06, 0.04*4/3=0.0533, 0.2 -> min from the top: 0.04, 0.0533, 0.0533, 0.2
+    assert adjust(p, "bh") == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.2])
+    assert np.isnan(adjust([float("nan"), 0.5], "holm")[0])
+
+
+def test_prediction_p_is_the_t_prediction_interval() -> None:
+    base = np.log(_noisy(12, 3))
+    new = float(np.exp(base.mean() + 2.5 * base.std(ddof=1) * np.sqrt(1 + 1 / 12)))
+    assert prediction_p(np.exp(base), new) == pytest.approx(2 * sps.t.sf(2.5, 11))
+
+
+def test_judge_series_newest_night_and_recent_change() -> None:
+    x = _noisy(15, 4)
+    x[-1] *= 0.7
+    j = judge_series(x)
+    assert j.tested and j.test == "prediction-t" and j.change_index == 14 and j.p_value < 1e-4
+    assert j.change_pct == pytest.approx(100 * (x[-1] / np.median(x[:-1]) - 1), rel=0.2)
+    y = _noisy(15, 5)
+    y[12:] *= 0.8  # three nights ago: the change point, the run where it began
+    j = judge_series(y)
+    assert j.test == "e-divisive" and j.change_index == 12
+    old = _noisy(20, 6)
+    old[5:] *= 0.8  # long ago: tonight is judged against the new level, unchanged
+    j = judge_series(old)
+    assert j.test == "prediction-t" and j.p_value > 0.01 and 5 in j.change_points
+    assert not judge_series([1.0, 2.0, 3.0]).tested
+
+
+# --- regress over history frames -----------------------------------------------------------------------
+
+
+def _history(nights: list[dict[str, float]], verdicts: list[str] | None = None, fp: list[str] | None = None):
+    runs, metrics = [], []
+    for i, figures in enumerate(nights):
+        rid = f"night-{i:02d}"
+        runs.append(
+            {
+                "run_id": rid,
+                "suite": "quick",
+                "fingerprint": (fp or ["f"] * len(nights))[i],
+                "verdict": (verdicts or ["completed"] * len(nights))[i],
+                "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
+                "tags": {"night": str(i)},
+            }
+        )
+        for metric, value in figures.items():
+            op = "OVERALL" if metric == "throughput_ops_s" else "READ"
+            metrics.append(
+                {
+                    "run_id": rid,
+                    "step": "02-run-a",
+                    "repetition": 1,
+                    "phase": "run",
+                    "mix": "a",
+                    "threads": 4,
+                    "audit": "none",
+                    "operation": op,
+                    "metric": metric,
+                    "value": value,
+                }
+            )
+    return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(metrics, columns=METRIC_COLUMNS)
+
+
+def _nights(n: int, seed: int = 7) -> list[dict[str, float]]:
+    tp, lat = _noisy(n, seed), _noisy(n, seed + 100, level=2000)
+    return [{"throughput_ops_s": a, "avg_us": b, "p99_us": 5 * b} for a, b in zip(tp, lat, strict=True)]
+
+
+def test_regress_exit_codes() -> None:
+    opts = RegressOptions()
+    ok = regress(*_history(_nights(8)), "quick", opts)
+    assert ok.exit_code == EXIT_OK and (ok.table["verdict"] == "no change").all() and len(ok.table) == 3
+    slow = _nights(8)
+    slow[-1] = {k: (v * 0.6 if k == "throughput_ops_s" else v * 1.5) for k, v in slow[-1].items()}
+    bad = regress(*_history(slow), "quick", opts)
+    assert bad.exit_code == EXIT_REGRESSION
+    assert set(bad.table.loc[bad.table["verdict"] == REGRESSION, "metric"]) == {
+        "throughput_ops_s",
+        "avg_us",
+        "p99_us",
+    }
+    row = bad.table[bad.table["metric"] == "throughput_ops_s"].iloc[0]
+    assert row["change_run"] == "night-07" and row["change_tags"] == "night=7" and row["change_pct"] < -30
+    two = regress(*_history(_nights(2)), "quick", opts)
+    assert two.exit_code == EXIT_UNDECIDED and "need at least" in two.reason
+    empty = regress(*_history([]), "quick", opts)
+    assert empty.exit_code == EXIT_UNDECIDED
+
+
+def test_regress_is_direction_aware_and_needs_min_effect() -> None:
+    fast = _nights(10)
+    fast[-1] = {k: (v * 1.5 if k == "throughput_ops_s" else v * 0.6) for k, v in fast[-1].items()}
+    out = regress(*_history(fast), "quick", RegressOptions())
+    assert out.exit_code == EXIT_OK and (out.table["verdict"] == IMPROVEMENT).all()
+    small = _nights(10, seed=9)
+    for n in small[:-1]:
+        n["throughput_ops_s"] = 1000.0 + (n["throughput_ops_s"] - 1000.0) / 30  # 0.1 % noise
+    small[-1]["throughput_ops_s"] = 970.0  # -3 %: significant, below --min-effect 5
+    out = regress(*_history(small), "quick", RegressOptions())
+    tp = out.table[out.table["metric"] == "throughput_ops_s"].iloc[0]
+    assert tp["p_adjusted"] < 0.05 and tp["verdict"] == "no change"
+    out = regress(*_history(small), "quick", RegressOptions(min_effect_pct=2))
+    assert out.table[out.table["metric"] == "throughput_ops_s"].iloc[0]["verdict"] == REGRESSION
+
+
+def test_regress_newest_failed_or_new_parameters_is_undecided() -> None:
+    failed = regress(
+        *_history(_nights(8), verdicts=["completed"] * 7 + ["failed"]), "quick", RegressOptions()
+    )
+    assert failed.exit_code == EXIT_UNDECIDED and "failed" in failed.reason
+    fresh = regress(*_history(_nights(8), fp=["old"] * 6 + ["new"] * 2), "quick", RegressOptions())
+    assert fresh.exit_code == EXIT_UNDECIDED and "6 more with other parameters" in fresh.reason
+
+
+# --- the CLI over a history of copied run folders ---------------------------------------------------------
+
+
+def _nightly_folders(results: Path, factors: list[float]) -> None:
+    """One copy of a checked-in run per night, its throughput and latencies scaled by the night's factor."""
+    for i, f in enumerate(factors):
+        dst = Path(shutil.copytree(RUNS / "tencent-analyse", results / f"night-{i:02d}"))
+        m = json.loads((dst / "manifest.json").read_text())
+        m["run_id"], m["tags"] = dst.name, {"night": str(i)}
+        m["started_at"] = f"2026-11-{i + 1:02d}T02:00:00.000Z"
+        for s in m["steps"]:
+            s["run_id"] = dst.name
+            if s.get("throughput_ops_s"):
+                s["throughput_ops_s"] *= f
+        (dst / "manifest.json").write_text(json.dumps(m))
+        steps = pd.read_csv(dst / "steps.csv")
+        steps["throughput_ops_s"] *= f
+        steps.to_csv(dst / "steps.csv", index=False)
+        ops = pd.read_csv(dst / "operations.csv")
+        for col in ("average_latency_us", "p50_us", "p95_us", "p99_us"):
+            ops[col] /= f
+        ops.to_csv(dst / "operations.csv", index=False)
+
+
+def test_regress_cli_exit_codes_and_formats(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    noise = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99]
+    _nightly_folders(results, [*noise, 0.6])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    base = ["regress", "tencent-analyse-tiny", "--results", str(results)]
+    bad = runner.invoke(app, [*base, "-f", "json"])
+    assert bad.exit_code == 1, bad.output
+    doc = json.loads(bad.stdout)
+    assert doc["exit_code"] == 1 and doc["correction"].startswith("Holm")
+    flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
+    assert flagged and all(r["change_run"] == "night-07" for r in flagged)
+    assert {r["metric"] for r in flagged} >= {"throughput_ops_s"}
+    ok = runner.invoke(app, [*base, "--until", "2026-11-07", "-f", "csv"])
+    assert ok.exit_code == 0, ok.output
+    two = runner.invoke(app, [*base, "--until", "2026-11-02"])
+    assert two.exit_code == 2 and "need at least" in two.stderr
+    bh = runner.invoke(app, [*base, "--correction", "bh"])
+    assert bh.exit_code == 1 and "Benjamini-Hochberg" in bh.stderr
+    assert runner.invoke(app, [*base, "--correction", "bonferroni"]).exit_code != 0
+
+
+def test_confirm_two_ignores_one_outlier_night_and_flags_two() -> None:
+    x = _noisy(15, 12)
+    x[-1] *= 0.75  # one bad night
+    assert judge_series(x).p_value < 0.001  # --confirm 1: tonight alone is a change
+    j = judge_series(x, confirm=2, agree_pct=5)
+    assert j.p_value == 1.0 and "disagree" in j.note
+    y = _noisy(15, 13)
+    y[-2:] *= 0.75  # two bad nights
+    j = judge_series(y, confirm=2, agree_pct=5)
+    assert j.p_value < 0.05 and j.change_index == 13 and j.change_pct < -20
+
+
+def test_regress_report_is_self_contained_with_a_plot_per_flagged_series(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    out = tmp_path / "report"
+    res = runner.invoke(
+        app, ["regress", "tencent-analyse-tiny", "--results", str(results), "--report", str(out)]
+    )
+    assert res.exit_code == 1, res.output
+    page = (out / "regress.html").read_text()
+    md = (out / "regress.md").read_text()
+    n_flagged = page.count("<td>regression</td>")
+    assert n_flagged >= 3 and page.count('src="data:image/png;base64,') == n_flagged
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert "Holm" in page and "night=7" in page and "night-07" in page
+    figures = sorted((out / "regress-figures").glob("*.png"))
+    assert len(figures) == n_flagged and all(f"regress-figures/{f.name}" in md for f in figures)
+    assert all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in figures)

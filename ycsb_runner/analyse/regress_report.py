@@ -1,0 +1,152 @@
+"""``regress --report DIR``: regress.html (self-contained, plots inline) and regress.md (plots beside it in
+``regress-figures/``), with a trend plot per flagged series: each night's value (the median of its
+repetitions) with its spread (min-max), the change point marked, and the tags of the night it began."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ycsb_runner.analyse.regress import REGRESSION, RegressResult, flagged
+from ycsb_runner.analyse.report import CSS, _html_table, _png, markdown_table, plt
+from ycsb_runner.store import atomic_write_bytes, atomic_write_text
+from ycsb_runner.studies import METRICS, OPERATION_METRICS
+
+TABLE_COLUMNS = [
+    "phase",
+    "mix",
+    "threads",
+    "audit",
+    "operation",
+    "metric",
+    "verdict",
+    "before_median",
+    "after_median",
+    "change_pct",
+    "p_value",
+    "p_adjusted",
+    "test",
+    "change_run",
+    "change_tags",
+]
+
+
+def _label(metric: str) -> str:
+    m = METRICS.get(metric) or OPERATION_METRICS.get(metric)
+    return f"{m.label} ({m.unit})" if m and m.unit else metric
+
+
+def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
+    """One series: nights on x, value with min-max spread, the change point and its night's tags."""
+    series = result.series_values[key]
+    nights = np.arange(len(series))
+    values = series["value"].to_numpy(float)
+    low, high = series["low"].to_numpy(float), series["high"].to_numpy(float)
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    color = "#c0392b" if row["verdict"] == REGRESSION else "#27ae60"
+    ax.errorbar(
+        nights,
+        values,
+        yerr=[values - low, high - values],
+        fmt="o-",
+        color="#34495e",
+        ecolor="#95a5a6",
+        capsize=3,
+        lw=1,
+        ms=4,
+        label="night (median, min-max)",
+    )
+    c = int(series.attrs.get("change_index", -1))
+    for cp in series.attrs.get("change_points", []):
+        if cp != c:
+            ax.axvline(cp - 0.5, color="#bdc3c7", ls=":", lw=1)
+    if c >= 0:
+        ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=f"change begins: {row['change_run']}")
+        ax.hlines(row["before_median"], 0, c - 0.5, colors="#7f8c8d", lw=1, label="before (median)")
+        ax.hlines(row["after_median"], c - 0.5, len(series) - 1, colors=color, lw=1.5, label="after (median)")
+        if row.get("change_tags"):
+            ax.annotate(
+                row["change_tags"],
+                (c, values[c]),
+                xytext=(8, 12),
+                textcoords="offset points",
+                fontsize=8,
+                color=color,
+                arrowprops={"arrowstyle": "-", "color": color, "lw": 0.8},
+            )
+    ax.set_xticks(nights)
+    ax.set_xticklabels([str(r)[-14:] for r in series["run_id"]], rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel(_label(str(row["metric"])), fontsize=8)
+    ax.set_title(
+        f"{row['phase']} {row['mix']} t{row['threads']} {row['operation']} {row['metric']}: "
+        f"{row['verdict']} {row['change_pct']:+.1f} % (p adj {row['p_adjusted']:.2g})",
+        fontsize=9,
+    )
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    return _png(fig)
+
+
+def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = result.summary()
+    shown = flagged(result.table)
+    table = shown[TABLE_COLUMNS].copy()
+    for col in ("p_value", "p_adjusted"):
+        table[col] = table[col].map(lambda p: f"{p:.2g}" if p == p else "-")
+    title = f"ycsb-runner regress: {result.suite}"
+    facts = [
+        ("decision", f"{summary['decision']} (exit {summary['exit_code']})"),
+        ("newest run", str(result.newest)),
+        ("runs in the series", str(summary["runs"])),
+        ("series tested", str(summary["series_tested"])),
+        (
+            "test",
+            f"alpha {summary['alpha']:g} after {summary['correction']} correction; min effect "
+            f"{summary['min_effect_pct']:g} %; change points by E-Divisive means (permutation test), the "
+            "newest night(s) against the last stable segment by a t prediction test",
+        ),
+    ]
+    h = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        "<table>",
+        *[f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in facts],
+        "</table>",
+        "<h2>Flagged series</h2>",
+    ]
+    md = [f"# {title}\n", *[f"- **{k}**: {v}" for k, v in facts], "", "## Flagged series\n"]
+    if shown.empty:
+        h.append("<p>No series flagged.</p>")
+        md.append("_No series flagged._\n")
+    else:
+        h.append(_html_table(table))
+        md.append(markdown_table(table))
+    h.append("<h2>Trends</h2>")
+    md.append("## Trends\n")
+    fig_dir = out_dir / "regress-figures"
+    for i, row in enumerate(shown.to_dict("records")):
+        key = tuple(row[k] for k in ("phase", "mix", "threads", "audit", "operation", "metric"))
+        match = next((k for k in result.series_values if tuple(map(str, k)) == tuple(map(str, key))), None)
+        if match is None:
+            continue
+        png = trend_plot(result, match, row)
+        caption = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}: {row['verdict']}"
+        b64 = base64.b64encode(png).decode("ascii")
+        h.append(
+            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{caption.split(':')[0]}")
+        atomic_write_bytes(fig_dir / f"{stem}.png", png)
+        md.append(f"![{caption}](regress-figures/{stem}.png)\n")
+    h.append("</body></html>\n")
+    html_path, md_path = out_dir / "regress.html", out_dir / "regress.md"
+    atomic_write_text(html_path, "\n".join(h))
+    atomic_write_text(md_path, "\n".join(md))
+    return html_path, md_path

@@ -1,0 +1,476 @@
+"""The run history: every finished, failed or interrupted run, indexed for ``runs`` and ``regress``.
+
+One record per run (id, suite, parameter fingerprint, tags, server kind and version, client host, times,
+verdict) and its key figures per measured step and operation (throughput, average, p50/p95/p99 latency),
+read from the run folder through :class:`ycsb_runner.model.RunResult`. The folders stay the source of truth:
+``ycsb-runner history rebuild`` makes the index again from them.
+
+Stores: an SQLite file in the results folder (default, ``results/history.sqlite``; WAL journal, one
+``BEGIN IMMEDIATE`` transaction per run, so concurrent writers queue and a killed writer leaves the file as
+it was before), or a MongoDB database of its own (``--history-url``/``YCSB_RUNNER_HISTORY_URL``), one
+document per run written with a single upsert, so several load generators can append to one history.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.model import MANIFEST, RunResult, epoch_of, iso_utc
+
+HISTORY_FILE = "history.sqlite"
+HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
+SCHEMA_VERSION = 1
+
+RUN_COLUMNS = [
+    "run_id",
+    "suite",
+    "fingerprint",
+    "verdict",
+    "started_at",
+    "ended_at",
+    "server_kind",
+    "server_version",
+    "client_host",
+    "tags",
+    "folder",
+    "error",
+]
+SERIES_KEYS = ["phase", "mix", "threads", "audit", "operation", "metric"]
+METRIC_COLUMNS = ["run_id", "step", "repetition", *SERIES_KEYS, "value"]
+# operations.csv column -> history metric (per operation); throughput is per step ("OVERALL")
+OPERATION_FIGURES = {
+    "average_latency_us": "avg_us",
+    "p50_us": "p50_us",
+    "p95_us": "p95_us",
+    "p99_us": "p99_us",
+}
+OVERALL = "OVERALL"
+
+
+# --- records from a run folder (pure, over RunResult) ------------------------------------------------------
+
+
+@dataclass
+class RunRecord:
+    run: dict[str, Any]
+    metrics: list[dict[str, Any]]
+
+
+def _num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def run_record(result: RunResult) -> RunRecord:
+    """The history record of a run folder: the run's facts and one row per (step, operation, metric)."""
+    m = result.manifest
+    run = {
+        "run_id": m.run_id,
+        "suite": m.suite.name,
+        "fingerprint": m.fingerprint,
+        "verdict": m.status,
+        "started_at": iso_utc(m.started_at),
+        "ended_at": iso_utc(m.ended_at),
+        "server_kind": m.target.get("server_kind") or "",
+        "server_version": m.target.get("server_version") or "",
+        "client_host": m.host.get("hostname") or "",
+        "tags": dict(m.tags),
+        "folder": str(result.root.resolve()),
+        "error": m.error or "",
+    }
+    measured = {
+        s.keys.step: s
+        for s in m.steps
+        if s.keys.phase in ("load", "run") and not s.discarded and s.verdict == "completed"
+    }
+    rows: list[dict[str, Any]] = []
+
+    def add(step: str, operation: str, metric: str, value: Any) -> None:
+        v = _num(value)
+        if v is None:
+            return
+        k = measured[step].keys
+        rows.append(
+            {
+                "run_id": m.run_id,
+                "step": step,
+                "repetition": k.repetition,
+                "phase": k.phase,
+                "mix": k.mix,
+                "threads": k.threads,
+                "audit": k.audit,
+                "operation": operation,
+                "metric": metric,
+                "value": v,
+            }
+        )
+
+    for label, step in measured.items():
+        add(label, OVERALL, "throughput_ops_s", step.throughput_ops_s)
+    ops = result.operations
+    if not ops.empty and "operation" in ops:
+        ops = ops[ops["step"].isin(measured) & (ops.get("kind", "op") == "op")]
+        ops = ops[ops["operation"] != "CLEANUP"]
+        if "intended" in ops:
+            ops = ops[~ops["intended"].astype(str).str.lower().eq("true")]
+        if "outcome" in ops:
+            ops = ops[ops["outcome"].isna() | (ops["outcome"].astype(str) == "")]
+        for _, row in ops.iterrows():
+            for col, metric in OPERATION_FIGURES.items():
+                if col in row:
+                    add(row["step"], str(row["operation"]), metric, row[col])
+    return RunRecord(run, rows)
+
+
+# --- stores ------------------------------------------------------------------------------------------------
+
+
+class History(Protocol):
+    where: str
+
+    def index(self, record: RunRecord) -> None: ...
+    def replace_all(self, records: Iterable[RunRecord]) -> int: ...
+    def runs(self) -> pd.DataFrame: ...
+    def metrics(self, run_ids: list[str]) -> pd.DataFrame: ...
+
+
+_INSERT_RUN = (
+    f"INSERT OR REPLACE INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})"
+)
+_INSERT_METRIC = (
+    f"INSERT INTO metrics ({', '.join(METRIC_COLUMNS)}) VALUES ({', '.join('?' * len(METRIC_COLUMNS))})"
+)
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, suite TEXT NOT NULL, fingerprint TEXT NOT NULL, verdict TEXT NOT NULL,
+    started_at TEXT, ended_at TEXT, server_kind TEXT, server_version TEXT, client_host TEXT,
+    tags TEXT NOT NULL, folder TEXT, error TEXT
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, step TEXT NOT NULL,
+    repetition INTEGER, phase TEXT, mix TEXT, threads INTEGER, audit TEXT, operation TEXT, metric TEXT,
+    value REAL
+);
+CREATE INDEX IF NOT EXISTS metrics_run ON metrics(run_id);
+CREATE INDEX IF NOT EXISTS runs_suite ON runs(suite, started_at);
+"""
+
+
+class SqliteHistory:
+    """``results/history.sqlite``: WAL journal, one immediate transaction per write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA foreign_keys=ON")
+            con.execute("PRAGMA busy_timeout=60000")
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                con.close()
+                raise UserError(
+                    f"{self.path} has history schema {version}, this ycsb-runner writes {SCHEMA_VERSION}: "
+                    "run `ycsb-runner history rebuild` after moving it away"
+                )
+            if version == 0:
+                con.executescript(_SCHEMA)  # IF NOT EXISTS: two first writers at once both succeed
+                con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as err:
+            raise UserError(
+                f"cannot open the history {self.path} ({err}): move it away and run "
+                "`ycsb-runner history rebuild`"
+            ) from None
+        return con
+
+    @staticmethod
+    def _write(con: sqlite3.Connection, record: RunRecord) -> None:
+        r = record.run
+        con.execute("DELETE FROM metrics WHERE run_id = ?", (r["run_id"],))
+        con.execute(
+            _INSERT_RUN,
+            [json.dumps(r["tags"], sort_keys=True) if c == "tags" else r[c] for c in RUN_COLUMNS],
+        )
+        con.executemany(
+            _INSERT_METRIC,
+            [[row[c] for c in METRIC_COLUMNS] for row in record.metrics],
+        )
+
+    def _transaction(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                out = body(con)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            return out
+        except sqlite3.DatabaseError as err:
+            raise UserError(f"cannot write the history {self.path}: {err}") from None
+        finally:
+            con.close()
+
+    def index(self, record: RunRecord) -> None:
+        self._transaction(lambda con: self._write(con, record))
+
+    def replace_all(self, records: Iterable[RunRecord]) -> int:
+        """Empty the history and index *records* in one transaction (a killed rebuild changes nothing)."""
+
+        def body(con: sqlite3.Connection) -> int:
+            con.execute("DELETE FROM metrics")
+            con.execute("DELETE FROM runs")
+            n = 0
+            for rec in records:
+                self._write(con, rec)
+                n += 1
+            return n
+
+        return self._transaction(body)
+
+    def runs(self) -> pd.DataFrame:
+        if not self.path.exists():
+            return pd.DataFrame(columns=RUN_COLUMNS)
+        con = self._connect()
+        try:
+            df = pd.read_sql_query(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs", con)
+        finally:
+            con.close()
+        df["tags"] = df["tags"].map(lambda t: json.loads(t) if t else {})
+        return df
+
+    def metrics(self, run_ids: list[str]) -> pd.DataFrame:
+        if not run_ids or not self.path.exists():
+            return pd.DataFrame(columns=METRIC_COLUMNS)
+        con = self._connect()
+        try:
+            marks = ", ".join("?" * len(run_ids))
+            return pd.read_sql_query(
+                f"SELECT {', '.join(METRIC_COLUMNS)} FROM metrics WHERE run_id IN ({marks})",
+                con,
+                params=run_ids,
+            )
+        finally:
+            con.close()
+
+
+class MongoHistory:
+    """A MongoDB database of the team's own: collection ``runs``, one document per run (one upsert)."""
+
+    COLLECTION = "runs"
+
+    def __init__(self, url: str) -> None:
+        from pymongo import MongoClient
+        from pymongo.uri_parser import parse_uri
+
+        from ycsb_runner.secrets import Masker
+
+        masker = Masker()
+        masker.add_url(url)
+        self.where = masker(url)
+        try:
+            db = parse_uri(url).get("database")
+        except Exception as err:  # pymongo raises InvalidURI/ConfigurationError/ValueError
+            raise UserError(f"--history-url {self.where} is not a MongoDB URL: {str(err)[:100]}") from None
+        if not db:
+            raise UserError(
+                f"--history-url {self.where} names no database: add one, e.g. mongodb://host:27017/ycsb_history"
+            )
+        self._client = MongoClient(url, serverSelectionTimeoutMS=10000)
+        self._coll = self._client[db][self.COLLECTION]
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        from pymongo.errors import PyMongoError
+
+        try:
+            return fn()
+        except PyMongoError as err:
+            raise UserError(f"history at {self.where}: {type(err).__name__}: {str(err)[:120]}") from None
+
+    @staticmethod
+    def _doc(record: RunRecord) -> dict[str, Any]:
+        return {"_id": record.run["run_id"], **record.run, "metrics": record.metrics}
+
+    def index(self, record: RunRecord) -> None:
+        doc = self._doc(record)
+        self._call(lambda: self._coll.replace_one({"_id": doc["_id"]}, doc, upsert=True))
+
+    def replace_all(self, records: Iterable[RunRecord]) -> int:
+        ids = []
+        for rec in records:
+            self.index(rec)
+            ids.append(rec.run["run_id"])
+        self._call(lambda: self._coll.delete_many({"_id": {"$nin": ids}}))
+        return len(ids)
+
+    def runs(self) -> pd.DataFrame:
+        docs = self._call(lambda: list(self._coll.find({}, {"metrics": 0})))
+        return pd.DataFrame([{c: d.get(c) for c in RUN_COLUMNS} for d in docs], columns=RUN_COLUMNS)
+
+    def metrics(self, run_ids: list[str]) -> pd.DataFrame:
+        if not run_ids:
+            return pd.DataFrame(columns=METRIC_COLUMNS)
+        docs = self._call(lambda: list(self._coll.find({"_id": {"$in": run_ids}}, {"metrics": 1})))
+        rows = [row for d in docs for row in d.get("metrics") or []]
+        return pd.DataFrame(rows, columns=METRIC_COLUMNS)
+
+
+def open_history(results: Path, url: str | None = None) -> History:
+    """The history named by *url* (``mongodb://``/``mongodb+srv://``, or an SQLite file path), by
+    ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite``."""
+    url = url or os.environ.get(HISTORY_ENV) or None
+    if url is None:
+        return SqliteHistory(results / HISTORY_FILE)
+    if url.startswith(("mongodb://", "mongodb+srv://")):
+        return MongoHistory(url)
+    if url.startswith("sqlite:///"):
+        return SqliteHistory(Path(url.removeprefix("sqlite://")))
+    if "://" in url:
+        raise UserError(
+            f"--history-url: expected mongodb://HOST/DB or an SQLite file path, got {url.split('://')[0]}://..."
+        )
+    return SqliteHistory(Path(url).expanduser())
+
+
+# --- writing and rebuilding --------------------------------------------------------------------------------
+
+
+def index_run(result: RunResult, results: Path, url: str | None = None) -> History:
+    """Index one run folder (re-indexing replaces its record)."""
+    history = open_history(results, url)
+    history.index(run_record(RunResult.load(result.root)))
+    return history
+
+
+def run_folders(results: Path) -> list[Path]:
+    """The run folders under *results* (not the ``latest`` link), oldest name first."""
+    if not results.is_dir():
+        return []
+    return sorted(
+        p for p in results.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).is_file()
+    )
+
+
+def rebuild(
+    results: Path, url: str | None = None, *, log: Callable[[str], None] = print
+) -> tuple[History, int]:
+    """Index every run folder under *results* again (damaged folders are skipped with a warning)."""
+    from ycsb_runner.lock import EMBEDDED, is_held, target_key
+
+    records = []
+    for folder in run_folders(results):
+        try:
+            result = RunResult.load(folder)
+        except UserError as err:
+            log(f"warning: skipped {folder.name}: {err}")
+            continue
+        rec = run_record(result)
+        if rec.run["verdict"] == "running":
+            target = result.manifest.target
+            key = EMBEDDED if target.get("embedded") else target_key(target.get("url"))
+            if not is_held(key):  # no bench holds its target: the run was killed (SIGKILL, power loss)
+                rec.run["verdict"] = "killed"
+        records.append(rec)
+    history = open_history(results, url)
+    return history, history.replace_all(records)
+
+
+# --- querying ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunFilter:
+    suite: str | None = None
+    tags: dict[str, str] | None = None
+    since: str | None = None
+    until: str | None = None
+    verdict: str | None = None
+
+
+def parse_tags(items: Iterable[str], option: str = "--tag") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"{option} {item!r}: expected KEY=VALUE, e.g. {option} server=7.0.12")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _when(text: str, option: str) -> float:
+    try:
+        t = epoch_of(text if "T" in text or " " in text else f"{text}T00:00:00+00:00")
+    except ValueError:
+        raise UserError(f"{option} {text!r}: expected a date (2026-12-01) or an ISO time") from None
+    assert t is not None
+    return t
+
+
+def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
+    """*runs* (from a history) that pass the filter, oldest first."""
+    out = runs.copy()
+    if out.empty:
+        return out
+    if f.suite:
+        out = out[out["suite"] == f.suite]
+    for k, v in (f.tags or {}).items():
+        out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and str(t.get(k)) == v)]
+    start = out["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) else math.nan)
+    if f.since:
+        out, start = out[start >= _when(f.since, "--since")], start[start >= _when(f.since, "--since")]
+    if f.until:
+        limit = _when(f.until, "--until")
+        if "T" not in f.until and " " not in f.until:
+            limit += 86400  # a date includes that whole day
+        out, start = out[start < limit], start[start < limit]
+    if f.verdict:
+        out = out[out["verdict"] == f.verdict]
+    return (
+        out.assign(_t=start)
+        .sort_values(["_t", "run_id"], kind="stable")
+        .drop(columns="_t")
+        .reset_index(drop=True)
+    )
+
+
+def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs for printing: tags as ``k=v,k=v``."""
+    out = runs.copy()
+    out["tags"] = out["tags"].map(lambda t: ",".join(f"{k}={v}" for k, v in sorted((t or {}).items())))
+    return out[RUN_COLUMNS]
+
+
+def check_not_the_target(history_url: str | None, target_url: str) -> None:
+    """Refuse a MongoDB history in the very database under test (its writes would perturb the run)."""
+    from ycsb_runner.lock import target_key
+
+    url = history_url or os.environ.get(HISTORY_ENV) or ""
+    if not url.startswith(("mongodb://", "mongodb+srv://")):
+        return
+
+    def database(u: str) -> str:
+        return u.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0] if "/" in u.split("://", 1)[1] else ""
+
+    if target_key(url) == target_key(target_url) and database(url) in ("", database(target_url)):
+        raise UserError(
+            "--history-url names the database under test: give the history a database of its own "
+            "(e.g. .../ycsb_history), or a server that is not being measured"
+        )

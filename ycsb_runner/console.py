@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 err_console = Console(stderr=True, highlight=False)
-# Not a terminal (a log file, CI): wide enough that tables are not cut.
-out_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# The width is COLUMNS when set, else the terminal's (80 when there is none): tables fit it
+# (``ycsb_runner.termtable``); ``--format csv|json`` is the complete output for scripts.
+out_console = Console(highlight=False)
 
 
 class BenchProgress:

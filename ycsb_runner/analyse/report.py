@@ -180,7 +180,7 @@ def plot_audit_bars(run: RunResult) -> bytes | None:
 
 
 def _fmt(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"

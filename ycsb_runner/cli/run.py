@@ -227,7 +227,9 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
         print_results(result)
         study = study_table(result)
         if study.attrs.get("layout") in ("audit", "tencent") and not study.empty:
-            emit(study, Format.table, study.attrs.get("title", result.run_id))
+            from ycsb_runner.cli.analyse import emit_study_table
+
+            emit_study_table(study, Format.table, study.attrs.get("title", result.run_id))
         return
     ops = results_table(result)
     m = result.manifest

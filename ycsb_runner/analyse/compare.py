@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.table import audit_ab, load_run, mix_shares, step_metrics
+from ycsb_runner.analyse.table import audit_ab, load_run, metric_in_mix, step_metrics
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
@@ -162,15 +162,7 @@ def run_vs_study(run: RunResult, reference: pd.DataFrame | None = None) -> str:
 
 def _in_mix(metric: str, mix: str) -> bool:
     """Whether a per-operation server figure concerns an operation of the mix (CPU always does)."""
-    shares = mix_shares(mix)
-    needs = {
-        "server_writes_avg_rt_us": ("insert", "update"),
-        "server_reads_avg_rt_us": ("read",),
-        "server_query_per_s": ("read",),
-        "server_insert_per_s": ("insert",),
-        "server_update_per_s": ("update",),
-    }.get(metric)
-    return needs is None or not shares or any(shares.get(op) for op in needs)
+    return metric_in_mix(metric, mix)
 
 
 def _audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:

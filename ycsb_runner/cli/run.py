@@ -83,6 +83,18 @@ def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A buil
     sys.stdout.write(suite_path(name).read_text())
 
 
+def _preflight(suite: object, *, embedded: bool, stop: bool) -> None:
+    """Print the pre-flight findings (``ycsb_runner.preflight``); with *stop*, an error ends the command."""
+    from ycsb_runner.preflight import preflight
+
+    findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
+    for f in findings:
+        log(f"{f.level}: {f.message}")
+    errors = [f for f in findings if f.level == "error"]
+    if stop and errors:
+        raise UserError(f"stopped before running: {errors[0].message}")
+
+
 def _render_text(
     suite_name: str,
     url: str | None,
@@ -90,13 +102,20 @@ def _render_text(
     scale: float | None,
     templates: Path | None,
     show_properties: bool,
+    *,
+    audit_strategy: str | None = None,
 ) -> str:
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
     from ycsb_runner.render import describe_plan, environment
 
-    _, plan = prepare(BenchOptions(suite=suite_name, url=url, overrides=overrides, scale=scale))
+    _, plan = prepare(
+        BenchOptions(
+            suite=suite_name, url=url, overrides=overrides, scale=scale, audit_strategy=audit_strategy
+        )
+    )
+    _preflight(plan.suite, embedded=url is None, stop=False)
     try:
         inst = locate_ycsb()
         classpath, binding = inst.classpath, inst.binding_class
@@ -176,7 +195,11 @@ def bench(
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
     if dry_run:
-        sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, False))
+        sys.stdout.write(
+            _render_text(
+                suite, mongodb_url, set_ or [], scale, templates, False, audit_strategy=audit_strategy
+            )
+        )
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench
 
@@ -197,6 +220,7 @@ def bench(
         run_id=run_id,
     )
     _, plan = prepare(opts)
+    _preflight(plan.suite, embedded=mongodb_url is None, stop=True)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
         with BenchProgress(len(plan.steps)) as progress:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ycsb_runner.suite import Suite, expected_step_seconds
+from ycsb_runner.suite import Suite
 
 RECORDS_PER_THREAD = 50  # fewer records per client thread and the threads mostly wait on the same keys
 TARGET_FILL = 0.8  # YCSB warns when a run stays below 80% of its -target
@@ -56,10 +56,10 @@ def scaling_findings(suite: Suite) -> list[Finding]:
         )
     target = suite.run.target
     if target and not _overridden(suite, "target", "run.target"):
-        seconds = expected_step_seconds(suite)
+        seconds = suite.run.maxexecutiontime
         ops = suite.run.operationcount
         advice = "--set target=0 (unthrottled)"
-        if ops and seconds:
+        if ops and seconds:  # the rate at which the operations fill the run's time
             advice += f" or --set target={max(1, int(ops / seconds))}"
         reach = f"; {ops:,} operations last {ops / target:.1f} s at that rate" if ops else ""
         out.append(

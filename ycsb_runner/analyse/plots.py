@@ -192,6 +192,7 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
     fig, axes = plt.subplots(1, len(ops), figsize=(6.2 * len(ops), 4.6), squeeze=False)
     mixes = list(dict.fromkeys(steps.loc[df["step"].unique(), "mix"])) if not steps.empty else []
     palette = plt.get_cmap("tab10")
+    threads = sorted(steps["threads"].unique().tolist()) if not steps.empty else []
     for ax, op in zip(axes[0], ops, strict=True):
         part = df[df["operation"] == op]
         unit, div = latency_unit(float(part["latency_us"].max()))
@@ -199,7 +200,12 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
             info = steps.loc[step] if step in steps.index else None
             mix = info["mix"] if info is not None else step
             color = palette(mixes.index(mix) % 10) if mix in mixes else None
-            style = OFF_ON.get(str(info["audit"]) if info is not None else "", "-")
+            style = OFF_ON.get(str(info["audit"]) if info is not None else "", "")
+            if not style:  # no audit arms: thread counts apart by line style
+                rank = (
+                    threads.index(info["threads"]) if info is not None and info["threads"] in threads else 0
+                )
+                style = ("-", "--", ":", "-.")[rank % 4]
             g = g.sort_values("percentile")
             ax.plot(
                 [_tail_x(q) for q in g["percentile"]],

@@ -252,15 +252,18 @@ def plot_audit_overhead(overhead: pd.DataFrame) -> bytes | None:
         measured = part["change_pct"].fillna(0.0)
         low = (measured - part["ci_low_pct"]).clip(lower=0).fillna(0.0)
         high = (part["ci_high_pct"] - measured).clip(lower=0).fillna(0.0)
-        ax.barh(y - 0.2, measured, 0.38, xerr=[low, high], capsize=3, color="#dd8452", label="measured")
+        xerr = [low, high] if part["ci_low_pct"].notna().any() else None
+        ax.barh(y - 0.2, measured, 0.38, xerr=xerr, capsize=3, color="#dd8452", label="measured")
         has_pub = part["published_pct"].notna()
         ax.barh((y + 0.2)[has_pub], part["published_pct"][has_pub], 0.38, color="#4c72b0", label="published")
         for i, r in part.iterrows():
             text = "n/a" if r["change_pct"] != r["change_pct"] else f"{r['change_pct']:+.1f}%"
             if r["ci_low_pct"] != r["ci_low_pct"] and r["change_pct"] == r["change_pct"]:
-                text += f" (n={r['n']}, no interval)"
+                text += f" (n={r['n']}: no interval)"
+            at = max(float(r["ci_high_pct"]) if r["ci_high_pct"] == r["ci_high_pct"] else 0.0, 0.0)
+            at = max(at, float(r["change_pct"]) if r["change_pct"] == r["change_pct"] else 0.0)
             ax.annotate(
-                text, (0, i - 0.2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
+                text, (at, i - 0.2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
             )
         ax.set_yticks(y, part["label"], fontsize=7.5)
         ax.axvline(0, color="#333", linewidth=0.8)
@@ -275,6 +278,10 @@ def plot_audit_overhead(overhead: pd.DataFrame) -> bytes | None:
 
 
 # --- measured vs published ----------------------------------------------------------------------------
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:,.0f}×" if ratio >= 10 else f"{ratio:.2g}×"
 
 
 def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,8 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.analyse import stats  # noqa: E402
 from ycsb_runner.analyse.table import (  # noqa: E402
     audit_ab,
     layout_of,
@@ -26,7 +23,6 @@ from ycsb_runner.analyse.table import (  # noqa: E402
 )
 from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
-from ycsb_runner.studies import METRICS  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;
@@ -36,147 +32,7 @@ margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}
 figcaption{font-size:13px;color:#444;margin-bottom:2em}"""
 
 
-# --- figures ------------------------------------------------------------------------------------------
-
-
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def plot_timeseries(ts: pd.DataFrame) -> bytes | None:
-    """Throughput (current ops/sec) and average latency per operation over time, one line per step."""
-    if ts.empty or "elapsed_s" not in ts:
-        return None
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 7), sharex=False)
-    heads = ts.drop_duplicates(["step", "status_index"])
-    for step, g in heads.groupby("step", sort=False):
-        g = g[g["current_ops_per_s"].notna()]
-        if not g.empty:
-            ax1.plot(g["elapsed_s"], g["current_ops_per_s"], marker=".", label=str(step))
-    ax1.set(title="Throughput over time", xlabel="elapsed (s)", ylabel="ops/sec")
-    ops = (
-        ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg_us"].notna()]
-        if "avg_us" in ts
-        else ts.iloc[0:0]
-    )
-    ops = ops[ops["operation"] != "CLEANUP"]
-    for (step, op), g in ops.groupby(["step", "operation"], sort=False):
-        ax2.plot(g["elapsed_s"], g["avg_us"], marker=".", label=f"{step} {op}")
-    ax2.set(title="Average latency over time (status interval)", xlabel="elapsed (s)", ylabel="µs")
-    for ax in (ax1, ax2):
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return _png(fig)
-
-
-def hdr_percentile_frame(run: RunResult) -> pd.DataFrame:
-    """Percentiles per (step, operation) from the steps' `.hdr` logs (empty when there are none)."""
-    from ycsb_runner.parse import hdr_percentiles
-
-    frames = []
-    for hdr_dir in sorted((run.root / "steps").glob("*/hdr")):
-        if not any(hdr_dir.glob("*.hdr")):
-            continue
-        try:
-            df = hdr_percentiles(hdr_dir, (50.0, 90.0, 95.0, 99.0, 99.9, 99.99))
-        except Exception:  # noqa: BLE001 - a damaged log must not stop the report
-            continue
-        if not df.empty:
-            df.insert(0, "step", hdr_dir.parent.name)
-            frames.append(df[df["kind"].isin(["op", "hdr"])])
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def _pct_value(col: object) -> float | None:
-    """``p99`` / ``p99.9_us`` -> 99 / 99.9; None for other columns."""
-    if not isinstance(col, str) or not col.startswith("p"):
-        return None
-    body = col[1:].removesuffix("_us")
-    return float(body) if body.replace(".", "", 1).isdigit() else None
-
-
-def _pct_columns(df: pd.DataFrame) -> list[str]:
-    cols = [c for c in df.columns if _pct_value(c) is not None]
-    return sorted(cols, key=lambda c: _pct_value(c) or 0.0)
-
-
-def plot_percentiles(run: RunResult) -> tuple[bytes | None, str]:
-    """Latency percentiles per (step, operation): from `.hdr` logs when present, else operations.csv."""
-    hdr = hdr_percentile_frame(run)
-    source = ".hdr logs"
-    df = hdr
-    if df.empty:
-        source = "operations.csv"
-        ops = run.operations
-        if ops.empty:
-            return None, source
-        df = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
-    cols = _pct_columns(df)
-    if df.empty or not cols:
-        return None, source
-    x = [_pct_value(c) or 0.0 for c in cols]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    for _, row in df.iterrows():
-        y = [row[c] for c in cols]
-        ax.plot(range(len(x)), y, marker="o", label=f"{row['step']} {row['operation']}")
-    ax.set_xticks(range(len(x)), [f"p{v:g}" for v in x])
-    ax.set(title=f"Latency percentiles per operation (from {source})", ylabel="µs", yscale="log")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    return _png(fig), source
-
-
-AUDIT_BAR_METRICS = (
-    "throughput_ops_s",
-    "server_cpu_pct",
-    "server_writes_avg_rt_us",
-    "server_reads_avg_rt_us",
-)
-
-
-def plot_audit_bars(run: RunResult) -> bytes | None:
-    """Off vs on per mix with the 95% t-interval of the mean (a bare bar when n = 1)."""
-    m = step_metrics(run)
-    m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
-    metrics = [
-        (c, f"{METRICS[c].label} ({METRICS[c].unit})")
-        for c in AUDIT_BAR_METRICS
-        if c in m and m[c].notna().any()
-    ]
-    if m.empty or not metrics:
-        return None
-    mixes = list(dict.fromkeys(m["mix"]))
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(10, 3.2 * len(metrics)), squeeze=False)
-    width = 0.38
-    for ax, (col, title) in zip(axes[:, 0], metrics, strict=True):
-        for k, (arm, color) in enumerate((("off", "#4c72b0"), ("on", "#dd8452"))):
-            means, errs = [], []
-            for mix in mixes:
-                s = stats.summarize(m[(m["mix"] == mix) & (m["audit"] == arm)][col])
-                means.append(s["mean"])
-                errs.append(s["ci_high"] - s["mean"] if s["ci_high"] == s["ci_high"] else 0.0)
-            pos = [i + (k - 0.5) * width for i in range(len(mixes))]
-            ax.bar(
-                pos,
-                [0 if v != v else v for v in means],
-                width,
-                yerr=errs,
-                capsize=3,
-                color=color,
-                label=f"audit {arm}",
-            )
-        ax.set_xticks(range(len(mixes)), mixes, fontsize=8)
-        ax.set(title=f"{title}: audit off vs on (95% CI of the mean)")
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return _png(fig)
+# Figures: ``ycsb_runner.analyse.plots``.
 
 
 # --- text ---------------------------------------------------------------------------------------------

@@ -223,7 +223,7 @@ def bench(
     _preflight(plan.suite, embedded=mongodb_url is None, stop=True)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
-        with BenchProgress(len(plan.steps)) as progress:
+        with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:
             outcome = run_bench(opts, log=log, progress=progress)
     except RunFailed as err:
         if err.run_dir is not None:

@@ -67,3 +67,18 @@ def test_dry_run_shows_the_chosen_audit_strategy() -> None:
     res = CliRunner().invoke(app, ["bench", "alibaba-audit", "--dry-run", "--audit-strategy", "restart"])
     assert res.exit_code == 0, res.output
     assert "(strategy: restart)" in res.stdout and "choose with --audit-strategy" not in res.stdout
+
+
+def test_audit_strategy_options_are_checked_before_the_server_starts(tmp_path) -> None:
+    runner = CliRunner()
+    base = ["bench", "alibaba-audit", "--scale", "0.0002", "--results", str(tmp_path)]
+    base += ["--set", "threads=4", "--set", "load_threads=4", "--set", "target=0"]
+    res = runner.invoke(app, [*base, "--audit-strategy", "restart"])
+    assert res.exit_code != 0 and "--audit-option on_args=" in str(res.exception)
+    res = runner.invoke(app, [*base, "--audit-strategy", "command", "--audit-option", 'on_cmd=["true"]'])
+    message = str(res.exception)
+    assert res.exit_code != 0 and "--audit-option off_cmd=..." in message and "status_cmd" in message
+    assert "--audit-option on_cmd" not in message
+    res = runner.invoke(app, [*base, "--audit-strategy", "mongodb-runtime"])
+    assert res.exit_code != 0 and "needs MONGODB_URL" in str(res.exception)
+    assert list(tmp_path.iterdir()) == []

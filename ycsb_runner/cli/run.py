@@ -83,11 +83,15 @@ def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A buil
     sys.stdout.write(suite_path(name).read_text())
 
 
-def _preflight(suite: object, *, embedded: bool, stop: bool) -> None:
+def _preflight(
+    suite: object, *, embedded: bool, stop: bool, audit: tuple[str | None, dict] | None = None
+) -> None:
     """Print the pre-flight findings (``ycsb_runner.preflight``); with *stop*, an error ends the command."""
-    from ycsb_runner.preflight import preflight
+    from ycsb_runner.preflight import audit_findings, preflight
 
     findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
+    if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
+        findings += audit_findings(audit[0], audit[1], embedded=embedded)
     for f in findings:
         log(f"{f.level}: {f.message}")
     errors = [f for f in findings if f.level == "error"]
@@ -220,7 +224,15 @@ def bench(
         run_id=run_id,
     )
     _, plan = prepare(opts)
-    _preflight(plan.suite, embedded=mongodb_url is None, stop=True)
+    _preflight(
+        plan.suite,
+        embedded=mongodb_url is None,
+        stop=True,
+        audit=(
+            audit_strategy or plan.suite.audit.strategy,
+            {**plan.suite.audit.options, **opts.audit_options},
+        ),
+    )
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
         with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:

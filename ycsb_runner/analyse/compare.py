@@ -151,12 +151,9 @@ def run_vs_study(run: RunResult, reference: pd.DataFrame | None = None) -> str:
         if records:
             pub = f"published: {', '.join(f'{r:,}' for r in records)} records, threads {pub_threads}"
         mine += f"; {pub}"
-    if scale != 1 or overrides:
-        mine += (
-            f" (scaled {scale:g}: not comparable to the published figures)"
-            if scale != 1
-            else (" (overridden: not comparable to the published figures)")
-        )
+    if (scale != 1 or overrides) and reference is not None:
+        why = f"scaled {scale:g}" if scale != 1 else "overridden"
+        mine += f" ({why}: not comparable to the published figures)"
     return mine
 
 

@@ -304,8 +304,9 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
     ]
     md = [f"# ycsb-runner report: {run.root.name}\n"]
     if note:
-        h.append(f"<div class='warn'><strong>Not the study's setting.</strong> {html.escape(note)}</div>")
-        md.append(f"> **Not the study's setting.** {note}\n")
+        whose = "study's" if study_of_run(run).reference else "suite's own"
+        h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
+        md.append(f"> **Not the {whose} setting.** {note}\n")
     h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
     md += [f"## {title}\n", markdown_table(table)]
     overhead = extra.get("overhead")

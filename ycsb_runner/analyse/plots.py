@@ -310,7 +310,7 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:
         ax.barh(y, part["ratio"], color="#8172b2")
         for i, r in enumerate(part.itertuples()):
             ax.annotate(
-                f"{r.ratio:.2g}×",
+                _times(r.ratio),
                 (r.ratio, i),
                 xytext=(3, 0),
                 textcoords="offset points",

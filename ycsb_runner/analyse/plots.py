@@ -188,6 +188,10 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
     if df.empty:
         return None, source
     steps = run.steps.set_index("step") if not run.steps.empty else pd.DataFrame()
+    if not steps.empty:  # the measured runs; the load steps only when there is nothing else
+        run_steps = [s for s in df["step"].unique() if s in steps.index and steps.loc[s, "phase"] == "run"]
+        if run_steps:
+            df = df[df["step"].isin(run_steps)]
     ops = list(dict.fromkeys(df["operation"]))
     fig, axes = plt.subplots(1, len(ops), figsize=(6.2 * len(ops), 4.6), squeeze=False)
     mixes = list(dict.fromkeys(steps.loc[df["step"].unique(), "mix"])) if not steps.empty else []
@@ -227,7 +231,7 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
         ax.set(title=f"{op}: latency by percentile", xlabel="percentile (log scale towards the tail)")
         ax.set_ylabel(unit)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, frameon=False)
     fig.tight_layout()
     return png(fig), source
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px soli
 text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;display:block;
 margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}"""
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -131,7 +132,19 @@ def steps_frame(run: RunResult) -> pd.DataFrame:
 
 
 def _html_table(df: pd.DataFrame) -> str:
-    return display_frame(df).to_html(index=False, escape=True, border=0)
+    """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned."""
+    from ycsb_runner.termtable import is_number_text
+
+    text = display_frame(df)
+    body = text.to_html(index=False, escape=True, border=0)
+
+    def cell(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        plain = html.unescape(inner)
+        number = is_number_text(plain) or plain in ("-", "")
+        return f"<td>{inner}</td>" if number else f"<td class='t'>{inner}</td>"
+
+    return re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S)
 
 
 def markdown_table(df: pd.DataFrame) -> str:

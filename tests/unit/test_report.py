@@ -80,3 +80,26 @@ def test_units_and_step_labels() -> None:
     assert latency_unit(9e6) == ("s", 1e6)
     row = {"mix": "read100", "threads": 4, "audit": "off"}
     assert short_step("19-run-read100-t4-audit-off-r1", row) == "19 read100, 4 thr, audit off"
+
+
+def test_thread_counts_pair_by_rank_when_the_run_scaled_them() -> None:
+    from ycsb_runner.analyse.compare import thread_pairs
+
+    assert thread_pairs([4, 8], [100, 200]) == {100: 4, 200: 8}
+    assert thread_pairs([100, 200], [100, 200]) == {100: 100, 200: 200}
+    assert thread_pairs([4], [100, 200]) == {100: 100, 200: 200}  # no pairing: reported as not in the run
+
+
+def test_published_remarks_in_english_beside_the_original() -> None:
+    from ycsb_runner.analyse.compare import compare_reference
+    from ycsb_runner.reference.english import english
+
+    assert english("上涨 3 个百分点（+15%）") == "up 3 percentage points (+15%)"
+    assert english("query 降低 5000（-15%）； update 降低 5000（-15%）") == (
+        "query down 5000 (-15%); update down 5000 (-15%)"
+    )
+    assert english("64核512GB（独享型）") == "64 cores, 512GB (dedicated)"
+    cmp = compare_reference(RUNS / "audit-analyse", "alibaba-audit")
+    texts = set(cmp["published_text"])
+    assert "no significant change [无明显变化]" in texts
+    assert not any(t and not t.isascii() and "[" not in t for t in texts)  # never Chinese alone

@@ -27,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 PROSE_MIN = 14  # a prose column is never narrower than this (or its longest word, if shorter)
+IDENT_MAX = 24  # a name without spaces up to this long (a mix, a step) is never folded
 NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+(e[-+]?\d+)?\s?(%|pp|x|×|µs|ms|s|ops/s)?( ± [\d,]*\.?\d+\s?%?)?$")
 
 
@@ -39,6 +40,14 @@ def _longest_word(text: str) -> int:
     return max((cell_len(w) for w in re.split(r"\s+", text) if w), default=0)
 
 
+def _prose_min(cell: str) -> int:
+    """An identifier (no space, up to ``IDENT_MAX``) stays whole; prose folds down to ``PROSE_MIN``."""
+    width = cell_len(cell)
+    if width <= PROSE_MIN or (width <= IDENT_MAX and not re.search(r"\s", cell.strip())):
+        return width
+    return min(_longest_word(cell), PROSE_MIN)
+
+
 def column_needs(values: Sequence[str], header: str) -> tuple[int, int, bool]:
     """(minimum, natural width, holds numbers) of one column of text cells under *header*."""
     cells = [str(v) for v in values]
@@ -46,10 +55,7 @@ def column_needs(values: Sequence[str], header: str) -> tuple[int, int, bool]:
     prose = [c for c in cells if not is_number_text(c)]
     natural = max([cell_len(c) for c in cells] + [cell_len(header)])
     minimum = max(
-        [cell_len(c) for c in numbers]
-        + [min(_longest_word(c), PROSE_MIN) if cell_len(c) > PROSE_MIN else cell_len(c) for c in prose]
-        + [_longest_word(header)]
-        + [1]
+        [cell_len(c) for c in numbers] + [_prose_min(c) for c in prose] + [_longest_word(header)] + [1]
     )
     return minimum, natural, bool(numbers) and len(numbers) >= len(prose)
 

@@ -386,6 +386,8 @@ def load_suite(
             if n not in names:
                 raise SuiteError(f"--set mixes: no mix named {n!r}{_did_you_mean(str(n), names)}")
         suite = _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
+    if scale is not None and not any(d in ("run.status_interval",) for d, _ in pairs):
+        suite = _scale_status_interval(suite)
     return _replace(suite, overrides=tuple(overrides), scale=scale if scale is not None else 1.0)
 
 
@@ -407,6 +409,29 @@ def _scale_doc(doc: dict, scale: float) -> None:
         table = doc.get(section)
         if isinstance(table, dict) and isinstance(table.get(key), int) and not isinstance(table[key], bool):
             table[key] = max(1, round(table[key] * scale))
+
+
+STATUS_POINTS = 10  # a scaled run still shows at least this many status lines per step
+
+
+def expected_step_seconds(suite: Suite) -> float:
+    """How long one run step lasts: maxexecutiontime, or operationcount at the estimated throughput."""
+    by_time = suite.run.maxexecutiontime
+    by_ops = suite.run.operationcount / suite.estimated_throughput if suite.run.operationcount else None
+    known = [t for t in (by_time, by_ops) if t]
+    return float(min(known)) if known else 0.0
+
+
+def _scale_status_interval(suite: Suite) -> Suite:
+    """A scaled run keeps ~10 status lines per step: the study's interval shrinks to step length / 10 (1 s
+    at least) unless ``--set status_interval`` chose one."""
+    seconds = expected_step_seconds(suite)
+    if seconds <= 0:
+        return suite
+    fitted = max(1, min(suite.run.status_interval, int(seconds // STATUS_POINTS)))
+    if fitted == suite.run.status_interval:
+        return suite
+    return _replace(suite, run=_replace(suite.run, status_interval=fitted))
 
 
 # --- validation -------------------------------------------------------------------------------------------

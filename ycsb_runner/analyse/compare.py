@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.table import audit_ab, load_run, mix_shares, step_metrics
+from ycsb_runner.analyse.table import audit_ab, load_run, metric_in_mix, step_metrics
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
@@ -19,6 +19,7 @@ REFERENCE_COLUMNS = [
     "size",
     "storage",
     "threads",
+    "published_threads",
     "metric",
     "measured",
     "published",
@@ -73,11 +74,12 @@ def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: 
         .reset_index()
     )
     thread_keyed = "threads" in study.reference_keys
+    pairs = thread_pairs(sorted(means["threads"].unique()), sorted(ref["threads"].unique()))
     rows = []
     for _, pub in ref.iterrows():
         mine = means[means["mix"] == pub["mix"]]
         if thread_keyed:
-            mine = mine[mine["threads"] == pub["threads"]]
+            mine = mine[mine["threads"] == pairs.get(int(pub["threads"]), pub["threads"])]
         got = mine.iloc[0] if not mine.empty else None
         for measured_col, pub_col in columns.items():
             published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
@@ -92,7 +94,8 @@ def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: 
                     "mix": pub["mix"],
                     "size": pub["size"],
                     "storage": pub["storage"],
-                    "threads": int(got["threads"]) if got is not None else int(pub["threads"]),
+                    "threads": int(got["threads"]) if got is not None else math.nan,
+                    "published_threads": int(pub["threads"]),
                     "metric": measured_col,
                     "measured": measured,
                     "published": published,
@@ -105,17 +108,58 @@ def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: 
     return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
 
 
+def _with_english(text: str) -> str:
+    """The published remark in English, then the original: ``up 3 percentage points [上涨 3 个百分点]``."""
+    from ycsb_runner.reference.english import english
+
+    rendered = english(text)
+    return text if rendered == text else f"{rendered} [{text}]"
+
+
+def thread_pairs(run_threads: list[int], published_threads: list[int]) -> dict[int, int]:
+    """Published thread count -> the run's: equal counts pair with themselves; a run that ran as many
+    (other) thread counts as the study, e.g. a scaled 4 and 8 for the published 100 and 200, pairs by rank."""
+    run_threads = [int(t) for t in run_threads]
+    published_threads = [int(t) for t in published_threads]
+    if set(published_threads) <= set(run_threads) or len(run_threads) != len(published_threads):
+        return {t: t for t in published_threads}
+    return dict(zip(published_threads, run_threads, strict=True))
+
+
+def _run_threads(run: RunResult) -> int | float:
+    threads = run.manifest.suite.threads
+    return int(threads[0]) if len(threads) == 1 else math.nan
+
+
+def run_vs_study(run: RunResult, reference: pd.DataFrame | None = None) -> str:
+    """What this run did next to what the study did: scale, records, threads, overrides (one line)."""
+    suite = run.manifest.suite
+    scale = suite.scaling.get("scale", 1.0) or 1.0
+    overrides = list(suite.scaling.get("overrides") or [])
+    threads = ", ".join(str(t) for t in suite.threads)
+    mine = f"this run: {suite.recordcount:,} records, threads {threads}" if suite.recordcount else ""
+    mine = mine or f"this run: threads {threads}"
+    if scale != 1:
+        mine += f", scale {scale:g}"
+    if overrides:
+        mine += f", --set {' '.join(overrides)}"
+    if reference is not None and not reference.empty:
+        pub_threads = ", ".join(str(int(t)) for t in sorted(reference["threads"].unique()))
+        has_records = "records" in reference
+        records = sorted(int(r) for r in reference["records"].dropna().unique()) if has_records else []
+        pub = f"published: threads {pub_threads}"
+        if records:
+            pub = f"published: {', '.join(f'{r:,}' for r in records)} records, threads {pub_threads}"
+        mine += f"; {pub}"
+    if (scale != 1 or overrides) and reference is not None:
+        why = f"scaled {scale:g}" if scale != 1 else "overridden"
+        mine += f" ({why}: not comparable to the published figures)"
+    return mine
+
+
 def _in_mix(metric: str, mix: str) -> bool:
     """Whether a per-operation server figure concerns an operation of the mix (CPU always does)."""
-    shares = mix_shares(mix)
-    needs = {
-        "server_writes_avg_rt_us": ("insert", "update"),
-        "server_reads_avg_rt_us": ("read",),
-        "server_query_per_s": ("read",),
-        "server_insert_per_s": ("insert",),
-        "server_update_per_s": ("update",),
-    }.get(metric)
-    return needs is None or not shares or any(shares.get(op) for op in needs)
+    return metric_in_mix(metric, mix)
 
 
 def _audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
@@ -147,12 +191,13 @@ def _audit_reference(run: RunResult, study: Study, size: str | None, storage: st
                     "mix": pub["mix"],
                     "size": pub["size"],
                     "storage": pub["storage"],
-                    "threads": int(pub["threads"]),
+                    "threads": _run_threads(run),
+                    "published_threads": int(pub["threads"]),
                     "metric": metric,
                     "measured": measured,
                     "published": published,
                     "ratio": _ratio(measured, published),
-                    "published_text": pub[text_col],
+                    "published_text": _with_english(pub[text_col]),
                     "measured_n": int(got["n_a"] + got["n_b"]) if got is not None else 0,
                     "note": note,
                 }
@@ -177,6 +222,11 @@ def compare_reference(
     else:
         out = _tencent_reference(run, study, size, storage)
     out.attrs["reference"] = reference_name
+    out["threads"] = out["threads"].astype("Int64")
+    size = size or (run.manifest.suite.scaling.get("size") if study.layout != "audit" else None)
+    out.attrs["run_vs_study"] = run_vs_study(
+        run, select(load_reference(study.reference or study.name), size=size, storage=storage)
+    )
     return out
 
 

@@ -4,183 +4,43 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.analyse import stats  # noqa: E402
 from ycsb_runner.analyse.table import (  # noqa: E402
     audit_ab,
     layout_of,
     load_run,
     step_metrics,
+    study_of_run,
     study_table,
 )
 from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
-from ycsb_runner.studies import METRICS  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;
 text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;display:block;
-margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}"""
+margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}
+.warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}"""
 
 
-# --- figures ------------------------------------------------------------------------------------------
-
-
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def plot_timeseries(ts: pd.DataFrame) -> bytes | None:
-    """Throughput (current ops/sec) and average latency per operation over time, one line per step."""
-    if ts.empty or "elapsed_s" not in ts:
-        return None
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 7), sharex=False)
-    heads = ts.drop_duplicates(["step", "status_index"])
-    for step, g in heads.groupby("step", sort=False):
-        g = g[g["current_ops_per_s"].notna()]
-        if not g.empty:
-            ax1.plot(g["elapsed_s"], g["current_ops_per_s"], marker=".", label=str(step))
-    ax1.set(title="Throughput over time", xlabel="elapsed (s)", ylabel="ops/sec")
-    ops = (
-        ts[ts.get("kind", pd.Series(dtype=str)).eq("op") & ts["avg_us"].notna()]
-        if "avg_us" in ts
-        else ts.iloc[0:0]
-    )
-    ops = ops[ops["operation"] != "CLEANUP"]
-    for (step, op), g in ops.groupby(["step", "operation"], sort=False):
-        ax2.plot(g["elapsed_s"], g["avg_us"], marker=".", label=f"{step} {op}")
-    ax2.set(title="Average latency over time (status interval)", xlabel="elapsed (s)", ylabel="µs")
-    for ax in (ax1, ax2):
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return _png(fig)
-
-
-def hdr_percentile_frame(run: RunResult) -> pd.DataFrame:
-    """Percentiles per (step, operation) from the steps' `.hdr` logs (empty when there are none)."""
-    from ycsb_runner.parse import hdr_percentiles
-
-    frames = []
-    for hdr_dir in sorted((run.root / "steps").glob("*/hdr")):
-        if not any(hdr_dir.glob("*.hdr")):
-            continue
-        try:
-            df = hdr_percentiles(hdr_dir, (50.0, 90.0, 95.0, 99.0, 99.9, 99.99))
-        except Exception:  # noqa: BLE001 - a damaged log must not stop the report
-            continue
-        if not df.empty:
-            df.insert(0, "step", hdr_dir.parent.name)
-            frames.append(df[df["kind"].isin(["op", "hdr"])])
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def _pct_value(col: object) -> float | None:
-    """``p99`` / ``p99.9_us`` -> 99 / 99.9; None for other columns."""
-    if not isinstance(col, str) or not col.startswith("p"):
-        return None
-    body = col[1:].removesuffix("_us")
-    return float(body) if body.replace(".", "", 1).isdigit() else None
-
-
-def _pct_columns(df: pd.DataFrame) -> list[str]:
-    cols = [c for c in df.columns if _pct_value(c) is not None]
-    return sorted(cols, key=lambda c: _pct_value(c) or 0.0)
-
-
-def plot_percentiles(run: RunResult) -> tuple[bytes | None, str]:
-    """Latency percentiles per (step, operation): from `.hdr` logs when present, else operations.csv."""
-    hdr = hdr_percentile_frame(run)
-    source = ".hdr logs"
-    df = hdr
-    if df.empty:
-        source = "operations.csv"
-        ops = run.operations
-        if ops.empty:
-            return None, source
-        df = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
-    cols = _pct_columns(df)
-    if df.empty or not cols:
-        return None, source
-    x = [_pct_value(c) or 0.0 for c in cols]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    for _, row in df.iterrows():
-        y = [row[c] for c in cols]
-        ax.plot(range(len(x)), y, marker="o", label=f"{row['step']} {row['operation']}")
-    ax.set_xticks(range(len(x)), [f"p{v:g}" for v in x])
-    ax.set(title=f"Latency percentiles per operation (from {source})", ylabel="µs", yscale="log")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    return _png(fig), source
-
-
-AUDIT_BAR_METRICS = (
-    "throughput_ops_s",
-    "server_cpu_pct",
-    "server_writes_avg_rt_us",
-    "server_reads_avg_rt_us",
-)
-
-
-def plot_audit_bars(run: RunResult) -> bytes | None:
-    """Off vs on per mix with the 95% t-interval of the mean (a bare bar when n = 1)."""
-    m = step_metrics(run)
-    m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
-    metrics = [
-        (c, f"{METRICS[c].label} ({METRICS[c].unit})")
-        for c in AUDIT_BAR_METRICS
-        if c in m and m[c].notna().any()
-    ]
-    if m.empty or not metrics:
-        return None
-    mixes = list(dict.fromkeys(m["mix"]))
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(10, 3.2 * len(metrics)), squeeze=False)
-    width = 0.38
-    for ax, (col, title) in zip(axes[:, 0], metrics, strict=True):
-        for k, (arm, color) in enumerate((("off", "#4c72b0"), ("on", "#dd8452"))):
-            means, errs = [], []
-            for mix in mixes:
-                s = stats.summarize(m[(m["mix"] == mix) & (m["audit"] == arm)][col])
-                means.append(s["mean"])
-                errs.append(s["ci_high"] - s["mean"] if s["ci_high"] == s["ci_high"] else 0.0)
-            pos = [i + (k - 0.5) * width for i in range(len(mixes))]
-            ax.bar(
-                pos,
-                [0 if v != v else v for v in means],
-                width,
-                yerr=errs,
-                capsize=3,
-                color=color,
-                label=f"audit {arm}",
-            )
-        ax.set_xticks(range(len(mixes)), mixes, fontsize=8)
-        ax.set(title=f"{title}: audit off vs on (95% CI of the mean)")
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return _png(fig)
+# Figures: ``ycsb_runner.analyse.plots``.
 
 
 # --- text ---------------------------------------------------------------------------------------------
 
 
 def _fmt(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
@@ -272,7 +132,19 @@ def steps_frame(run: RunResult) -> pd.DataFrame:
 
 
 def _html_table(df: pd.DataFrame) -> str:
-    return display_frame(df).to_html(index=False, escape=True, border=0)
+    """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned."""
+    from ycsb_runner.termtable import is_number_text
+
+    text = display_frame(df)
+    body = text.to_html(index=False, escape=True, border=0)
+
+    def cell(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        plain = html.unescape(inner)
+        number = is_number_text(plain) or plain in ("-", "")
+        return f"<td>{inner}</td>" if number else f"<td class='t'>{inner}</td>"
+
+    return re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S)
 
 
 def markdown_table(df: pd.DataFrame) -> str:
@@ -289,20 +161,141 @@ def markdown_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figures(run: RunResult) -> list[tuple[str, str, bytes]]:
-    """(file stem, caption, png) of every plot that has data."""
-    out: list[tuple[str, str, bytes]] = []
-    png = plot_timeseries(run.timeseries)
-    if png:
-        out.append(("timeseries", "Throughput and latency over time per step (YCSB -s status lines)", png))
-    png, source = plot_percentiles(run)
-    if png:
-        out.append(("percentiles", f"Latency percentiles per operation (from {source})", png))
+Figure = tuple[str, str, bytes]  # (file stem, caption, png)
+
+
+def scaled_note(run: RunResult) -> str | None:
+    """ "scaled 0.001: not comparable to the published figures" and what differs, or None for a run as the
+    study set it."""
+    from ycsb_runner.analyse.compare import run_vs_study
+    from ycsb_runner.reference import load_reference, select
+    from ycsb_runner.studies import study_of
+
+    suite = run.manifest.suite
+    scale = suite.scaling.get("scale", 1.0) or 1.0
+    overrides = suite.scaling.get("overrides") or []
+    if scale == 1 and not overrides:
+        return None
+    study = study_of(suite.study, suite.audit_states)
+    ref = None
+    if study.reference:
+        ref = load_reference(study.reference)
+        size = suite.scaling.get("size")
+        if size and "size" in ref and study.layout != "audit":
+            ref = select(ref, size=size)
+    return run_vs_study(run, ref)
+
+
+def _reference_compare(run: RunResult) -> tuple[pd.DataFrame | None, str]:
+    """compare_reference for the run's study (the smallest published size when the run names none)."""
+    from ycsb_runner.analyse.compare import compare_reference
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.reference import load_reference
+    from ycsb_runner.studies import study_of
+
+    suite = run.manifest.suite
+    study = study_of(suite.study, suite.audit_states)
+    if not study.reference or study.layout != "tencent":
+        return None, ""
+    note = ""
+    size = None
+    if not suite.scaling.get("size"):
+        sizes = list(dict.fromkeys(load_reference(study.reference)["size"]))
+        if len(sizes) > 1:
+            size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
+    try:
+        return compare_reference(run, study.reference, size=size), note
+    except UserError as err:
+        return None, str(err)
+
+
+def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
+    """Every plot that has data, and the tables they stand on (``overhead``, ``reference``)."""
+    from ycsb_runner.analyse import plots
+    from ycsb_runner.analyse.table import audit_overhead
+
+    out: list[Figure] = []
+    extra: dict[str, Any] = {}
     if layout_of(run) == "audit":
-        png = plot_audit_bars(run)
+        overhead = audit_overhead(run)
+        extra["overhead"] = overhead
+        png = plots.plot_audit_overhead(overhead)
         if png:
-            out.append(("audit", "Audit off vs on per mix, with 95% intervals of the mean", png))
-    return out
+            out.append(
+                (
+                    "audit-overhead",
+                    "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
+                    "the difference when there are repetitions) and the published change (blue); each "
+                    "mix on its own scale",
+                    png,
+                )
+            )
+    cmp, note = _reference_compare(run)
+    if cmp is not None:
+        extra["reference"], extra["reference_note"] = cmp, note
+        png = plots.plot_reference_ratio(cmp)
+        if png:
+            out.append(
+                (
+                    "measured-vs-published",
+                    "Measured / published per mix and metric (log scale; the red line is 1 = as "
+                    f"published{'; ' + note if note else ''})",
+                    png,
+                )
+            )
+    m = step_metrics(run)
+    runs = m[m["phase"] == "run"]
+    if runs["threads"].nunique() > 1:
+        published = None
+        if cmp is not None:
+            from ycsb_runner.reference import load_reference, select
+
+            study = study_of_run(run)
+            ref = load_reference(study.reference or "")
+            sizes = cmp["size"].dropna().unique().tolist()
+            published = select(ref, size=sizes[0]) if sizes else ref
+            published = published[published["mix"].isin(runs["mix"].unique())]
+        png = plots.plot_threads(runs, published)
+        if png:
+            out.append(("threads", "Throughput and average latency against the thread count, per mix", png))
+    for phase in ("load", "run"):
+        png, source = plots.plot_step_timeseries(run, phase)
+        if png:
+            what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
+            out.append(
+                (
+                    f"timeseries-{phase}",
+                    f"{phase.capitalize()} steps over time: throughput (top) and {what} latency per "
+                    f"operation (bottom), from the {source}",
+                    png,
+                )
+            )
+    png, source = plots.plot_spectrum(run)
+    if png:
+        out.append(
+            (
+                "percentiles",
+                f"Latency percentiles per operation (from {source}): one line per step, the x axis "
+                "stretched towards the tail; audit off solid, on dashed",
+                png,
+            )
+        )
+    return out, extra
+
+
+OVERHEAD_COLUMNS = {
+    "mix": "mix",
+    "label": "metric",
+    "source": "measured by",
+    "n": "n",
+    "off": "audit off",
+    "on": "audit on",
+    "change_pct": "change %",
+    "ci_low_pct": "95% CI low %",
+    "ci_high_pct": "95% CI high %",
+    "published_pct": "published change %",
+    "verdict": "verdict",
+}
 
 
 def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = None) -> tuple[Path, Path]:
@@ -311,22 +304,56 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
     out = Path(out_dir) if out_dir else run.root
     table = study_table(run)
     title = table.attrs.get("title", run.suite_name)
-    figures = _figures(run)
+    figures, extra = _figures(run)
     meta = metadata(run)
     steps = steps_frame(run)
     ab = audit_ab(run) if layout_of(run) == "audit" else None
+    note = scaled_note(run)
 
     h = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(run.root.name)}</title>"
         f"<style>{CSS}</style></head><body>",
         f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
-        "<h2>Run</h2><table>",
     ]
+    md = [f"# ycsb-runner report: {run.root.name}\n"]
+    if note:
+        whose = "study's" if study_of_run(run).reference else "suite's own"
+        h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
+        md.append(f"> **Not the {whose} setting.** {note}\n")
+    h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
+    md += [f"## {title}\n", markdown_table(table)]
+    overhead = extra.get("overhead")
+    if overhead is not None and not overhead.empty:
+        shown = overhead[list(OVERHEAD_COLUMNS)].rename(columns=OVERHEAD_COLUMNS)
+        head = "Audit overhead per mix (on vs off, % of the off value)"
+        h += [f"<h2>{head}</h2>", _html_table(shown)]
+        md += [f"## {head}\n", markdown_table(shown)]
+    ref = extra.get("reference")
+    if ref is not None and not ref.empty:
+        head = "Measured vs published"
+        sub = extra.get("reference_note") or ""
+        h += [f"<h2>{head}</h2>", f"<p>{html.escape(sub)}</p>" if sub else "", _html_table(ref)]
+        md += [f"## {head}\n", f"{sub}\n" if sub else "", markdown_table(ref)]
+    h.append("<h2>Plots</h2>")
+    md.append("## Plots\n")
+    fig_dir = out / "report-figures"
+    for stem, caption, png in figures:
+        b64 = base64.b64encode(png).decode("ascii")
+        h.append(
+            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
+        atomic_write_bytes(fig_dir / f"{stem}.png", png)
+        md.append(f"![{caption}](report-figures/{stem}.png)\n")
+    if not figures:
+        h.append("<p>No plottable data in this run.</p>")
+        md.append("_No plottable data in this run._\n")
+    h.append("<h2>Run</h2><table>")
     h += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in meta]
-    h += ["</table>", f"<h2>{html.escape(title)}</h2>", _html_table(table)]
-    md = [f"# ycsb-runner report: {run.root.name}\n", "## Run\n", "| | |", "|---|---|"]
+    h.append("</table>")
+    md += ["## Run\n", "| | |", "|---|---|"]
     md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
-    md += ["", f"## {title}\n", markdown_table(table)]
+    md.append("")
     if ab is not None and not ab.empty:
         cols = [
             "mix",
@@ -344,20 +371,8 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         ]
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(ab[cols])]
         md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(ab[cols])]
-    h += ["<h2>Steps</h2>", _html_table(steps), "<h2>Plots</h2>"]
-    md += ["## Steps\n", markdown_table(steps), "## Plots\n"]
-    fig_dir = out / "report-figures"
-    for stem, caption, png in figures:
-        b64 = base64.b64encode(png).decode("ascii")
-        h.append(
-            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
-        atomic_write_bytes(fig_dir / f"{stem}.png", png)
-        md.append(f"![{caption}](report-figures/{stem}.png)\n")
-    if not figures:
-        h.append("<p>No plottable data in this run.</p>")
-        md.append("_No plottable data in this run._\n")
+    h += ["<h2>Steps</h2>", _html_table(steps)]
+    md += ["## Steps\n", markdown_table(steps)]
     h.append("</body></html>\n")
     html_path, md_path = out / "report.html", out / "report.md"
     atomic_write_text(html_path, "\n".join(h))

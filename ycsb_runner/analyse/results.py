@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from rich.table import Table
 
 from ycsb_runner.console import out_console
 from ycsb_runner.model import KEY_COLUMNS, RunResult
@@ -40,36 +39,46 @@ def _fmt(v: object, digits: int = 0) -> str:
     return str(v)
 
 
+def _step_no(step: str) -> str:
+    """``03-run-read100-t2-r1`` -> ``03`` (the whole name when it has no number)."""
+    head = str(step).split("-", 1)[0]
+    return head if head.isdigit() else str(step)
+
+
+def results_text(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The results table as text cells, step names replaced by their number, and the legend of the steps."""
+    rows, legend = [], {}
+    for row in df.itertuples(index=False):
+        no = _step_no(row.step)
+        audit = f", audit {row.audit}" if row.audit not in ("none", "", None) else ""
+        legend[no] = f"{no}  {row.step}: {row.mix}, {row.threads} threads{audit}"
+        rows.append(
+            {
+                "#": no,
+                "operation": str(row.operation),
+                "operations": _fmt(row.operations),
+                "ops/s": _fmt(row.throughput_ops_s),
+                "avg µs": _fmt(row.average_latency_us),
+                "p95 µs": _fmt(row.p95_us),
+                "p99 µs": _fmt(row.p99_us),
+                "errors": _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
+            }
+        )
+    columns = ["#", "operation", "operations", "ops/s", "avg µs", "p95 µs", "p99 µs", "errors"]
+    return pd.DataFrame(rows, columns=columns), list(legend.values())
+
+
 def print_results(run_dir: Path | RunResult) -> None:
+    """The results table, fitted to the terminal; the steps it numbers are listed under it."""
+    from ycsb_runner.termtable import print_frame
+
     df = results_table(run_dir)
     root = run_dir.root if isinstance(run_dir, RunResult) else run_dir
-    table = Table(title=f"results: {root.name}", show_lines=False)
-    for col in (
-        "step",
-        "mix",
-        "threads",
-        "audit",
-        "operation",
-        "operations",
-        "ops/s",
-        "avg µs",
-        "p95 µs",
-        "p99 µs",
-        "errors",
-    ):
-        table.add_column(col, justify="right" if col not in ("step", "mix", "audit", "operation") else "left")
-    for row in df.itertuples(index=False):
-        table.add_row(
-            str(row.step),
-            str(row.mix),
-            str(row.threads),
-            str(row.audit),
-            str(row.operation),
-            _fmt(row.operations),
-            _fmt(row.throughput_ops_s),
-            _fmt(row.average_latency_us),
-            _fmt(row.p95_us),
-            _fmt(row.p99_us),
-            _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
-        )
-    out_console.print(table)
+    text, legend = results_text(df)
+    print_frame(
+        text,
+        title=f"results: {root.name}",
+        caption="\n".join(legend) or None,
+        console=out_console,
+        priority=("#", "operation", "ops/s", "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
+    )

@@ -226,13 +226,29 @@ def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> s
     pct_txt = f"{pct:+.0f}%" if pct == pct else "n/a %"
     delta = f"{row['change']:+,.1f} {'pp' if pp else unit}".rstrip()
     prefix = f"{label} " if label else ""
+    u = "%" if pp else (f" {unit}" if unit else "")
     if row["verdict"] == stats.N_TOO_SMALL:
         n = f"n={row['n_a']}+{row['n_b']}"
-        return f"{prefix}{delta} ({pct_txt}; off {_num(a)} → on {_num(b)}, {n}: not tested)"
+        return f"{prefix}{delta} ({pct_txt}; off {_num(a)}{u} → on {_num(b)}{u}, {n}: not tested)"
     if row["verdict"] == stats.NO_CHANGE:
-        return f"{prefix}no significant change (off {_num(a)}, on {_num(b)}, p={row['p_value']:.2g})"
+        return (
+            f"{prefix}no significant change ({pct_txt}; off {_num(a)}{u}, on {_num(b)}{u}, "
+            f"p={row['p_value']:.2g})"
+        )
     word = "up" if row["change"] > 0 else "down"
     return f"{prefix}{word} {delta} ({pct_txt}; p={row['p_value']:.2g})"
+
+
+# A server response time the server does not report (no opLatencies, e.g. FerretDB) -> YCSB's own latency.
+CLIENT_FALLBACK = {"server_writes_avg_rt_us": "write_avg_us", "server_reads_avg_rt_us": "read_avg_us"}
+FALLBACK_LABEL = {
+    "write_avg_us": "write avg (client-side, YCSB)",
+    "read_avg_us": "read avg (client-side, YCSB)",
+}
+
+
+def _measured(row: pd.Series) -> bool:
+    return not (row["n_a"] == 0 and row["n_b"] == 0)
 
 
 def _cell(
@@ -242,15 +258,127 @@ def _cell(
     if hit.empty:
         return "-"
     row = hit.iloc[0]
-    if row["n_a"] == 0 and row["n_b"] == 0:
+    if not _measured(row):
         why = _why_missing(group, metric.removeprefix("server_"))
+        client = CLIENT_FALLBACK.get(metric)
+        fallback = ab[ab["metric"] == client] if client else ab.iloc[0:0]
+        if why == UNAVAILABLE and not fallback.empty and _measured(fallback.iloc[0]):
+            text = change_text(fallback.iloc[0], FALLBACK_LABEL[client], unit)
+            return f"{text} [server reports no {label}]"
         return f"{label} {why}".strip()
     return change_text(row, label, unit, pp=pp)
 
 
+def metric_in_mix(metric: str, mix: str) -> bool:
+    """Whether a per-operation figure concerns an operation of the mix (CPU and throughput always do)."""
+    shares = mix_shares(mix)
+    needs = {
+        "server_writes_avg_rt_us": ("insert", "update"),
+        "write_avg_us": ("insert", "update"),
+        "server_reads_avg_rt_us": ("read",),
+        "read_avg_us": ("read",),
+        "server_query_per_s": ("read",),
+        "server_insert_per_s": ("insert",),
+        "server_update_per_s": ("update",),
+    }.get(metric)
+    return needs is None or not shares or any(shares.get(op) for op in needs)
+
+
+def audit_overhead(run: RunResult) -> pd.DataFrame:
+    """Audit on vs off per (mix, metric) in %: the change, its 95% interval, the published change.
+
+    Metrics: the study's, those that concern the mix's operations; a server response time the server does
+    not report is replaced by YCSB's client-side latency (``source`` says which). CPU is in % of its
+    off value here (the table's CpuUsage cell keeps percentage points)."""
+    from ycsb_runner.reference import load_reference, select
+
+    study = study_of_run(run)
+    ab = audit_ab(run, tuple(study.metrics) + tuple(CLIENT_FALLBACK.values()))
+    ref = load_reference(study.reference) if study.reference else None
+    rows = []
+    for (mix, _threads), part in ab.groupby(["mix", "threads"], sort=False):
+        pub = None
+        if ref is not None and mix in set(ref["mix"]):
+            pub = select(ref, mix=mix).iloc[0]
+        for metric in study.metrics:
+            if not metric_in_mix(metric, mix):
+                continue
+            hit = part[part["metric"] == metric]
+            if hit.empty:
+                continue
+            row, source, label = hit.iloc[0], "server", METRICS_LABEL(metric)
+            if not _measured(row) and metric in CLIENT_FALLBACK:
+                client = part[part["metric"] == CLIENT_FALLBACK[metric]]
+                if client.empty or not _measured(client.iloc[0]):
+                    continue
+                row = client.iloc[0]
+                source = "client-side (YCSB): the server reports no operation latencies"
+                label = FALLBACK_LABEL[CLIENT_FALLBACK[metric]]
+            elif not _measured(row):
+                continue
+            elif not metric.startswith("server_"):
+                source = "client-side (YCSB)"
+            base = row["a_mean"]
+            scale = 100.0 / base if base and base == base else math.nan
+            published = math.nan
+            if pub is not None and metric in study.reference_columns:
+                pub_col, _text, sig_col = study.reference_columns[metric]
+                pub_col = pub_col.replace("_pp", "_pct")
+                published = (
+                    float(pub[pub_col]) if pub_col in pub and pub[pub_col] == pub[pub_col] else math.nan
+                )
+                if published != published and not bool(pub[sig_col]):
+                    published = 0.0
+            rows.append(
+                {
+                    "mix": mix,
+                    "metric": metric,
+                    "label": label,
+                    "source": source,
+                    "n": int(row["n_a"] + row["n_b"]),
+                    "off": row["a_mean"],
+                    "on": row["b_mean"],
+                    "change_pct": row["change"] * scale,
+                    "ci_low_pct": row["ci_low"] * scale,
+                    "ci_high_pct": row["ci_high"] * scale,
+                    "published_pct": published,
+                    "verdict": row["verdict"],
+                }
+            )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "mix",
+            "metric",
+            "label",
+            "source",
+            "n",
+            "off",
+            "on",
+            "change_pct",
+            "ci_low_pct",
+            "ci_high_pct",
+            "published_pct",
+            "verdict",
+        ],
+    )
+    if not out.empty:
+        order = _mix_order(run, out["mix"].unique().tolist())
+        out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
+    return out
+
+
+def METRICS_LABEL(metric: str) -> str:  # noqa: N802 - reads like the registry it looks up
+    from ycsb_runner.studies import METRICS
+
+    m = METRICS.get(metric)
+    return f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
+
+
 def audit_table(run: RunResult) -> pd.DataFrame:
-    """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix."""
-    ab = audit_ab(run)
+    """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix, then the
+    throughput and CPU change in % (numbers for scripts and plots)."""
+    ab = audit_ab(run, tuple(study_of_run(run).metrics) + tuple(CLIENT_FALLBACK.values()))
     m = step_metrics(run)
     rows = []
     for (mix, threads), part in ab.groupby(["mix", "threads"], sort=False):
@@ -282,6 +410,8 @@ def audit_table(run: RunResult) -> pd.DataFrame:
                 "MongoDB_RT": "; ".join(rt),
                 "MongoDB_Opcounters": "; ".join(opc),
                 "YCSB throughput": _cell(part, "throughput_ops_s", "", "ops/s", group),
+                "throughput change %": _pct_change(part, "throughput_ops_s"),
+                "CPU change (pp)": _change(part, "server_cpu_pct"),
             }
         )
     out = pd.DataFrame(rows)
@@ -290,6 +420,16 @@ def audit_table(run: RunResult) -> pd.DataFrame:
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
     out.attrs.update(layout="audit", title=f"{run.suite_name}: audit off → on per mix (server-side figures)")
     return out
+
+
+def _change(ab: pd.DataFrame, metric: str) -> float:
+    hit = ab[ab["metric"] == metric]
+    return float(hit.iloc[0]["change"]) if not hit.empty else math.nan
+
+
+def _pct_change(ab: pd.DataFrame, metric: str) -> float:
+    hit = ab[ab["metric"] == metric]
+    return float(hit.iloc[0]["change_pct"]) if not hit.empty else math.nan
 
 
 def generic_table(run: RunResult) -> pd.DataFrame:

@@ -214,13 +214,13 @@ def check_supported(info: ServerInfo) -> Mode:
         raise UserError(
             f"mongodb-runtime cannot switch auditing on {info.label}: FerretDB has no audit log "
             "at all; run against MongoDB Enterprise, Percona Server for MongoDB or Atlas, or use "
-            "--strategy command/restart"
+            "the command or restart strategy (bench --audit-strategy, audit --strategy)"
         )
     if info.kind is ServerKind.COMMUNITY:
         raise UserError(
             f"mongodb-runtime cannot switch auditing on {info.label}: auditing exists only in "
             "MongoDB Enterprise, Percona Server for MongoDB and Atlas; switch servers or use "
-            "--strategy command/restart"
+            "the command or restart strategy (bench --audit-strategy, audit --strategy)"
         )
     if info.atlas:
         raise UserError(

@@ -8,7 +8,7 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, emit
+from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit
 from ycsb_runner.console import err_console
 
 
@@ -20,14 +20,54 @@ def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
     err_console.print(f"wrote {path}")
 
 
-def table_cmd(run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False) -> None:
+# What a narrow terminal keeps first, per study layout (the rest is hidden, named under the table).
+STUDY_PRIORITY = {
+    "tencent": ("mix", "throughput (ops/sec)", "RAL (us)", "WAL (us)", "CPU (%)", "threads", "n", "phase"),
+    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (us)", "write p99 (us)", "threads"),
+}
+
+
+def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False) -> None:
+    """A study table: the audit layout's prose cells as one block per mix when a row does not fit."""
+    layout = df.attrs.get("layout", "generic")
+    emit(df, fmt, title, priority=STUDY_PRIORITY.get(layout, ()), wide=wide or layout == "audit")
+
+
+def table_cmd(
+    run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False, wide: WideOpt = False
+) -> None:
     """The run's per-mix table in the layout of the study its suite reproduces."""
     from ycsb_runner.analyse.table import study_table
 
     df = study_table(run_dir)
     if save:
         _save(run_dir, "study_table.csv", df)
-    emit(df, fmt, df.attrs.get("title", run_dir.name))
+    emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
+
+
+REFERENCE_PRIORITY = ("mix", "metric", "measured", "published", "ratio", "threads", "published_threads")
+COMPARE_PRIORITY = ("mix", "metric", "baseline", "contender", "change_pct", "verdict", "p_value", "threads")
+COMPARE_LABELS = {
+    "published_threads": "published threads",
+    "published_text": "published as",
+    "measured_n": "n",
+    "change_pct": "change %",
+    "p_value": "p",
+    "n_baseline": "n base",
+    "n_contender": "n cont",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+}
+
+
+def metric_label(name: str) -> str:
+    """``read_avg_us`` -> ``read avg latency (µs)``: the registry's label and unit."""
+    from ycsb_runner.studies import METRICS
+
+    m = METRICS.get(name)
+    if m is None:
+        return name
+    return f"{m.label} ({m.unit})" if m.unit else m.label
 
 
 def compare_cmd(
@@ -47,6 +87,7 @@ def compare_cmd(
     ] = None,
     fmt: FormatOpt = Format.table,
     save: SaveOpt = False,
+    wide: WideOpt = False,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
@@ -69,9 +110,12 @@ def compare_cmd(
         raise UserError(
             "give either a second run folder (CONTENDER) or --reference NAME, not both or neither"
         )
+    caption = None
     if reference is not None:
         df = compare_reference(run_dir, reference, size=size, storage=storage)
         title, name = f"{run_dir.name} vs published {reference}", f"compare-{reference}.csv"
+        caption = df.attrs.get("run_vs_study")
+        priority = REFERENCE_PRIORITY
     else:
         assert contender is not None
         df = compare_runs(run_dir, contender, alpha=alpha)
@@ -79,6 +123,7 @@ def compare_cmd(
             f"baseline {run_dir.name} vs contender {contender.name}",
             f"compare-{contender.name}.csv",
         )
+        priority = COMPARE_PRIORITY
     gate = None
     if fail_on_regression and contender is not None:
         from ycsb_runner.analyse.compare import regression_gate
@@ -89,7 +134,11 @@ def compare_cmd(
         df = gate[2]
     if save:
         _save(run_dir, name, df)
-    emit(df, fmt, title)
+    if fmt is Format.table:
+        shown = df.assign(metric=df["metric"].map(metric_label))
+        emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
+    else:
+        emit(df, fmt, title, extra={"run_vs_study": caption} if caption else None)
     if gate is not None:
         code, reason, _ = gate
         if code:

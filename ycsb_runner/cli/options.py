@@ -9,7 +9,6 @@ from typing import Annotated
 
 import pandas as pd
 import typer
-from rich.table import Table
 
 from ycsb_runner.console import err_console, out_console
 
@@ -61,6 +60,9 @@ FormatOpt = Annotated[
     Format,
     typer.Option("--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."),
 ]
+WideOpt = Annotated[
+    bool, typer.Option("--wide", help="Show every column (one block per row when they do not fit).")
+]
 SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a CSV into the run folder.")]
 
 
@@ -69,8 +71,21 @@ def log(msg: str) -> None:
     err_console.print(msg)
 
 
-def emit(df: pd.DataFrame, fmt: Format, title: str, extra: dict | None = None) -> None:
-    """Print *df* as a rich table, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown."""
+def emit(
+    df: pd.DataFrame,
+    fmt: Format,
+    title: str,
+    extra: dict | None = None,
+    *,
+    priority: tuple[str, ...] = (),
+    wide: bool = False,
+    caption: str | None = None,
+    labels: dict[str, str] | None = None,
+) -> None:
+    """Print *df* as a table that fits the terminal, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown.
+
+    The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
+    rename columns for the table only; CSV and JSON always carry every column under its own name."""
     if fmt is Format.csv:
         typer.echo(df.to_csv(index=False), nl=False)
     elif fmt is Format.json:
@@ -84,14 +99,20 @@ def emit(df: pd.DataFrame, fmt: Format, title: str, extra: dict | None = None) -
         typer.echo(f"## {title}\n\n{markdown_table(df)}", nl=False)
     else:
         from ycsb_runner.analyse.report import display_frame
+        from ycsb_runner.termtable import print_frame
 
-        table = Table(title=title)
         shown = display_frame(df)
-        for col in shown.columns:
-            table.add_column(str(col), overflow="fold")
-        for row in shown.itertuples(index=False):
-            table.add_row(*[str(v) for v in row])
-        out_console.print(table)
+        labels = labels or {}
+        shown = shown.rename(columns=labels)
+        print_frame(
+            shown,
+            title=title,
+            caption=caption,
+            console=out_console,
+            priority=tuple(labels.get(c, c) for c in priority),
+            wide=wide,
+            show_all_hint="--wide or --format csv shows them",
+        )
 
 
 HistoryUrlOpt = Annotated[

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pandas as pd
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ycsb_runner.cli.options import Format, emit
+from ycsb_runner.console import out_console
 from ycsb_runner.reference import list_references, load_reference, select
+from ycsb_runner.reference.english import with_english
 from ycsb_runner.reference.render import (
     cell_text,
-    is_number_column,
     tidy_numbers,
     to_csv,
     to_json_document,
     to_markdown,
 )
+from ycsb_runner.termtable import print_frame
 
 app = typer.Typer(
     help="Published vendor reference tables (Alibaba audit overhead, Tencent MongoDB per size and per "
@@ -56,7 +56,7 @@ def show_command(
     ),
 ) -> None:
     """Show one reference table (filtered by --size/--mix/--storage) as a table, CSV, Markdown or JSON."""
-    frame = load_reference(name)
+    frame = with_english(load_reference(name))
     prov = frame.attrs["provenance"]
     rows = select(frame, size=size, mix=mix, storage=storage)
     if output_format is Format.csv:
@@ -72,14 +72,22 @@ def show_command(
             title=prov["title"],
             caption=f"{prov['source']}; {len(rows)} of {len(frame)} rows; "
             f"provenance and notes: --format json",
+            wide=wide,
         )
 
 
-def _print_table(frame: pd.DataFrame, *, title: str, caption: str) -> None:
-    table = Table(title=title, caption=caption)
-    for column in frame.columns:
-        justify = "right" if is_number_column(frame[column]) else "left"
-        table.add_column(column, justify=justify, overflow="fold")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(cell_text(v) for v in row))
-    Console().print(table)
+def _print_table(frame: pd.DataFrame, *, title: str, caption: str, wide: bool) -> None:
+    """Fitted to the terminal (``termtable``): hidden columns are named; ``--wide``: one block per row."""
+    text = pd.DataFrame({c.replace("_", " "): [cell_text(v) for v in frame[c]] for c in frame.columns})
+    keys = [c for c in text.columns if c in ("mix", "size", "threads", "storage")]
+    setup = [c for c in text.columns if c in ("records", "disk gb")]
+    priority = keys + [c for c in text.columns if c not in keys + setup] + setup
+    print_frame(
+        text,
+        title=title,
+        caption=caption,
+        console=out_console,
+        priority=tuple(priority),
+        wide=wide,
+        show_all_hint="--wide shows them",
+    )

@@ -86,6 +86,22 @@ def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A buil
     sys.stdout.write(suite_path(name).read_text())
 
 
+def _preflight(
+    suite: object, *, embedded: bool, stop: bool, audit: tuple[str | None, dict] | None = None
+) -> None:
+    """Print the pre-flight findings (``ycsb_runner.preflight``); with *stop*, an error ends the command."""
+    from ycsb_runner.preflight import audit_findings, preflight
+
+    findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
+    if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
+        findings += audit_findings(audit[0], audit[1], embedded=embedded)
+    for f in findings:
+        log(f"{f.level}: {f.message}")
+    errors = [f for f in findings if f.level == "error"]
+    if stop and errors:
+        raise UserError(f"stopped before running: {errors[0].message}")
+
+
 def _render_text(
     suite_name: str,
     url: str | None,
@@ -93,13 +109,20 @@ def _render_text(
     scale: float | None,
     templates: Path | None,
     show_properties: bool,
+    *,
+    audit_strategy: str | None = None,
 ) -> str:
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
     from ycsb_runner.render import describe_plan, environment
 
-    _, plan = prepare(BenchOptions(suite=suite_name, url=url, overrides=overrides, scale=scale))
+    _, plan = prepare(
+        BenchOptions(
+            suite=suite_name, url=url, overrides=overrides, scale=scale, audit_strategy=audit_strategy
+        )
+    )
+    _preflight(plan.suite, embedded=url is None, stop=False)
     try:
         inst = locate_ycsb()
         classpath, binding = inst.classpath, inst.binding_class
@@ -185,7 +208,11 @@ def bench(
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
     if dry_run:
-        sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, False))
+        sys.stdout.write(
+            _render_text(
+                suite, mongodb_url, set_ or [], scale, templates, False, audit_strategy=audit_strategy
+            )
+        )
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench
     from ycsb_runner.history import parse_tags
@@ -210,9 +237,18 @@ def bench(
         lock=lock,
     )
     _, plan = prepare(opts)
+    _preflight(
+        plan.suite,
+        embedded=mongodb_url is None,
+        stop=True,
+        audit=(
+            audit_strategy or plan.suite.audit.strategy,
+            {**plan.suite.audit.options, **opts.audit_options},
+        ),
+    )
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
-        with BenchProgress(len(plan.steps)) as progress:
+        with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:
             outcome = run_bench(opts, log=log, progress=progress)
     except KeyboardInterrupt as exc:  # before the run folder existed (Click would say "Aborted!", exit 1)
         raise RunInterrupted(
@@ -245,7 +281,9 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
         print_results(result)
         study = study_table(result)
         if study.attrs.get("layout") in ("audit", "tencent") and not study.empty:
-            emit(study, Format.table, study.attrs.get("title", result.run_id))
+            from ycsb_runner.cli.analyse import emit_study_table
+
+            emit_study_table(study, Format.table, study.attrs.get("title", result.run_id))
         return
     ops = results_table(result)
     m = result.manifest

@@ -1,0 +1,84 @@
+"""Pre-flight checks and scaling of the built-in studies: advice before anything runs."""
+
+from __future__ import annotations
+
+import re
+
+from typer.testing import CliRunner
+
+from ycsb_runner.cli import app
+from ycsb_runner.preflight import preflight
+from ycsb_runner.suite import load_suite
+
+
+def _messages(findings: list, level: str) -> list[str]:
+    return [f.message for f in findings if f.level == level]
+
+
+def test_scaled_thread_study_gets_threads_target_and_w0_advice() -> None:
+    suite = load_suite("tencent-threads", scale=0.0002)
+    findings = preflight(suite, embedded=True)
+    warnings = _messages(findings, "warning")
+    assert any("--set threads=[20,40]" in w and "2,000 records" in w for w in warnings), warnings
+    assert any("--set load_threads=40" in w for w in warnings)
+    (error,) = _messages(findings, "error")
+    assert "w=0" in error and "--set mongodb.url_options.w=1" in error
+    # the advice works: with it there is no error, and a real mongod (MONGODB_URL) takes w=0
+    fixed = load_suite(
+        "tencent-threads", ["threads=[20,40]", "load_threads=40", "mongodb.url_options.w=1"], 0.0002
+    )
+    assert preflight(fixed, embedded=True) == []
+    assert _messages(preflight(suite, embedded=False), "error") == []
+
+
+def test_target_advice_names_a_rate_that_fits() -> None:
+    suite = load_suite("alibaba-audit", ["maxexecutiontime=20"], scale=0.0002)
+    (target,) = [w for w in _messages(preflight(suite, embedded=True), "warning") if "-target" in w]
+    assert "-target 100,000 ops/s" in target and "--set target=0" in target
+    rate = int(re.search(r"--set target=(\d+)$", target).group(1))
+    assert rate == suite.run.operationcount // 20
+
+
+def test_unscaled_study_has_no_scaling_advice() -> None:
+    assert preflight(load_suite("alibaba-audit"), embedded=False) == []
+    assert preflight(load_suite("quick", scale=0.5), embedded=True) == []
+
+
+def test_scale_fits_the_status_interval_to_the_step() -> None:
+    assert load_suite("alibaba-audit").run.status_interval == 10
+    slow = ["maxexecutiontime=30", "estimated_throughput=1000"]  # 500,000 ops at 1,000 ops/s outlast 30 s
+    assert load_suite("alibaba-audit", slow, scale=0.001).run.status_interval == 3
+    assert load_suite("alibaba-audit", ["maxexecutiontime=30"], scale=0.001).run.status_interval == 1  # 5 s
+    assert load_suite("tencent-threads", scale=0.01).run.status_interval == 1  # 12 s steps
+    explicit = load_suite("alibaba-audit", ["maxexecutiontime=30", "status_interval=5"], scale=0.001)
+    assert explicit.run.status_interval == 5
+
+
+def test_bench_stops_before_running_with_the_advice(tmp_path) -> None:
+    res = CliRunner().invoke(
+        app, ["bench", "tencent-threads", "--scale", "0.0002", "--results", str(tmp_path)]
+    )
+    assert res.exit_code != 0
+    assert "stopped before running" in str(res.exception) and "mongodb.url_options.w=1" in str(res.exception)
+    assert list(tmp_path.iterdir()) == []  # nothing ran, no result folder
+
+
+def test_dry_run_shows_the_chosen_audit_strategy() -> None:
+    res = CliRunner().invoke(app, ["bench", "alibaba-audit", "--dry-run", "--audit-strategy", "restart"])
+    assert res.exit_code == 0, res.output
+    assert "(strategy: restart)" in res.stdout and "choose with --audit-strategy" not in res.stdout
+
+
+def test_audit_strategy_options_are_checked_before_the_server_starts(tmp_path) -> None:
+    runner = CliRunner()
+    base = ["bench", "alibaba-audit", "--scale", "0.0002", "--results", str(tmp_path)]
+    base += ["--set", "threads=4", "--set", "load_threads=4", "--set", "target=0"]
+    res = runner.invoke(app, [*base, "--audit-strategy", "restart"])
+    assert res.exit_code != 0 and "--audit-option on_args=" in str(res.exception)
+    res = runner.invoke(app, [*base, "--audit-strategy", "command", "--audit-option", 'on_cmd=["true"]'])
+    message = str(res.exception)
+    assert res.exit_code != 0 and "--audit-option off_cmd=..." in message and "status_cmd" in message
+    assert "--audit-option on_cmd" not in message
+    res = runner.invoke(app, [*base, "--audit-strategy", "mongodb-runtime"])
+    assert res.exit_code != 0 and "needs MONGODB_URL" in str(res.exception)
+    assert list(tmp_path.iterdir()) == []

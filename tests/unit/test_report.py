@@ -1,0 +1,105 @@
+"""The report's study answers on the checked-in real runs: audit overhead %, client-side fallback for
+MongoDB_RT, measured/published, the scaled banner, over-time data per step."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ycsb_runner.analyse.plots import latency_over_time, latency_unit, short_step
+from ycsb_runner.analyse.report import scaled_note, write_report
+from ycsb_runner.analyse.table import audit_ab, audit_overhead, study_table
+from ycsb_runner.model import RunResult
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+
+
+@pytest.fixture()
+def audit(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(RUNS / "audit-analyse", tmp_path / "audit-analyse"))
+
+
+@pytest.fixture()
+def tencent(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "tencent-analyse"))
+
+
+def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> None:
+    run = RunResult.load(audit)
+    over = audit_overhead(run).set_index("metric")
+    ab = audit_ab(run, ("throughput_ops_s", "server_cpu_pct", "read_avg_us")).set_index("metric")
+    for metric in ("throughput_ops_s", "server_cpu_pct"):
+        a, b = ab.loc[metric, "a_mean"], ab.loc[metric, "b_mean"]
+        assert over.loc[metric, "change_pct"] == pytest.approx(100 * (b - a) / a)
+        low = over.loc[metric, "ci_low_pct"]
+        assert low == pytest.approx(100 * ab.loc[metric, "ci_low"] / a, nan_ok=True)
+    # FerretDB has no opLatencies: the read response time is YCSB's client-side read latency, labelled
+    rt = over.loc["server_reads_avg_rt_us"]
+    assert rt["source"].startswith("client-side (YCSB)") and "client-side" in rt["label"]
+    read = ab.loc["read_avg_us"]
+    assert rt["change_pct"] == pytest.approx(100 * (read["b_mean"] - read["a_mean"]) / read["a_mean"])
+
+
+def test_mongodb_rt_cell_falls_back_to_client_latency(audit: Path) -> None:
+    row = study_table(audit).iloc[0]
+    assert "read avg (client-side, YCSB)" in row["MongoDB_RT"]
+    assert "[server reports no reads_avg_rt]" in row["MongoDB_RT"]
+    assert " µs" in row["MongoDB_RT"] and "unavailable" not in row["MongoDB_RT"]
+
+
+def test_scaled_run_gets_the_not_comparable_banner(tencent: Path, tmp_path: Path) -> None:
+    assert scaled_note(RunResult.load(tencent)) is None  # run as its suite says
+    manifest = json.loads((tencent / "manifest.json").read_text())
+    manifest["suite"]["scaling"].update(scale=0.001, overrides=["threads=2"])
+    (tencent / "manifest.json").write_text(json.dumps(manifest))
+    note = scaled_note(RunResult.load(tencent))
+    assert "scaled 0.001: not comparable to the published figures" in note
+    assert "this run: 300 records, threads 2" in note and "--set threads=2" in note
+    assert "published: 2,000,000 records, threads 8" in note
+    html = write_report(tencent, tmp_path / "out")[0].read_text()
+    assert "<div class='warn'><strong>Not the study's setting.</strong>" in html and "scaled 0.001" in html
+    assert "Measured vs published" in html
+
+
+def test_over_time_data_has_a_point_per_status_line(tencent: Path) -> None:
+    run = RunResult.load(tencent)
+    ts = run.timeseries
+    for step in run.steps[run.steps["phase"] == "run"]["step"]:
+        lat, source = latency_over_time(run, step)
+        assert source == "YCSB status lines"
+        lines = ts[(ts["step"] == step) & (ts["kind"] == "op") & ts["avg_us"].notna()]
+        lines = lines[lines["operation"] != "CLEANUP"]
+        assert len(lat) == len(lines) and {"avg", "p90", "p99"} <= set(lat.columns)
+
+
+def test_units_and_step_labels() -> None:
+    assert latency_unit(900) == ("µs", 1.0) and latency_unit(80_000) == ("ms", 1e3)
+    assert latency_unit(9e6) == ("s", 1e6)
+    row = {"mix": "read100", "threads": 4, "audit": "off"}
+    assert short_step("19-run-read100-t4-audit-off-r1", row) == "19 read100, 4 thr, audit off"
+
+
+def test_thread_counts_pair_by_rank_when_the_run_scaled_them() -> None:
+    from ycsb_runner.analyse.compare import thread_pairs
+
+    assert thread_pairs([4, 8], [100, 200]) == {100: 4, 200: 8}
+    assert thread_pairs([100, 200], [100, 200]) == {100: 100, 200: 200}
+    assert thread_pairs([4], [100, 200]) == {100: 100, 200: 200}  # no pairing: reported as not in the run
+
+
+def test_published_remarks_in_english_beside_the_original() -> None:
+    from ycsb_runner.analyse.compare import compare_reference
+    from ycsb_runner.reference.english import english
+
+    assert english("上涨 3 个百分点（+15%）") == "up 3 percentage points (+15%)"
+    assert english("query 降低 5000（-15%）； update 降低 5000（-15%）") == (
+        "query down 5000 (-15%); update down 5000 (-15%)"
+    )
+    assert english("64核512GB（独享型）") == "64 cores, 512GB (dedicated)"
+    cmp = compare_reference(RUNS / "audit-analyse", "alibaba-audit")
+    texts = set(cmp["published_text"])
+    assert "no significant change [无明显变化]" in texts
+    assert not any(t and not t.isascii() and "[" not in t for t in texts)  # never Chinese alone

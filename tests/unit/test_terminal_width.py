@@ -1,0 +1,142 @@
+"""Terminal output at 80 columns: every table fits, no number is cut, nothing is an empty box.
+
+The CLI runs in a subprocess with ``COLUMNS=80`` and stdout piped (as in a log or ``| less``), on the
+checked-in real run folders and the shipped reference tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from rich.cells import cell_len
+
+from ycsb_runner.analyse.results import print_results, results_table
+from ycsb_runner.reference import load_reference
+from ycsb_runner.termtable import column_needs, is_number_text
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+REFERENCES = ("alibaba-audit", "tencent-mongodb44", "tencent-threads")
+
+
+def cli(*args: str, columns: int = 80) -> str:
+    env = {**os.environ, "COLUMNS": str(columns)}
+    done = subprocess.run(
+        [sys.executable, "-m", "ycsb_runner", *args], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def assert_fits(out: str, columns: int = 80) -> None:
+    lines = out.splitlines()
+    assert lines, "no output"
+    too_wide = [line for line in lines if cell_len(line.rstrip()) > columns]
+    assert not too_wide, too_wide[:3]
+    assert "…" not in out
+    assert not re.search(r"[┃│]\s*[┃│]\s*[┃│]", out), "empty boxes"
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+
+
+@pytest.mark.parametrize("name", REFERENCES)
+@pytest.mark.parametrize("wide", [False, True])
+def test_reference_show_fits_80_columns_and_shows_the_data(name: str, wide: bool) -> None:
+    out = cli("reference", "show", name, *(["--wide"] if wide else []))
+    assert_fits(out)
+    frame = load_reference(name)
+    # every mix of the table is there, and (wide) every published throughput / CPU change in full
+    for mix in frame["mix"].unique():
+        assert mix in out
+    column = "throughput_ops_s" if "throughput_ops_s" in frame else "cpu_change_pp"
+    values = {f"{int(v)}" for v in frame[column].dropna()}
+    assert values <= _numbers(out), values - _numbers(out)
+    if wide:
+        assert "上涨 3 个百分点" in out or name != "alibaba-audit"
+        assert "up 3 percentage points (+15%)" in out or name != "alibaba-audit"
+
+
+def test_narrow_reference_table_names_what_it_hides() -> None:
+    out = cli("reference", "show", "alibaba-audit")
+    assert "not shown:" in out and "--wide" in out
+
+
+@pytest.mark.parametrize("run", ["tencent-analyse", "audit-analyse"])
+def test_table_fits_80_columns_with_every_mean(run: str) -> None:
+    out = cli("table", str(RUNS / run))
+    assert_fits(out)
+    csv = pd.read_csv(__import__("io").StringIO(cli("table", str(RUNS / run), "--format", "csv")))
+    for mix in csv["mix"]:
+        assert mix in out
+    if "throughput (ops/sec)" in csv:
+        for v in csv["throughput (ops/sec)"]:
+            assert f"{v:,.0f}" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tencent-analyse", "--reference", "tencent-mongodb44"),
+        ("audit-analyse", "--reference", "alibaba-audit"),
+        ("tencent-analyse", str(RUNS / "tencent-analyse")),
+    ],
+)
+def test_compare_fits_80_columns(args: tuple[str, ...]) -> None:
+    out = cli("compare", str(RUNS / args[0]), *args[1:])
+    assert_fits(out)
+    full = json.loads(cli("compare", str(RUNS / args[0]), *args[1:], "--format", "json"))
+    first = "measured" if "--reference" in args else "baseline"
+    shown = _numbers(out)
+    for row in full["rows"]:
+        v = row[first]
+        if v is not None and abs(v) >= 100:
+            assert f"{v:,.0f}" in shown
+
+
+def test_compare_reference_states_what_the_run_did() -> None:
+    out = cli("compare", str(RUNS / "tencent-analyse"), "--reference", "tencent-mongodb44")
+    assert "this run: 300 records, threads 2" in out
+    assert "published: 2,000,000 records, threads 8" in out
+
+
+def test_piped_output_follows_columns() -> None:
+    wide = cli("compare", str(RUNS / "tencent-analyse"), "--reference", "tencent-mongodb44", columns=200)
+    assert max(cell_len(line.rstrip()) for line in wide.splitlines()) > 80
+    assert_fits(wide, 200)
+    assert "not shown" not in wide  # at 200 columns everything fits
+
+
+@pytest.mark.parametrize(
+    "command",
+    [(), ("bench",), ("compare",), ("table",), ("report",), ("reference", "show"), ("render",)],
+)
+def test_help_is_not_cut(command: tuple[str, ...]) -> None:
+    out = cli(*command, "--help")
+    assert_fits(out)
+
+
+def test_results_table_of_a_run_fits(capsys: pytest.CaptureFixture[str]) -> None:
+    from ycsb_runner import console
+
+    console.out_console.width = 80
+    print_results(RUNS / "tencent-analyse")
+    out = capsys.readouterr().out
+    assert_fits(out)
+    df = results_table(RUNS / "tencent-analyse")
+    for v in df["average_latency_us"].dropna():
+        assert f"{v:,.0f}" in out
+    for step in df["step"].unique():
+        assert step in out  # in the legend under the table
+
+
+def test_column_needs_keeps_numbers_whole() -> None:
+    minimum, natural, numeric = column_needs(["106 ± 16.43", "8,464", "not sampled at all here"], "RAL (us)")
+    assert minimum >= len("106 ± 16.43") and natural == len("not sampled at all here") and numeric
+    assert is_number_text("12.5%") and is_number_text("-3,000") and not is_number_text("read100")

@@ -1,0 +1,372 @@
+"""The report's figures: PNG bytes from a ``RunResult``, each answering one question at a glance.
+
+* ``plot_step_timeseries``: small multiples, one panel per step (load and run steps in separate figures),
+  throughput and p50/p95/p99 latency over the step (HDR interval logs; else YCSB's status lines, which
+  carry avg/p90/p99), each panel on its own scale, latency in µs, ms or s as the values need;
+* ``plot_spectrum``: latency by percentile per operation, one line per step, the x axis stretched towards
+  the tail (1/(1-q), as HdrHistogram plots are drawn);
+* ``plot_audit_overhead``: audit on vs off per mix, % change per metric with its 95% interval, each mix on
+  its own scale, the published change beside it;
+* ``plot_reference_ratio``: measured / published per mix and metric (log scale, 1 = as published);
+* ``plot_threads``: throughput and latency against the thread count, measured and published.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.studies import METRICS  # noqa: E402
+
+SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
+OFF_ON = {"off": "-", "on": "--"}
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 8})
+
+
+def png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def latency_unit(max_us: float) -> tuple[str, float]:
+    """("µs", 1), ("ms", 1e3) or ("s", 1e6): the unit in which *max_us* reads best."""
+    if not max_us or max_us != max_us or max_us < 5_000:
+        return "µs", 1.0
+    if max_us < 5_000_000:
+        return "ms", 1e3
+    return "s", 1e6
+
+
+def short_step(step: str, row: pd.Series | dict | None = None) -> str:
+    """``19-run-read50_update50-t4-audit-off-r1`` -> ``19 read50_update50, 4 thr, audit off``."""
+    if row is None:
+        return str(step)
+    no = str(step).split("-", 1)[0]
+    audit = f", audit {row['audit']}" if row.get("audit") in ("off", "on") else ""
+    return f"{no} {row['mix']}, {row['threads']} thr{audit}"
+
+
+# --- over time ----------------------------------------------------------------------------------------
+
+
+def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
+    """(time_s, operation, p50/p95/p99 or avg/p90/p99 columns in µs) of one step, and where it came from."""
+    hdr_dir = run.root / "steps" / step / "hdr"
+    if hdr_dir.is_dir() and any(hdr_dir.glob("*.hdr")):
+        from ycsb_runner.parse import hdr_intervals
+
+        try:
+            iv = hdr_intervals(hdr_dir, (50.0, 95.0, 99.0))
+        except Exception:  # noqa: BLE001 - a damaged log falls back to the status lines
+            iv = pd.DataFrame()
+        if not iv.empty:
+            iv = iv[(iv["kind"] == "op") & (iv["operation"] != "CLEANUP") & (iv["count"] > 0)]
+            iv = iv.assign(time_s=iv["start_s"] + iv["length_s"])
+            return iv[["time_s", "operation", "p50", "p95", "p99"]], "HDR interval logs"
+    ts = run.timeseries
+    if ts.empty or "avg_us" not in ts:
+        return pd.DataFrame(), ""
+    ops = ts[(ts["step"] == step) & (ts["kind"] == "op") & (ts["operation"] != "CLEANUP")]
+    ops = ops[ops["avg_us"].notna()]
+    out = ops.rename(columns={"elapsed_s": "time_s", "avg_us": "avg", "p90_us": "p90", "p99_us": "p99"})
+    return out[["time_s", "operation", "avg", "p90", "p99"]], "YCSB status lines"
+
+
+def plot_step_timeseries(run: RunResult, phase: str) -> tuple[bytes | None, str]:
+    """Small multiples for the steps of *phase*: throughput (top) and latency percentiles (bottom)."""
+    ts = run.timeseries
+    steps = run.steps
+    if ts.empty or steps.empty or "current_ops_per_s" not in ts:
+        return None, ""
+    steps = steps[steps["phase"] == phase]
+    names = [s for s in steps["step"] if (ts["step"] == s).any()]
+    if not names:
+        return None, ""
+    cols = min(3, len(names))
+    rows = math.ceil(len(names) / cols)
+    fig = plt.figure(figsize=(4.3 * cols, 3.9 * rows), layout="constrained")
+    subs = np.atleast_1d(fig.subfigures(rows, cols, squeeze=False)).ravel()
+    sources = set()
+    for sub, name in zip(subs, names, strict=False):
+        info = steps[steps["step"] == name].iloc[0]
+        heads = ts[(ts["step"] == name)].drop_duplicates("status_index")
+        heads = heads[heads["current_ops_per_s"].notna() & (heads["status_index"] > 0)]
+        heads = heads.drop_duplicates("elapsed_s")  # the closing status line repeats the last second
+        ax_tp, ax_lat = sub.subplots(2, 1, sharex=True)
+        ax_tp.plot(heads["elapsed_s"], heads["current_ops_per_s"], marker=".", color="#333")
+        ax_tp.set_ylabel("ops/s")
+        ax_tp.set_ylim(bottom=0)
+        ax_tp.set_title(f"{short_step(name, info)}\n{len(heads)} status points", fontsize=8.5)
+        lat, source = latency_over_time(run, name)
+        if source:
+            sources.add(source)
+        if not lat.empty:
+            pcols = [c for c in lat.columns if c not in ("time_s", "operation")]
+            unit, div = latency_unit(float(lat[pcols].max().max()))
+            colors = {"READ": "#4c72b0", "UPDATE": "#dd8452", "INSERT": "#55a868", "SCAN": "#8172b2"}
+            styles = dict(zip(pcols, (":", "-", "--"), strict=False))
+            for op, g in lat.groupby("operation", sort=False):
+                g = g.drop_duplicates("time_s")
+                for c in pcols:
+                    ax_lat.plot(
+                        g["time_s"],
+                        g[c] / div,
+                        marker=".",
+                        markersize=3,
+                        linestyle=styles[c],
+                        color=colors.get(str(op), "#937860"),
+                        label=f"{op} {c}",
+                    )
+            ax_lat.set_ylabel(unit)
+            ax_lat.set_ylim(bottom=0)
+            ax_lat.legend(fontsize=6.5, ncol=2, loc="upper left", framealpha=0.6)
+        ax_lat.set_xlabel("seconds into the step")
+        for ax in (ax_tp, ax_lat):
+            ax.grid(alpha=0.3)
+    for sub in subs[len(names) :]:
+        sub.set_visible(False)
+    fig.suptitle(
+        f"{phase} steps: throughput and latency over time (each panel on its own scale)", fontsize=10
+    )
+    return png(fig), " and ".join(sorted(sources)) or "YCSB status lines"
+
+
+# --- percentile spectrum ------------------------------------------------------------------------------
+
+
+def spectrum_frame(run: RunResult) -> tuple[pd.DataFrame, str]:
+    """Long form (step, operation, percentile, latency_us) from the `.hdr` logs, else operations.csv."""
+    from ycsb_runner.parse import hdr_percentiles
+
+    rows = []
+    for hdr_dir in sorted((run.root / "steps").glob("*/hdr")):
+        if not any(hdr_dir.glob("*.hdr")):
+            continue
+        try:
+            df = hdr_percentiles(hdr_dir, SPECTRUM)
+        except Exception:  # noqa: BLE001 - a damaged log must not stop the report
+            continue
+        df = df[(df["kind"] == "op") & (df["operation"] != "CLEANUP")]
+        for _, r in df.iterrows():
+            for q in SPECTRUM:
+                v = r.get(f"p{q:g}")
+                if v == v and v is not None:
+                    rows.append((hdr_dir.parent.name, r["operation"], q, float(v)))
+    if rows:
+        return pd.DataFrame(rows, columns=["step", "operation", "percentile", "latency_us"]), ".hdr logs"
+    ops = run.operations
+    if ops.empty:
+        return pd.DataFrame(), ""
+    ops = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
+    for _, r in ops.iterrows():
+        for col in ops.columns:
+            if col.startswith("p") and col.endswith("_us") and r[col] == r[col]:
+                body = col[1:-3]
+                if body.replace(".", "", 1).isdigit():
+                    rows.append((r["step"], r["operation"], float(body), float(r[col])))
+    return pd.DataFrame(rows, columns=["step", "operation", "percentile", "latency_us"]), "operations.csv"
+
+
+def _tail_x(q: float) -> float:
+    return 1.0 / (1.0 - min(q, 99.999) / 100.0)
+
+
+def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
+    """One panel per operation: latency by percentile, one line per measured step."""
+    df, source = spectrum_frame(run)
+    if df.empty:
+        return None, source
+    steps = run.steps.set_index("step") if not run.steps.empty else pd.DataFrame()
+    if not steps.empty:  # the measured runs; the load steps only when there is nothing else
+        run_steps = [s for s in df["step"].unique() if s in steps.index and steps.loc[s, "phase"] == "run"]
+        if run_steps:
+            df = df[df["step"].isin(run_steps)]
+    ops = list(dict.fromkeys(df["operation"]))
+    fig, axes = plt.subplots(1, len(ops), figsize=(6.2 * len(ops), 4.6), squeeze=False)
+    mixes = list(dict.fromkeys(steps.loc[df["step"].unique(), "mix"])) if not steps.empty else []
+    palette = plt.get_cmap("tab10")
+    threads = sorted(steps["threads"].unique().tolist()) if not steps.empty else []
+    for ax, op in zip(axes[0], ops, strict=True):
+        part = df[df["operation"] == op]
+        unit, div = latency_unit(float(part["latency_us"].max()))
+        for step, g in part.groupby("step", sort=False):
+            info = steps.loc[step] if step in steps.index else None
+            mix = info["mix"] if info is not None else step
+            color = palette(mixes.index(mix) % 10) if mix in mixes else None
+            style = OFF_ON.get(str(info["audit"]) if info is not None else "", "")
+            if not style:  # no audit arms: thread counts apart by line style
+                rank = (
+                    threads.index(info["threads"]) if info is not None and info["threads"] in threads else 0
+                )
+                style = ("-", "--", ":", "-.")[rank % 4]
+            g = g.sort_values("percentile")
+            ax.plot(
+                [_tail_x(q) for q in g["percentile"]],
+                g["latency_us"] / div,
+                marker="o",
+                markersize=3,
+                linestyle=style,
+                color=color,
+                label=short_step(step, info.to_dict() | {"mix": mix} if info is not None else None),
+            )
+        have = set(part["percentile"])
+        ticks = [q for q in (0, 50, 90, 95, 99, 99.9, 99.99, 99.999) if q in have]
+        ax.set_xscale("log")
+        ax.set_xticks([_tail_x(q) for q in ticks], [f"p{q:g}" if q else "min" for q in ticks])
+        ax.minorticks_off()
+        values = part["latency_us"][part["latency_us"] > 0] / div
+        if not values.empty and values.max() / max(values.min(), 1e-9) > 30:
+            ax.set_yscale("log")
+        ax.set(title=f"{op}: latency by percentile", xlabel="percentile (log scale towards the tail)")
+        ax.set_ylabel(unit)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, frameon=False)
+    fig.tight_layout()
+    return png(fig), source
+
+
+# --- audit overhead -----------------------------------------------------------------------------------
+
+
+def plot_audit_overhead(overhead: pd.DataFrame) -> bytes | None:
+    """One panel per mix: measured % change (on vs off) per metric with its interval, published beside.
+
+    *overhead*: ``analyse.table.audit_overhead`` (mix, label, change_pct, ci_low_pct, ci_high_pct,
+    published_pct, n)."""
+    if overhead.empty or overhead["change_pct"].notna().sum() == 0:
+        return None
+    mixes = list(dict.fromkeys(overhead["mix"]))
+    cols = min(3, len(mixes))
+    rows = math.ceil(len(mixes) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.3 * rows), squeeze=False)
+    for ax, mix in zip(axes.ravel(), mixes, strict=False):
+        part = overhead[overhead["mix"] == mix].reset_index(drop=True)
+        y = np.arange(len(part))
+        measured = part["change_pct"].fillna(0.0)
+        low = (measured - part["ci_low_pct"]).clip(lower=0).fillna(0.0)
+        high = (part["ci_high_pct"] - measured).clip(lower=0).fillna(0.0)
+        xerr = [low, high] if part["ci_low_pct"].notna().any() else None
+        ax.barh(y - 0.2, measured, 0.38, xerr=xerr, capsize=3, color="#dd8452", label="measured")
+        has_pub = part["published_pct"].notna()
+        ax.barh((y + 0.2)[has_pub], part["published_pct"][has_pub], 0.38, color="#4c72b0", label="published")
+        for i, r in part.iterrows():
+            text = "n/a" if r["change_pct"] != r["change_pct"] else f"{r['change_pct']:+.1f}%"
+            if r["ci_low_pct"] != r["ci_low_pct"] and r["change_pct"] == r["change_pct"]:
+                text += f" (n={r['n']}: no interval)"
+            at = max(float(r["ci_high_pct"]) if r["ci_high_pct"] == r["ci_high_pct"] else 0.0, 0.0)
+            at = max(at, float(r["change_pct"]) if r["change_pct"] == r["change_pct"] else 0.0)
+            ax.annotate(
+                text, (at, i - 0.2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
+            )
+        ax.set_yticks(y, part["label"], fontsize=7.5)
+        ax.axvline(0, color="#333", linewidth=0.8)
+        ax.invert_yaxis()
+        ax.set(title=f"{mix}: audit on vs off", xlabel="change (%)")
+        ax.grid(axis="x", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    for ax in axes.ravel()[len(mixes) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return png(fig)
+
+
+# --- measured vs published ----------------------------------------------------------------------------
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:,.0f}×" if ratio >= 10 else f"{ratio:.2g}×"
+
+
+def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:
+    """Measured / published per mix (and threads), one panel per metric, log scale, 1 = as published."""
+    cmp = cmp[cmp["ratio"].notna() & (cmp["ratio"] > 0)]
+    if cmp.empty:
+        return None
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    metrics = list(dict.fromkeys(cmp["metric"]))
+    cols = min(2, len(metrics))
+    rows = math.ceil(len(metrics) / cols)
+    per = cmp.drop_duplicates(["metric", "mix", "threads"]).groupby("metric").size().max()
+    fig, axes = plt.subplots(rows, cols, figsize=(6.8 * cols, (1.2 + 0.38 * per) * rows), squeeze=False)
+    for ax in axes.ravel()[len(metrics) :]:
+        ax.set_visible(False)
+    for ax, metric in zip(axes.ravel(), metrics, strict=False):
+        part = cmp[cmp["metric"] == metric].drop_duplicates(["mix", "threads", "published_threads"])
+        labels = [
+            f"{r.mix} ({r.threads} vs {r.published_threads} thr)"
+            if r.threads != r.published_threads
+            else f"{r.mix} ({r.threads} thr)"
+            for r in part.itertuples()
+        ]
+        y = np.arange(len(part))
+        ax.barh(y, part["ratio"], color="#8172b2")
+        for i, r in enumerate(part.itertuples()):
+            ax.annotate(
+                _times(r.ratio),
+                (r.ratio, i),
+                xytext=(3, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+            )
+        ax.axvline(1.0, color="#c44e52", linewidth=1)
+        ax.set_xscale("log")
+        low, high = float(part["ratio"].min()), float(part["ratio"].max())
+        ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 3)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_yticks(y, labels, fontsize=7.5)
+        ax.invert_yaxis()
+        m = METRICS.get(metric)
+        title = m.label if m else metric
+        if metric == "server_cpu_pct":
+            title += " (published: % of the instance; measured: % of this host)"
+        ax.set(title=title, xlabel="measured / published (log scale)")
+        ax.grid(axis="x", alpha=0.3, which="both")
+    fig.tight_layout()
+    return png(fig)
+
+
+def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> bytes | None:
+    """Throughput and read/write latency against threads per mix; published values in their own panels.
+
+    *measured*: step_metrics rows (mix, threads, throughput_ops_s, read_avg_us, write_avg_us);
+    *published*: the reference rows (mix, threads, throughput_ops_s, ral_us, wal_us) or None."""
+    if measured.empty or measured["threads"].nunique() < 2:
+        return None
+    panels = [("measured (this run)", measured, "throughput_ops_s", "read_avg_us", "write_avg_us")]
+    if published is not None and not published.empty:
+        panels.append(("published", published, "throughput_ops_s", "ral_us", "wal_us"))
+    fig, axes = plt.subplots(len(panels), 2, figsize=(11, 3.6 * len(panels)), squeeze=False)
+    for (title, df, tp, rd, wr), (ax_tp, ax_lat) in zip(panels, axes, strict=True):
+        mean = df.groupby(["mix", "threads"], sort=False)[[tp, rd, wr]].mean().reset_index()
+        unit, div = latency_unit(float(mean[[rd, wr]].max().max()))
+        for k, (mix, g) in enumerate(mean.groupby("mix", sort=False)):
+            g = g.sort_values("threads")
+            color = plt.get_cmap("tab10")(k)
+            ax_tp.plot(g["threads"], g[tp], marker="o", color=color, label=mix)
+            ax_lat.plot(g["threads"], g[rd] / div, marker="o", color=color, label=f"{mix} read avg")
+            ax_lat.plot(
+                g["threads"], g[wr] / div, marker="s", linestyle="--", color=color, label=f"{mix} write avg"
+            )
+        ax_tp.set(title=f"{title}: throughput vs threads", xlabel="threads", ylabel="ops/s")
+        ax_lat.set(title=f"{title}: average latency vs threads", xlabel="threads", ylabel=unit)
+        for ax in (ax_tp, ax_lat):
+            ax.set_xticks(sorted(mean["threads"].unique()))
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    return png(fig)

@@ -1,0 +1,136 @@
+"""Checks before anything runs: a scaled study whose threads or target no longer fit, and settings the
+target server is known to mishandle. Pure: a suite in, findings out; ``bench`` prints or raises them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ycsb_runner.suite import Suite
+
+RECORDS_PER_THREAD = 50  # fewer records per client thread and the threads mostly wait on the same keys
+TARGET_FILL = 0.8  # YCSB warns when a run stays below 80% of its -target
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "warning" (the run goes on) or "error" (nothing runs)
+    message: str  # one line, with the --set that fixes it
+
+
+def _overridden(suite: Suite, *keys: str) -> bool:
+    names = {item.split("=", 1)[0].strip() for item in suite.overrides}
+    return bool(names & set(keys))
+
+
+def _fit_threads(records: int) -> int:
+    return max(1, records // RECORDS_PER_THREAD)
+
+
+def scaling_findings(suite: Suite) -> list[Finding]:
+    """For a scaled suite (``--scale``): threads and ``-target`` the scaled dataset or run cannot carry."""
+    if suite.scale == 1.0:
+        return []
+    out: list[Finding] = []
+    records = suite.dataset.recordcount
+    fit = _fit_threads(records)
+    threads = max(suite.run.threads)
+    if threads > fit and not _overridden(suite, "threads", "run.threads"):
+        fitted = sorted(
+            {min(t, fit) if t <= fit else max(1, round(fit * t / threads)) for t in suite.run.threads}
+        )
+        value = str(fitted[0]) if len(fitted) == 1 else "[" + ",".join(map(str, fitted)) + "]"
+        out.append(
+            Finding(
+                "warning",
+                f"scaled to {records:,} records, {threads} client threads share {records / threads:.0f} "
+                f"records each (the study's thread count is for its full dataset): --set threads={value}",
+            )
+        )
+    if suite.dataset.load_threads > fit and not _overridden(suite, "load_threads", "dataset.load_threads"):
+        out.append(
+            Finding(
+                "warning",
+                f"{suite.dataset.load_threads} load threads for {records:,} records: "
+                f"--set load_threads={min(suite.dataset.load_threads, fit)}",
+            )
+        )
+    target = suite.run.target
+    if target and not _overridden(suite, "target", "run.target"):
+        seconds = suite.run.maxexecutiontime
+        ops = suite.run.operationcount
+        advice = "--set target=0 (unthrottled)"
+        if ops and seconds:  # the rate at which the operations fill the run's time
+            advice += f" or --set target={max(1, int(ops / seconds))}"
+        reach = f"; {ops:,} operations last {ops / target:.1f} s at that rate" if ops else ""
+        out.append(
+            Finding(
+                "warning",
+                f"-target {target:,} ops/s is the study's rate for its full-size server{reach}; a scaled "
+                f"run on a smaller server stays below {TARGET_FILL:.0%} of it: {advice}",
+            )
+        )
+    return out
+
+
+def server_findings(suite: Suite, *, embedded: bool) -> list[Finding]:
+    """Settings the embedded FerretDB server is known to mishandle (on a real mongod they are fine)."""
+    out: list[Finding] = []
+    w = str(suite.mongodb.url_options.get("w", "")).strip()
+    if embedded and w == "0":
+        out.append(
+            Finding(
+                "error",
+                "the embedded FerretDB server mishandles unacknowledged writes (w=0: replies out of order, "
+                "most operations fail): --set mongodb.url_options.w=1, or run against a real mongod "
+                "with MONGODB_URL",
+            )
+        )
+    return out
+
+
+def preflight(suite: Suite, *, embedded: bool) -> list[Finding]:
+    """Every finding for *suite* on the embedded server (``embedded``) or an external one."""
+    return scaling_findings(suite) + server_findings(suite, embedded=embedded)
+
+
+def _is_argv(value: object) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, list) and bool(value) and all(isinstance(a, str) and a for a in value)
+
+
+def audit_findings(strategy: str | None, options: dict, *, embedded: bool) -> list[Finding]:
+    """A bench's audit strategy and its ``--audit-option`` values, checked before the server starts."""
+    if not strategy:
+        return []
+    opt = "--audit-option"
+    errors: list[str] = []
+    if strategy == "restart":
+        if not embedded:
+            errors.append(
+                "--audit-strategy restart restarts the embedded server: run without MONGODB_URL, or use "
+                "--audit-strategy command with your own restart commands"
+            )
+        on_args, off_args = options.get("on_args"), options.get("off_args", [])
+        if not (isinstance(on_args, list) and on_args):
+            errors.append(
+                f"--audit-strategy restart needs {opt} on_args='[\"--flag\", ...]' (the server's arguments "
+                "with audit on; off_args for audit off)"
+            )
+        if not isinstance(off_args, list):
+            errors.append(f"{opt} off_args: give a JSON list of server arguments, e.g. off_args='[]'")
+    elif strategy == "command":
+        missing = [k for k in ("on_cmd", "off_cmd", "status_cmd") if not _is_argv(options.get(k))]
+        if missing:
+            errors.append(
+                f"--audit-strategy command needs {', '.join(f'{opt} {k}=...' for k in missing)} "
+                '(each a JSON list like \'["./audit.sh", "on"]\')'
+            )
+    elif strategy == "mongodb-runtime" and embedded:
+        errors.append(
+            "--audit-strategy mongodb-runtime needs MONGODB_URL of MongoDB Enterprise, Percona Server or "
+            "Atlas: the embedded FerretDB has no audit log (use --audit-strategy command or restart)"
+        )
+    elif strategy in ("aliyun", "tencent") and not options.get("instance_id"):
+        errors.append(f"--audit-strategy {strategy} needs {opt} instance_id=...")
+    return [Finding("error", e) for e in errors]

@@ -44,6 +44,7 @@ class BenchOptions:
     sample_interval_s: float = 2.0
     report: bool = True  # write report.html / report.md into the run folder
     run_id: str | None = None
+    clients: list[str] = field(default_factory=list)  # load generators (--client); empty: the suite's
 
 
 @dataclass
@@ -175,6 +176,7 @@ def run_bench(
         )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
     java = find_java()
+    clients = _load_generators(suite, opts, java.path)  # an unreachable client fails here, before anything
     url = opts.url
     with contextlib.ExitStack() as stack:
         stack.enter_context(sigterm_as_interrupt())
@@ -228,6 +230,7 @@ def run_bench(
             max_error_rate=opts.max_error_rate,
             keep_going=opts.keep_going,
             progress=progress,
+            clients=clients,
         )
         del guard
         try:
@@ -243,6 +246,19 @@ def run_bench(
             raise RunFailed(str(err), run_dir=run_dir.root, exit_code=err.exit_code) from None
         report = finish_run_folder(run_dir, report=opts.report, log=log)
         return BenchOutcome(result=run_dir, runner=runner, report=report)
+
+
+def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
+    """The run's clients (``--client`` first, then ``[clients] hosts``), each checked over SSH."""
+    from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
+
+    names = opts.clients or list(suite.clients.hosts)
+    if not names or names == ["local"]:
+        return []
+    config = ssh_config_path(suite.clients.ssh_config)
+    clients = [Client(spec, config) for spec in parse_clients(names)]
+    check_clients(clients, java)
+    return clients
 
 
 def finish_run_folder(result: RunResult, *, report: bool, log: Callable[[str], None]) -> Path | None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner.cli.options import (
+    ClientOpt,
     Format,
     FormatOpt,
     ScaleOpt,
@@ -172,6 +173,7 @@ def bench(
     jvm_arg: Annotated[
         list[str] | None, typer.Option(metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
     ] = None,
+    client: ClientOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
@@ -195,6 +197,7 @@ def bench(
         monitors=monitors,
         report=report,
         run_id=run_id,
+        clients=client or [],
     )
     _, plan = prepare(opts)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")

@@ -472,7 +472,10 @@ KEY_DOCS = {
     "threads": "YCSB client threads (int)",
     "audit": "`off` or `on` when the suite switches auditing, else `none`",
     "repetition": "1, 2, ... for measured runs; 0 for loads, warm-ups and audit switches (int)",
-    "client": "the load generator: `local` for this machine",
+    "client": "the load generator: `local` for this machine; with several clients (`bench --client`), each"
+    " client's name (as given: `host`, `user@host:port`, an ssh alias) on its own rows and `all` on the"
+    " merged rows (summed counts, throughput over the common window, exact percentiles from the added HDR"
+    " histograms); steps.csv has one `all` row per multi-client step",
 }
 
 COLUMNS: dict[str, dict[str, str]] = {
@@ -492,6 +495,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",
         "discarded": "true for warm-up runs (not measured)",
+        "load_generators": "how many clients ran the step (each one's share and exit code: the manifest's"
+        " `figures.clients`; its logs: `steps/<step>/clients/<client>/`)",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -587,7 +592,8 @@ def results_markdown() -> str:
         " every command with credentials masked, versions, host, times, verdicts; read it with"
         " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
         " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
-        " `report.html`/`report.md`.",
+        " `report.html`/`report.md`. A step run by several clients keeps each client's logs and `.hdr`"
+        " interval logs in `steps/<step>/clients/<client>/`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

@@ -330,6 +330,7 @@ def test_cli_unreachable_client_is_one_line_and_non_zero(
         check=False,
     )
     assert done.returncode != 0
-    err_lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert len(err_lines) == 1 and "client nohost is unreachable" in err_lines[0], done.stderr
+    errors = [ln for ln in done.stderr.splitlines() if ln.startswith("error")]
+    assert len(errors) == 1 and errors[0].startswith("error: client nohost is unreachable: "), done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == errors[0]  # the last line, nothing after it
     assert "Traceback" not in done.stderr

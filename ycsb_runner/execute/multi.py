@@ -395,7 +395,7 @@ def _collect(
     if timed_out_after is not None:
         reasons.insert(0, f"killed after the common time bound of {timed_out_after:.0f}s")
     record.figures["clients"] = details
-    record.figures["client_count"] = len(sessions)
+    record.figures["load_generators"] = len(sessions)
     merged = merge_overall(overall) if overall else {}
     record.throughput_ops_s = merged.get("throughput")
     record.runtime_ms = merged.get("runtime_ms")

@@ -177,6 +177,11 @@ def run_bench(
     install = ensure_ycsb(log=log)
     java = find_java()
     clients = _load_generators(suite, opts, java.path)  # an unreachable client fails here, before anything
+    from ycsb_runner.execute.probe import target_warning
+
+    names = [c.name for c in clients] or ["local"]
+    if warning := target_warning(suite.run.target, names, max(suite.run.threads)):
+        log(f"warning: {warning}")
     url = opts.url
     with contextlib.ExitStack() as stack:
         stack.enter_context(sigterm_as_interrupt())

@@ -334,3 +334,42 @@ def test_cli_unreachable_client_is_one_line_and_non_zero(
     assert len(errors) == 1 and errors[0].startswith("error: client nohost is unreachable: "), done.stderr
     assert done.stderr.rstrip().splitlines()[-1] == errors[0]  # the last line, nothing after it
     assert "Traceback" not in done.stderr
+
+
+def test_probe_client_over_ssh_measures_what_a_client_can_generate(
+    ssh_hosts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ycsb_runner.execute.probe import load_probes, target_warning
+
+    probes = tmp_path / "probes.json"
+    monkeypatch.setenv("YCSB_RUNNER_PROBE_FILE", str(probes))
+    exe = Path(shutil.which("ycsb-runner") or Path(os.sys.executable).parent / "ycsb-runner")
+    done = subprocess.run(
+        [
+            str(exe),
+            "probe-client",
+            SUITE,
+            "--client",
+            "h1",
+            "--client",
+            "local",
+            "--seconds",
+            "3",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    rows = {r["client"]: r for r in out["rows"]}
+    assert set(rows) == {"h1", "local"}
+    assert all(r["threads"] == 3 and r["ops_s"] > 1000 for r in rows.values())  # BasicDB does nothing: fast
+    stored = load_probes()
+    assert {p["client"] for p in stored.values()} == {"h1", "local"}
+    cap = rows["h1"]["ops_s"] + rows["local"]["ops_s"]
+    assert target_warning(0.4 * cap, ["h1", "local"], 6) is None
+    assert "add clients" in (target_warning(0.6 * cap, ["h1", "local"], 6) or "")

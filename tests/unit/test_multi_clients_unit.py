@@ -149,3 +149,19 @@ def test_suite_clients_section(tmp_path: Path) -> None:
     bad.write_text(Path(SUITE).read_text() + '\n[clients]\nhost = ["a"]\n')
     with pytest.raises(SuiteError, match=r"clients\.host.*unknown key"):
         load_suite(str(bad))
+
+
+def test_target_warning_uses_the_probed_capacity_of_every_client() -> None:
+    from ycsb_runner.execute.probe import capacity, target_warning
+
+    probes = {
+        "h1|t4": {"client": "h1", "threads": 4, "ops_s": 10_000.0},
+        "h1|t16": {"client": "h1", "threads": 16, "ops_s": 30_000.0},
+        "h2|t8": {"client": "h2", "threads": 8, "ops_s": 20_000.0},
+    }
+    assert capacity(["h1", "h2"], 8, probes) == 10_000 + 20_000  # h1's probe closest to its 4 threads
+    assert capacity(["h1", "h3"], 8, probes) is None  # h3 never probed: no claim
+    assert target_warning(15_000, ["h1", "h2"], 8, probes) is None  # exactly the safe half
+    warning = target_warning(15_001, ["h1", "h2"], 8, probes)
+    assert warning is not None and "above 50% of what h1, h2 can generate (30000 ops/s" in warning
+    assert target_warning(0, ["h1", "h2"], 8, probes) is None  # unthrottled: nothing to compare

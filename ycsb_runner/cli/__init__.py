@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner import __version__
-from ycsb_runner.cli import analyse, audit, parse, reference, run, server
+from ycsb_runner.cli import analyse, audit, clients, parse, reference, run, server
 from ycsb_runner.console import err_console
 from ycsb_runner.errors import UserError
 
@@ -53,6 +53,7 @@ analyse.register(app)
 app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.parse_cmd)
 app.add_typer(reference.app, name="reference")
 app.add_typer(audit.app, name="audit")
+clients.register(app)  # probe-client
 
 
 def main() -> None:

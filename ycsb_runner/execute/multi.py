@@ -401,6 +401,7 @@ def _collect(
     record.runtime_ms = merged.get("runtime_ms")
     record.verdict = "failed" if reasons else "completed"
     record.reasons = reasons
+    _capacity_warning(record, [s.name for s in sessions], int(step.threads))
     if step.kind == "load":
         record.documents = runner._count_documents()
         if record.documents is not None and record.documents != suite.dataset.recordcount:
@@ -415,6 +416,18 @@ def _collect(
     latencies = merged_latencies(client_histograms(logs), percentiles)
     merged_ops = merge_operations(per_ops, latencies, percentiles)
     runner._add_frame("operations", record, merged_ops)
+
+
+def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> None:
+    """Warn when the step's throughput is above the safe share of what its clients can generate."""
+    from ycsb_runner.execute.probe import SAFE_SHARE, capacity
+
+    cap = capacity(clients, threads)
+    if cap and record.throughput_ops_s and record.throughput_ops_s > SAFE_SHARE * cap:
+        record.warnings.append(
+            f"measured {record.throughput_ops_s:.0f} ops/s, above {SAFE_SHARE:.0%} of what the clients can "
+            f"generate ({cap:.0f} ops/s, probe-client): add clients"
+        )
 
 
 def _with_keys(record: StepRecord, keys: Any) -> StepRecord:

@@ -373,3 +373,32 @@ def test_probe_client_over_ssh_measures_what_a_client_can_generate(
     cap = rows["h1"]["ops_s"] + rows["local"]["ops_s"]
     assert target_warning(0.4 * cap, ["h1", "local"], 6) is None
     assert "add clients" in (target_warning(0.6 * cap, ["h1", "local"], 6) or "")
+
+
+def test_setup_copies_ycsb_from_the_local_cache(
+    ssh_hosts: Path, ycsb, java_path: str, tmp_path: Path
+) -> None:
+    import filecmp
+
+    from ycsb_runner.execute.clients import Client, install_ycsb, lib_dirs_of, parse_client, ssh_config_path
+
+    client = Client(parse_client("h3"), ssh_config_path())
+    first = install_ycsb(client, ycsb.classpath, java_path, dest=str(tmp_path / "remote"))
+    assert first.startswith("h3: copied YCSB")
+    for d in lib_dirs_of(ycsb.classpath):
+        copy = tmp_path / "remote" / str(d).lstrip("/")
+        names = sorted(f.name for f in d.iterdir() if f.is_file())
+        assert sorted(f.name for f in copy.iterdir()) == names
+        assert filecmp.cmpfiles(d, copy, names, shallow=False)[0] == names  # byte for byte
+    again = install_ycsb(client, ycsb.classpath, java_path, dest=str(tmp_path / "remote"))
+    assert again.startswith("h3: YCSB already in place")
+    exe = Path(shutil.which("ycsb-runner") or Path(os.sys.executable).parent / "ycsb-runner")
+    done = subprocess.run(
+        [str(exe), "setup", "--no-server", "--client", "h1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "h1: YCSB already in place" in done.stderr + done.stdout  # the same machine: the same files

@@ -37,6 +37,7 @@ def setup(
     server: Annotated[
         bool, typer.Option(help="Also build the embedded server (FerretDB) when no mongod.")
     ] = True,
+    client: ClientOpt = None,
 ) -> None:
     """Install YCSB 0.17.0 (Maven Central) with the project's MongoDB binding, and FerretDB. Idempotent."""
     import shutil
@@ -58,6 +59,12 @@ def setup(
             log(f"embedded server: mongod at {shutil.which('mongod')}")
         else:
             log(f"embedded server: FerretDB at {ensure_ferretdb(log=log)}")
+    if client:  # load generators: this machine's YCSB (from the cache) copied there, Java checked
+        from ycsb_runner.execute.clients import Client, install_ycsb, parse_clients, ssh_config_path
+
+        config = ssh_config_path()
+        for spec in parse_clients(client):
+            log(install_ycsb(Client(spec, config), inst.classpath, java.path))
 
 
 @suites_app.callback()

@@ -216,6 +216,50 @@ class Client:
             pass
 
 
+def lib_dirs_of(classpath: list[str]) -> list[Path]:
+    """The folders of a YCSB classpath (``/x/lib/*`` -> ``/x/lib``)."""
+    return [Path(c[:-2] if c.endswith("/*") else c).absolute() for c in classpath]
+
+
+def _files(d: Path) -> list[Path]:
+    return sorted(f for f in d.iterdir() if f.is_file()) if d.is_dir() else []
+
+
+def install_ycsb(client: Client, classpath: list[str], java: str, dest: str | None = None) -> str:
+    """Put this machine's YCSB jars (the local cache) on *client*, at the same paths unless *dest* is given
+    (then under it); check Java there. Nothing is copied when the client already has the same files (name
+    and size). Returns what was done, in one line."""
+    dirs = lib_dirs_of(classpath)
+    if client.spec.local:
+        return f"{client.name}: uses this machine's YCSB ({', '.join(map(str, dirs))})"
+    client.check(java)
+    root = Path(dest) if dest else Path("/")
+    targets = [str(root / str(d).lstrip("/")) for d in dirs]
+    q = " ".join(shlex.quote(t) for t in targets)
+    listing = client.run(f"find {q} -maxdepth 1 -type f -exec wc -c {{}} + 2>/dev/null; true")
+    have = {" ".join(reversed(ln.split(None, 1))) for ln in listing.splitlines() if ln.strip()}
+    want = {f"{root / str(f).lstrip('/')} {f.stat().st_size}" for d in dirs for f in _files(d)}
+    if want <= have:
+        return f"{client.name}: YCSB already in place ({len(want)} files), Java at {java}"
+    argv = client.argv(f"mkdir -p {q} && tar -x -m -f - -C /")
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    try:
+        with tarfile.open(fileobj=proc.stdin, mode="w|") as tar:
+            for d in dirs:
+                for f in _files(d):
+                    tar.add(f, arcname=str(root / str(f).lstrip("/")).lstrip("/"))
+    except BrokenPipeError:
+        pass
+    finally:
+        proc.stdin.close()
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    if proc.wait(600) != 0:
+        raise UserError(f"client {client.name}: copying YCSB failed: {_last_line(err) or proc.returncode}")
+    return f"{client.name}: copied YCSB ({len(want)} files) to {', '.join(targets)}; Java at {java}"
+
+
 def _last_line(raw: bytes) -> str:
     lines = [ln.strip() for ln in raw.decode(errors="replace").splitlines() if ln.strip()]
     return lines[-1][:300] if lines else ""

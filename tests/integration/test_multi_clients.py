@@ -402,3 +402,16 @@ def test_setup_copies_ycsb_from_the_local_cache(
     )
     assert done.returncode == 0, done.stderr
     assert "h1: YCSB already in place" in done.stderr + done.stdout  # the same machine: the same files
+
+
+def test_telemetry_per_client(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    cm = outcome.result.client_metrics
+    run = cm[cm["phase"] == "run"]
+    assert set(run["client"]) == set(HOSTS)  # each over its own ssh session
+    for h in HOSTS:
+        mine = run[run["client"] == h]
+        assert len(mine) >= 1 and mine["host_cpu_pct"].between(0, 100).all(), h
+        assert (mine["ycsb_cpu_core_pct"].dropna() > 0).any(), h  # the client's own JVM was followed
+    step = [s for s in outcome.result.manifest.steps if s.keys.phase == "run"][0]
+    assert all("host_cpu_pct" in c["telemetry"] for c in step.figures["clients"])

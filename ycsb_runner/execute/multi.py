@@ -28,9 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.split import ClientShare, split_step
+from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
 from ycsb_runner.model import StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
@@ -242,6 +245,7 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
     failed: list[tuple[str, str]] = []
     timed_out = False
     bound_s = 0.0
+    telemetry = ClientTelemetry() if step.kind == "run" else None
     try:
         with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
             errors = [f.exception() for f in [pool.submit(prepare, s) for s in sessions]]
@@ -277,6 +281,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             s.proc.stdin.flush()
         bound_s = max(s.timeout_s for s in sessions)
         deadline = go + bound_s
+        if telemetry is not None:
+            for s in sessions:
+                telemetry.start(s.client, s.workdir, s.proc.pid if s.proc is not None else None)
         while True:
             running = [s for s in sessions if s.proc is not None and s.proc.poll() is None]
             for s in sessions:
@@ -297,6 +304,8 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             list(pool.map(_stop, sessions))
         raise
     finally:
+        if telemetry is not None:
+            telemetry.stop()
         for s in sessions:
             if s.pump is not None:
                 s.pump.join(10)
@@ -312,6 +321,8 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
                 s.client.remove(s.workdir)
         record.exit_code = next((s.exit_code for s in sessions if s.exit_code), 0)
     _collect(runner, step, record, sessions, failed, bound_s if timed_out else None)
+    if telemetry is not None:
+        _store_telemetry(runner, record, telemetry)
 
 
 def _exit_reason(code: int, s: _Session) -> str:
@@ -416,6 +427,23 @@ def _collect(
     latencies = merged_latencies(client_histograms(logs), percentiles)
     merged_ops = merge_operations(per_ops, latencies, percentiles)
     runner._add_frame("operations", record, merged_ops)
+
+
+def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry) -> None:
+    """Each client's CPU/memory/network: client_metrics.csv rows by client, figures, saturation warnings."""
+    results = telemetry.results()
+    by_name = {d["client"]: d for d in record.figures.get("clients", [])}
+    for name, res in results.items():
+        summary = res["summary"]
+        if name in by_name:
+            by_name[name]["telemetry"] = {k: v for k, v in summary.items() if not pd.isna(v)}
+        record.warnings.extend(res["warnings"])
+        keys = dataclasses.replace(record.keys, client=name)
+        runner._add_frame("client_metrics", _with_keys(record, keys), series_with_time(res["series"]))
+    busiest = [r["summary"].get("host_cpu_pct") for r in results.values()]
+    busiest = [b for b in busiest if b is not None and not pd.isna(b)]
+    if busiest:
+        record.figures["client_host_cpu_pct_max"] = max(busiest)
 
 
 def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> None:

@@ -29,6 +29,7 @@ from ycsb_runner.store import _disk_error, atomic_write_csv, atomic_write_json
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 LOCAL_CLIENT = "local"
+ALL_CLIENTS = "all"  # the client of merged rows, when several load generators ran a step
 NO_AUDIT = "none"  # a step whose audit state the suite does not control
 LOAD_MIX = "load"  # the mix column of a load step
 DEFAULT_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
@@ -316,6 +317,18 @@ def normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
         else:
             df[k] = df[k].astype(object).where(df[k].notna(), "").astype(str)
     return df
+
+
+def whole_steps(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows that stand for each step as a whole: ``client=all`` (merged) where several load generators
+    ran the step, the one client's rows elsewhere. Analyses that sum or average per step read these, so a
+    multi-client step is neither counted twice nor averaged over its clients' percentiles."""
+    if df.empty or "client" not in df or "step" not in df:
+        return df
+    multi = set(df.loc[df["client"] == ALL_CLIENTS, "step"])
+    if not multi:
+        return df
+    return df[(df["client"] == ALL_CLIENTS) | ~df["step"].isin(multi)]
 
 
 def add_keys(df: pd.DataFrame, keys: StepKeys) -> pd.DataFrame:

@@ -415,3 +415,18 @@ def test_telemetry_per_client(three_client_run) -> None:
         assert (mine["ycsb_cpu_core_pct"].dropna() > 0).any(), h  # the client's own JVM was followed
     step = [s for s in outcome.result.manifest.steps if s.keys.phase == "run"][0]
     assert all("host_cpu_pct" in c["telemetry"] for c in step.figures["clients"])
+
+
+def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
+    from ycsb_runner.analyse.results import results_table
+    from ycsb_runner.analyse.table import step_metrics
+
+    outcome, _, _, _ = three_client_run
+    table = results_table(outcome.result)
+    run = table[table["phase"] == "run"]
+    assert int(run["operations"].sum()) == 1500  # not 3000: per-client rows are not counted again
+    metrics = step_metrics(outcome.result).set_index("phase")
+    ops = outcome.result.operations
+    merged_read = ops[(ops["phase"] == "run") & (ops["client"] == "all") & (ops["section"] == "READ")].iloc[0]
+    assert metrics.at["run", "read_p99_us"] == merged_read["p99_us"]  # the exact one, not a blend
+    assert metrics.at["load", "insert_ops"] == 900

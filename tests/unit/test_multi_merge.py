@@ -188,3 +188,18 @@ def test_overall_throughput_is_over_the_common_window() -> None:
     assert out["ops_done"] == 2000 and out["runtime_ms"] == 10_000
     assert out["throughput"] == pytest.approx(200.0)  # not 300: b was idle for the second half
     assert out["throughput_sum_of_clients"] == pytest.approx(300.0)
+
+
+def test_whole_steps_keeps_merged_rows_of_multi_client_steps_only() -> None:
+    from ycsb_runner.model import whole_steps
+
+    ops = pd.DataFrame(
+        {
+            "step": ["01-load", "02-run", "02-run", "02-run", "03-run"],
+            "client": ["local", "h1", "h2", "all", "local"],
+            "operations": [10, 5, 7, 12, 3],
+        }
+    )
+    kept = whole_steps(ops)
+    assert kept["client"].tolist() == ["local", "all", "local"]
+    assert kept.groupby("step")["operations"].sum().to_dict() == {"01-load": 10, "02-run": 12, "03-run": 3}

@@ -23,7 +23,7 @@ from ycsb_runner.analyse.table import (  # noqa: E402
     step_metrics,
     study_table,
 )
-from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.model import RunResult, whole_steps  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 from ycsb_runner.studies import METRICS  # noqa: E402
 
@@ -109,7 +109,7 @@ def plot_percentiles(run: RunResult) -> tuple[bytes | None, str]:
     df = hdr
     if df.empty:
         source = "operations.csv"
-        ops = run.operations
+        ops = whole_steps(run.operations)  # merged rows of multi-client steps
         if ops.empty:
             return None, source
         df = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]

@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from hdrh.histogram import HdrHistogram
 
+from ycsb_runner.model import ALL_CLIENTS
+
 from .hdr import HdrLog, Layout, read_hdr_log
 from .names import NAME_COLUMNS, classify_frame
 from .numbers import percentile_label
-
-ALL_CLIENTS = "all"
 
 
 def read_client_logs(dirs: Mapping[str, str | PathLike[str]]) -> dict[str, list[HdrLog]]:

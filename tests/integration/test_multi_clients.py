@@ -224,7 +224,7 @@ def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Pa
             results=tmp_path,
             clients=["local", "h2"],
             overrides=["recordcount=501", "operationcount=601"],
-            report=False,
+            report=True,
         ),
         log=lambda _m: None,
     )
@@ -235,6 +235,7 @@ def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Pa
     assert int(ins.at["local", "operations"]) == 251 and int(ins.at["h2", "operations"]) == 250
     run = ops[(ops["phase"] == "run") & ops["section"].isin(["READ", "UPDATE"])]
     assert run.groupby("client")["operations"].sum().to_dict() == {"all": 601, "local": 301, "h2": 300}
+    assert outcome.report is not None and outcome.report.stat().st_size > 0  # the report reads it too
 
 
 def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
@@ -430,3 +431,11 @@ def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
     merged_read = ops[(ops["phase"] == "run") & (ops["client"] == "all") & (ops["section"] == "READ")].iloc[0]
     assert metrics.at["run", "read_p99_us"] == merged_read["p99_us"]  # the exact one, not a blend
     assert metrics.at["load", "insert_ops"] == 900
+
+
+def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    sm = outcome.result.server_metrics
+    run = sm[sm["phase"] == "run"]
+    assert len(run) >= 1 and set(run["client"]) == {"all"}  # the server's figures belong to the whole step
+    assert (run["ops_per_s"].dropna() > 0).any()

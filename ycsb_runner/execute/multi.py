@@ -246,6 +246,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
     timed_out = False
     bound_s = 0.0
     telemetry = ClientTelemetry() if step.kind == "run" else None
+    monitor = (
+        runner.hooks.monitors(step, runner.url) if (runner.hooks.monitors and step.kind == "run") else None
+    )
     try:
         with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
             errors = [f.exception() for f in [pool.submit(prepare, s) for s in sessions]]
@@ -284,6 +287,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
         if telemetry is not None:
             for s in sessions:
                 telemetry.start(s.client, s.workdir, s.proc.pid if s.proc is not None else None)
+        if monitor is not None:  # the server's side (serverStatus); the clients' is the telemetry above
+            with contextlib.suppress(Exception):
+                monitor.start(os.getpid())
         while True:
             running = [s for s in sessions if s.proc is not None and s.proc.poll() is None]
             for s in sessions:
@@ -306,6 +312,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
     finally:
         if telemetry is not None:
             telemetry.stop()
+        if monitor is not None:
+            with contextlib.suppress(Exception):
+                monitor.stop()
         for s in sessions:
             if s.pump is not None:
                 s.pump.join(10)
@@ -323,6 +332,8 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
     _collect(runner, step, record, sessions, failed, bound_s if timed_out else None)
     if telemetry is not None:
         _store_telemetry(runner, record, telemetry)
+    if monitor is not None:
+        _store_server_metrics(runner, record, monitor)
 
 
 def _exit_reason(code: int, s: _Session) -> str:
@@ -444,6 +455,20 @@ def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry
     busiest = [b for b in busiest if b is not None and not pd.isna(b)]
     if busiest:
         record.figures["client_host_cpu_pct_max"] = max(busiest)
+
+
+def _store_server_metrics(runner: Any, record: StepRecord, monitor: Any) -> None:
+    """The server figures of the step's monitor (its client-side part is replaced by the telemetry)."""
+    from ycsb_runner.execute.runner import _epoch_times
+
+    try:
+        res = monitor.results()
+    except Exception as err:  # noqa: BLE001 - a sampler problem must not lose the run
+        record.warnings.append(f"metric sampling failed: {err}")
+        return
+    record.figures.update({k: v for k, v in res.get("figures", {}).items() if k.startswith("server_")})
+    record.warnings.extend(w for w in res.get("warnings", []) if "serverStatus" in w)
+    runner._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
 
 
 def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> None:

@@ -488,7 +488,8 @@ KEY_DOCS = {
     "client": "the load generator: `local` for this machine; with several clients (`bench --client`), each"
     " client's name (as given: `host`, `user@host:port`, an ssh alias) on its own rows and `all` on the"
     " merged rows (summed counts, throughput over the common window, exact percentiles from the added HDR"
-    " histograms); steps.csv has one `all` row per multi-client step",
+    " histograms); steps.csv and server_metrics.csv have `all` rows for such a step, client_metrics.csv one"
+    " series per client",
 }
 
 COLUMNS: dict[str, dict[str, str]] = {

@@ -79,8 +79,11 @@ class CpuWindow:
 
 def wrapper_run(url: str, suite: Path, results: Path, progress: Any = None) -> dict[str, Any]:
     """One suite through run_bench; the run step's manifest entry."""
-    outcome = run_bench(BenchOptions(suite=str(suite), url=url, results=results, monitors=True,
-                                     sample_interval_s=1.0), log=lambda _m: None, progress=progress)
+    outcome = run_bench(
+        BenchOptions(suite=str(suite), url=url, results=results, monitors=True, sample_interval_s=1.0),
+        log=lambda _m: None,
+        progress=progress,
+    )
     return next(s for s in outcome.result.manifest.to_json()["steps"] if s["phase"] == "run")
 
 
@@ -109,16 +112,20 @@ def main() -> None:
     private.mkdir(mode=0o700)
     try:
         with EmbeddedServer(log=lambda _m: None) as server:
-            print(f"server: {server.version}, {psutil.cpu_count()} logical CPUs, "
-                  f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+            print(
+                f"server: {server.version}, {psutil.cpu_count()} logical CPUs, "
+                f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
+            )
             # (a) wrapper CPU during one run with monitors on
             cpu = CpuWindow()
             cpu_suite = write_suite(work, args.cpu_seconds, args.records)
             step = wrapper_run(server.url, cpu_suite, work / "res", cpu)
-            (cpu_s, wall_s), = cpu.windows
-            print(f"(a) wrapper CPU during a {args.cpu_seconds} s run (monitors on, sampling 1 s): "
-                  f"{cpu_s:.2f} s CPU / {wall_s:.1f} s wall = {100 * cpu_s / wall_s:.2f} % of one core "
-                  f"(target < 2 %); YCSB throughput {step['throughput_ops_s']:.0f} ops/s")
+            ((cpu_s, wall_s),) = cpu.windows
+            print(
+                f"(a) wrapper CPU during a {args.cpu_seconds} s run (monitors on, sampling 1 s): "
+                f"{cpu_s:.2f} s CPU / {wall_s:.1f} s wall = {100 * cpu_s / wall_s:.2f} % of one core "
+                f"(target < 2 %); YCSB throughput {step['throughput_ops_s']:.0f} ops/s"
+            )
             # (b) bare vs wrapper, alternating pairs (the order inside a pair alternates too)
             suite = write_suite(work, args.seconds, args.records)
             ratios = []
@@ -134,10 +141,14 @@ def main() -> None:
                     else:
                         got[who] = bare_run(argv, server.url, private)
                 ratios.append(got["wrapper"] / got["bare"])
-                print(f"(b) pair {i + 1} ({' then '.join(order)}): wrapper {got['wrapper']:.0f} ops/s, "
-                      f"bare {got['bare']:.0f} ops/s, ratio {ratios[-1]:.3f}")
-            print(f"(b) median ratio wrapper/bare over {len(ratios)} pairs of {args.seconds} s runs: "
-                  f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+                print(
+                    f"(b) pair {i + 1} ({' then '.join(order)}): wrapper {got['wrapper']:.0f} ops/s, "
+                    f"bare {got['bare']:.0f} ops/s, ratio {ratios[-1]:.3f}"
+                )
+            print(
+                f"(b) median ratio wrapper/bare over {len(ratios)} pairs of {args.seconds} s runs: "
+                f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

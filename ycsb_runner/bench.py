@@ -57,6 +57,7 @@ class BenchOptions:
     history_url: str | None = None  # None: $YCSB_RUNNER_HISTORY_URL or <results>/history.sqlite
     history: bool = True  # index the run in the history at its end
     lock: bool = True  # refuse to run while another bench holds the target's lock
+    clients: list[str] = field(default_factory=list)  # load generators (--client); empty: the suite's
 
 
 @dataclass
@@ -218,6 +219,12 @@ def run_bench(
         )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
     java = find_java()
+    clients = _load_generators(suite, opts, java.path)  # an unreachable client fails here, before anything
+    from ycsb_runner.execute.probe import target_warning
+
+    names = [c.name for c in clients] or ["local"]
+    if warning := target_warning(suite.run.target, names, max(suite.run.threads)):
+        log(f"warning: {warning}")
     url = opts.url
     results = opts.results or results_dir()
     with contextlib.ExitStack() as stack:
@@ -277,6 +284,7 @@ def run_bench(
             max_error_rate=opts.max_error_rate,
             keep_going=opts.keep_going,
             progress=progress,
+            clients=clients,
         )
         del guard
         try:
@@ -318,6 +326,19 @@ def point_latest(results: Path, run_root: Path) -> None:
         os.replace(tmp, link)
     except OSError:  # a file system without symlinks: the link is a convenience
         tmp.unlink(missing_ok=True)
+
+
+def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
+    """The run's clients (``--client`` first, then ``[clients] hosts``), each checked over SSH."""
+    from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
+
+    names = opts.clients or list(suite.clients.hosts)
+    if not names or names == ["local"]:
+        return []
+    config = ssh_config_path(suite.clients.ssh_config)
+    clients = [Client(spec, config) for spec in parse_clients(names)]
+    check_clients(clients, java)
+    return clients
 
 
 def finish_run_folder(

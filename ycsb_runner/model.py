@@ -29,6 +29,7 @@ from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv,
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 LOCAL_CLIENT = "local"
+ALL_CLIENTS = "all"  # the client of merged rows, when several load generators ran a step
 NO_AUDIT = "none"  # a step whose audit state the suite does not control
 LOAD_MIX = "load"  # the mix column of a load step
 DEFAULT_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
@@ -352,6 +353,18 @@ def normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def whole_steps(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows that stand for each step as a whole: ``client=all`` (merged) where several load generators
+    ran the step, the one client's rows elsewhere. Analyses that sum or average per step read these, so a
+    multi-client step is neither counted twice nor averaged over its clients' percentiles."""
+    if df.empty or "client" not in df or "step" not in df:
+        return df
+    multi = set(df.loc[df["client"] == ALL_CLIENTS, "step"])
+    if not multi:
+        return df
+    return df[(df["client"] == ALL_CLIENTS) | ~df["step"].isin(multi)]
+
+
 def add_keys(df: pd.DataFrame, keys: StepKeys) -> pd.DataFrame:
     """*df* with the key columns in front (values of *keys*) and latency columns named with their unit."""
     df = with_units(df.copy())
@@ -563,7 +576,11 @@ KEY_DOCS = {
     "threads": "YCSB client threads (int)",
     "audit": "`off` or `on` when the suite switches auditing, else `none`",
     "repetition": "1, 2, ... for measured runs; 0 for loads, warm-ups and audit switches (int)",
-    "client": "the load generator: `local` for this machine",
+    "client": "the load generator: `local` for this machine; with several clients (`bench --client`), each"
+    " client's name (as given: `host`, `user@host:port`, an ssh alias) on its own rows and `all` on the"
+    " merged rows (summed counts, throughput over the common window, exact percentiles from the added HDR"
+    " histograms); steps.csv and server_metrics.csv have `all` rows for such a step, client_metrics.csv one"
+    " series per client",
 }
 
 COLUMNS: dict[str, dict[str, str]] = {
@@ -583,6 +600,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",
         "discarded": "true for warm-up runs (not measured)",
+        "load_generators": "how many clients ran the step (each one's share and exit code: the manifest's"
+        " `figures.clients`; its logs: `steps/<step>/clients/<client>/`)",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -679,7 +698,8 @@ def results_markdown() -> str:
         " the parameter `fingerprint` that groups runs into one series of the history; read it with"
         " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
         " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
-        " `report.html`/`report.md`.",
+        " `report.html`/`report.md`. A step run by several clients keeps each client's logs and `.hdr`"
+        " interval logs in `steps/<step>/clients/<client>/`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",
@@ -693,11 +713,13 @@ def results_markdown() -> str:
         "",
         "```python",
         "import pandas as pd",
+        "",
         "from ycsb_runner.model import KEY_COLUMNS, RunResult",
-        "runs = [RunResult.load(p) for p in ('results/A', 'results/B')]",
+        "",
+        'runs = [RunResult.load(p) for p in ("results/A", "results/B")]',
         "ops = pd.concat([r.operations for r in runs])",
         "steps = pd.concat([r.steps for r in runs])",
-        "joined = ops.merge(steps, on=list(KEY_COLUMNS), suffixes=('', '_step'))",
+        'joined = ops.merge(steps, on=list(KEY_COLUMNS), suffixes=("", "_step"))',
         "```",
         "",
     ]

@@ -145,6 +145,14 @@ class AuditSettings:
 
 
 @dataclass(frozen=True)
+class ClientSettings:
+    """``[clients]``: the load generators (``local``, ``host``, ``user@host:port``, ssh aliases)."""
+
+    hosts: tuple[str, ...] = ()  # empty: this machine alone (``bench --client`` overrides)
+    ssh_config: str = ""  # an ssh config file instead of ~/.ssh/config (``ssh -F``)
+
+
+@dataclass(frozen=True)
 class Suite:
     name: str
     description: str
@@ -168,6 +176,7 @@ class Suite:
     scale: float = field(default=1.0, metadata={"toml": None})
     overrides: tuple[str, ...] = field(default=(), metadata={"toml": None})
     study: str | None = None  # the published study it reproduces (``ycsb_runner.studies``)
+    clients: ClientSettings = field(default_factory=ClientSettings)  # [clients]
 
     def describe_scaling(self) -> dict[str, Any]:
         return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
@@ -202,6 +211,7 @@ SECTIONS: dict[str, type] = {
     "measurement": Measurement,
     "mongodb": MongoSettings,
     "audit": AuditSettings,
+    "clients": ClientSettings,
     "mix": Mix,
 }
 #: section -> key -> TOML type, derived from the dataclasses (the file format of suites/README.md).
@@ -308,7 +318,10 @@ def _override_path(key: str) -> str:
     if key in SHORTCUTS:
         return SHORTCUTS[key]
     head = key.split(".")[0]
-    if head in ("dataset", "run", "measurement", "mongodb", "audit", "properties", "tags") and "." in key:
+    if (
+        head in ("dataset", "run", "measurement", "mongodb", "audit", "clients", "properties", "tags")
+        and "." in key
+    ):
         return key
     if head == "p" and "." in key:  # --set p.mongodb.upsert=true: a raw YCSB property
         return "properties." + key[2:]
@@ -471,7 +484,7 @@ def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = Fals
 
 def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     _check_keys(doc, "", loc, "")
-    for section in ("dataset", "run", "measurement", "mongodb", "audit"):
+    for section in ("dataset", "run", "measurement", "mongodb", "audit", "clients"):
         _check_keys(doc.get(section, {}), section, loc, f"{section}.")
     if "name" not in doc:
         raise loc.error("name", "missing (every suite needs a name)")
@@ -556,6 +569,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
             raise loc.error("audit.states", f"unknown audit state {s!r}: use off and/or on")
     audit = AuditSettings(**{**_given(au, AuditSettings, loc, "audit"), "states": states})
 
+    clients = ClientSettings(**_given(doc.get("clients", {}), ClientSettings, loc, "clients"))
+    if not all(isinstance(h, str) and h.strip() for h in clients.hosts):
+        raise loc.error("clients.hosts", 'expected a list of host names, e.g. ["local", "user@host:22"]')
+
     mixes_raw = doc.get("mix", [])
     if not mixes_raw:
         raise loc.error("mix", "a suite needs at least one [[mix]]")
@@ -612,6 +629,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         mongodb=mongodb,
         audit=audit,
         mixes=tuple(mixes),
+        clients=clients,
         path=str(path),
     )
     if suite.order not in ("blocked", "interleaved"):

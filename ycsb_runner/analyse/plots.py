@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.model import RunResult, whole_steps  # noqa: E402
 from ycsb_runner.studies import METRICS  # noqa: E402
 
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
@@ -165,7 +165,7 @@ def spectrum_frame(run: RunResult) -> tuple[pd.DataFrame, str]:
                     rows.append((hdr_dir.parent.name, r["operation"], q, float(v)))
     if rows:
         return pd.DataFrame(rows, columns=["step", "operation", "percentile", "latency_us"]), ".hdr logs"
-    ops = run.operations
+    ops = whole_steps(run.operations)  # merged rows of multi-client steps
     if ops.empty:
         return pd.DataFrame(), ""
     ops = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.console import out_console
-from ycsb_runner.model import KEY_COLUMNS, RunResult
+from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
 
 KEYS = list(KEY_COLUMNS)
 
@@ -15,7 +15,7 @@ KEYS = list(KEY_COLUMNS)
 def results_table(run_dir: Path | RunResult) -> pd.DataFrame:
     """One row per (step, operation): ops, throughput of the step, average/p95/p99 latency (µs)."""
     rd = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
-    ops = rd.operations
+    ops = whole_steps(rd.operations)  # merged rows of multi-client steps
     steps = rd.steps
     if ops.empty:
         return pd.DataFrame(columns=[*KEYS, "operation", "operations", "throughput_ops_s"])

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.model import RunResult
+from ycsb_runner.model import RunResult, whole_steps
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
 from ycsb_runner.studies import CLIENT_METRICS, SERVER_METRICS, Study, higher_is_better, study_of
 
@@ -76,7 +76,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
-    ops = _op_frame(run.operations)
+    ops = _op_frame(whole_steps(run.operations))  # merged rows of multi-client steps
     rows = []
     for _, st in steps.iterrows():
         mine = ops[ops["step"] == st["step"]]

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner import __version__
-from ycsb_runner.cli import analyse, audit, history, parse, reference, run, server
+from ycsb_runner.cli import analyse, audit, clients, history, parse, reference, run, server
 from ycsb_runner.console import err_console
 from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
 
@@ -56,6 +56,7 @@ app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.p
 app.add_typer(reference.app, name="reference")
 app.add_typer(audit.app, name="audit")
 history.register(app)
+clients.register(app)  # probe-client
 
 
 def main() -> None:

@@ -54,6 +54,15 @@ TemplatesOpt = Annotated[
         help="A folder of your own Jinja2 templates, tried before the built-in ones.",
     ),
 ]
+ClientOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--client",
+        metavar="HOST",
+        help="A load generator: local, host, user@host:port or an ssh alias (repeatable; default: the "
+        "suite's [clients] hosts, else this machine).",
+    ),
+]
 SuiteArg = Annotated[str, typer.Argument(metavar="SUITE", help="A built-in suite name or a .toml file.")]
 RunArg = Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A result folder, results/<run-id>/.")]
 FormatOpt = Annotated[

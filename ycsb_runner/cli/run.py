@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner.cli.options import (
+    ClientOpt,
     Format,
     FormatOpt,
     HistoryUrlOpt,
@@ -39,6 +40,7 @@ def setup(
     server: Annotated[
         bool, typer.Option(help="Also build the embedded server (FerretDB) when no mongod.")
     ] = True,
+    client: ClientOpt = None,
 ) -> None:
     """Install YCSB 0.17.0 (Maven Central) with the project's MongoDB binding, and FerretDB. Idempotent."""
     import shutil
@@ -60,6 +62,12 @@ def setup(
             log(f"embedded server: mongod at {shutil.which('mongod')}")
         else:
             log(f"embedded server: FerretDB at {ensure_ferretdb(log=log)}")
+    if client:  # load generators: this machine's YCSB (from the cache) copied there, Java checked
+        from ycsb_runner.execute.clients import Client, install_ycsb, parse_clients, ssh_config_path
+
+        config = ssh_config_path()
+        for spec in parse_clients(client):
+            log(install_ycsb(Client(spec, config), inst.classpath, java.path))
 
 
 @suites_app.callback()
@@ -204,6 +212,7 @@ def bench(
         bool,
         typer.Option(help="Refuse to start while another bench runs against the same target (exit 2)."),
     ] = True,
+    client: ClientOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
@@ -235,6 +244,7 @@ def bench(
         tags=parse_tags(tag or []),
         history_url=history_url,
         lock=lock,
+        clients=client or [],
     )
     _, plan = prepare(opts)
     _preflight(

@@ -143,8 +143,11 @@ class Runner:
         max_error_rate: float = 0.01,
         keep_going: bool = False,
         progress: Callable[[str, dict], None] | None = None,
+        clients: list[Any] | None = None,
     ) -> None:
         self.plan = plan
+        # load generators (ycsb_runner.execute.clients.Client); none, or `local` alone: this machine, as ever
+        self.clients = list(clients or [])
         self.suite = plan.suite
         self.url = url
         self.install = install
@@ -368,7 +371,15 @@ class Runner:
         except PyMongoError:
             return None
 
+    @property
+    def multi_client(self) -> bool:
+        return bool(self.clients) and [c.name for c in self.clients] != ["local"]
+
     def _ycsb_step(self, step: Step, record: StepRecord, private: Path) -> None:
+        if self.multi_client:  # several load generators, or a remote one: split, run together, merge
+            from ycsb_runner.execute.multi import run_multi_client_step
+
+            return run_multi_client_step(self, step, record, private)
         out_dir = self.run_dir.step_dir(step.label)
         hdr_dir = out_dir / "hdr" if self.suite.measurement.hdr_fileoutput else None
         if hdr_dir:

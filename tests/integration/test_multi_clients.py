@@ -1,0 +1,441 @@
+"""Several load generators for real: sshd instances on loopback ports (keys made here), all driving the
+embedded server through ``ssh``, plus this machine as ``local``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from hdrh.histogram import HdrHistogram
+from pymongo import MongoClient
+
+from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.parse.hdr import read_hdr_log
+
+SUITE = str(Path(__file__).parents[1] / "suites" / "multi.toml")
+SECRET = "s3cretPW-multi-0815"
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+HOSTS = ("h1", "h2", "h3")
+
+pytestmark = pytest.mark.skipif(
+    not Path(SSHD).exists(), reason="needs OpenSSH's sshd (apt-get install openssh-server; .ci/run does)"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _with_password(url: str) -> str:
+    # FerretDB (SQLite) accepts PLAIN with any password, which lets us follow a real password around.
+    sep = "&" if "?" in url else "?"
+    return url.replace("mongodb://", f"mongodb://benchuser:{SECRET}@") + f"{sep}authMechanism=PLAIN"
+
+
+@pytest.fixture(scope="module")
+def ssh_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Three sshd on 127.0.0.1 (h1, h2, h3) and an ssh config naming them; ``nohost`` is a closed port."""
+    d = tmp_path_factory.mktemp("sshd")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "id")], check=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "hostkey")], check=True)
+    (d / "authorized_keys").write_text((d / "id.pub").read_text())
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation folder
+    user = os.environ.get("USER") or psutil.Process().username()
+    procs, config, known = [], [], []
+    for name in HOSTS:
+        port = _free_port()
+        cfg = d / f"sshd-{name}.conf"
+        cfg.write_text(
+            f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d / 'hostkey'}\n"
+            f"AuthorizedKeysFile {d / 'authorized_keys'}\nPasswordAuthentication no\n"
+            "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin prohibit-password\n"
+            f"StrictModes no\nUsePAM no\nPidFile {d / f'sshd-{name}.pid'}\n"
+        )
+        procs.append(
+            subprocess.Popen([SSHD, "-D", "-e", "-f", str(cfg)], stderr=open(d / f"{name}.log", "wb"))  # noqa: SIM115
+        )
+        config.append(
+            f"Host {name}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d / 'id'}\n"
+            f"  IdentitiesOnly yes\n  UserKnownHostsFile {d / 'known_hosts'}\n  StrictHostKeyChecking yes\n"
+        )
+        known.append(f"[127.0.0.1]:{port} {(d / 'hostkey.pub').read_text().strip()}")
+    config.append(
+        f"Host nohost\n  HostName 127.0.0.1\n  Port {_free_port()}\n  IdentityFile {d / 'id'}\n"
+        f"  UserKnownHostsFile {d / 'known_hosts'}\n"
+    )
+    (d / "known_hosts").write_text("\n".join(known) + "\n")
+    (d / "ssh_config").write_text("\n".join(config))
+    old = os.environ.get("YCSB_RUNNER_SSH_CONFIG")
+    os.environ["YCSB_RUNNER_SSH_CONFIG"] = str(d / "ssh_config")
+    try:
+        for name in HOSTS:  # wait until every sshd answers
+            for _ in range(50):
+                ok = subprocess.run(
+                    ["ssh", "-F", str(d / "ssh_config"), "-o", "BatchMode=yes", name, "true"],
+                    capture_output=True,
+                    check=False,
+                )
+                if ok.returncode == 0:
+                    break
+                time.sleep(0.2)
+            else:
+                pytest.fail(f"sshd {name} did not come up: {(d / f'{name}.log').read_text()[-500:]}")
+        yield d / "ssh_config"
+    finally:
+        if old is None:
+            os.environ.pop("YCSB_RUNNER_SSH_CONFIG", None)
+        else:
+            os.environ["YCSB_RUNNER_SSH_CONFIG"] = old
+        for p in procs:
+            p.terminate()
+            p.wait(10)
+
+
+class ArgvWatcher:
+    """Every process's argv, sampled while a run goes on."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            for p in psutil.process_iter(["cmdline"]):
+                cmd = " ".join(p.info.get("cmdline") or [])
+                if "ycsb" in cmd or "ssh" in cmd:
+                    self.seen.append(cmd)
+            self._stop.wait(0.2)
+
+    def __enter__(self) -> ArgvWatcher:
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+
+
+def _leftover_workdirs() -> set[str]:
+    return {str(p) for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("ycsb-runner-client-*")}
+
+
+@pytest.fixture(scope="module")
+def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
+    before = _leftover_workdirs()
+    results = tmp_path_factory.mktemp("results")
+    started = time.time()
+    with ArgvWatcher() as watcher:
+        outcome = run_bench(
+            BenchOptions(
+                suite=SUITE, url=_with_password(mongo_url), results=results, clients=list(HOSTS), report=False
+            ),
+            log=lambda _m: None,
+        )
+    wall = time.time() - started
+    print(f"\n3-client bench (load 900 docs + run 1500 ops over h1, h2, h3): {wall:.1f}s wall")
+    return outcome, watcher.seen, wall, before
+
+
+def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url: str) -> None:
+    outcome, _, _, _ = three_client_run
+    steps = outcome.result.steps
+    load = steps[steps["phase"] == "load"].iloc[0]
+    assert load["verdict"] == "completed", load["reasons"]
+    assert load["client"] == "all"
+    assert load["documents"] == 900
+    ops = outcome.result.operations
+    ins = ops[(ops["phase"] == "load") & (ops["section"] == "INSERT")].set_index("client")
+    assert sorted(ins.index) == ["all", "h1", "h2", "h3"]
+    assert [int(ins.at[h, "operations"]) for h in HOSTS] == [300, 300, 300]
+    assert int(ins.at["all", "return_OK"]) == 900 and int(ins.at["all", "errors"]) == 0
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    shares = manifest["steps"][0]["figures"]["clients"]
+    assert [(c["client"], c["insertstart"], c["insertcount"]) for c in shares] == [
+        ("h1", "0", "300"),
+        ("h2", "300", "300"),
+        ("h3", "600", "300"),
+    ]
+
+
+def test_run_counts_add_up_and_percentiles_are_those_of_all_values(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    ops = outcome.result.operations
+    run = ops[ops["phase"] == "run"]
+    step = run["step"].iloc[0]
+    main = run[run["section"].isin(["READ", "UPDATE"])]
+    per_client = main[main["client"] != "all"].groupby("client")["operations"].sum()
+    assert sorted(per_client.index) == list(HOSTS)
+    assert per_client.tolist() == [500, 500, 500]  # operationcount 1500 split over three clients
+    merged = main[main["client"] == "all"].set_index("section")
+    assert int(merged["operations"].sum()) == 1500
+    for section in ("READ", "UPDATE"):
+        one = HdrHistogram(1, 3_600_000_000, 3)  # one histogram of every value all clients recorded
+        for h in HOSTS:
+            log = read_hdr_log(outcome.run_dir / "steps" / step / "clients" / h / "hdr" / f"{section}.hdr")
+            for iv in log.intervals:
+                for i in iv.counts.nonzero()[0]:
+                    one.record_value(int(iv.layout.lowest_values(i.reshape(1))[0]), int(iv.counts[i]))
+        assert one.get_total_count() == merged.at[section, "operations"]
+        for p in (50, 95, 99):
+            assert merged.at[section, f"p{p}_us"] == one.get_value_at_percentile(p), (section, p)
+
+
+def test_logs_of_every_client_are_kept_by_name(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    for step in outcome.result.manifest.steps:
+        for h in HOSTS:
+            d = outcome.run_dir / "steps" / step.label / "clients" / h
+            assert "[OVERALL], RunTime(ms)" in (d / "stdout.txt").read_text(), (step.label, h)
+            assert (d / "stderr.txt").stat().st_size > 0
+            assert (d / "hdr" / ("INSERT.hdr" if step.keys.phase == "load" else "READ.hdr")).is_file()
+
+
+def test_no_password_on_any_argv_nor_in_the_results(three_client_run) -> None:
+    outcome, seen, _, before = three_client_run
+    assert any("site.ycsb.Client" in a for a in seen), "the watcher never saw YCSB running"
+    assert any(a.startswith("ssh ") for a in seen), "the watcher never saw ssh running"
+    assert not [a for a in seen if SECRET in a]
+    for f in outcome.run_dir.rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+    assert _leftover_workdirs() <= before  # every client's private folder (with the password) is gone
+
+
+def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Path) -> None:
+    outcome = run_bench(
+        BenchOptions(
+            suite=SUITE,
+            url=mongo_url,
+            results=tmp_path,
+            clients=["local", "h2"],
+            overrides=["recordcount=501", "operationcount=601"],
+            report=True,
+        ),
+        log=lambda _m: None,
+    )
+    with MongoClient(mongo_url) as c:
+        assert c.ycsb.usertable.count_documents({}) == 501
+    ops = outcome.result.operations
+    ins = ops[(ops["phase"] == "load") & (ops["section"] == "INSERT")].set_index("client")
+    assert int(ins.at["local", "operations"]) == 251 and int(ins.at["h2", "operations"]) == 250
+    run = ops[(ops["phase"] == "run") & ops["section"].isin(["READ", "UPDATE"])]
+    assert run.groupby("client")["operations"].sum().to_dict() == {"all": 601, "local": 301, "h2": 300}
+    assert outcome.report is not None and outcome.report.stat().st_size > 0  # the report reads it too
+
+
+def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
+    ssh_hosts: Path, mongo_url: str, tmp_path: Path
+) -> None:
+    killed: list[int] = []
+
+    def kill_one_run_phase() -> None:
+        deadline = time.time() + 120
+        while time.time() < deadline and not killed:
+            javas = [
+                p
+                for p in psutil.process_iter(["pid", "cmdline"])
+                if "site.ycsb.Client" in " ".join(p.info["cmdline"] or [])
+                and "-t" in (p.info["cmdline"] or [])
+                and "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
+            ]
+            if len(javas) == 3 and time.time() - min(p.create_time() for p in javas) > 4:
+                os.kill(javas[0].pid, signal.SIGKILL)
+                killed.append(javas[0].pid)
+                return
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_one_run_phase, daemon=True)
+    killer.start()
+    started = time.time()
+    with pytest.raises(RunFailed) as err:
+        run_bench(
+            BenchOptions(
+                suite=SUITE,
+                url=mongo_url,
+                results=tmp_path,
+                clients=list(HOSTS),
+                overrides=["maxexecutiontime=40", "run.operationcount=100000000", "target=60"],
+                report=False,
+            ),
+            log=lambda _m: None,
+        )
+    took = time.time() - started
+    killer.join()
+    assert killed, "no run-phase YCSB was seen to kill"
+    assert took < 40  # the others were stopped, not waited for
+    run_dir = next(tmp_path.iterdir())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "failed"
+    step = manifest["steps"][-1]
+    assert step["phase"] == "run" and step["verdict"] == "failed"
+    victim = [c for c in step["figures"]["clients"] if c["exit_code"] == 137]
+    assert len(victim) == 1
+    name = victim[0]["client"]
+    assert re.search(rf"client {name}: YCSB ended by signal 9", " ".join(step["reasons"]))
+    assert f"client {name}" in str(err.value)
+    others = [c for c in step["figures"]["clients"] if c["client"] != name]
+    assert all(c["stopped"] for c in others)
+    for c in step["figures"]["clients"]:  # every client's logs kept, the stopped ones' status lines too
+        d = run_dir / "steps" / step["step"] / "clients" / c["client"]
+        assert "operations;" in (d / "stderr.txt").read_text(), c["client"]
+    assert not [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
+    ]
+
+
+def test_an_unreachable_client_fails_before_anything_runs(
+    ssh_hosts: Path, mongo_url: str, tmp_path: Path
+) -> None:
+    started = time.time()
+    with pytest.raises(UserError) as err:
+        run_bench(
+            BenchOptions(
+                suite=SUITE, url=mongo_url, results=tmp_path, clients=["h1", "nohost"], report=False
+            ),
+            log=lambda _m: None,
+        )
+    message = str(err.value)
+    assert message.startswith("client nohost is unreachable: ") and "\n" not in message
+    assert "Connection refused" in message
+    assert not list(tmp_path.iterdir())  # no run folder: nothing ran
+    assert time.time() - started < 30
+
+
+def test_cli_unreachable_client_is_one_line_and_non_zero(
+    ssh_hosts: Path, mongo_url: str, tmp_path: Path
+) -> None:
+    exe = Path(shutil.which("ycsb-runner") or Path(os.sys.executable).parent / "ycsb-runner")
+    done = subprocess.run(
+        [str(exe), "bench", SUITE, "--client", "h1", "--client", "nohost", "--results", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MONGODB_URL": mongo_url},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    errors = [ln for ln in done.stderr.splitlines() if ln.startswith("error")]
+    assert len(errors) == 1 and errors[0].startswith("error: client nohost is unreachable: "), done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == errors[0]  # the last line, nothing after it
+    assert "Traceback" not in done.stderr
+
+
+def test_probe_client_over_ssh_measures_what_a_client_can_generate(
+    ssh_hosts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ycsb_runner.execute.probe import load_probes, target_warning
+
+    probes = tmp_path / "probes.json"
+    monkeypatch.setenv("YCSB_RUNNER_PROBE_FILE", str(probes))
+    exe = Path(shutil.which("ycsb-runner") or Path(os.sys.executable).parent / "ycsb-runner")
+    done = subprocess.run(
+        [
+            str(exe),
+            "probe-client",
+            SUITE,
+            "--client",
+            "h1",
+            "--client",
+            "local",
+            "--seconds",
+            "3",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    rows = {r["client"]: r for r in out["rows"]}
+    assert set(rows) == {"h1", "local"}
+    assert all(r["threads"] == 3 and r["ops_s"] > 1000 for r in rows.values())  # BasicDB does nothing: fast
+    stored = load_probes()
+    assert {p["client"] for p in stored.values()} == {"h1", "local"}
+    cap = rows["h1"]["ops_s"] + rows["local"]["ops_s"]
+    assert target_warning(0.4 * cap, ["h1", "local"], 6) is None
+    assert "add clients" in (target_warning(0.6 * cap, ["h1", "local"], 6) or "")
+
+
+def test_setup_copies_ycsb_from_the_local_cache(
+    ssh_hosts: Path, ycsb, java_path: str, tmp_path: Path
+) -> None:
+    import filecmp
+
+    from ycsb_runner.execute.clients import Client, install_ycsb, lib_dirs_of, parse_client, ssh_config_path
+
+    client = Client(parse_client("h3"), ssh_config_path())
+    first = install_ycsb(client, ycsb.classpath, java_path, dest=str(tmp_path / "remote"))
+    assert first.startswith("h3: copied YCSB")
+    for d in lib_dirs_of(ycsb.classpath):
+        copy = tmp_path / "remote" / str(d).lstrip("/")
+        names = sorted(f.name for f in d.iterdir() if f.is_file())
+        assert sorted(f.name for f in copy.iterdir()) == names
+        assert filecmp.cmpfiles(d, copy, names, shallow=False)[0] == names  # byte for byte
+    again = install_ycsb(client, ycsb.classpath, java_path, dest=str(tmp_path / "remote"))
+    assert again.startswith("h3: YCSB already in place")
+    exe = Path(shutil.which("ycsb-runner") or Path(os.sys.executable).parent / "ycsb-runner")
+    done = subprocess.run(
+        [str(exe), "setup", "--no-server", "--client", "h1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "h1: YCSB already in place" in done.stderr + done.stdout  # the same machine: the same files
+
+
+def test_telemetry_per_client(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    cm = outcome.result.client_metrics
+    run = cm[cm["phase"] == "run"]
+    assert set(run["client"]) == set(HOSTS)  # each over its own ssh session
+    for h in HOSTS:
+        mine = run[run["client"] == h]
+        assert len(mine) >= 1 and mine["host_cpu_pct"].between(0, 100).all(), h
+        assert (mine["ycsb_cpu_core_pct"].dropna() > 0).any(), h  # the client's own JVM was followed
+    step = [s for s in outcome.result.manifest.steps if s.keys.phase == "run"][0]
+    assert all("host_cpu_pct" in c["telemetry"] for c in step.figures["clients"])
+
+
+def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
+    from ycsb_runner.analyse.results import results_table
+    from ycsb_runner.analyse.table import step_metrics
+
+    outcome, _, _, _ = three_client_run
+    table = results_table(outcome.result)
+    run = table[table["phase"] == "run"]
+    assert int(run["operations"].sum()) == 1500  # not 3000: per-client rows are not counted again
+    metrics = step_metrics(outcome.result).set_index("phase")
+    ops = outcome.result.operations
+    merged_read = ops[(ops["phase"] == "run") & (ops["client"] == "all") & (ops["section"] == "READ")].iloc[0]
+    assert metrics.at["run", "read_p99_us"] == merged_read["p99_us"]  # the exact one, not a blend
+    assert metrics.at["load", "insert_ops"] == 900
+
+
+def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:
+    outcome, _, _, _ = three_client_run
+    sm = outcome.result.server_metrics
+    run = sm[sm["phase"] == "run"]
+    assert len(run) >= 1 and set(run["client"]) == {"all"}  # the server's figures belong to the whole step
+    assert (run["ops_per_s"].dropna() > 0).any()

@@ -1,0 +1,488 @@
+"""One YCSB step on several load generators: split, aligned start, one time bound, collect, merge.
+
+1. The step is split (:mod:`ycsb_runner.execute.split`): key slices for a load, threads, ``-target`` and
+   ``operationcount`` for a run; every client runs the same mix over the whole key space.
+2. Each client gets a private folder (``mktemp -d``, 0700) holding its ``workload.properties`` and the
+   ``connection.properties`` with the password (0600), sent on ssh's stdin, never on a command line.
+3. Aligned start: every client's shell is started and reports ready (connected, files in place), then all get
+   one common "go" on stdin and start YCSB. One time bound for all (the step's hard timeout from the go).
+4. A client that exits non-zero fails the step with its name; the others are stopped (closing their stdin
+   makes their shell stop YCSB: the same happens if ycsb-runner dies). Everything written is kept.
+5. Each client's stdout, stderr and ``.hdr`` logs are copied to ``steps/<step>/clients/<client>/``; the
+   password file goes with the client's folder as soon as YCSB ends, the folder afterwards.
+6. Results: per-client rows (``client=<name>``) and merged rows (``client=all``) with exact percentiles for
+   every operation from the added HDR histograms (:mod:`ycsb_runner.parse.merge`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shlex
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ycsb_runner.errors import UserError
+from ycsb_runner.execute.clients import Client
+from ycsb_runner.execute.split import ClientShare, split_step
+from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
+from ycsb_runner.model import StepRecord
+from ycsb_runner.parse import ParseError, parse_output
+from ycsb_runner.parse.merge import (
+    ALL_CLIENTS,
+    client_histograms,
+    merge_operations,
+    merge_overall,
+    merged_latencies,
+    read_client_logs,
+)
+from ycsb_runner.plan import Step
+from ycsb_runner.render import render_step
+
+READY = "ycsb-runner-client-ready"
+READY_TIMEOUT_S = 60.0
+STOP_GRACE_S = 15.0
+
+
+def client_script(workdir: str, argv: list[str]) -> str:
+    """The shell script a client runs: report ready, wait for the go, run YCSB; stop YCSB when stdin closes.
+
+    Its exit code is YCSB's (128+N when a signal N ended it). It holds no secret: YCSB reads the URL from
+    ``connection.properties`` in *workdir*, removed when YCSB ends.
+    """
+    q = shlex.quote
+    cmd = " ".join(q(a) for a in argv)
+    return "\n".join(
+        [
+            f"cd {q(workdir)} || exit 97",
+            "exec 3<&0",
+            f"echo {READY} >&2",
+            "read go || { rm -f connection.properties; exit 98; }",
+            f"{cmd} </dev/null &",
+            "j=$!",
+            "echo $j > pid",
+            "( while read x; do :; done; kill -TERM $j 2>/dev/null; sleep 10; kill -KILL $j 2>/dev/null ) "
+            "<&3 >/dev/null 2>&1 &",
+            "w=$!",
+            "wait $j",
+            "rc=$?",
+            "rm -f connection.properties",
+            "kill $w 2>/dev/null",
+            "exit $rc",
+        ]
+    )
+
+
+@dataclass
+class _Session:
+    client: Client
+    share: ClientShare
+    folder: Path
+    workdir: str = ""
+    argv: list[str] = field(default_factory=list)  # holds no secret (the URL is in a file)
+    argv_masked: list[str] = field(default_factory=list)
+    timeout_s: float = 600.0
+    proc: subprocess.Popen | None = None
+    stdout: Any = None
+    ready: threading.Event = field(default_factory=threading.Event)
+    pump: threading.Thread | None = None
+    stderr_tail: list[str] = field(default_factory=list)
+    stopped: bool = False
+    exit_code: int | None = None
+    last_ops: int = 0
+    last_cur: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.client.name
+
+
+def _suite_for(suite: Any, share: ClientShare) -> Any:
+    """The suite as one client runs it: its -target, and HDR interval logs always on (for exact merging)."""
+    measurement = dataclasses.replace(suite.measurement, hdr_fileoutput=True)
+    if not measurement.type.startswith("hdrhistogram"):
+        raise UserError(
+            f"several clients need measurement.type = hdrhistogram (to merge percentiles exactly), "
+            f"not {measurement.type}"
+        )
+    return dataclasses.replace(
+        suite,
+        measurement=measurement,
+        run=dataclasses.replace(suite.run, target=share.target),
+        dataset=dataclasses.replace(suite.dataset, load_target=share.target),
+    )
+
+
+def split_for(step: Step, suite: Any, names: list[str]) -> list[ClientShare]:
+    ds = suite.dataset
+    load = step.kind == "load"
+    count = ds.properties.get("insertcount")
+    return split_step(
+        names,
+        load=load,
+        threads=int(step.threads),
+        target=int(ds.load_target if load else suite.run.target),
+        recordcount=int(ds.recordcount),
+        insertstart=int(ds.properties.get("insertstart", 0)),
+        insertcount=int(count) if count is not None else None,
+        operationcount=suite.run.operationcount,
+    )
+
+
+def _pump(session: _Session, masker: Any, on_line: Any) -> None:
+    assert session.proc is not None and session.proc.stderr is not None
+    with open(session.folder / "stderr.txt", "w", encoding="utf-8") as out:
+        for raw in session.proc.stderr:
+            line = masker(raw.decode("utf-8", errors="replace"))
+            if not session.ready.is_set() and line.strip() == READY:
+                session.ready.set()
+                continue
+            out.write(line)
+            out.flush()
+            session.stderr_tail = (session.stderr_tail + [line.rstrip()])[-5:]
+            with contextlib.suppress(Exception):
+                on_line(session, line.rstrip("\n"))
+
+
+def _stop(session: _Session) -> None:
+    """Stop a client's YCSB: close its stdin (its shell sends SIGTERM), then SIGKILL after a grace period."""
+    proc = session.proc
+    if proc is None or proc.poll() is not None:
+        return
+    session.stopped = True
+    with contextlib.suppress(OSError):
+        assert proc.stdin is not None
+        proc.stdin.close()
+    try:
+        proc.wait(STOP_GRACE_S)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(UserError):
+        session.client.run(
+            f"kill -KILL $(cat {shlex.quote(session.workdir)}/pid) 2>/dev/null; true", timeout=30
+        )
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, 9)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(10)
+
+
+def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: Path) -> None:
+    """Run *step* on ``runner.clients`` and fill *record* and the runner's frames (see the module doc)."""
+    suite = runner.suite
+    clients: list[Client] = runner.clients
+    out_dir = runner.run_dir.step_dir(step.label)
+    shares = split_for(step, suite, [c.name for c in clients])
+    record.keys = dataclasses.replace(record.keys, client=ALL_CLIENTS)
+    sessions = [
+        _Session(c, s, out_dir / "clients" / c.spec.folder) for c, s in zip(clients, shares, strict=True)
+    ]
+    for s in sessions:
+        s.folder.mkdir(parents=True, exist_ok=True)
+    if step.kind == "run" and step.mix is not None and step.mix.inserts:
+        record.warnings.append(
+            "several clients insert keys from the same sequence (YCSB's run phase starts every client's "
+            "inserts at recordcount): expect duplicate-key errors"
+        )
+
+    def prepare(s: _Session) -> None:
+        s.workdir = s.client.make_workdir()
+        wd = Path(s.workdir)
+        rendered = render_step(
+            dataclasses.replace(step, threads=s.share.threads),
+            _suite_for(suite, s.share),
+            url=runner.url,
+            java=runner.java.path,
+            classpath=[str(Path(c).absolute()) for c in runner.install.classpath],
+            binding_class=runner.install.binding_class,
+            workload_file=wd / "workload.properties",
+            connection_file=wd / "connection.properties",
+            jvm_args=runner.jvm_args,
+            hdr_dir=wd / "hdr",
+            env=runner.env,
+        )
+        extra = s.share.properties()
+        workload = rendered.workload_properties + "".join(f"{k}={v}\n" for k, v in extra.items())
+        s.argv_masked = rendered.masked_argv()
+        (s.folder / "workload.properties").write_text(workload)
+        (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
+        s.client.put_files(
+            s.workdir,
+            {"workload.properties": workload, "connection.properties": rendered.connection_properties},
+        )
+        s.argv = rendered.argv
+        s.timeout_s = rendered.timeout_s
+        if not record.properties:  # the first client's, as an example (each client's are in its folder)
+            record.properties = dict(rendered.properties)
+            record.ycsb_cli = rendered.ycsb_cli
+            record.argv = s.argv_masked
+
+    def on_line(s: _Session, line: str) -> None:
+        from ycsb_runner.execute.runner import STATUS_RE
+
+        m = STATUS_RE.search(line)
+        if m:
+            s.last_ops, s.last_cur = int(m.group(2)), float((m.group(3) or "0").replace(",", ""))
+            runner.progress(
+                "status",
+                {
+                    "step": step,
+                    "sec": int(m.group(1)),
+                    "ops": sum(x.last_ops for x in sessions),
+                    "cur": sum(x.last_cur for x in sessions),
+                },
+            )
+
+    failed: list[tuple[str, str]] = []
+    timed_out = False
+    bound_s = 0.0
+    telemetry = ClientTelemetry() if step.kind == "run" else None
+    monitor = (
+        runner.hooks.monitors(step, runner.url) if (runner.hooks.monitors and step.kind == "run") else None
+    )
+    try:
+        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
+            errors = [f.exception() for f in [pool.submit(prepare, s) for s in sessions]]
+        for err in errors:
+            if err is not None:
+                raise err
+        if step.kind == "load":
+            runner._drop_collection()
+        for s in sessions:
+            s.stdout = open(private / f"{s.folder.name}.stdout", "wb")  # noqa: SIM115 - closed in finally
+            s.proc = subprocess.Popen(
+                s.client.argv(client_script(s.workdir, s.argv)),
+                stdin=subprocess.PIPE,
+                stdout=s.stdout,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+            s.pump = threading.Thread(
+                target=_pump, args=(s, runner.masker, on_line), name=f"ycsb-{s.name}", daemon=True
+            )
+            s.pump.start()
+        wait_until = time.time() + READY_TIMEOUT_S
+        for s in sessions:
+            assert s.proc is not None
+            while not s.ready.wait(0.2):
+                if s.proc.poll() is not None or time.time() > wait_until:
+                    tail = s.stderr_tail[-1] if s.stderr_tail else f"exit code {s.proc.poll()}"
+                    raise UserError(f"client {s.name} did not start: {tail}")
+        go = time.time()
+        for s in sessions:  # the common go
+            assert s.proc is not None and s.proc.stdin is not None
+            s.proc.stdin.write(b"go\n")
+            s.proc.stdin.flush()
+        bound_s = max(s.timeout_s for s in sessions)
+        deadline = go + bound_s
+        if telemetry is not None:
+            for s in sessions:
+                telemetry.start(s.client, s.workdir, s.proc.pid if s.proc is not None else None)
+        if monitor is not None:  # the server's side (serverStatus); the clients' is the telemetry above
+            with contextlib.suppress(Exception):
+                monitor.start(os.getpid())
+        while True:
+            running = [s for s in sessions if s.proc is not None and s.proc.poll() is None]
+            for s in sessions:
+                assert s.proc is not None
+                code = s.proc.poll()
+                if code is not None and code != 0 and not s.stopped and s.name not in dict(failed):
+                    failed.append((s.name, _exit_reason(code, s)))
+            if failed or not running:
+                break
+            if time.time() > deadline:
+                timed_out = True
+                break
+            time.sleep(0.2)
+        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
+            list(pool.map(_stop, sessions))
+    except BaseException:
+        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
+            list(pool.map(_stop, sessions))
+        raise
+    finally:
+        if telemetry is not None:
+            telemetry.stop()
+        if monitor is not None:
+            with contextlib.suppress(Exception):
+                monitor.stop()
+        for s in sessions:
+            if s.pump is not None:
+                s.pump.join(10)
+            s.exit_code = s.proc.returncode if s.proc is not None else None
+            if s.stdout is not None:
+                s.stdout.close()
+            raw = private / f"{s.folder.name}.stdout"
+            if raw.exists():
+                _copy_masked(raw, s.folder / "stdout.txt", runner.masker)
+            if s.workdir:
+                with contextlib.suppress(Exception):
+                    s.client.fetch_dir(f"{s.workdir}/hdr", s.folder / "hdr")
+                s.client.remove(s.workdir)
+        record.exit_code = next((s.exit_code for s in sessions if s.exit_code), 0)
+    _collect(runner, step, record, sessions, failed, bound_s if timed_out else None)
+    if telemetry is not None:
+        _store_telemetry(runner, record, telemetry)
+    if monitor is not None:
+        _store_server_metrics(runner, record, monitor)
+
+
+def _exit_reason(code: int, s: _Session) -> str:
+    if code == 255 and not s.client.spec.local:
+        return f"ssh failed (exit code 255): {s.stderr_tail[-1] if s.stderr_tail else 'connection lost'}"
+    if code > 128:
+        return f"YCSB ended by signal {code - 128} (exit code {code})"
+    return f"exit code {code}" + (f": {s.stderr_tail[-1]}" if s.stderr_tail else "")
+
+
+def _copy_masked(src: Path, dst: Path, masker: Any) -> None:
+    with open(src, "rb") as fin, open(dst, "w", encoding="utf-8") as fout:
+        for raw in fin:
+            fout.write(masker(raw.decode("utf-8", errors="replace")))
+    src.unlink()
+
+
+def _collect(
+    runner: Any,
+    step: Step,
+    record: StepRecord,
+    sessions: list[_Session],
+    failed: list[tuple[str, str]],
+    timed_out_after: float | None,
+) -> None:
+    suite = runner.suite
+    failed_names = dict(failed)
+    per_ops: dict[str, Any] = {}
+    overall: dict[str, dict] = {}
+    details: list[dict[str, Any]] = []
+    reasons: list[str] = [f"client {n}: {why}" for n, why in failed]
+    for s in sessions:
+        detail: dict[str, Any] = {
+            "client": s.name,
+            "threads": s.share.threads,
+            "target": s.share.target,
+            **s.share.properties(),
+            "exit_code": s.exit_code,
+            "stopped": s.stopped and s.name not in failed_names,
+            "argv": s.argv_masked,
+        }
+        keys = dataclasses.replace(record.keys, client=s.name)
+        expected = s.share.insertcount if step.kind == "load" else None
+        try:
+            parsed = parse_output(
+                (s.folder / "stdout.txt").read_bytes() if (s.folder / "stdout.txt").exists() else b"",
+                (s.folder / "stderr.txt").read_bytes() if (s.folder / "stderr.txt").exists() else b"",
+                exit_code=s.exit_code,
+                expected_ops=expected,
+                max_error_rate=runner.max_error_rate,
+            )
+        except ParseError as err:
+            detail.update(verdict="failed", reasons=[str(err)])
+            if s.name not in failed_names and not detail["stopped"]:
+                reasons.append(f"client {s.name}: {err}; see {s.folder / 'stderr.txt'}")
+            details.append(detail)
+            continue
+        detail.update(
+            verdict=parsed.verdict.status,
+            reasons=list(parsed.verdict.reasons),
+            throughput_ops_s=parsed.overall.get("throughput"),
+            runtime_ms=parsed.overall.get("runtime_ms"),
+            operations=parsed.overall.get("ops_done"),
+        )
+        if detail["stopped"]:
+            detail["verdict"] = "stopped"
+        elif parsed.verdict.status != "completed" and s.name not in failed_names:
+            reasons.append(f"client {s.name}: {'; '.join(parsed.verdict.reasons) or parsed.verdict.status}")
+        details.append(detail)
+        overall[s.name] = parsed.overall
+        per_ops[s.name] = parsed.operations
+        if step.kind != "warmup":
+            runner._add_frame("summary", _with_keys(record, keys), parsed.summary)
+            from ycsb_runner.execute.runner import _status_times
+
+            runner._add_frame("timeseries", _with_keys(record, keys), _status_times(parsed.status))
+            runner._add_frame("operations", _with_keys(record, keys), parsed.operations)
+    stopped = [d["client"] for d in details if d.get("stopped")]
+    if failed and stopped:
+        reasons.append(f"stopped {', '.join(stopped)}")
+    if timed_out_after is not None:
+        reasons.insert(0, f"killed after the common time bound of {timed_out_after:.0f}s")
+    record.figures["clients"] = details
+    record.figures["load_generators"] = len(sessions)
+    merged = merge_overall(overall) if overall else {}
+    record.throughput_ops_s = merged.get("throughput")
+    record.runtime_ms = merged.get("runtime_ms")
+    record.verdict = "failed" if reasons else "completed"
+    record.reasons = reasons
+    _capacity_warning(record, [s.name for s in sessions], int(step.threads))
+    if step.kind == "load":
+        record.documents = runner._count_documents()
+        if record.documents is not None and record.documents != suite.dataset.recordcount:
+            record.warnings.append(
+                f"the collection holds {record.documents} documents after loading {suite.dataset.recordcount}"
+            )
+    if step.kind == "warmup":
+        record.discarded = True
+        return
+    logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops})
+    percentiles = list(suite.measurement.percentiles)
+    latencies = merged_latencies(client_histograms(logs), percentiles)
+    merged_ops = merge_operations(per_ops, latencies, percentiles)
+    runner._add_frame("operations", record, merged_ops)
+
+
+def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry) -> None:
+    """Each client's CPU/memory/network: client_metrics.csv rows by client, figures, saturation warnings."""
+    results = telemetry.results()
+    by_name = {d["client"]: d for d in record.figures.get("clients", [])}
+    for name, res in results.items():
+        summary = res["summary"]
+        if name in by_name:
+            by_name[name]["telemetry"] = {k: v for k, v in summary.items() if not pd.isna(v)}
+        record.warnings.extend(res["warnings"])
+        keys = dataclasses.replace(record.keys, client=name)
+        runner._add_frame("client_metrics", _with_keys(record, keys), series_with_time(res["series"]))
+    busiest = [r["summary"].get("host_cpu_pct") for r in results.values()]
+    busiest = [b for b in busiest if b is not None and not pd.isna(b)]
+    if busiest:
+        record.figures["client_host_cpu_pct_max"] = max(busiest)
+
+
+def _store_server_metrics(runner: Any, record: StepRecord, monitor: Any) -> None:
+    """The server figures of the step's monitor (its client-side part is replaced by the telemetry)."""
+    from ycsb_runner.execute.runner import _epoch_times
+
+    try:
+        res = monitor.results()
+    except Exception as err:  # noqa: BLE001 - a sampler problem must not lose the run
+        record.warnings.append(f"metric sampling failed: {err}")
+        return
+    record.figures.update({k: v for k, v in res.get("figures", {}).items() if k.startswith("server_")})
+    record.warnings.extend(w for w in res.get("warnings", []) if "serverStatus" in w)
+    runner._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
+
+
+def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> None:
+    """Warn when the step's throughput is above the safe share of what its clients can generate."""
+    from ycsb_runner.execute.probe import SAFE_SHARE, capacity
+
+    cap = capacity(clients, threads)
+    if cap and record.throughput_ops_s and record.throughput_ops_s > SAFE_SHARE * cap:
+        record.warnings.append(
+            f"measured {record.throughput_ops_s:.0f} ops/s, above {SAFE_SHARE:.0%} of what the clients can "
+            f"generate ({cap:.0f} ops/s, probe-client): add clients"
+        )
+
+
+def _with_keys(record: StepRecord, keys: Any) -> StepRecord:
+    """A stand-in record whose keys are one client's (``Runner._add_frame`` reads only ``keys``)."""
+    return dataclasses.replace(record, keys=keys)

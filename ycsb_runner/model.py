@@ -414,7 +414,7 @@ class RunResult:
             ) from None
         except OSError as err:
             raise UserError(f"cannot read {file}: {err.strerror or err}") from None
-        return cls(root, Manifest.from_json(data, root))
+        return cls(root, Manifest.from_json(data, file))
 
     # --- writing --------------------------------------------------------------------------------------
 

@@ -79,3 +79,25 @@ def run_ycsb(ycsb: YcsbInstall, java_path: str, mongo_url: str):
         return proc.returncode, proc.stdout, proc.stderr
 
     return run
+
+
+@pytest.fixture()
+def results(tmp_path: Path) -> Path:
+    """A results folder holding copies of the checked-in real runs (tests/data/runs)."""
+    import shutil
+
+    out = tmp_path / "results"
+    out.mkdir()
+    for name in ("tencent-analyse", "audit-analyse"):
+        shutil.copytree(DATA / "runs" / name, out / name)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cron_entry() -> tuple[str, str]:
+    """The schedule and the command of examples/nightly/crontab's one entry."""
+    crontab = Path(__file__).parent.parent / "examples" / "nightly" / "crontab"
+    lines = [ln for ln in crontab.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 1
+    fields = lines[0].split(None, 5)
+    return " ".join(fields[:5]), fields[5]

@@ -284,7 +284,6 @@ class MongoHistory:
         from ycsb_runner.secrets import Masker
 
         masker = Masker()
-        masker.add_url(url)
         self.where = masker(url)
         try:
             db = parse_uri(url).get("database")

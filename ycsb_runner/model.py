@@ -533,6 +533,8 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
 
     marked = []
     for path in sorted(results.glob(f"*/{MANIFEST}")) if results.is_dir() else []:
+        if path.parent.is_symlink():  # results/latest
+            continue
         try:
             doc = json.loads(path.read_bytes())
         except (OSError, ValueError):

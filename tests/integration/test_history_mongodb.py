@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import io
-import shutil
 import uuid
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -24,15 +22,6 @@ from ycsb_runner.history import (
 from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
-
-
-@pytest.fixture()
-def results(tmp_path: Path) -> Path:
-    out = tmp_path / "results"
-    out.mkdir()
-    for name in ("tencent-analyse", "audit-analyse"):
-        shutil.copytree(RUNS / name, out / name)
-    return out
 
 
 def test_mongodb_history_on_the_embedded_server(results: Path, mongo_url: str) -> None:

@@ -18,19 +18,10 @@ TINY_NIGHT = (
 )
 
 
-def _cron_line() -> tuple[str, str]:
-    lines = [
-        ln for ln in (EXAMPLES / "crontab").read_text().splitlines() if ln.strip() and not ln.startswith("#")
-    ]
-    assert len(lines) == 1
-    fields = lines[0].split(None, 5)
-    return " ".join(fields[:5]), fields[5]
-
-
-def test_cron_command_runs_a_night(tmp_path: Path, mongo_url: str) -> None:
+def test_cron_command_runs_a_night(tmp_path: Path, mongo_url: str, cron_entry: tuple[str, str]) -> None:
     """The cron line's command, in this checkout: a real night on the embedded server, indexed in the
     history; with one night of history regress cannot decide, so the night exits 2 (never 0)."""
-    _, command = _cron_line()
+    _, command = cron_entry
     results = tmp_path / "results"
     command = command.replace(CHECKOUT, str(ROOT)).replace(">> results/", f">> {results}/")
     command = command.replace("mkdir -p results", f"mkdir -p {results}")

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -26,15 +25,6 @@ from ycsb_runner.history import (
 from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
-
-
-@pytest.fixture()
-def results(tmp_path: Path) -> Path:
-    out = tmp_path / "results"
-    out.mkdir()
-    for name in ("tencent-analyse", "audit-analyse"):
-        shutil.copytree(RUNS / name, out / name)
-    return out
 
 
 def _tag(folder: Path, **tags: str) -> None:

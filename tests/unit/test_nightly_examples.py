@@ -18,15 +18,6 @@ TINY_NIGHT = (
 )
 
 
-def _cron_line() -> tuple[str, str]:
-    lines = [
-        ln for ln in (EXAMPLES / "crontab").read_text().splitlines() if ln.strip() and not ln.startswith("#")
-    ]
-    assert len(lines) == 1
-    fields = lines[0].split(None, 5)
-    return " ".join(fields[:5]), fields[5]
-
-
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
 def test_systemd_units_verify(tmp_path: Path) -> None:
     units = [EXAMPLES / "ycsb-runner-nightly.service", EXAMPLES / "ycsb-runner-nightly.timer"]
@@ -42,10 +33,10 @@ def test_systemd_units_verify(tmp_path: Path) -> None:
     assert "Unit=ycsb-runner-nightly.service" in units[1].read_text()
 
 
-def test_workflow_parses_and_runs_the_nightly_script() -> None:
+def test_workflow_parses_and_runs_the_nightly_script(cron_entry: tuple[str, str]) -> None:
     doc = yaml.safe_load((EXAMPLES / "nightly-workflow.yml").read_text())
     triggers = doc.get("on", doc.get(True))  # YAML 1.1 reads a bare `on` as true
-    schedule, _ = _cron_line()
+    schedule, _ = cron_entry
     assert triggers["schedule"][0]["cron"] == schedule
     steps = doc["jobs"]["nightly"]["steps"]
     assert any("examples/nightly/nightly.sh" in s.get("run", "") for s in steps)
@@ -54,8 +45,8 @@ def test_workflow_parses_and_runs_the_nightly_script() -> None:
     assert {"MONGODB_URL", "YCSB_RUNNER_RESULTS", "YCSB_RUNNER_HISTORY_URL"} <= set(env)
 
 
-def test_cron_schedule_is_valid() -> None:
-    schedule, command = _cron_line()
+def test_cron_schedule_is_valid(cron_entry: tuple[str, str]) -> None:
+    schedule, command = cron_entry
     minute, hour, dom, month, dow = schedule.split()
     assert 0 <= int(minute) < 60 and 0 <= int(hour) < 24 and (dom, month, dow) == ("*", "*", "*")
     assert command.startswith(f"cd {CHECKOUT} && ")

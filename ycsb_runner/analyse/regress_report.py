@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ycsb_runner.analyse.plots import plt, png
 from ycsb_runner.analyse.regress import REGRESSION, RegressResult, flagged
-from ycsb_runner.analyse.report import CSS, _html_table, _png, markdown_table, plt
+from ycsb_runner.analyse.report import CSS, _html_table, markdown_table
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text
 from ycsb_runner.studies import METRICS, OPERATION_METRICS
 
@@ -88,7 +89,7 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    return _png(fig)
+    return png(fig)
 
 
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:

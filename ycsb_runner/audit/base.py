@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.operations import OP_NAMES
 from ycsb_runner.secrets import mask_url
 
-#: The operation names YCSB 0.17.0's CoreWorkload uses (its *proportion properties).
-YCSB_OPS: tuple[str, ...] = ("read", "update", "insert", "scan", "delete", "readmodifywrite")
+#: The operation names YCSB 0.17.0's CoreWorkload uses (its *proportion properties), from the one list.
+YCSB_OPS: tuple[str, ...] = OP_NAMES
 
 #: MongoDB commands each YCSB op sends through the 0.17.0 mongodb binding. A scan is a find whose cursor
 #: may need getMore; a read is a find with limit 1 (one batch, never a getMore).

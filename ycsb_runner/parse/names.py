@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-KNOWN_OPS = frozenset(
-    {"READ", "UPDATE", "INSERT", "SCAN", "DELETE", "CLEANUP", "READ-MODIFY-WRITE", "VERIFY"}
-)
+from ycsb_runner.operations import ALL_SECTIONS
+
+KNOWN_OPS = ALL_SECTIONS  # every operation section YCSB 0.17.0 prints (ycsb_runner.operations)
 STATUS_NAMES = frozenset(
     {
         "OK",

@@ -75,7 +75,7 @@ def target_lock(key: str, *, suite: str, run_id: str | None = None) -> Iterator[
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = describe_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            holder = describe_holder(_read_holder(fd))
             where = "the embedded server" if key == EMBEDDED else key
             raise UserError(
                 f"another bench is running against {where}: {holder}; wait for it, or pass --no-lock "
@@ -98,6 +98,22 @@ def target_lock(key: str, *, suite: str, run_id: str | None = None) -> Iterator[
         yield note
     finally:
         os.close(fd)  # releases the flock
+
+
+def _read_holder(fd: int, wait_s: float = 1.0) -> str:
+    """The holder's record; the holder writes it just after taking the lock, so a contender that comes at
+    that moment waits briefly for a complete record rather than naming no one."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        text = os.pread(fd, 4096, 0).decode("utf-8", "replace")
+        try:
+            if isinstance(json.loads(text), dict):
+                return text
+        except ValueError:
+            pass
+        if time.monotonic() >= deadline:
+            return text
+        time.sleep(0.05)
 
 
 def is_held(key: str) -> bool:

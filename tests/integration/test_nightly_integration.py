@@ -95,8 +95,15 @@ def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
     assert (nights / "latest").resolve() == (nights / f"night-{SLOW_NIGHT}").resolve()
 
 
+# The embedded server on a shared 2-core machine varies far more than 5 % from night to night (latency
+# series of the unchanged history crossed 5 % and then 25 % on single nights in two runs here), so the checks
+# use a larger minimum effect, and the unchanged history the documented noisy-machine setting of
+# examples/nightly (a change must show on the last two nights); the throttled night is about 10x slower.
+NOISY = ["--min-effect", "25"]
+
+
 def test_regress_flags_the_slow_night(nights: Path) -> None:
-    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), "-f", "json"])
+    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), "-f", "json", *NOISY])
     assert res.exit_code == 1, res.output
     doc = json.loads(res.stdout)
     flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
@@ -105,12 +112,15 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     assert tp, flagged
     assert tp[0]["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in tp[0]["change_tags"]
     assert tp[0]["change_pct"] <= -20
-    table = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights)])
+    table = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), *NOISY])
     assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
 
 
 def test_regress_passes_the_unchanged_history(nights: Path) -> None:
-    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal"])
+    res = CliRunner().invoke(
+        app,
+        ["regress", "quick", "--results", str(nights), "--tag", "server=normal", *NOISY, "--confirm", "2"],
+    )
     assert res.exit_code == 0, res.output
     assert "no regression in" in res.stderr
 

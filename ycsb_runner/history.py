@@ -371,9 +371,14 @@ def run_folders(results: Path) -> list[Path]:
 def rebuild(
     results: Path, url: str | None = None, *, log: Callable[[str], None] = print
 ) -> tuple[History, int]:
-    """Index every run folder under *results* again (damaged folders are skipped with a warning)."""
-    from ycsb_runner.lock import EMBEDDED, is_held, target_key
+    """Index every run folder under *results* again (damaged folders are skipped with a warning). A folder
+    whose runner died (SIGKILL, power loss) is first marked ``killed`` the way the next ``bench`` marks it."""
+    import socket
 
+    from ycsb_runner.model import mark_abandoned
+
+    for stale in mark_abandoned(results, socket.gethostname()):
+        log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
     records = []
     for folder in run_folders(results):
         try:
@@ -381,13 +386,7 @@ def rebuild(
         except UserError as err:
             log(f"warning: skipped {folder.name}: {err}")
             continue
-        rec = run_record(result)
-        if rec.run["verdict"] == "running":
-            target = result.manifest.target
-            key = EMBEDDED if target.get("embedded") else target_key(target.get("url"))
-            if not is_held(key):  # no bench holds its target: the run was killed (SIGKILL, power loss)
-                rec.run["verdict"] = "killed"
-        records.append(rec)
+        records.append(run_record(result))
     history = open_history(results, url)
     return history, history.replace_all(records)
 

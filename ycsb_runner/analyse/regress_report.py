@@ -12,28 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from ycsb_runner.analyse.plots import plt, png
-from ycsb_runner.analyse.regress import REGRESSION, RegressResult, flagged
+from ycsb_runner.analyse.regress import COLUMNS, REGRESSION, RegressResult, flagged
 from ycsb_runner.analyse.report import CSS, _html_table, markdown_table
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text
 from ycsb_runner.studies import METRICS, OPERATION_METRICS
 
-TABLE_COLUMNS = [
-    "phase",
-    "mix",
-    "threads",
-    "audit",
-    "operation",
-    "metric",
-    "verdict",
-    "before_median",
-    "after_median",
-    "change_pct",
-    "p_value",
-    "p_adjusted",
-    "test",
-    "change_run",
-    "change_tags",
-]
+TABLE_COLUMNS = [c for c in COLUMNS if c not in ("direction", "nights", "note")]  # the report's table
 
 
 def _label(metric: str) -> str:

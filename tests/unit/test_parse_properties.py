@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ycsb_runner.parse import ParsedRun, ParseError, parse_export, parse_output
@@ -213,6 +213,8 @@ NOISE = st.sampled_from(
 
 @SETTINGS
 @given(st.sampled_from(SMALL), st.lists(st.tuples(st.floats(0, 1), NOISE), max_size=30))
+# found in CI: a log line between two data lines of one raw block used to end the block there
+@example("hdr_raw", [(0.5, "mongo client connection created with mongodb://localhost:27017/ycsb?w=1")])
 def test_interleaved_noise(name, insertions):
     stdout, stderr = read(f"{name}.stdout"), read(f"{name}.stderr")
     lines = stdout.splitlines()
@@ -224,8 +226,8 @@ def test_interleaved_noise(name, insertions):
     pd.testing.assert_frame_equal(a.histogram, b.histogram)
     pd.testing.assert_frame_equal(a.timeseries, b.timeseries)
     if name == "hdr_raw":
-        # a noise line is never a raw data point (a second "Raw data" banner may start a new block)
-        assert len(a.raw) == len(b.raw) or any(n.startswith("Raw data") for _, n in insertions)
+        # a noise line is never a raw data point, and the data lines after it still are
+        pd.testing.assert_frame_equal(a.raw, b.raw)
 
 
 @SETTINGS

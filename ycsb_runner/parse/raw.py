@@ -53,35 +53,65 @@ def _read_block(data: bytes) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_raw(buf: bytes) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
-    """Find raw-data blocks in ``buf``; return the points and the byte spans (header + data) they used."""
+    """Find raw-data blocks in ``buf``; return the points and the byte spans (headers + data lines) they used.
+
+    A block is every ``<name>,`` line between its header and the next header. Other lines inside it (a driver
+    log line printed while YCSB dumps the points) are not data: they are left out of the spans, so the other
+    parsers still see them, and the data lines after them still count.
+    """
     sections: list[str] = []
     ts_parts: list[np.ndarray] = []
     lat_parts: list[np.ndarray] = []
     spans: list[tuple[int, int]] = []
-    pos = 0
-    while True:
-        hit = buf.find(RAW_HEADER, pos)
-        if hit < 0:
-            break
+    hit = buf.find(RAW_HEADER)
+    while hit >= 0:
         line_start = buf.rfind(b"\n", 0, hit) + 1
         name = buf[line_start:hit].decode("utf-8", errors="replace").strip()
         eol = buf.find(b"\n", hit)
         if eol < 0:
             spans.append((line_start, len(buf)))
             break
-        data_start = eol + 1
-        prefix = name.encode("utf-8", errors="replace") + b","
-        # The block runs while lines start with "<name>,".
-        end_match = re.compile(b"\n(?!" + re.escape(prefix) + b")").search(buf, eol)
-        end = len(buf) if end_match is None else end_match.start() + 1
+        nxt = buf.find(RAW_HEADER, eol)
+        limit = len(buf) if nxt < 0 else buf.rfind(b"\n", 0, nxt) + 1
+        runs = _data_runs(buf, name.encode("utf-8", errors="replace") + b",", eol + 1, limit) if name else []
+        spans.append((line_start, eol + 1))
+        spans.extend(runs)
         if name:
-            ts, lat = _read_block(buf[data_start:end])
+            ts, lat = _read_block(b"".join(buf[a:b] for a, b in runs))
             sections.append(name)
             ts_parts.append(ts)
             lat_parts.append(lat)
-        spans.append((line_start, end))
-        pos = max(end, data_start)
-    return _frame(sections, ts_parts, lat_parts), spans
+        hit = nxt
+    return _frame(sections, ts_parts, lat_parts), _merge_adjacent(spans)
+
+
+def _data_runs(buf: bytes, prefix: bytes, start: int, limit: int) -> list[tuple[int, int]]:
+    """Byte spans of the consecutive ``prefix`` lines in ``buf[start:limit]`` (each span ends after a newline
+    or at ``limit``)."""
+    runs: list[tuple[int, int]] = []
+    not_data = re.compile(b"\n(?!" + re.escape(prefix) + b")")
+    pos = start
+    while pos < limit:
+        if not buf.startswith(prefix, pos):
+            found = buf.find(b"\n" + prefix, pos, limit)
+            if found < 0:
+                break
+            pos = found + 1
+        end_match = not_data.search(buf, pos, limit)
+        end = limit if end_match is None else end_match.start() + 1
+        runs.append((pos, end))
+        pos = end
+    return runs
+
+
+def _merge_adjacent(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _derived(codes: np.ndarray, per_section: list[str]) -> pd.Categorical:

@@ -5,7 +5,7 @@
 #   NIGHTLY_SUITE   the suite (default quick)
 #   NIGHTLY_ARGS    more bench options, e.g. "--set threads=8 --scale 0.1"
 #   NIGHTLY_TAGS    more tags, e.g. "--tag server=7.0.12 --tag sha=abc123"
-#   REGRESS_ARGS    regress options, e.g. "--confirm 2" on a noisy machine (one outlier night flags nothing)
+#   REGRESS_ARGS    regress options, e.g. "--confirm 1" to fail on the first slow night (default: two nights)
 #   YCSB_RUNNER_RESULTS, MONGODB_URL, YCSB_RUNNER_HISTORY_URL   as for every ycsb-runner command
 set -u
 cd "$(dirname "$0")/../.."

@@ -31,7 +31,7 @@ def test_cron_command_runs_a_night(tmp_path: Path, mongo_url: str, cron_entry: t
         MONGODB_URL=mongo_url,
         NIGHTLY_ARGS=TINY_NIGHT,
         NIGHTLY_TAGS="--tag sha=abc123",
-        REGRESS_ARGS="--confirm 2 --min-effect 10",
+        REGRESS_ARGS="--confirm 1 --min-effect 10",
         YCSB_RUNNER_LOCK_DIR=str(tmp_path / "locks"),
     )
     proc = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True, timeout=300)

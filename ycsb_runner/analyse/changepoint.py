@@ -3,14 +3,17 @@
 ``e_divisive`` is E-Divisive means (Matteson & James 2014, the method of MongoDB's performance CI,
 Daly et al. ICPE 2020) with distance exponent 1: the split of a segment that maximises the divergence
 of the two parts is kept when a permutation test says it beats what shuffled data reach, and the
-parts are split again. ``judge_series`` turns one series (one value per night, oldest first) into a
-verdict about the newest night(s):
+parts are split again. Its change points mark where the last stable segment begins.
 
-* a change point among the last ``window`` nights: the nights since it against the segment before it,
-  with the change point's permutation p-value (which accounts for the search over splits);
-* otherwise the newest night against the last stable segment (the nights since the last change point),
-  a prediction t-test on log values (the newest value as one new draw of the segment), outliers beyond
-  3.5 MADs dropped from the segment first.
+``judge_series`` turns one series (one value per night, oldest first) into a verdict about the newest
+nights: the last k nights (k from *confirm* to *window*) against the stable segment before them, on log
+values. The statistic of k nights is the least changed of them, in units of the segment's standard
+deviation (the segment's outliers beyond 3.5 scaled MADs dropped, at most a fifth of its nights): a change
+must show on every one of the k nights, so one outlier night moves nothing once k >= 2, while a real step
+shows on all of them. The statistic is pivotal for Gaussian noise (it does not depend on the level or the
+spread), so its null distribution, and that of the smallest p over the k tried, are simulated once per
+segment length: the p-value is exact for Gaussian nightly noise and accounts for trying several k and
+both directions.
 
 ``adjust`` corrects the p-values of many series at once (Holm or Benjamini-Hochberg).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as sps
@@ -26,6 +30,8 @@ from scipy import stats as sps
 DEFAULT_PERMUTATIONS = 999
 DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
+MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
+NULL_DRAWS = 20_000  # simulated series per segment length for the window test's null distribution
 HOLM = "holm"
 BH = "bh"
 
@@ -136,78 +142,155 @@ def _pct(before: float, after: float) -> float:
     return 100.0 * (after - before) / abs(before) if before else math.nan
 
 
-def _drop_outliers(x: np.ndarray) -> np.ndarray:
-    med = np.median(x)
-    mad = 1.4826 * np.median(np.abs(x - med))
-    if mad == 0:
-        return x
-    keep = np.abs(x - med) <= 3.5 * mad
-    return x[keep] if keep.sum() >= MIN_BASELINE else x
+def _segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of each row of *b* (shape (r, m)) without its outliers: the values beyond
+    3.5 scaled MADs from the row's median, at most a fifth of the row's nights (none of fewer than 5)."""
+    m = b.shape[1]
+    med = np.median(b, axis=1, keepdims=True)
+    mad = 1.4826 * np.median(np.abs(b - med), axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dev = np.abs(b - med) / mad
+    rank = np.argsort(np.argsort(-np.nan_to_num(dev, nan=0.0), axis=1, kind="stable"), axis=1)
+    keep = ~((dev > 3.5) & (rank < m // 5))
+    n = keep.sum(axis=1)
+    mean = np.where(keep, b, 0.0).sum(axis=1) / n
+    var = np.where(keep, (b - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)
+    return mean, np.sqrt(var)
 
 
-def prediction_p(baseline: np.ndarray, new: float | np.ndarray) -> float:
-    """Two-sided p of the mean of *new* (one or more nights) being drawn like *baseline*: the t prediction
-    interval of a mean of k new values, on the log scale."""
-    fresh = np.atleast_1d(np.asarray(new, dtype=float))
-    if np.any(fresh <= 0) or np.any(baseline <= 0):
-        b, x = baseline, fresh
-    else:
-        b, x = np.log(baseline), np.log(fresh)
-    m, k = b.size, x.size
-    sd = float(np.std(b, ddof=1))
-    diff = float(np.mean(x)) - float(np.mean(b))
-    if sd == 0:
-        return 1.0 if diff == 0 else 0.0
-    t = diff / (sd * math.sqrt(1 / k + 1 / m))
-    return float(2 * sps.t.sf(abs(t), m - 1))
+def _least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Per row: the fresh night closest to the segment above it (max), in segment standard deviations;
+    small when every fresh night is low. The high side is the same statistic of the negated values."""
+    mean, sd = _segment_stats(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (f.max(axis=1) - mean) / sd
+
+
+@lru_cache(maxsize=256)
+def _null(m: int, ks: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """Simulated null of the window test for a segment of *m* nights before the longest window: per k the
+    sorted statistic, and the sorted smallest one-sided p over the ks (same draws, nested windows)."""
+    rng = np.random.default_rng(DEFAULT_SEED + 7919 * m + sum(ks))
+    longest = max(ks)
+    z = rng.standard_normal((NULL_DRAWS, m + longest))
+    margins, ps = {}, []
+    for k in ks:
+        stat = _least_change(z[:, : m + longest - k], z[:, m + longest - k :])
+        margins[k] = np.sort(stat)
+        ps.append(_rank_p(margins[k], stat))  # per draw, so that the minimum is over one draw's windows
+    return margins, np.sort(np.min(ps, axis=0))
+
+
+def _rank_p(null: np.ndarray, observed: np.ndarray | float) -> np.ndarray:
+    """P(null <= observed) with the +1 of a Monte Carlo p-value; *null* sorted."""
+    return (1 + np.searchsorted(null, observed, side="right")) / (null.size + 1)
+
+
+@dataclass(frozen=True)
+class _Window:
+    k: int
+    p: float  # one-sided marginal p
+    before: float
+    after: float
+    pct: float
+
+
+def window_test(
+    segment: np.ndarray, fresh: np.ndarray, ks: tuple[int, ...], min_effect_pct: float
+) -> tuple[float, _Window | None]:
+    """Two-sided p of the newest nights *fresh* (the last max(ks)) against *segment* (the nights before
+    them), and the window (k nights, direction) that gave it; (1.0, None) when no window shows a change of
+    at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
+    observed one, doubled for the two directions."""
+    x = np.concatenate([segment, fresh])
+    logs = bool(np.all(x > 0))
+    y = np.log(x) if logs else x
+    n, m = y.size, segment.size
+    margins, smallest = _null(m, ks)
+    best: _Window | None = None
+    for k in ks:
+        b, f = x[: n - k], x[n - k :]
+        before, after = float(np.median(b)), float(np.median(f))
+        pct = _pct(before, after)
+        for sign in (1.0, -1.0):  # 1: the nights went down; -1: up
+            if not sign * pct <= -min_effect_pct:
+                continue
+            stat = float(_least_change(sign * y[None, : n - k], sign * y[None, n - k :])[0])
+            p = _marginal_p(margins[k], stat, n - k, k)
+            if best is None or p < best.p:
+                best = _Window(k, p, before, after, pct)
+    if best is None:
+        return 1.0, None
+    floor = 1 / (NULL_DRAWS + 1)
+    combined = float(_rank_p(smallest, best.p)) if best.p >= floor else len(ks) * best.p
+    return min(1.0, 2 * combined), best
+
+
+def _marginal_p(null: np.ndarray, stat: float, m: int, k: int) -> float:
+    """One-sided p of *stat* from the simulated *null*; beyond the simulated range (a change far larger
+    than the noise) extrapolated with the t prediction tail of k independent nights."""
+    if math.isnan(stat):
+        return 1.0
+    p = float(_rank_p(null, stat))
+    if p > 1 / (NULL_DRAWS + 1):
+        return p
+    return min(p, float(sps.t.cdf(stat / math.sqrt(1 + 1 / m), m - 1)) ** k)
 
 
 def judge_series(
     values: np.ndarray | list[float],
     *,
     window: int = 3,
-    confirm: int = 1,
-    agree_pct: float = 0.0,
-    cp_alpha: float = 0.05,
+    confirm: int = 2,
+    min_effect_pct: float = 0.0,
+    cp_alpha: float = 0.01,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
 ) -> SeriesJudgement:
     """The newest night(s) of one series (one value per night, oldest first) against their history.
 
-    *confirm* > 1: a change must show on that many newest nights (an outlier night alone raises nothing):
-    the direct test compares the mean of the last *confirm* nights with the segment before them, and only
-    when each of them is at least *agree_pct* percent off that segment's median in the same direction.
+    The last k nights, for k from *confirm* to *window*, are tested against the stable segment before them
+    (from the last E-Divisive change point older than the window, at most MAX_BASELINE nights); a window
+    counts only if its median is at least *min_effect_pct* % off the segment's. *confirm* 1 lets tonight
+    alone be a change; 2 (the default) needs two nights, so a single outlier night flags nothing.
     """
     x = np.asarray(values, dtype=float)
-    if x.size < MIN_BASELINE + 1 or not np.all(np.isfinite(x)):
-        return _untested(f"{x.size} nights: need at least {MIN_BASELINE + 1}")
+    if x.size < MIN_BASELINE + confirm or not np.all(np.isfinite(x)):
+        return _untested(f"{x.size} nights: need at least {MIN_BASELINE + confirm}")
     cps_p = e_divisive(x, alpha=cp_alpha, permutations=permutations, seed=seed)
     cps = tuple(c for c, _ in cps_p)
     n = x.size
-    if cps and confirm <= n - cps[-1] <= window:
-        c, p = cps_p[-1]
-        start = cps[-2] if len(cps) > 1 else 0
-        before, after = x[start:c], x[c:]
-        b, a = float(np.median(before)), float(np.median(after))
-        offs = [_pct(b, float(v)) for v in x[n - confirm :]]
-        if confirm > 1 and not (all(o >= agree_pct for o in offs) or all(o <= -agree_pct for o in offs)):
-            return SeriesJudgement(
-                True, "e-divisive", 1.0, b, a, _pct(b, a), c, cps, "the last nights disagree"
-            )
-        return SeriesJudgement(True, "e-divisive", p, b, a, _pct(b, a), c, cps)
-    k = max(1, confirm)
-    before = [c for c in cps if c <= n - k]
-    start = before[-1] if before else 0
-    baseline = x[start : n - k]
-    if baseline.size < MIN_BASELINE:
+    older = [c for c in cps if c < n - window]
+    start = older[-1] if older else 0
+    ks = tuple(k for k in range(confirm, window + 1) if n - k - start >= MIN_BASELINE)
+    if not ks:
         return _untested(
-            f"only {baseline.size} nights since the change at night {start + 1}: need {MIN_BASELINE}", cps
+            f"only {n - confirm - start} nights since the change at night {start + 1}: need {MIN_BASELINE}",
+            cps,
         )
-    baseline = _drop_outliers(baseline)
-    fresh = x[n - k :]
-    b, a = float(np.median(baseline)), float(np.median(fresh))
-    test = "prediction-t" if k == 1 else f"prediction-t (last {k} nights)"
-    offs = [_pct(b, float(v)) for v in fresh]
-    if k > 1 and not (all(o >= agree_pct for o in offs) or all(o <= -agree_pct for o in offs)):
-        return SeriesJudgement(True, test, 1.0, b, a, _pct(b, a), n - k, cps, "the last nights disagree")
-    return SeriesJudgement(True, test, prediction_p(baseline, fresh), b, a, _pct(b, a), n - k, cps)
+    start = max(start, n - max(ks) - MAX_BASELINE)
+    p, win = window_test(x[start : n - max(ks)], x[n - max(ks) :], ks, min_effect_pct)
+    if win is None:
+        b = float(np.median(x[start : n - max(ks)]))
+        a = float(np.median(x[n - min(ks) :]))
+        return SeriesJudgement(
+            True,
+            f"last {min(ks)}+ nights",
+            1.0,
+            b,
+            a,
+            _pct(b, a),
+            n - min(ks),
+            cps,
+            f"no window of the last {max(ks)} nights moved {min_effect_pct:g} %",
+        )
+    return SeriesJudgement(
+        True,
+        f"last {win.k} nights" if win.k > 1 else "last night",
+        p,
+        win.before,
+        win.after,
+        win.pct,
+        n - win.k,
+        cps,
+    )

@@ -53,10 +53,10 @@ COLUMNS = [
 @dataclass
 class RegressOptions:
     min_effect_pct: float = 5.0
-    alpha: float = 0.05
+    alpha: float = 0.01  # about one false alarm per 100 nights in a series (bench/detection_bench.py)
     correction: str = HOLM
-    window: int = 3
-    confirm: int = 1  # nights a change must show on before it is flagged (2: one outlier night flags nothing)
+    window: int = 3  # the newest nights tested together
+    confirm: int = 2  # nights a change must show on before it is flagged (1: tonight alone)
     metrics: tuple[str, ...] = DEFAULT_METRICS
     permutations: int = 999
 
@@ -89,6 +89,8 @@ class RegressResult:
             "improvements": int((t["verdict"] == IMPROVEMENT).sum()) if not t.empty else 0,
             "alpha": self.options.alpha,
             "min_effect_pct": self.options.min_effect_pct,
+            "confirm": self.options.confirm,
+            "window": self.options.window,
             "correction": self.correction_text,
         }
 
@@ -122,14 +124,14 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
         )
     same = runs[(runs["fingerprint"] == newest["fingerprint"]) & (runs["verdict"] == "completed")]
     used = [str(r) for r in same["run_id"]]
-    if len(same) < MIN_BASELINE + 1:
+    if len(same) < MIN_BASELINE + opts.confirm:
         other = len(runs[runs["fingerprint"] != newest["fingerprint"]])
         extra = f" ({other} more with other parameters)" if other else ""
         return _empty(
             suite,
             newest_id,
             f"{len(same)} completed run(s) with the newest run's parameters{extra}: need at least "
-            f"{MIN_BASELINE + 1} to decide",
+            f"{MIN_BASELINE + opts.confirm} to decide (--confirm {opts.confirm})",
             opts,
             used,
         )
@@ -159,7 +161,7 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
             part["value"].to_numpy(float),
             window=opts.window,
             confirm=opts.confirm,
-            agree_pct=opts.min_effect_pct,
+            min_effect_pct=opts.min_effect_pct,
             permutations=opts.permutations,
         )
         row.update(

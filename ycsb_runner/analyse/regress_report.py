@@ -92,8 +92,9 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         (
             "test",
             f"alpha {summary['alpha']:g} after {summary['correction']} correction; min effect "
-            f"{summary['min_effect_pct']:g} %; change points by E-Divisive means (permutation test), the "
-            "newest night(s) against the last stable segment by a t prediction test",
+            f"{summary['min_effect_pct']:g} %; the last {summary['confirm']} to {summary['window']} nights, "
+            "every one of them changed, against the stable segment before them (it begins at the last "
+            "E-Divisive change point)",
         ),
     ]
     h = [

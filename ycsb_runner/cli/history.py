@@ -70,8 +70,14 @@ def regress_cmd(
         float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that counts.")
     ] = 5.0,
     alpha: Annotated[
-        float, typer.Option("--alpha", metavar="P", help="Significance level, after correction.")
-    ] = 0.05,
+        float,
+        typer.Option(
+            "--alpha",
+            metavar="P",
+            help="Significance level, after correction (0.01: about one false "
+            "alarm per 100 nights in a series).",
+        ),
+    ] = 0.01,
     correction: Annotated[
         str,
         typer.Option("--correction", metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg)."),
@@ -79,7 +85,9 @@ def regress_cmd(
     window: Annotated[
         int,
         typer.Option(
-            "--window", metavar="N", help="A change point among the last N nights is reported as new."
+            "--window",
+            metavar="N",
+            help="Test the last 1..N nights together against the stable nights before.",
         ),
     ] = 3,
     confirm: Annotated[
@@ -87,10 +95,10 @@ def regress_cmd(
         typer.Option(
             "--confirm",
             metavar="N",
-            help="Flag a change only once it shows on the last N nights (2: a single outlier night "
-            "flags nothing; default 1: tonight alone can fail the job).",
+            help="Flag a change only once it shows on each of the last N nights (default 2: a single "
+            "outlier night flags nothing; 1: tonight alone can fail the job).",
         ),
-    ] = 1,
+    ] = 2,
     metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -159,7 +167,7 @@ def regress_cmd(
         log(f"report: {html_path} and {md_path}")
     log(
         f"{out.reason} (newest {out.newest}; alpha {alpha:g} after {out.correction_text} correction, "
-        f"min effect {min_effect:g} %); exit {out.exit_code}"
+        f"min effect {min_effect:g} %, --confirm {confirm}); exit {out.exit_code}"
     )
     if out.exit_code:
         raise typer.Exit(out.exit_code)

@@ -95,15 +95,16 @@ def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
     assert (nights / "latest").resolve() == (nights / f"night-{SLOW_NIGHT}").resolve()
 
 
-# The embedded server on a shared 2-core machine varies far more than 5 % from night to night (latency
-# series of the unchanged history crossed 5 %, then 25 %, on single nights in runs here), so the checks
-# use a larger minimum effect; the throttled night is about 10x slower.
-NOISY = ["--min-effect", "50"]
+# The embedded server on a shared 2-core machine varies far more than 5 % from night to night (single
+# latency nights 25 % off in runs here); the default --confirm 2 needs two changed nights, and here the
+# unchanged history flagged nothing at --min-effect 5, 10 or 20. The unchanged-history check keeps a margin
+# (20 %) so that CI's machine does not make it flaky; the throttled night is about 10x slower.
+NOISY = ["--min-effect", "20"]
 
 
 def test_regress_flags_the_slow_night(nights: Path) -> None:
     # one slow night: --confirm 1 flags it tonight; the default (--confirm 2) waits for a second night
-    single = ["regress", "quick", "--results", str(nights), *NOISY, "--confirm", "1"]
+    single = ["regress", "quick", "--results", str(nights), "--confirm", "1"]
     res = CliRunner().invoke(app, [*single, "-f", "json"])
     assert res.exit_code == 1, res.output
     doc = json.loads(res.stdout)

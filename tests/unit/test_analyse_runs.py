@@ -314,7 +314,9 @@ def test_change_text_wording() -> None:
     same = compare_groups_row([10.0, 11.0], [10.5, 10.6])
     assert change_text(same, "writes_avg_rt", "µs").startswith("writes_avg_rt no significant change")
     up = compare_groups_row([10.0, 10.1, 10.2, 10.1], [20.0, 20.2, 20.1, 20.3])
-    assert change_text(up, "", "", pp=True).startswith("up +10.1 pp (+100%; p=")
+    assert change_text(up, "", "", pp=True).startswith("up 10.1 pp (+100%; p=")
+    down = compare_groups_row([20.0, 20.2, 20.1, 20.3], [10.0, 10.1, 10.2, 10.1])
+    assert change_text(down, "lat", "µs").startswith("lat down 10.1 µs (-50%; p=")
     small = compare_groups_row([10.0], [12.0])
     assert "not tested" in change_text(small, "query", "ops/s")
 

@@ -150,7 +150,7 @@ def test_parse_argv_forms() -> None:
         parse_argv("[ctl", "--on-cmd")
     with pytest.raises(UserError, match="non-empty list of strings"):
         parse_argv("[1, 2]", "--off-cmd")
-    with pytest.raises(UserError, match="needs --status-cmd"):
+    with pytest.raises(UserError, match="needs a status program: --status-cmd, or status_cmd"):
         CommandStrategy(["on"], ["off"], None)
     with pytest.raises(UserError, match="needs --on-cmd"):
         CommandStrategy(None, None, [sys.executable, "-c", "print('on')"]).enable(["read"])

@@ -236,7 +236,8 @@ def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> s
             f"p={row['p_value']:.2g})"
         )
     word = "up" if row["change"] > 0 else "down"
-    return f"{prefix}{word} {delta} ({pct_txt}; p={row['p_value']:.2g})"
+    size = f"{abs(row['change']):,.1f} {'pp' if pp else unit}".rstrip()  # the word carries the sign
+    return f"{prefix}{word} {size} ({pct_txt}; p={row['p_value']:.2g})"
 
 
 # A server response time the server does not report (no opLatencies, e.g. FerretDB) -> YCSB's own latency.

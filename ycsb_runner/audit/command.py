@@ -77,7 +77,10 @@ class CommandStrategy(AuditStrategy):
             parse_argv(status_cmd, "--status-cmd"),
         )
         if stat is None:
-            raise UserError("the command strategy needs --status-cmd (and --on-cmd / --off-cmd to switch)")
+            raise UserError(
+                "the command strategy needs a status program: --status-cmd, or status_cmd in the suite's "
+                "[audit.options] (and on/off programs to switch: --on-cmd/--off-cmd, on_cmd/off_cmd)"
+            )
         self.on_cmd, self.off_cmd, self.status_cmd = on, off, stat
         try:
             self.on_regex = re.compile(on_regex, re.IGNORECASE)

@@ -114,22 +114,3 @@ def _read_holder(fd: int, wait_s: float = 1.0) -> str:
         if time.monotonic() >= deadline:
             return text
         time.sleep(0.05)
-
-
-def is_held(key: str) -> bool:
-    """Whether a live process holds the lock of target *key* (a run folder still ``running`` otherwise was
-    killed)."""
-    path = lock_path(key)
-    if not path.exists():
-        return False
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False

@@ -87,7 +87,7 @@ def regress_cmd(
         typer.Option(
             "--window",
             metavar="N",
-            help="Test the last 1..N nights together against the stable nights before.",
+            help="The longest run of newest nights tested together against the stable nights before.",
         ),
     ] = 3,
     confirm: Annotated[
@@ -95,8 +95,8 @@ def regress_cmd(
         typer.Option(
             "--confirm",
             metavar="N",
-            help="Flag a change only once it shows on each of the last N nights (default 2: a single "
-            "outlier night flags nothing; 1: tonight alone can fail the job).",
+            help="Flag a change only once it shows on each of the last N nights (2: a single outlier "
+            "night flags nothing; 1: tonight alone can fail the job).",
         ),
     ] = 2,
     metric: Annotated[

@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from rich.cells import cell_len
-
 from typer.testing import CliRunner
 
 from ycsb_runner import console

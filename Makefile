@@ -23,12 +23,18 @@ bench: setup
 nightly: setup
 	examples/nightly/nightly.sh
 
-# Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration).
+# Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration),
+# in parallel pytest-xdist workers: each is a pytest session with its own embedded server (port, data folder),
+# temp and lock folders; the tests that share a module-scoped real run stay on one worker (--dist loadgroup,
+# tests/integration/conftest.py). Many integration tests wait on a JVM or a server, so 4 workers on 2 cores.
+# `make test XDIST=` runs them one at a time.
+XDIST      ?= -n 4 --dist loadgroup
+XDIST_FAST ?= -n 2
 test: setup
-	$(BIN)/pytest -q tests/unit tests/integration
+	$(BIN)/pytest -q $(XDIST) tests/unit tests/integration
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -20,6 +20,22 @@ DATA = Path(__file__).parent / "data"
 os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_lock_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Bench locks of this test session only (each pytest-xdist worker is a session, with its own
+    servers): a bench of one worker must not refuse another worker's (``another bench is running
+    against the embedded server``), nor a bench someone runs by hand. The lock tests set their own."""
+    old = os.environ.get("YCSB_RUNNER_LOCK_DIR")
+    os.environ["YCSB_RUNNER_LOCK_DIR"] = str(tmp_path_factory.mktemp("locks"))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("YCSB_RUNNER_LOCK_DIR", None)
+        else:
+            os.environ["YCSB_RUNNER_LOCK_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def ycsb() -> YcsbInstall:
     """The YCSB that `make setup` installed (a broken set-up fails the tests that need it)."""

@@ -7,11 +7,18 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from pymongo import MongoClient
+# pytest-xdist workers start with COLUMNS=80 and LINES=24 in their environment, which rich would read into
+# the CLI consoles' width when ycsb_runner.console is imported: tests that set COLUMNS for one CliRunner call
+# would get 80. Give the workers the environment of a plain ``pytest`` run.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
-from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java
-from ycsb_runner.server import EmbeddedServer, ServerInfo
+import pytest  # noqa: E402
+from pymongo import MongoClient  # noqa: E402
+
+from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java  # noqa: E402
+from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 

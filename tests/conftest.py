@@ -27,6 +27,28 @@ DATA = Path(__file__).parent / "data"
 os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 
 
+# `make test` runs the tests in pytest-xdist workers with --dist loadfile: a file's tests stay on one worker,
+# so its module-scoped real runs happen once and the multi-client tests (which find YCSB processes by their
+# command line) never run beside each other. The fault tests are independent of each other and together the
+# longest file: their work units are test functions (the parameters of one function stay together; the
+# damaged-manifest cases share one finished run).
+SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, rest = nodeid.partition("::")
+            return f"{path}::{rest.split('[', 1)[0]}" if path in SPLIT_BY_FUNCTION else path
+
+    return Scheduling(config, log)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _session_lock_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Bench locks of this test session only (each pytest-xdist worker is a session, with its own

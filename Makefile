@@ -23,12 +23,20 @@ bench: setup
 nightly: setup
 	examples/nightly/nightly.sh
 
-# Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration).
+# Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration),
+# in parallel pytest-xdist workers: each is a pytest session with its own embedded server (port, data folder),
+# temp and lock folders. --dist loadfile keeps a file's tests on one worker: module-scoped real runs (a bench,
+# sshd hosts, a nightly history) happen once, and the multi-client tests, which look for (and kill) YCSB
+# processes by their command line, never run beside each other. (loadgroup's xdist_group marks have no effect
+# with pytest 9.2 and pytest-xdist 3.8.) Many integration tests wait on a JVM or a server: 4 workers on 2 cores.
+# `make test XDIST=` runs them one at a time.
+XDIST      ?= -n 4 --dist loadfile
+XDIST_FAST ?= -n 2
 test: setup
-	$(BIN)/pytest -q tests/unit tests/integration
+	$(BIN)/pytest -q $(XDIST) tests/unit tests/integration
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -7,17 +7,62 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from pymongo import MongoClient
+# pytest-xdist workers start with COLUMNS=80 and LINES=24 in their environment, which rich would read into
+# the CLI consoles' width when ycsb_runner.console is imported: tests that set COLUMNS for one CliRunner call
+# would get 80. Give the workers the environment of a plain ``pytest`` run.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
-from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java
-from ycsb_runner.server import EmbeddedServer, ServerInfo
+import pytest  # noqa: E402
+from pymongo import MongoClient  # noqa: E402
+
+from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java  # noqa: E402
+from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)
 os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
+
+
+# `make test` runs the tests in pytest-xdist workers with --dist loadfile: a file's tests stay on one worker,
+# so its module-scoped real runs happen once and the multi-client tests (which find YCSB processes by their
+# command line) never run beside each other. The fault tests are independent of each other and together the
+# longest file: their work units are test functions (the parameters of one function stay together; the
+# damaged-manifest cases share one finished run).
+SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, rest = nodeid.partition("::")
+            return f"{path}::{rest.split('[', 1)[0]}" if path in SPLIT_BY_FUNCTION else path
+
+    return Scheduling(config, log)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_lock_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Bench locks of this test session only (each pytest-xdist worker is a session, with its own
+    servers): a bench of one worker must not refuse another worker's (``another bench is running
+    against the embedded server``), nor a bench someone runs by hand. The lock tests set their own."""
+    old = os.environ.get("YCSB_RUNNER_LOCK_DIR")
+    os.environ["YCSB_RUNNER_LOCK_DIR"] = str(tmp_path_factory.mktemp("locks"))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("YCSB_RUNNER_LOCK_DIR", None)
+        else:
+            os.environ["YCSB_RUNNER_LOCK_DIR"] = old
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ import psutil
 import pytest
 
 from ycsb_runner.install import find_java
+from ycsb_runner.paths import cache_dir
 from ycsb_runner.server import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
@@ -403,7 +404,15 @@ def test_signal_stops_cleanly_with_the_conventional_exit_code(
 def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
     private_tmp = tmp_path / "tmp"
     private_tmp.mkdir()
-    env = cli_env(TMPDIR=str(private_tmp))
+    # A cache folder of its own (the installed YCSB and server binary linked in), so the killed bench's
+    # server record is in a folder only this test reads: any other ycsb-runner starting meanwhile (another
+    # pytest-xdist worker, a bench by hand) would clear the stale server before the `server status` below.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for entry in cache_dir().iterdir():
+        if entry.name not in ("server", "locks"):
+            (cache / entry.name).symlink_to(entry)
+    env = cli_env(TMPDIR=str(private_tmp), YCSB_RUNNER_CACHE=str(cache))
     proc, results = _start_long_bench(tmp_path, env)
     children = _children(proc.pid)
     assert {"java", "ferretdb-embedded"} <= _names(children)

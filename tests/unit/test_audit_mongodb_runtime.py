@@ -376,7 +376,10 @@ def test_guard_restores_exact_original_config() -> None:
 
 def test_guard_failed_restore_prints_hint_and_raises() -> None:
     srv = _server("7.0.23", filt={"atype": "authenticate"}, aas=False)
-    strat = make_strategy("mongodb-runtime", client=srv, options={"url": "mongodb://u:pw@db1:27017/"})
+    # the URL names the node db1, which is this simulated server: reach it directly through ``direct``
+    # (not over the network, where the connection attempt to db1 waited out its 10 s timeout)
+    options = {"url": "mongodb://u:pw@db1:27017/", "direct": lambda _host, cmd: srv.command(cmd)}
+    strat = make_strategy("mongodb-runtime", client=srv, options=options)
     err = io.StringIO()
     with pytest.raises(AuditError, match="audit was not restored") as caught, audit_guard(strat, stream=err):
         strat.enable(OPS)

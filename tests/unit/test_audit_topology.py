@@ -334,7 +334,7 @@ def test_entry_state_is_not_on_for_crud_with_a_filter_without_authcheck() -> Non
 @pytest.mark.parametrize(("kind", "mode"), [c for c in CASES if c[0] != "standalone"])
 def test_a_node_that_keeps_the_old_state_blocks_the_run_by_name(kind: str, mode: str) -> None:
     dep = Deployment(kind, mode)
-    strat = dep.strategy()
+    strat = dep.strategy(verify_timeout_s=0.2)  # the laggard never catches up: a short bound will do
     laggard = dep.nodes["shard02-2:27018" if kind == "sharded" else "rs2:27017"]
     laggard.stuck = True
     if mode == "setParameter":  # the process did not take it (e.g. restarted meanwhile)
@@ -359,7 +359,7 @@ def test_a_node_that_keeps_the_old_state_blocks_the_run_by_name(kind: str, mode:
 
 def test_unreachable_member_blocks_the_run_by_name() -> None:
     dep = Deployment("sharded", "setClusterParameter")
-    strat = dep.strategy()
+    strat = dep.strategy(verify_timeout_s=0.2)  # the member stays down: a short bound will do
     dep.nodes["mongos2:27017"].down = True
     with pytest.raises(AuditError, match=r"mongos mongos2:27017: .*connection refused"):
         strat.enable(OPS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from pathlib import Path
@@ -31,6 +32,21 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 def read(name: str) -> str:
     """A captured file; a missing one fails the test (a renamed fixture must not silently disable it)."""
     return (DATA / name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def parsed(name: str) -> ParsedRun:
+    """The complete capture *name* parsed (once per session: the examples below compare against it)."""
+    return parse_output(read(f"{name}.stdout"), read(f"{name}.stderr"))
+
+
+def line_cuts(lines: list[str], first: int, step: int = 4) -> list[int]:
+    """Cut positions (keep ``lines[:cut]``) from *first* on: every cut at a summary section's edge (its first
+    line, the line before, the line after), every *step*-th line, and the end."""
+    section = [m.group(1) if (m := re.match(r"^\[([^\]]+)\], ", ln)) else None for ln in lines]
+    edges = {i for i in range(1, len(lines)) if section[i] != section[i - 1]}
+    cuts = {c for e in edges for c in (e - 1, e, e + 1)} | set(range(first, len(lines), step))
+    return sorted(c for c in cuts | {first, len(lines) - 1, len(lines)} if first <= c <= len(lines))
 
 
 def outcome(stdout, stderr=""):
@@ -115,13 +131,15 @@ def test_ycsb_like_garbage(stdout, stderr):
 
 @pytest.mark.parametrize("name", EVERY_LINE)
 def test_truncated_at_every_line(name):
-    """Cut stdout, then stderr, after every line: a result (or ParseError), and never 'completed' once the
-    summary is cut before its last section; a cut inside the summary never loses the lines before it."""
+    """Cut stdout after every line up to the summary, and in the summary at every section edge and every
+    4th line (``line_cuts``); then stderr after every line: a result (or ParseError), and never 'completed'
+    once the summary is cut before its last section; a cut inside the summary never loses the lines
+    before it."""
     stdout, stderr = read(f"{name}.stdout"), read(f"{name}.stderr")
-    full = parse_output(stdout, stderr)
+    full = parsed(name)
     out_lines = stdout.splitlines(keepends=True)
     first_summary = next(i for i, ln in enumerate(out_lines) if ln.startswith("[OVERALL]"))
-    for cut in range(len(out_lines) + 1):
+    for cut in list(range(first_summary)) + line_cuts(out_lines, first_summary):
         run = outcome("".join(out_lines[:cut]), stderr)
         if run is None:
             continue
@@ -171,7 +189,7 @@ def test_shuffled_section_order(name, rnd):
     other, sections = blocks(stdout)
     rnd.shuffle(sections)
     shuffled = "\n".join(other + [ln for block in sections for ln in block])
-    a, b = parse_output(stdout, stderr), parse_output(shuffled, stderr)
+    a, b = parsed(name), parse_output(shuffled, stderr)
     pd.testing.assert_frame_equal(a.operations, b.operations)
     assert a.overall == b.overall and a.sections == b.sections
     pd.testing.assert_frame_equal(a.status, b.status)
@@ -188,7 +206,7 @@ def test_missing_sections(name, data):
     assert run is not None  # the stderr alone is YCSB output
     wanted = {re.match(r"^\[([^\]]+)\]", block[0]).group(1) for block in kept}
     assert run.sections == wanted
-    full = parse_output(stdout, stderr).operations.set_index("section")
+    full = parsed(name).operations.set_index("section")
     for section, row in run.operations.set_index("section").iterrows():
         assert row["operations"] == full.loc[section, "operations"]
     if not any(block[0].startswith("[OVERALL]") for block in kept):
@@ -220,7 +238,7 @@ def test_interleaved_noise(name, insertions):
     lines = stdout.splitlines()
     for frac, noise in insertions:
         lines.insert(int(frac * len(lines)), noise)
-    a, b = parse_output(stdout, stderr), parse_output("\n".join(lines), stderr)
+    a, b = parsed(name), parse_output("\n".join(lines), stderr)
     pd.testing.assert_frame_equal(a.summary, b.summary)
     pd.testing.assert_frame_equal(a.operations, b.operations)
     pd.testing.assert_frame_equal(a.histogram, b.histogram)

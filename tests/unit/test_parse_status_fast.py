@@ -104,18 +104,27 @@ def test_fast_path_equals_general_path_on_any_group_text(rests):
     assert_same(_groups(rests, fast=True), _groups(rests, fast=False))
 
 
-@pytest.mark.parametrize("chunk", [1, 300, 4096])
-def test_chunked_reading_changes_nothing(monkeypatch, chunk):
-    """Streams are read in chunks of lines; tiny chunks must give exactly the one-chunk result."""
-    from ycsb_runner.parse import parse_output, stream
+@pytest.fixture(scope="module")
+def whole_runs():
+    """Every capture parsed with the default chunk size (once for the three chunk sizes below)."""
+    from ycsb_runner.parse import parse_output
 
     names = sorted({p.stem for p in DATA.glob("*.stdout")})
-    whole = {
+    assert names
+    return {
         n: parse_output((DATA / f"{n}.stdout").read_bytes(), (DATA / f"{n}.stderr").read_bytes())
         for n in names
     }
+
+
+@pytest.mark.parametrize("chunk", [1, 300, 4096])
+def test_chunked_reading_changes_nothing(monkeypatch, whole_runs, chunk):
+    """Streams are read in chunks of lines; tiny chunks must give exactly the one-chunk result."""
+    from ycsb_runner.parse import parse_output, stream
+
+    whole = whole_runs
     monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)
-    for n in names:
+    for n in sorted(whole):
         run = parse_output((DATA / f"{n}.stdout").read_bytes(), (DATA / f"{n}.stderr").read_bytes())
         ref = whole[n]
         for attr in ("summary", "operations", "status", "histogram", "timeseries", "raw"):

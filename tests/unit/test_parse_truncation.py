@@ -28,7 +28,7 @@ COMPLETE = [
     "trackjvm",
     "load",
 ]
-CUT = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CUT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def streams(name: str) -> tuple[bytes, bytes]:
@@ -66,13 +66,22 @@ def test_a_cut_anywhere_in_the_summary_is_truncated(name, data):
 @pytest.mark.parametrize("name", COMPLETE)
 def test_a_cut_at_any_line_break_in_the_summary_is_truncated(name):
     """Cut exactly after a line: no half line to see, so missing metrics/sections/operations must show it.
-    Every line break of the summary is tried (of long raw-data captures: every 25th and the last 40)."""
+    Every line break of a short summary (up to 40 lines) is tried; of longer ones every section edge (its
+    first line, the line before and after), the last lines, and every 3rd line (over 100 summary lines:
+    histogram buckets, every 9th and the last 40; raw-data captures over 500 lines: every 25th and the last
+    40)."""
     stdout, stderr = streams(name)
     lines = stdout.splitlines(keepends=True)
     first = next(i for i, ln in enumerate(lines) if ln.startswith(b"[OVERALL]"))
     cuts = range(first, len(lines))
     if len(lines) > 500:
         cuts = sorted(set(range(first, len(lines), 25)) | set(range(len(lines) - 40, len(lines))))
+    elif len(cuts) > 40:
+        section = [ln.split(b"]", 1)[0] if ln.startswith(b"[") else None for ln in lines]
+        edges = {i for i in range(first + 1, len(lines)) if section[i] != section[i - 1]}
+        near = {c for e in edges for c in (e - 1, e, e + 1)}
+        step, tail = (9, 40) if len(cuts) > 100 else (3, 10)
+        cuts = sorted((near | set(range(first, len(lines), step)) | set(cuts[-tail:])) & set(cuts))
     for keep in cuts:
         if not any(ln.startswith(b"[") for ln in lines[keep:]):
             continue  # only non-summary text was cut off

@@ -1,7 +1,9 @@
 """Terminal output at 80 columns: every table fits, no number is cut, nothing is an empty box.
 
-The CLI runs in a subprocess with ``COLUMNS=80`` and stdout piped (as in a log or ``| less``), on the
-checked-in real run folders and the shipped reference tables."""
+The CLI runs in-process (Typer's ``CliRunner``: stdout captured, not a terminal, as in a log or ``| less``)
+with ``COLUMNS=80``, on the checked-in real run folders and the shipped reference tables;
+``test_piped_output_follows_columns`` runs it in a real subprocess with stdout piped, where rich reads
+``COLUMNS`` itself."""
 
 from __future__ import annotations
 
@@ -15,8 +17,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from rich.cells import cell_len
+from typer.testing import CliRunner
 
+from ycsb_runner import console
 from ycsb_runner.analyse.results import print_results, results_table
+from ycsb_runner.cli import app
 from ycsb_runner.reference import load_reference
 from ycsb_runner.termtable import column_needs, is_number_text
 
@@ -25,6 +30,25 @@ REFERENCES = ("alibaba-audit", "tencent-mongodb44", "tencent-threads")
 
 
 def cli(*args: str, columns: int = 80) -> str:
+    """The CLI in-process with COLUMNS set (Typer's help reads it per call). The table console was built
+    at import, when rich read COLUMNS into its width, so it gets that width here for the call; the
+    subprocess test below checks rich's own reading of COLUMNS."""
+    out = console.out_console
+    saved = out._width, out._color_system
+    out.width = columns
+    out._color_system = None  # as rich decides for a pipe (also under ``pytest -s`` in a terminal)
+    try:
+        res = CliRunner().invoke(
+            app, list(args), env={"COLUMNS": str(columns)}, prog_name="python -m ycsb_runner"
+        )
+    finally:
+        out._width, out._color_system = saved
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    return res.stdout
+
+
+def piped_cli(*args: str, columns: int = 80) -> str:
+    """The CLI as a subprocess, stdout piped, ``COLUMNS`` in its environment."""
     env = {**os.environ, "COLUMNS": str(columns)}
     done = subprocess.run(
         [sys.executable, "-m", "ycsb_runner", *args], capture_output=True, text=True, env=env, check=False
@@ -90,7 +114,11 @@ def test_table_fits_80_columns_with_every_mean(run: str) -> None:
 )
 def test_compare_fits_80_columns(args: tuple[str, ...]) -> None:
     out = cli("compare", str(RUNS / args[0]), *args[1:])
-    assert_fits(out)
+    assert_compare_fits(out, args)
+
+
+def assert_compare_fits(out: str, args: tuple[str, ...], columns: int = 80) -> None:
+    assert_fits(out, columns)
     full = json.loads(cli("compare", str(RUNS / args[0]), *args[1:], "--format", "json"))
     first = "measured" if "--reference" in args else "baseline"
     shown = _numbers(out)
@@ -107,9 +135,14 @@ def test_compare_reference_states_what_the_run_did() -> None:
 
 
 def test_piped_output_follows_columns() -> None:
-    wide = cli("compare", str(RUNS / "tencent-analyse"), "--reference", "tencent-mongodb44", columns=200)
+    """A real subprocess with stdout piped: rich takes its width from COLUMNS, narrow and wide."""
+    args = ("tencent-analyse", "--reference", "tencent-mongodb44")
+    narrow = piped_cli("compare", str(RUNS / args[0]), *args[1:], columns=80)
+    assert_compare_fits(narrow, args, 80)
+    assert narrow == cli("compare", str(RUNS / args[0]), *args[1:])  # in-process sees what a pipe sees
+    wide = piped_cli("compare", str(RUNS / args[0]), *args[1:], columns=200)
     assert max(cell_len(line.rstrip()) for line in wide.splitlines()) > 80
-    assert_fits(wide, 200)
+    assert_compare_fits(wide, args, 200)
     assert "not shown" not in wide  # at 200 columns everything fits
 
 
@@ -122,10 +155,11 @@ def test_help_is_not_cut(command: tuple[str, ...]) -> None:
     assert_fits(out)
 
 
-def test_results_table_of_a_run_fits(capsys: pytest.CaptureFixture[str]) -> None:
-    from ycsb_runner import console
-
-    console.out_console.width = 80
+def test_results_table_of_a_run_fits(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 80 columns for this test only (it used to stay set, and a later CLI test at COLUMNS=160 got 80)
+    monkeypatch.setattr(console.out_console, "_width", 80)
     print_results(RUNS / "tencent-analyse")
     out = capsys.readouterr().out
     assert_fits(out)

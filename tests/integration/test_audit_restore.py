@@ -11,11 +11,10 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -48,19 +47,10 @@ def _switch_args(state: Path) -> list[str]:
     return [a for k, v in opts.items() for a in ("--audit-option", f"{k}={json.dumps(v)}")]
 
 
-def _wait_for_on_run(results: Path, proc: subprocess.Popen, timeout: float = 90) -> Path:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the bench ended before the 'on' run started"
-        for err in results.glob("*/steps/*-run-*-audit-on-*/stderr.txt"):
-            if re.search(r"\d+ sec: \d+ operations", err.read_text(errors="replace")):
-                return err
-        time.sleep(0.1)
-    raise AssertionError("the 'on' run did not start in time")
-
-
 @pytest.mark.integration
-def test_sigkill_after_switching_leaves_a_restore_file_that_restores(mongo_url: str, tmp_path: Path) -> None:
+def test_sigkill_after_switching_leaves_a_restore_file_that_restores(
+    mongo_url: str, tmp_path: Path, wait_for_on_run: Callable[[Path, subprocess.Popen], Path]
+) -> None:
     state = tmp_path / "audit-state.txt"
     state.write_text("off")
     results = tmp_path / "results"
@@ -93,7 +83,7 @@ def test_sigkill_after_switching_leaves_a_restore_file_that_restores(mongo_url: 
         )
     children: list[psutil.Process] = []
     try:
-        _wait_for_on_run(results, proc)
+        wait_for_on_run(results, proc)
         children = psutil.Process(proc.pid).children(recursive=True)
         assert state.read_text() == "on"
         proc.send_signal(signal.SIGKILL)

@@ -18,7 +18,7 @@ import re
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -265,20 +265,10 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     assert switch.status() == "off"
 
 
-def _wait_for_on_run(results: Path, proc: subprocess.Popen, timeout: float = 75) -> Path:
-    """The stderr.txt of the first "on" run once YCSB has printed a status line in it."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the bench ended before the 'on' run started"
-        for err in results.glob("*/steps/*-run-*-audit-on-*/stderr.txt"):
-            if re.search(r"\d+ sec: \d+ operations", err.read_text(errors="replace")):
-                return err
-        time.sleep(0.1)
-    raise AssertionError("the 'on' run did not start in time")
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path) -> None:
+def test_signal_during_on_run_restores_and_cleans_up(
+    signum: int, tmp_path: Path, wait_for_on_run: Callable[[Path, subprocess.Popen], Path]
+) -> None:
     switch = Switch(tmp_path / "switch", start="off")
     results = tmp_path / "results"
     env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}  # its own embedded server
@@ -298,7 +288,7 @@ def test_signal_during_on_run_restores_and_cleans_up(signum: int, tmp_path: Path
     with open(tmp_path / "out.txt", "wb") as out, open(tmp_path / "err.txt", "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
     try:
-        _wait_for_on_run(results, proc)
+        wait_for_on_run(results, proc)
         children = psutil.Process(proc.pid).children(recursive=True)
         names = " ".join(" ".join(c.cmdline()) for c in children)
         assert "site.ycsb.Client" in names and ("ferretdb" in names.lower() or "mongod" in names)

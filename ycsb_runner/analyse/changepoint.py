@@ -32,6 +32,7 @@ DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
 NULL_DRAWS = 20_000  # simulated series per segment length for the window test's null distribution
+_P_FLOOR = 1 / (NULL_DRAWS + 1)  # the smallest p the simulation itself can give
 HOLM = "holm"
 BH = "bh"
 
@@ -204,8 +205,7 @@ def window_test(
     at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
     observed one, doubled for the two directions."""
     x = np.concatenate([segment, fresh])
-    logs = bool(np.all(x > 0))
-    y = np.log(x) if logs else x
+    y = np.log(x) if np.all(x > 0) else x
     n, m = y.size, segment.size
     margins, smallest = _null(m, ks)
     best: _Window | None = None
@@ -222,8 +222,7 @@ def window_test(
                 best = _Window(k, p, before, after, pct)
     if best is None:
         return 1.0, None
-    floor = 1 / (NULL_DRAWS + 1)
-    combined = float(_rank_p(smallest, best.p)) if best.p >= floor else len(ks) * best.p
+    combined = float(_rank_p(smallest, best.p)) if best.p >= _P_FLOOR else len(ks) * best.p
     return min(1.0, 2 * combined), best
 
 
@@ -233,7 +232,7 @@ def _marginal_p(null: np.ndarray, stat: float, m: int, k: int) -> float:
     if math.isnan(stat):
         return 1.0
     p = float(_rank_p(null, stat))
-    if p > 1 / (NULL_DRAWS + 1):
+    if p > _P_FLOOR:
         return p
     return min(p, float(sps.t.cdf(stat / math.sqrt(1 + 1 / m), m - 1)) ** k)
 

@@ -18,6 +18,7 @@ import pytest  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java  # noqa: E402
+from ycsb_runner.install.cds import jvm_flags, usable_archive  # noqa: E402
 from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
@@ -94,8 +95,11 @@ def mongo(mongo_url: str) -> Iterator[MongoClient]:
 
 
 @pytest.fixture(scope="session")
-def run_ycsb(ycsb: YcsbInstall, java_path: str, mongo_url: str):
-    """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2)`` -> (rc, out, err)."""
+def run_ycsb(ycsb: YcsbInstall, mongo_url: str):
+    """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2)`` -> (rc, out, err).
+    Its JVMs start from set-up's class-data archive, as the runner's do."""
+    java = find_java()
+    java_path, archive_flags = java.path, jvm_flags(usable_archive(java, ycsb))
 
     def run(
         phase: str, props: dict[str, object], threads: int = 1, url: str | None = None, timeout: float = 300
@@ -104,6 +108,7 @@ def run_ycsb(ycsb: YcsbInstall, java_path: str, mongo_url: str):
             java_path,
             "-Duser.language=en",
             "-Duser.country=US",
+            *archive_flags,
             "-cp",
             ":".join(ycsb.classpath),
             "site.ycsb.Client",

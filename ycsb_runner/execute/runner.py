@@ -28,6 +28,7 @@ from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
+from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
     LOAD_MIX,
@@ -158,6 +159,8 @@ class Runner:
         self.env = environment(templates)
         self.templates = templates
         self.jvm_args = jvm_args or []
+        # local YCSB JVMs start from set-up's class-data archive when there is one (ycsb_runner.install.cds)
+        self.class_archive = usable_archive(java, install)
         self.max_error_rate = max_error_rate
         self.keep_going = keep_going
         self.progress = progress or (lambda event, data: None)
@@ -220,6 +223,7 @@ class Runner:
             "version": self.java.version,
             "description": self.java.description,
             "jvm_args": self.jvm_args,
+            "class_data_archive": str(self.class_archive) if self.class_archive else None,
         }
         m.host = self.host
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
@@ -395,7 +399,7 @@ class Runner:
             binding_class=self.install.binding_class,
             workload_file=workload_file,
             connection_file=conn_file,
-            jvm_args=self.jvm_args,
+            jvm_args=[*jvm_flags(self.class_archive), *self.jvm_args],
             hdr_dir=hdr_dir,
             env=self.env,
         )

@@ -147,7 +147,7 @@ def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.T
             log=lambda _m: None,
         )
     wall = time.time() - started
-    print(f"\n3-client bench (load 900 docs + run 1500 ops over h1, h2, h3): {wall:.1f}s wall")
+    print(f"\n3-client bench (load 450 docs + run 900 ops over h1, h2, h3): {wall:.1f}s wall")
     return outcome, watcher.seen, wall, before
 
 
@@ -157,18 +157,18 @@ def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url
     load = steps[steps["phase"] == "load"].iloc[0]
     assert load["verdict"] == "completed", load["reasons"]
     assert load["client"] == "all"
-    assert load["documents"] == 900
+    assert load["documents"] == 450
     ops = outcome.result.operations
     ins = ops[(ops["phase"] == "load") & (ops["section"] == "INSERT")].set_index("client")
     assert sorted(ins.index) == ["all", "h1", "h2", "h3"]
-    assert [int(ins.at[h, "operations"]) for h in HOSTS] == [300, 300, 300]
-    assert int(ins.at["all", "return_OK"]) == 900 and int(ins.at["all", "errors"]) == 0
+    assert [int(ins.at[h, "operations"]) for h in HOSTS] == [150, 150, 150]
+    assert int(ins.at["all", "return_OK"]) == 450 and int(ins.at["all", "errors"]) == 0
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     shares = manifest["steps"][0]["figures"]["clients"]
     assert [(c["client"], c["insertstart"], c["insertcount"]) for c in shares] == [
-        ("h1", "0", "300"),
-        ("h2", "300", "300"),
-        ("h3", "600", "300"),
+        ("h1", "0", "150"),
+        ("h2", "150", "150"),
+        ("h3", "300", "150"),
     ]
 
 
@@ -180,9 +180,9 @@ def test_run_counts_add_up_and_percentiles_are_those_of_all_values(three_client_
     main = run[run["section"].isin(["READ", "UPDATE"])]
     per_client = main[main["client"] != "all"].groupby("client")["operations"].sum()
     assert sorted(per_client.index) == list(HOSTS)
-    assert per_client.tolist() == [500, 500, 500]  # operationcount 1500 split over three clients
+    assert per_client.tolist() == [300, 300, 300]  # operationcount 900 split over three clients
     merged = main[main["client"] == "all"].set_index("section")
-    assert int(merged["operations"].sum()) == 1500
+    assert int(merged["operations"].sum()) == 900
     for section in ("READ", "UPDATE"):
         one = HdrHistogram(1, 3_600_000_000, 3)  # one histogram of every value all clients recorded
         for h in HOSTS:
@@ -223,18 +223,18 @@ def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Pa
             url=mongo_url,
             results=tmp_path,
             clients=["local", "h2"],
-            overrides=["recordcount=501", "operationcount=601"],
+            overrides=["recordcount=201", "operationcount=301"],
             report=True,
         ),
         log=lambda _m: None,
     )
     with MongoClient(mongo_url) as c:
-        assert c.ycsb.usertable.count_documents({}) == 501
+        assert c.ycsb.usertable.count_documents({}) == 201
     ops = outcome.result.operations
     ins = ops[(ops["phase"] == "load") & (ops["section"] == "INSERT")].set_index("client")
-    assert int(ins.at["local", "operations"]) == 251 and int(ins.at["h2", "operations"]) == 250
+    assert int(ins.at["local", "operations"]) == 101 and int(ins.at["h2", "operations"]) == 100
     run = ops[(ops["phase"] == "run") & ops["section"].isin(["READ", "UPDATE"])]
-    assert run.groupby("client")["operations"].sum().to_dict() == {"all": 601, "local": 301, "h2": 300}
+    assert run.groupby("client")["operations"].sum().to_dict() == {"all": 301, "local": 151, "h2": 150}
     assert outcome.report is not None and outcome.report.stat().st_size > 0  # the report reads it too
 
 
@@ -425,12 +425,12 @@ def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
     outcome, _, _, _ = three_client_run
     table = results_table(outcome.result)
     run = table[table["phase"] == "run"]
-    assert int(run["operations"].sum()) == 1500  # not 3000: per-client rows are not counted again
+    assert int(run["operations"].sum()) == 900  # not 1800: per-client rows are not counted again
     metrics = step_metrics(outcome.result).set_index("phase")
     ops = outcome.result.operations
     merged_read = ops[(ops["phase"] == "run") & (ops["client"] == "all") & (ops["section"] == "READ")].iloc[0]
     assert metrics.at["run", "read_p99_us"] == merged_read["p99_us"]  # the exact one, not a blend
-    assert metrics.at["load", "insert_ops"] == 900
+    assert metrics.at["load", "insert_ops"] == 450
 
 
 def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:

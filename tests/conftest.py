@@ -17,11 +17,44 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 import pytest  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
+from ycsb_runner.errors import UserError  # noqa: E402
 from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java  # noqa: E402
 from ycsb_runner.install.cds import jvm_flags, usable_archive  # noqa: E402
+from ycsb_runner.paths import cache_dir  # noqa: E402
 from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
+
+
+def _c1_java_home() -> Path | None:
+    """A JAVA_HOME whose ``bin/java`` runs the real Java with only its C1 compiler and the serial GC.
+
+    Every test YCSB then costs about a sixth less CPU (its JVMs are short: the C2 compiler's work never
+    pays off), and the tests share 2 cores. What the tests check does not depend on the JIT; the tool's own
+    argv is unchanged (the wrapper adds the options). ``YCSB_RUNNER_TEST_JIT=full`` runs the real one as is.
+    The class-data archive is keyed by the JVM build, so the wrapper starts from set-up's archive."""
+    if os.environ.get("YCSB_RUNNER_TEST_JIT") == "full":
+        return None
+    try:
+        real = find_java().path  # $JAVA_HOME's or PATH's, as the tool would pick
+    except UserError:
+        return None  # the tests that need Java say so
+    home = cache_dir() / "test-java"
+    script = home / "bin" / "java"
+    if Path(real).resolve() == script.resolve():
+        return home  # inherited (pytest-xdist workers start with the controller's environment)
+    text = f'#!/bin/sh\nexec "{real}" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "$@"\n'
+    if not script.is_file() or script.read_text() != text:
+        script.parent.mkdir(parents=True, exist_ok=True)
+        tmp = script.with_name(f"java.{os.getpid()}")
+        tmp.write_text(text)
+        tmp.chmod(0o755)
+        tmp.replace(script)  # several pytest-xdist workers may write it at once
+    return home
+
+
+if (_java_home := _c1_java_home()) is not None:
+    os.environ["JAVA_HOME"] = str(_java_home)
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)

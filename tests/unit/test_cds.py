@@ -31,7 +31,10 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> YcsbInstall:
     )
 
 
-JAVA = JavaInfo(path="/usr/bin/java", version="17.0.15", description="openjdk 17")
+BUILD = """openjdk version "17.0.15" 2025-04-15
+OpenJDK Runtime Environment (build 17.0.15+6-Debian-1deb12u1)
+OpenJDK 64-Bit Server VM (build 17.0.15+6-Debian-1deb12u1, mixed mode, sharing)"""
+JAVA = JavaInfo(path="/usr/bin/java", version="17.0.15", description="openjdk 17", build=BUILD)
 
 
 def _made(path: Path, body: bytes = b"archive bytes") -> Path:
@@ -42,10 +45,15 @@ def _made(path: Path, body: bytes = b"archive bytes") -> Path:
     return path
 
 
-def test_the_archive_name_follows_the_java_and_every_jar(install: YcsbInstall) -> None:
+def test_the_archive_name_follows_the_jvm_build_and_every_jar(install: YcsbInstall) -> None:
     first = cds.archive_path(JAVA, install)
     assert first == cds.archive_path(JAVA, install)
-    assert cds.archive_path(JavaInfo(JAVA.path, "21.0.2", JAVA.description), install) != first
+    # the same JVM behind another launcher (a wrapper script that adds options) shares the archive
+    assert (
+        cds.archive_path(JavaInfo("/opt/wrapped/bin/java", "17.0.15", "openjdk 17", BUILD), install) == first
+    )
+    other = BUILD.replace("1deb12u1", "1deb12u2")
+    assert cds.archive_path(JavaInfo(JAVA.path, "17.0.15", JAVA.description, other), install) != first
     jar = Path(install.classpath[0][:-1]) / "core-0.17.0.jar"
     os.utime(jar, ns=(1, 1))  # a rebuilt jar: same name, other time
     second = cds.archive_path(JAVA, install)

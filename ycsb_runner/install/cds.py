@@ -7,8 +7,8 @@ throwaway embedded server with ``-XX:ArchiveClassesAtExit``. Local YCSB steps th
 without it, 0.5 with it. It changes how classes are loaded, nothing YCSB measures: the first operations
 of a step no longer wait for the driver's classes.
 
-The archive belongs to one Java and one set of jars: its name is a digest of both, so a new JDK or a
-rebuilt binding is simply not matched (YCSB then starts as before). Java 17 aborts when it maps a damaged
+The archive belongs to one JVM build and one set of jars: its name is a digest of both, so a new JDK or
+a rebuilt binding is simply not matched (YCSB then starts as before). Java 17 aborts when it maps a damaged
 archive, so one is used only when its sha256 matches the one written after it was checked."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -42,10 +43,17 @@ def archive_dir() -> Path:
     return cache_dir() / "ycsb" / "cds"
 
 
+def _jvm_build(java: JavaInfo) -> str:
+    """Which JVM build runs: the ``(build ...)`` ids of ``java -version``, not the launcher's path nor the
+    VM's mode (a wrapper that adds ``-XX:TieredStopAtLevel=1`` runs the same JVM and shares the archive)."""
+    builds = re.findall(r"\(build ([^,)]+)", java.build)
+    return " ".join([java.version, *builds]) if builds else f"{java.path} {java.version}"
+
+
 def archive_path(java: JavaInfo, install: YcsbInstall) -> Path:
     """Where the archive of this Java and these jars lives (it may not exist)."""
     h = hashlib.sha256()
-    h.update(f"{os.path.realpath(java.path)}\0{java.version}\0{':'.join(install.classpath)}\0".encode())
+    h.update(f"{_jvm_build(java)}\0{':'.join(install.classpath)}\0".encode())
     for jar in _jars(install):
         st = jar.stat() if jar.exists() else None
         h.update(f"{jar}\0{st and st.st_size}\0{st and st.st_mtime_ns}\0".encode())

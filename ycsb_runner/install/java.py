@@ -20,6 +20,7 @@ class JavaInfo:
     path: str
     version: str
     description: str
+    build: str = ""  # all of `java -version`: which JVM build runs, whatever the launcher's path
 
 
 VERSION_TIMEOUT_S = 20.0
@@ -69,7 +70,9 @@ def find_java(timeout_s: float | None = None) -> JavaInfo:
     out = _version_output(candidate, timeout_s)
     match = re.search(r'version "([^"]+)"', out)
     first = out.strip().splitlines()[0] if out.strip() else "unknown"
-    return JavaInfo(path=candidate, version=match.group(1) if match else "unknown", description=first)
+    return JavaInfo(
+        path=candidate, version=match.group(1) if match else "unknown", description=first, build=out.strip()
+    )
 
 
 def _env_timeout() -> float:

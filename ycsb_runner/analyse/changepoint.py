@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as sps
+
+from ycsb_runner.analyse.stats import scipy_stats
 
 DEFAULT_PERMUTATIONS = 999
 DEFAULT_SEED = 20261201
@@ -234,7 +235,7 @@ def _marginal_p(null: np.ndarray, stat: float, m: int, k: int) -> float:
     p = float(_rank_p(null, stat))
     if p > _P_FLOOR:
         return p
-    return min(p, float(sps.t.cdf(stat / math.sqrt(1 + 1 / m), m - 1)) ** k)
+    return min(p, float(scipy_stats().t.cdf(stat / math.sqrt(1 + 1 / m), m - 1)) ** k)
 
 
 def judge_series(

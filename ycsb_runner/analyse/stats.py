@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 NAN = float("nan")
 DEFAULT_RESAMPLES = 10_000
@@ -53,6 +52,14 @@ AB_COLUMNS = (
     "verdict",
     "direction",
 )
+
+
+def scipy_stats() -> Any:
+    """scipy.stats, imported on first use: importing it costs about half a CPU-second, which a bench
+    or a table that needs no test statistic (one run per arm) does not pay."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ def summarize(values: Iterable[Any], *, confidence: float = 0.95) -> dict[str, f
     out.update(mean=mean, min=float(np.min(x)), max=float(np.max(x)), median=float(np.median(x)))
     if n >= 2:
         sd = float(np.std(x, ddof=1))
-        half = float(sps.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+        half = float(scipy_stats().t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
         out.update(stdev=sd, ci_low=mean - half, ci_high=mean + half)
         out["cv_pct"] = 100.0 * sd / abs(mean) if mean != 0 else NAN
     return out
@@ -150,11 +157,11 @@ def _test(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, str, str]:
             return 1.0, TEST_EXACT, "both groups constant and equal"
         return 0.0, TEST_EXACT, "both groups constant: the difference is exact"
     if min_mann_whitney_p(a.size, b.size) <= alpha:
-        res = sps.mannwhitneyu(b, a, alternative="two-sided")
+        res = scipy_stats().mannwhitneyu(b, a, alternative="two-sided")
         return float(res.pvalue), TEST_MANN_WHITNEY, ""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = sps.ttest_ind(b, a, equal_var=False)
+        res = scipy_stats().ttest_ind(b, a, equal_var=False)
     note = f"Mann-Whitney cannot reach p<{alpha:g} with n={a.size}+{b.size}: Welch's t-test used"
     return float(res.pvalue), TEST_WELCH, note
 

@@ -4,6 +4,7 @@ alone: YCSB then starts as before instead of aborting."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from collections.abc import Iterator
@@ -96,3 +97,22 @@ def test_a_damaged_archive_is_left_alone(archive, mongo_url: str, tmp_path: Path
     assert manifest["java"]["class_data_archive"] is None
     assert not any("SharedArchiveFile" in arg for s in manifest["steps"] for arg in s.get("argv") or [])
     assert not list(tmp_path.rglob("hs_err_pid*.log"))
+
+
+def test_a_failed_build_says_why_and_leaves_nothing(
+    ycsb: YcsbInstall, mongo_url: str, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr(cds, "archive_dir", lambda: tmp_path / "cds")
+    broken = dataclasses.replace(ycsb, binding_class="no.such.MongoDbClient")  # YCSB cannot load its DB class
+    logged: list[str] = []
+    assert cds.build_archive(find_java(), broken, mongo_url, log=logged.append) is None
+    assert len(logged) == 1 and logged[0].startswith(
+        "YCSB class-data archive not made (the archive's YCSB load"
+    )
+    assert logged[0].endswith("): YCSB starts without it")
+    assert list((tmp_path / "cds").iterdir()) == []
+
+
+def test_a_url_with_a_user_is_refused_before_any_jvm(ycsb: YcsbInstall) -> None:
+    with pytest.raises(ValueError, match="without a user"):
+        cds.build_archive(find_java(), ycsb, "mongodb://u:secret@127.0.0.1:1/ycsb", log=print)

@@ -154,7 +154,7 @@ def build_archive(
         digest = _digest(tmp)
         tmp.replace(path)
         path.with_suffix(".sha256").write_text(f"{digest}  {path.name}\n")
-    except (RuntimeError, OSError) as err:
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as err:
         log(f"YCSB class-data archive not made ({err}): YCSB starts without it")
         return None
     finally:  # also on Ctrl-C: no half-written archive, nor what a JVM that aborted left behind

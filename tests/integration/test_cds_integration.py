@@ -38,7 +38,13 @@ def archive(
 def _bench(tmp: Path, jvm_args: list[str], mongo_url: str) -> dict:
     outcome = run_bench(
         BenchOptions(
-            suite="quick", url=mongo_url, overrides=SMALL, results=tmp, jvm_args=jvm_args, monitors=False
+            suite="quick",
+            url=mongo_url,
+            overrides=SMALL,
+            results=tmp,
+            jvm_args=jvm_args,
+            monitors=False,
+            report=False,
         ),
         log=lambda _m: None,
     )

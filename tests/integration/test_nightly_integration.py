@@ -112,11 +112,15 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     assert res.exit_code == 1, res.output
     doc = json.loads(res.stdout)
     flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
-    # the shared 2-core machine makes the short run phase noisy; the load phase is steady enough
-    tp = [r for r in flagged if r["metric"] == "throughput_ops_s"]
-    assert tp, flagged
-    assert tp[0]["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in tp[0]["change_tags"]
-    assert tp[0]["change_pct"] <= -20
+    # Which of the 8 series passes Holm's threshold depends on how noisy the 7 normal nights were beside the
+    # other test workers (load throughput 91 % down got p = 0.0028, p_adjusted 0.017, on a busy hour, while
+    # the run phase's mean latency got through): every flagged series must be the slow night, much worse.
+    assert flagged, doc["rows"]
+    for row in flagged:
+        assert row["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in row["change_tags"], row
+        assert (
+            (row["change_pct"] <= -20) if row["metric"] == "throughput_ops_s" else (row["change_pct"] >= 20)
+        )
     table = CliRunner().invoke(app, single)
     assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
     waits = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), *NOISY, "-f", "json"])

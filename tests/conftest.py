@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from ycsb_runner.errors import UserError  # noqa: E402
-from ycsb_runner.install import YcsbInstall, ensure_ycsb, find_java  # noqa: E402
+from ycsb_runner.install import JavaInfo, YcsbInstall, ensure_ycsb, find_java  # noqa: E402
 from ycsb_runner.install.cds import jvm_flags, usable_archive  # noqa: E402
 from ycsb_runner.paths import cache_dir  # noqa: E402
 from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
@@ -106,8 +106,14 @@ def ycsb() -> YcsbInstall:
 
 
 @pytest.fixture(scope="session")
-def java_path() -> str:
-    return find_java().path
+def java() -> JavaInfo:
+    """The Java the tool would pick (the tests' C1 wrapper, see above)."""
+    return find_java()
+
+
+@pytest.fixture(scope="session")
+def java_path(java: JavaInfo) -> str:
+    return java.path
 
 
 @pytest.fixture(scope="session")
@@ -128,17 +134,16 @@ def mongo(mongo_url: str) -> Iterator[MongoClient]:
 
 
 @pytest.fixture(scope="session")
-def run_ycsb(ycsb: YcsbInstall, mongo_url: str):
+def run_ycsb(ycsb: YcsbInstall, java: JavaInfo, mongo_url: str):
     """Run real YCSB directly: ``run_ycsb("load", {"recordcount": 100}, threads=2)`` -> (rc, out, err).
     Its JVMs start from set-up's class-data archive, as the runner's do."""
-    java = find_java()
-    java_path, archive_flags = java.path, jvm_flags(usable_archive(java, ycsb))
+    archive_flags = jvm_flags(usable_archive(java, ycsb))
 
     def run(
         phase: str, props: dict[str, object], threads: int = 1, url: str | None = None, timeout: float = 300
     ) -> tuple[int, str, str]:
         argv = [
-            java_path,
+            java.path,
             "-Duser.language=en",
             "-Duser.country=US",
             *archive_flags,

@@ -11,28 +11,26 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pymongo import MongoClient
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.install import YcsbInstall, cds, find_java
+from ycsb_runner.install import JavaInfo, YcsbInstall, cds
 
 SMALL = ["recordcount=100", "maxexecutiontime=1", "mixes=c-read100"]
 
 
 @pytest.fixture(scope="module")
 def archive(
-    ycsb: YcsbInstall, mongo_url: str, tmp_path_factory: pytest.TempPathFactory
+    ycsb: YcsbInstall, java: JavaInfo, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Path, list[str]]]:
-    """An archive built here (not the one `make setup` made), and what the build logged."""
+    """An archive made here as `ycsb-runner setup` makes one (its own throwaway embedded server), not the
+    one `make setup` made, and what the build logged."""
     folder = tmp_path_factory.mktemp("cds")
     logged: list[str] = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cds, "archive_dir", lambda: folder)
-        path = cds.build_archive(find_java(), ycsb, mongo_url, log=logged.append)
+        path = cds.ensure_archive(java, ycsb, log=logged.append)
         assert path is not None, logged
         yield path, logged
-    with MongoClient(mongo_url) as client:
-        client.get_default_database().drop_collection(cds.TRAIN_TABLE)
 
 
 def _bench(tmp: Path, jvm_args: list[str], mongo_url: str) -> dict:
@@ -51,14 +49,15 @@ def _bench(tmp: Path, jvm_args: list[str], mongo_url: str) -> dict:
     return json.loads((outcome.run_dir / "manifest.json").read_text())
 
 
-def test_the_build_makes_an_archive_java_maps_once(archive, ycsb: YcsbInstall, monkeypatch) -> None:
+def test_the_build_makes_an_archive_java_maps_once(
+    archive, ycsb: YcsbInstall, java: JavaInfo, monkeypatch
+) -> None:
     path, logged = archive
     assert logged == [f"YCSB class-data archive: {path} ({path.stat().st_size / 1e6:.1f} MB)"]
     assert path.stat().st_size > 1_000_000 and sorted(p.name for p in path.parent.iterdir()) == [
         path.name,
         path.with_suffix(".sha256").name,
     ]
-    java = find_java()
     # -Xshare:on fails instead of starting without the archive when it cannot map it
     argv = [java.path, "-Xshare:on", f"-XX:SharedArchiveFile={path}", "-cp", ":".join(ycsb.classpath)]
     proc = subprocess.run([*argv, "-version"], capture_output=True, text=True, timeout=60, check=False)
@@ -106,12 +105,12 @@ def test_a_damaged_archive_is_left_alone(archive, mongo_url: str, tmp_path: Path
 
 
 def test_a_failed_build_says_why_and_leaves_nothing(
-    ycsb: YcsbInstall, mongo_url: str, tmp_path: Path, monkeypatch
+    ycsb: YcsbInstall, java: JavaInfo, mongo_url: str, tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setattr(cds, "archive_dir", lambda: tmp_path / "cds")
     broken = dataclasses.replace(ycsb, binding_class="no.such.MongoDbClient")  # YCSB cannot load its DB class
     logged: list[str] = []
-    assert cds.build_archive(find_java(), broken, mongo_url, log=logged.append) is None
+    assert cds.build_archive(java, broken, mongo_url, log=logged.append) is None
     assert len(logged) == 1 and logged[0].startswith(
         "YCSB class-data archive not made (the archive's YCSB load"
     )
@@ -119,6 +118,6 @@ def test_a_failed_build_says_why_and_leaves_nothing(
     assert list((tmp_path / "cds").iterdir()) == []
 
 
-def test_a_url_with_a_user_is_refused_before_any_jvm(ycsb: YcsbInstall) -> None:
+def test_a_url_with_a_user_is_refused_before_any_jvm(ycsb: YcsbInstall, java: JavaInfo) -> None:
     with pytest.raises(ValueError, match="without a user"):
-        cds.build_archive(find_java(), ycsb, "mongodb://u:secret@127.0.0.1:1/ycsb", log=print)
+        cds.build_archive(java, ycsb, "mongodb://u:secret@127.0.0.1:1/ycsb", log=print)

@@ -15,4 +15,5 @@ def _refuse(name: str):
 
 
 ycsb = _refuse("ycsb")
+java = _refuse("java")
 java_path = _refuse("java_path")

@@ -46,9 +46,8 @@ def setup(
     import shutil
 
     from ycsb_runner.install import ensure_ferretdb, ensure_ycsb, find_java
-    from ycsb_runner.install.cds import build_archive, usable_archive
+    from ycsb_runner.install.cds import ensure_archive
     from ycsb_runner.install.ycsb import download_tarball as download
-    from ycsb_runner.server import EmbeddedServer
 
     java = find_java()
     if download_tarball:
@@ -64,12 +63,7 @@ def setup(
             log(f"embedded server: mongod at {shutil.which('mongod')}")
         else:
             log(f"embedded server: FerretDB at {ensure_ferretdb(log=log)}")
-        if usable_archive(java, inst) is None:  # made against a throwaway embedded server, never $MONGODB_URL
-            try:
-                with EmbeddedServer(log=lambda _m: None) as embedded:
-                    build_archive(java, inst, embedded.url, log=log)
-            except UserError as err:
-                log(f"YCSB class-data archive not made ({err}): YCSB starts without it")
+        ensure_archive(java, inst, log=log)
     if client:  # load generators: this machine's YCSB (from the cache) copied there, Java checked
         from ycsb_runner.execute.clients import Client, install_ycsb, parse_clients, ssh_config_path
 

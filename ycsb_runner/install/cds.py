@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ycsb_runner.errors import UserError
 from ycsb_runner.install.java import JavaInfo
 from ycsb_runner.install.ycsb import YcsbInstall
 from ycsb_runner.parse import parse_output
@@ -32,6 +33,7 @@ QUIET = "-Xlog:cds*=off"
 TRAIN_TIMEOUT_S = 180.0
 TRAIN_TABLE = "usertable_cds"
 TRAIN_RECORDS, TRAIN_OPERATIONS = 100, 300
+NOT_MADE = "YCSB class-data archive not made ({reason}): YCSB starts without it"
 
 
 def _jars(install: YcsbInstall) -> list[Path]:
@@ -155,7 +157,7 @@ def build_archive(
         tmp.replace(path)
         path.with_suffix(".sha256").write_text(f"{digest}  {path.name}\n")
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as err:
-        log(f"YCSB class-data archive not made ({err}): YCSB starts without it")
+        log(NOT_MADE.format(reason=err))
         return None
     finally:  # also on Ctrl-C: no half-written archive, nor what a JVM that aborted left behind
         with contextlib.suppress(OSError):
@@ -164,6 +166,21 @@ def build_archive(
                 crash.unlink(missing_ok=True)
     log(f"YCSB class-data archive: {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return path
+
+
+def ensure_archive(java: JavaInfo, install: YcsbInstall, log: Callable[[str], None] = print) -> Path | None:
+    """What ``ycsb-runner setup`` does: the archive, made against a throwaway embedded server (never
+    ``$MONGODB_URL``) when there is none yet; None, with the reason logged, when it cannot be made."""
+    from ycsb_runner.server import EmbeddedServer  # the server module installs FerretDB through this package
+
+    if (ready := usable_archive(java, install)) is not None:
+        return ready
+    try:
+        with EmbeddedServer(log=lambda _m: None) as embedded:
+            return build_archive(java, install, embedded.url, log=log)
+    except UserError as err:
+        log(NOT_MADE.format(reason=err))
+        return None
 
 
 def _check_maps(java: JavaInfo, install: YcsbInstall, archive: Path) -> None:

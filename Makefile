@@ -32,6 +32,10 @@ nightly: setup
 # `make test XDIST=` runs them one at a time.
 XDIST      ?= -n 4 --dist loadfile
 XDIST_FAST ?= -n 2
+# Bytecode caches on, also where the environment sets PYTHONDONTWRITEBYTECODE (Docker images often do):
+# without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' ~60
+# `ycsb-runner` subprocesses recompiles the package. __pycache__/ is ignored by git.
+test test-fast: export PYTHONDONTWRITEBYTECODE =
 test: setup
 	$(BIN)/pytest -q $(XDIST) tests/unit tests/integration
 

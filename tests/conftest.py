@@ -67,6 +67,46 @@ os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 # longest file: their work units are test functions (the parameters of one function stay together; the
 # damaged-manifest cases share one finished run).
 SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py",)
+FAULTS = SPLIT_BY_FUNCTION[0]
+# Work units are handed out in collection order (xdist's own reordering, by number of tests, is turned off
+# below): the units that take longest start first, so that none of them is left running alone at the end
+# while the other workers idle. Worker-seconds in a full `make test` here, longest first; units not named
+# follow in their usual order and fill the gaps.
+SLOW_FIRST = (
+    "tests/integration/test_nightly_integration.py",  # 100 s
+    "tests/integration/test_multi_clients.py",  # 88 s
+    "tests/integration/test_audit_suite_integration.py",  # 87 s
+    "tests/unit/test_parse_truncation.py",  # 57 s
+    "tests/unit/test_parse_properties.py",  # 48 s
+    "tests/integration/test_bench_integration.py",  # 30 s
+    "tests/integration/test_binding_workloads.py",  # 28 s
+    "tests/unit/test_analyse_runs.py",  # 23 s
+    "tests/integration/test_binding_parity.py",  # 20 s
+    "tests/integration/test_audit_restore.py",  # 19 s
+    f"{FAULTS}::test_short_password_keeps_raw_logs_as_ycsb_printed",  # 19 s
+    f"{FAULTS}::test_signal_stops_cleanly_with_the_conventional_exit_code",  # 16 s
+    f"{FAULTS}::test_sigkill_of_the_runner_leaves_no_server_or_java",  # 16 s
+    "tests/integration/test_cds_integration.py",  # 15 s
+    "tests/unit/test_parse_status_fast.py",  # 15 s
+    "tests/integration/test_parse_live.py",  # 14 s
+    f"{FAULTS}::test_query_string_secrets_masked_in_render_and_errors",  # 14 s
+    "tests/integration/test_failures_integration.py",  # 14 s
+    f"{FAULTS}::test_damaged_manifest_is_a_one_line_error",  # 13 s
+    f"{FAULTS}::test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest",  # 11 s
+    "tests/integration/test_monitors_server.py",  # 11 s
+)
+
+
+def _scope(nodeid: str) -> str:
+    """The work unit of a test: its file, or its function in a file split by function."""
+    path, _, rest = nodeid.partition("::")
+    return f"{path}::{rest.split('[', 1)[0]}" if path in SPLIT_BY_FUNCTION else path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # (sorted in every run: pytest-xdist's workers, which collect, all see dist "no")
+    rank = {scope: i for i, scope in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(_scope(item.nodeid), len(rank)))  # stable: in-file order kept
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -75,10 +115,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
         return None
     from xdist.scheduler import LoadFileScheduling
 
+    config.option.loadscopereorder = False  # keep the order above
+
     class Scheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path, _, rest = nodeid.partition("::")
-            return f"{path}::{rest.split('[', 1)[0]}" if path in SPLIT_BY_FUNCTION else path
+            return _scope(nodeid)
 
     return Scheduling(config, log)
 

@@ -409,3 +409,16 @@ def test_healthy_captures_are_consistent(name):
     assert run.ycsb_version == "0.17.0"
     assert run.measurement_type is not None
     assert run.command_line and "-db" in run.command_line
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_name_columns_keep_their_types(name):
+    """The classification columns of the summary-derived frames: `intended` is bool, the others hold
+    Python objects (text or None), whatever the input."""
+    run = run_of(name)
+    for frame in (run.summary, run.operations, run.histogram, run.timeseries):
+        if frame.empty:
+            continue
+        assert frame["intended"].dtype == bool, name
+        for column in ("operation", "kind", "outcome", "part"):
+            assert frame[column].dtype == object, (name, column)

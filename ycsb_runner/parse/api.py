@@ -53,10 +53,16 @@ _KNOWN_METRICS = (
 _MAX_QUOTED = 5
 
 
+_OVERALL_SECTIONS = ("OVERALL", "TOTAL_GCs", "TOTAL_GC_TIME", "TOTAL_GC_TIME_%")
+
+
 def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
-    def get(section: str, metric: str) -> float | None:
-        hit = summary[(summary["section"] == section) & (summary["metric"] == metric)]["value"]
-        return None if hit.empty or pd.isna(hit.iloc[-1]) else float(hit.iloc[-1])
+    rows = summary[summary["section"].isin(_OVERALL_SECTIONS)]
+    last = dict(zip(zip(rows["section"], rows["metric"], strict=True), rows["value"], strict=True))
+
+    def get(section: str, metric: str) -> float | None:  # the last such line's value
+        value = last.get((section, metric))
+        return None if value is None or pd.isna(value) else float(value)
 
     out = {
         "runtime_ms": get("OVERALL", "RunTime(ms)"),

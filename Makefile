@@ -33,7 +33,7 @@ nightly: setup
 XDIST      ?= -n 4 --dist loadfile
 XDIST_FAST ?= -n 2
 # Bytecode caches on, also where the environment sets PYTHONDONTWRITEBYTECODE (Docker images often do):
-# without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' ~60
+# without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' about 40
 # `ycsb-runner` subprocesses recompiles the package. __pycache__/ is ignored by git.
 test test-fast: export PYTHONDONTWRITEBYTECODE =
 test: setup

@@ -64,10 +64,11 @@ class Throttle:
         os.kill(self.pid, signal.SIGCONT)
 
 
-def _renice(tids: list[int], nice: int) -> None:
-    for tid in tids:
+def _renice_threads(pid: int, nice: int) -> None:
+    """Every thread of process *pid* (setpriority sets one thread's priority on Linux)."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
         with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
+            os.setpriority(os.PRIO_PROCESS, int(tid), nice)
 
 
 @contextlib.contextmanager
@@ -77,17 +78,16 @@ def ahead_of_other_workers(server_pid: int, nice: int = -10) -> Iterator[None]:
     pytest-xdist workers were not there. Beside them, normal nights of one run here differed up to 7x
     (INSERT latency; load throughput 36 instead of about 200 ops/s), enough to be a regression of its
     own. Raising a priority takes root (CI runs as root); without it the nights run as they are."""
-    server_tids = lambda: [int(t) for t in os.listdir(f"/proc/{server_pid}/task")]  # noqa: E731
     own = os.getpriority(os.PRIO_PROCESS, 0)
     try:
         os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread only: the JVMs it forks inherit it
-        _renice(server_tids(), nice)
+        _renice_threads(server_pid, nice)
     except PermissionError:
         pass
     try:
         yield
     finally:
-        _renice(server_tids(), own)
+        _renice_threads(server_pid, own)
         os.setpriority(os.PRIO_PROCESS, 0, own)
 
 

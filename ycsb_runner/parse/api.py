@@ -53,24 +53,21 @@ _KNOWN_METRICS = (
 _MAX_QUOTED = 5
 
 
-_OVERALL_SECTIONS = ("OVERALL", "TOTAL_GCs", "TOTAL_GC_TIME", "TOTAL_GC_TIME_%")
+# The run's totals: key -> (section, metric) of its summary line.
+_OVERALL = {
+    "runtime_ms": ("OVERALL", "RunTime(ms)"),
+    "throughput": ("OVERALL", "Throughput(ops/sec)"),
+    "gc_count": ("TOTAL_GCs", "Count"),
+    "gc_time_ms": ("TOTAL_GC_TIME", "Time(ms)"),
+    "gc_time_pct": ("TOTAL_GC_TIME_%", "Time(%)"),
+}
 
 
 def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
-    rows = summary[summary["section"].isin(_OVERALL_SECTIONS)]
-    last = dict(zip(zip(rows["section"], rows["metric"], strict=True), rows["value"], strict=True))
-
-    def get(section: str, metric: str) -> float | None:  # the last such line's value
-        value = last.get((section, metric))
-        return None if value is None or pd.isna(value) else float(value)
-
-    out = {
-        "runtime_ms": get("OVERALL", "RunTime(ms)"),
-        "throughput": get("OVERALL", "Throughput(ops/sec)"),
-        "gc_count": get("TOTAL_GCs", "Count"),
-        "gc_time_ms": get("TOTAL_GC_TIME", "Time(ms)"),
-        "gc_time_pct": get("TOTAL_GC_TIME_%", "Time(%)"),
-    }
+    rows = summary[summary["section"].isin({section for section, _ in _OVERALL.values()})]
+    found = dict(zip(zip(rows["section"], rows["metric"], strict=True), rows["value"], strict=True))
+    values = {key: found.get(line) for key, line in _OVERALL.items()}
+    out = {key: None if v is None or pd.isna(v) else float(v) for key, v in values.items()}
     rt, tp = out["runtime_ms"], out["throughput"]
     out["ops_done"] = float(round(tp * rt / 1000.0)) if rt is not None and tp is not None else None
     return out

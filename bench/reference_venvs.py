@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -64,8 +65,22 @@ def ensure(ref: Reference) -> tuple[Path | None, str]:
     return (py, "") if _ok(py, ref.probe) else (None, f"{ref.probe!r} fails in {ref.venv}")
 
 
-def run_json(py: Path | str, script: str, payload: Any, *, env: dict[str, str] | None = None) -> Any:
-    """Run *script* with *py*, *payload* as JSON on stdin; its stdout parsed as JSON."""
+def run_json(
+    py: Path | str,
+    script: str,
+    payload: Any,
+    *,
+    env: dict[str, str] | None = None,
+    limit_mb: int | None = None,
+) -> Any:
+    """Run *script* with *py*, *payload* as JSON on stdin; its stdout parsed as JSON. *limit_mb* caps the
+    child's address space (RLIMIT_AS), so that an allocation too large fails in the child (MemoryError)."""
+
+    def cap() -> None:
+        if limit_mb is not None:
+            size = limit_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
     proc = subprocess.run(
         [str(py), "-c", script],
         input=json.dumps(payload),
@@ -73,6 +88,7 @@ def run_json(py: Path | str, script: str, payload: Any, *, env: dict[str, str] |
         text=True,
         check=False,
         env={**os.environ, **(env or {})},
+        preexec_fn=cap,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{py} failed: {_last_line(proc)}")

@@ -69,9 +69,9 @@ class Case:
 
 
 def synthetic(lengths: tuple[int, ...], seed: int = SEED) -> list[Case]:
-    rng = np.random.default_rng(seed)
     cases = []
     for n in lengths:
+        rng = np.random.default_rng([seed, n])  # the series of a length do not depend on the other lengths
         for cv in NOISES:
             shapes: list[tuple[str, tuple[int, ...], tuple[float, ...]]] = [("no step", (), ())]
             for step in STEPS:

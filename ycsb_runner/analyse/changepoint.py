@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -222,7 +221,13 @@ class _At:
 
 
 def _judge_at(
-    y: np.ndarray, cps: tuple[int, ...], end: int, window: int, confirm: int, min_effect_pct: float, rho: float
+    y: np.ndarray,
+    cps: tuple[int, ...],
+    end: int,
+    window: int,
+    confirm: int,
+    min_effect_pct: float,
+    rho: float,
 ) -> _At | None:
     """The newest nights before *end* against the stable segment before them (None: too little of it)."""
     older = [c for c in cps if c < end - window]
@@ -302,9 +307,9 @@ def judge_series(
     cps = tuple(c for c, _ in e_divisive(y, alpha=cp_alpha, permutations=permutations, seed=seed))
     shown = tuple(off + c for c in cps)
     n = y.size
-    # the noise model's correlation from every night before tonight's window (one mean: a slow drift or a
-    # wandering level shows as correlation, which keeps the test cautious)
-    rho = lag1_rho(np.log(y[: n - window]) if np.all(y > 0) else y[: n - window])
+    # the noise model's correlation from every night before tonight's window, around each segment's mean
+    pre = y[: n - window]
+    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, tuple(c for c in cps if c < n - window))
     if worse:
         found = _open_regression(
             y,

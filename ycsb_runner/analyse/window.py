@@ -40,7 +40,9 @@ DEFAULT_SEED = 20261201
 TILTS = (0.0, 2.0, 3.5, 5.0, 7.0)  # shifts (innovation sds) of the newest nights in the importance sampler
 NULL_DRAWS = 21_000  # shared equally by the proposals
 RHO_STEP = 0.1
+CAP = 2.0  # how much further than the window's least changed night any of its nights counts (sds)
 RHO_MAX = 0.9
+RHO_MARGIN = 0.75  # standard errors added to the estimated correlation
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,8 @@ def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         dev = np.abs(b - med) / mad
     dev = np.nan_to_num(dev, nan=0.0)
-    rank = np.argsort(np.argsort(-dev, axis=1, kind="stable"), axis=1)
-    keep = ~((dev > 3.5) & (rank < m // 10))
+    most = np.partition(dev, m - m // 10, axis=1)[:, m - m // 10 :: m]  # the (m // 10)-th largest
+    keep = ~((dev > 3.5) & (dev >= most))
     n = keep.sum(axis=1)
     mean = np.where(keep, b, 0.0).sum(axis=1) / n
     var = np.where(keep, (b - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)
@@ -93,26 +95,37 @@ def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Per row: the fresh night closest to the baseline above it (max), in baseline standard deviations;
-    very negative when every fresh night is low. The rise is the same statistic of the negated values."""
+    """Per row: how far the fresh nights *f* are below the baseline *b*, in baseline standard deviations:
+    the mean of their deviations, none counted more than CAP beyond the least changed night (one outlier
+    night cannot make a window), when every fresh night is below the baseline's mean; else the highest
+    deviation (>= 0: no drop).
+    The rise is the same statistic of the negated values."""
     mean, sd = segment_stats(b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (f.max(axis=1) - mean) / sd
+        z = (f - mean[:, None]) / sd[:, None]
+    top = z.max(axis=1)
+    return np.where(top < 0, np.maximum(z, top[:, None] - CAP).mean(axis=1), top)
 
 
-def lag1_rho(y: np.ndarray) -> float:
-    """The noise model's correlation from a baseline of log values: the lag-1 autocorrelation with its
-    small-sample bias removed ((1 + 3 rho) / m, Kendall), rounded up to a multiple of RHO_STEP, in
-    [0, RHO_MAX]. Rounding up keeps the null on the cautious side of the estimate."""
+def lag1_rho(y: np.ndarray, breaks: tuple[int, ...] = ()) -> float:
+    """The noise model's correlation from log values *y*: the lag-1 autocorrelation around the mean of each
+    segment (*breaks*: where segments begin; a step between them is not noise), its small-sample bias
+    removed ((1 + 3 rho) / n per segment mean, Kendall), one standard error added, rounded up to a multiple
+    of RHO_STEP, in [0, RHO_MAX]: the null stays on the cautious side of the estimate."""
     m = y.size
     if m < 4:
         return 0.0
-    d = y - y.mean()
+    bounds = [0, *(b for b in breaks if 0 < b < m), m]
+    d = np.concatenate([y[a:b] - y[a:b].mean() for a, b in zip(bounds, bounds[1:], strict=False) if b > a])
+    pairs = np.ones(m - 1, dtype=bool)
+    pairs[[b - 1 for b in bounds[1:-1]]] = False  # no lag across a break
     denom = float(d @ d)
     if denom <= 0:
         return 0.0
-    r = float(d[:-1] @ d[1:]) / denom
-    r = r + (1 + 3 * max(r, 0.0)) / m
+    r = float((d[:-1] * d[1:])[pairs].sum()) / denom
+    segments = len(bounds) - 1
+    r = r + segments * (1 + 3 * max(r, 0.0)) / m
+    r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)  # one standard error up
     r = min(max(r, 0.0), RHO_MAX)
     return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)
 
@@ -121,11 +134,17 @@ def lag1_rho(y: np.ndarray) -> float:
 class _WeightedCdf:
     values: np.ndarray  # sorted
     cum: np.ndarray  # cumulative weights / draws, aligned with values
+    upper: np.ndarray  # cum plus two standard errors of the importance-sampling estimate
 
     def p(self, x: np.ndarray | float) -> np.ndarray:
         """Null probability of a value <= x; below every draw, the smallest draw's (a floor, not 0)."""
         i = np.searchsorted(self.values, x, side="right")
         return self.cum[np.maximum(i, 1) - 1]
+
+    def p_upper(self, x: np.ndarray | float) -> np.ndarray:
+        """The same, at the upper end of its 95 % interval: where few draws fell, the estimate is cautious."""
+        i = np.searchsorted(self.values, x, side="right")
+        return self.upper[np.maximum(i, 1) - 1]
 
     def quantile(self, q: float) -> float:
         i = int(np.searchsorted(self.cum, q, side="left"))
@@ -134,7 +153,10 @@ class _WeightedCdf:
 
 def _weighted_cdf(values: np.ndarray, w: np.ndarray) -> _WeightedCdf:
     order = np.argsort(values, kind="stable")
-    return _WeightedCdf(values[order], np.cumsum(w[order]) / w.size)
+    cum = np.cumsum(w[order]) / w.size
+    second = np.cumsum(w[order] ** 2) / w.size
+    se = np.sqrt(np.maximum(second - cum**2, 0.0) / w.size)
+    return _WeightedCdf(values[order], cum, cum + 2 * se)
 
 
 def _ar1(e: np.ndarray, rho: float, start: np.ndarray) -> np.ndarray:
@@ -228,6 +250,24 @@ def noise_model(baseline: np.ndarray) -> NoiseModel:
     return NoiseModel(y.size, float(mean[0]), float(sd[0]), lag1_rho(y))
 
 
+def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+    """One-sided p of each window and direction for each row of log values *y* (shape (r, m + max(ks))):
+    shape (r, len(ks), 2), direction 0 a drop, 1 a rise."""
+    nl = null(m, ks, rho)
+    n = y.shape[1]
+    out = np.empty((y.shape[0], len(ks), 2))
+    for i, k in enumerate(ks):
+        for j, sign in enumerate((1.0, -1.0)):
+            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :])
+            out[:, i, j] = np.where(np.isnan(stat), 1.0, nl.margins[k].p(np.nan_to_num(stat, nan=0.0)))
+    return out
+
+
+def combined_p(smallest: np.ndarray | float, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+    """Two-sided p of the smallest marginal p over the windows tried (both directions)."""
+    return np.minimum(1.0, 2 * null(m, ks, rho).smallest.p_upper(smallest))
+
+
 def window_test(
     segment: np.ndarray,
     fresh: np.ndarray,
@@ -245,32 +285,29 @@ def window_test(
     n, m = y.size, segment.size
     if rho is None:
         rho = lag1_rho(y[:m])
-    nl = null(m, ks, rho)
-    best: Window | None = None
-    for k in ks:
+    ps = marginal_ps(y[None, :], m, ks, rho)[0]
+    found: list[Window] = []
+    for i, k in enumerate(ks):
         before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))
         pct = _pct(before, after)
-        for sign in (1.0, -1.0):  # 1: the nights went down; -1: up
-            if not sign * pct <= -min_effect_pct:
-                continue
-            stat = float(least_change(sign * y[None, : n - k], sign * y[None, n - k :])[0])
-            p = 1.0 if math.isnan(stat) else float(nl.margins[k].p(stat))
-            if best is None or p < best.p:
-                best = Window(k, p, before, after, pct)
-    if best is None:
+        for j, sign in enumerate((1.0, -1.0)):  # 1: the nights went down; -1: up
+            if sign * pct <= -min_effect_pct:
+                found.append(Window(k, float(ps[i, j]), before, after, pct))
+    if not found:
         return 1.0, None
-    return min(1.0, 2 * float(nl.smallest.p(best.p))), best
+    smallest = min(w.p for w in found)
+    # the longest window about as strong as the strongest: the change began at its first night
+    best = max((w for w in found if w.p <= max(1.5 * smallest, 1e-12)), key=lambda w: w.k)
+    return float(combined_p(smallest, m, ks, rho)), best
 
 
 def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float) -> float:
     """The smallest change (in %, as a drop) that a full window of max(ks) nights must show to reach a
     two-sided p below *level* against this baseline: every night of the window that far off, no noise."""
     nl = null(model.nights, ks, model.rho)
-    target = level / 2  # two directions
-    lo, hi = -60.0, 0.0  # the statistic at the threshold, by bisection on the combined p
-    for _ in range(50):
+    lo, hi = -80.0, 0.0  # the statistic at the threshold, by bisection on the combined p
+    for _ in range(40):
         mid = (lo + hi) / 2
-        p = float(nl.smallest.p(float(nl.margins[max(ks)].p(mid))))
-        lo, hi = (mid, hi) if p < target else (lo, mid)
-    shift = -hi * model.spread
-    return 100.0 * -math.expm1(-shift)
+        p = float(combined_p(nl.margins[max(ks)].p(mid), model.nights, ks, model.rho))
+        lo, hi = (mid, hi) if p < level else (lo, mid)
+    return 100.0 * -math.expm1(hi * model.spread)

@@ -126,12 +126,6 @@ def regress_cmd(
     from ycsb_runner.history import select_runs
     from ycsb_runner.studies import OPERATION_METRICS
 
-    if correction not in ("holm", "bh"):
-        raise UserError(f"--correction {correction!r}: use holm or bh")
-    if not 0 < alpha < 1:
-        raise UserError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
-    if min_effect < 0 or window < 1 or not 1 <= confirm <= window:
-        raise UserError("--min-effect must be >= 0, --window >= 1 and --confirm between 1 and --window")
     known = {"throughput_ops_s", *OPERATION_METRICS}
     bad = [m for m in metric or [] if m not in known]
     if bad:
@@ -141,6 +135,10 @@ def regress_cmd(
     )
     if metric:
         opts.metrics = tuple(metric)
+    try:
+        opts.check()
+    except ValueError as e:
+        raise UserError(str(e)) from None
     history = _history(results, history_url)
     runs = select_runs(history.runs(), _filter(suite, tag, since, until, None))
     out = regress(runs, history.metrics([str(r) for r in runs["run_id"]]), suite, opts)

@@ -228,12 +228,22 @@ class Manifest:
     java: dict[str, Any] = field(default_factory=dict)
     host: dict[str, Any] = field(default_factory=dict)
     audit_strategy: str | None = None
+    # the caveat when the strategy's switch is not verified as auditing (``audit.unverified_audit``)
+    audit_unverified: str | None = None
     plan_estimate_s: float | None = None
     driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     format_version: int = FORMAT_VERSION
+
+    @property
+    def audit_caveat(self) -> str:
+        """The unverified-audit caveat of this run ("" when its audit switch was verified or not made);
+        from the strategy's name too, for folders written before ``audit_unverified`` was recorded."""
+        from ycsb_runner.audit import unverified_audit
+
+        return self.audit_unverified or unverified_audit(self.audit_strategy)
 
     @property
     def fingerprint(self) -> str:
@@ -280,6 +290,7 @@ class Manifest:
             "java": self.java,
             "host": self.host,
             "audit_strategy": self.audit_strategy,
+            "audit_unverified": self.audit_unverified,
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
@@ -315,6 +326,7 @@ class Manifest:
                 java=d.get("java") or {},
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
+                audit_unverified=d.get("audit_unverified"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],

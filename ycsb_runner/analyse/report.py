@@ -316,6 +316,10 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
     ]
     md = [f"# ycsb-runner report: {run.root.name}\n"]
+    caveat = run.manifest.audit_caveat
+    if caveat:
+        h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
+        md.append(f"> **{caveat}**\n")
     if note:
         whose = "study's" if study_of_run(run).reference else "suite's own"
         h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")

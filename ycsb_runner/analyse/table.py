@@ -419,7 +419,13 @@ def audit_table(run: RunResult) -> pd.DataFrame:
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
-    out.attrs.update(layout="audit", title=f"{run.suite_name}: audit off → on per mix (server-side figures)")
+    caveat = run.manifest.audit_caveat
+    what = "UNVERIFIED audit" if caveat else "audit"
+    out.attrs.update(
+        layout="audit",
+        title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
+        caption=caveat,
+    )
     return out
 
 

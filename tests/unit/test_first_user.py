@@ -1,0 +1,207 @@
+"""What a first-time user saw (issue 22): honest audit labels, units in every compare cell checked against
+the seed documents, threads matched by value, run ids wherever a run is named, a single-run side by side.
+On the checked-in result folders of real runs (tests/data/runs/)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_reference import _seed_004_rows, seed_text
+from typer.testing import CliRunner
+
+from ycsb_runner.analyse.compare import compare_reference
+from ycsb_runner.analyse.table import study_table
+from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
+from ycsb_runner.reference import mix_key, normalise_size
+from ycsb_runner.studies import METRICS
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+
+
+def _copy(tmp_path: Path, name: str, as_name: str | None = None) -> Path:
+    return Path(shutil.copytree(RUNS / name, tmp_path / (as_name or name)))
+
+
+def _invoke(*args: str, env: dict | None = None):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "80", **(env or {})})
+
+
+# ------------------------------------------------------------------------------- 1: unverified audit
+def test_a_state_file_audit_says_it_is_unverified_everywhere(tmp_path: Path) -> None:
+    run = _copy(tmp_path, "audit-analyse")  # audit switched by the `command` strategy (a state file)
+    table = study_table(run)
+    assert "UNVERIFIED audit" in table.attrs["title"] and "command" in table.attrs["caption"]
+    res = _invoke("table", str(run))
+    assert res.exit_code == 0 and "UNVERIFIED AUDIT" in res.stdout
+    res = _invoke("compare", str(run), "--reference", "alibaba-audit", "-f", "json")
+    assert "UNVERIFIED AUDIT" in json.loads(res.stdout)["audit_unverified"]
+    res = _invoke("compare", str(run), "--reference", "alibaba-audit")
+    assert res.stdout.splitlines()[0].rstrip().endswith("[UNVERIFIED AUDIT]")
+    res = _invoke("report", str(run))
+    html = (run / "report.html").read_text()
+    assert res.exit_code == 0 and "id='unverified-audit'" in html
+    assert html.index("UNVERIFIED AUDIT") < html.index("<h2>")  # above everything measured
+    assert "> **UNVERIFIED AUDIT" in (run / "report.md").read_text()
+
+
+def test_the_manifest_records_the_caveat_and_verified_strategies_carry_none(tmp_path: Path) -> None:
+    from ycsb_runner.audit import unverified_audit
+    from ycsb_runner.model import RunResult
+
+    assert unverified_audit("command") and unverified_audit("restart")
+    assert unverified_audit("mongodb-runtime") == unverified_audit("aliyun") == unverified_audit(None) == ""
+    run = _copy(tmp_path, "audit-analyse")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["audit_strategy"], manifest["audit_unverified"] = "mongodb-runtime", None
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    assert RunResult.load(run).manifest.audit_caveat == ""
+    assert "UNVERIFIED" not in study_table(run).attrs["title"]
+    manifest["audit_strategy"], manifest["audit_unverified"] = "command", unverified_audit("command")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    again = RunResult.load(run).manifest
+    assert again.audit_unverified == unverified_audit("command") == again.to_json()["audit_unverified"]
+
+
+# ------------------------------------------------------------------- 2: units checked against seed 000
+_SEED_000_FIGURE = {"writes_avg_rt": "server_writes_avg_rt_us", "reads_avg_rt": "server_reads_avg_rt_us"}
+_SEED_000_OPS = {
+    "query": "server_query_per_s",
+    "insert": "server_insert_per_s",
+    "update": "server_update_per_s",
+}
+
+
+def _seed_000_cells() -> dict[tuple[str, str], tuple[float, str, str]]:
+    """(mix, metric) -> (published change, its unit, the other unit's figure) read off seed 000's table."""
+    out: dict[tuple[str, str], tuple[float, str, str]] = {}
+    for line in seed_text("000").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        share = re.search(r"（(\d+):(\d+):(\d+)）", cells[0]) if len(cells) == 4 else None
+        if share is None:
+            continue
+        insert, read, update = (int(x) / 100 for x in share.groups())
+        mix = mix_key(insert=insert, read=read, update=update)
+        cpu, rt, opc = cells[1:]
+        pp = re.search(r"上涨 (\d+) 个百分点（\+(\d+)%）", cpu)
+        out[(mix, "server_cpu_pct")] = (
+            (float(pp[1]), "pp", f"+{pp[2]} % of the off value") if pp else (0, "pp", "")
+        )
+        for name, us, pct in re.findall(r"(\w+_avg_rt) \+(\d+) μs（\+(\d+)%）", rt):
+            out[(mix, _SEED_000_FIGURE[name])] = (float(pct), "%", f"+{us} µs")
+        for name, ops, pct in re.findall(r"(query|insert|update) 降低 ([\d,]+)（(-\d+)%）", opc):
+            out[(mix, _SEED_000_OPS[name])] = (float(pct), "%", f"-{int(ops.replace(',', '')):,} ops/s")
+        for metric in ("server_writes_avg_rt_us", "server_reads_avg_rt_us", *_SEED_000_OPS.values()):
+            if rt == opc == "无明显变化" or (metric.endswith("rt_us") and rt == "无明显变化"):
+                out.setdefault((mix, metric), (0.0, "%", ""))
+            if metric.endswith("_per_s") and opc == "无明显变化":
+                out.setdefault((mix, metric), (0.0, "%", ""))
+    return out
+
+
+def test_every_alibaba_compare_cell_has_the_seeds_number_and_unit(tmp_path: Path) -> None:
+    seed = _seed_000_cells()
+    assert len({mix for mix, _ in seed}) == 6
+    cmp = compare_reference(_copy(tmp_path, "audit-analyse"), "alibaba-audit")
+    assert len(cmp) and set(cmp["unit"]) == {"%", "pp"}
+    for row in cmp.itertuples():
+        published, unit, other = seed[(row.mix, row.metric)]
+        assert (row.published, row.unit, row.published_other) == (published, unit, other), row
+    # the terminal shows the unit in the cell, under the figure's own name (no µs or ops/s on a % change)
+    res = _invoke("compare", str(tmp_path / "audit-analyse"), "--reference", "alibaba-audit")
+    reads = [ln for ln in res.stdout.splitlines() if ln.startswith(" read50_update50") and "reads avg" in ln]
+    assert reads and "+200.0 %" in reads[0] and "+150 µs" in reads[0]
+    assert "(µs)" not in res.stdout and "(ops/s)" not in res.stdout
+
+
+def test_every_tencent_threads_cell_has_the_seeds_number_and_unit(tmp_path: Path) -> None:
+    run = _threads_run(tmp_path, {1: 100, 2: 200})
+    seed = {
+        (normalise_size(r["cells"][0]), int(r["cells"][1]), r["ratio"]): r["cells"] for r in _seed_004_rows()
+    }
+    for size in ("2C4G", "48C512G"):
+        cmp = compare_reference(run, "tencent-threads", size=size)
+        for row in cmp.itertuples():
+            read = int(row.mix.split("_")[0].removeprefix("read"))
+            cells = seed[(size, row.published_threads, f"{read}:{100 - read}")]
+            index = {"throughput_ops_s": 2, "read_avg_us": 3, "write_avg_us": 4}.get(row.metric)
+            if index is not None:
+                assert row.published == float(cells[index].replace(",", "")), row
+            assert row.unit == METRICS[row.metric].unit
+
+
+# -------------------------------------------------------------------------- 3: threads by value
+def _threads_run(tmp_path: Path, threads: dict[int, int]) -> Path:
+    """The Tencent run as a tencent-threads run whose repetition r ran ``threads[r]`` threads."""
+    run = _copy(tmp_path, "tencent-analyse", f"threads-{'-'.join(map(str, threads.values()))}")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["suite"]["study"] = "tencent-threads"
+    manifest["suite"]["threads"] = sorted(set(threads.values()))
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    steps = pd.read_csv(run / "steps.csv")
+    is_run = steps["phase"] == "run"
+    steps.loc[is_run, "threads"] = steps.loc[is_run, "repetition"].map(threads)
+    steps.to_csv(run / "steps.csv", index=False)
+    return run
+
+
+def test_threads_are_matched_by_value_never_by_position(tmp_path: Path) -> None:
+    scaled = _threads_run(tmp_path, {1: 8, 2: 16})
+    with pytest.raises(UserError, match=r"ran 8, 16 threads; tencent-threads publishes 100, 200 threads"):
+        compare_reference(scaled, "tencent-threads", size="2C4G")
+    res = _invoke("compare", str(scaled), "--reference", "tencent-threads", "--size", "2C4G")
+    assert res.exit_code == 1 and "--set threads=[100,200]" in str(res.exception)
+    half = _threads_run(tmp_path, {1: 100, 2: 8})
+    cmp = compare_reference(half, "tencent-threads", size="2C4G")
+    at_100 = cmp[cmp["published_threads"] == 100]
+    assert (at_100["threads"] == 100).all() and at_100["measured"].notna().any()
+    at_200 = cmp[(cmp["published_threads"] == 200) & (cmp["mix"] == "read50_update50")]
+    assert at_200["measured"].isna().all()
+    assert set(at_200["note"]) == {"not run at 200 threads (this run: 8, 100)"}
+    # at 80 columns the thread count stays beside the mix
+    res = _invoke("compare", str(half), "--reference", "tencent-threads", "--size", "2C4G")
+    header = next(ln for ln in res.stdout.splitlines() if " mix " in ln)
+    assert header.split()[:2] == ["mix", "threads"]
+
+
+# --------------------------------------------------------------- 9: run ids and the side by side
+def test_run_ids_are_accepted_wherever_a_run_is_named(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    base = _copy(results, "tencent-analyse")
+    other = _copy(results, "tencent-analyse", "tencent-analyse-2")
+    env = {"YCSB_RUNNER_RESULTS": str(results)}
+    assert _invoke("table", "tencent-analyse", env=env).exit_code == 0
+    by_id = _invoke("compare", "tencent-analyse", "tencent-analyse-2", "-f", "csv", env=env)
+    by_path = _invoke("compare", str(base), str(other), "-f", "csv", env=env)
+    by_option = _invoke(
+        "compare", "--baseline", "tencent-analyse", "--contender", "tencent-analyse-2", "-f", "csv", env=env
+    )
+    assert by_id.exit_code == 0 and by_id.stdout == by_path.stdout == by_option.stdout
+    assert _invoke("report", "tencent-analyse", env=env).exit_code == 0 and (base / "report.html").exists()
+    missing = _invoke("table", "no-such-run", env=env)
+    assert isinstance(missing.exception, UserError) and "`ycsb-runner runs` lists the run ids" in str(
+        missing.exception
+    )
+
+
+def test_two_single_runs_are_shown_side_by_side(tmp_path: Path) -> None:
+    base = _copy(tmp_path, "tencent-analyse", "a")
+    other = _copy(tmp_path, "tencent-analyse", "b")
+    for run in (base, other):  # keep repetition 1 only: one run per side
+        steps = pd.read_csv(run / "steps.csv")
+        steps[(steps["repetition"] <= 1)].to_csv(run / "steps.csv", index=False)
+    res = _invoke("compare", str(base), str(other), "-f", "csv")
+    df = pd.read_csv(pd.io.common.StringIO(res.stdout))
+    assert res.exit_code == 0 and (df["n_baseline"] == 1).all() and (df["significant"] == "n too small").all()
+    res = _invoke("compare", str(base), str(other))
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    title = " ".join(line.strip() for line in lines[:2])
+    assert "side by side (one run each: differences shown, no significance claimed)" in title
+    assert "n too small" not in res.stdout and "change %" in res.stdout
+    assert " p " not in next(ln for ln in lines if " mix " in ln)

@@ -205,3 +205,26 @@ def test_two_single_runs_are_shown_side_by_side(tmp_path: Path) -> None:
     assert "side by side (one run each: differences shown, no significance claimed)" in title
     assert "n too small" not in res.stdout and "change %" in res.stdout
     assert " p " not in next(ln for ln in lines if " mix " in ln)
+
+
+# --------------------------------------------------------------------- 6: a failed run's report
+def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.report import write_report
+
+    run = _copy(tmp_path, "tencent-analyse", "failed")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["status"], manifest["error"] = "failed", "step 05-run-read100-t2-r1 failed: error rate 5%"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    steps = pd.read_csv(run / "steps.csv")
+    steps.loc[steps["mix"] == "read100", "verdict"] = "failed"
+    steps.to_csv(run / "steps.csv", index=False)
+    html = write_report(run)[0].read_text()
+    banner = html[html.index("id='run-failed'") :]
+    assert html.index("id='run-failed'") < html.index("<h2>")
+    assert banner.startswith("id='run-failed'><strong>This run FAILED: step 05-run-read100-t2-r1 failed")
+    assert "Not completed:" in banner.split("</div>")[0] and "(failed)" in banner.split("</div>")[0]
+    cmp = compare_reference(run, "tencent-mongodb44")
+    assert set(cmp[cmp["mix"] == "read100"]["note"]) == {"mix ran and failed: no completed step"}
+    assert set(cmp[cmp["mix"] == "insert100"]["note"]) == {"mix not in this run"}
+    completed = write_report(_copy(tmp_path, "tencent-analyse"))[0].read_text()
+    assert "run-failed" not in completed

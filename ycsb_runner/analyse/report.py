@@ -30,6 +30,7 @@ table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px soli
 text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;display:block;
 margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
+.fail{background:#f8d7da;border-color:#c82333}
 figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}"""
 
 
@@ -186,6 +187,20 @@ def scaled_note(run: RunResult) -> str | None:
     return run_vs_study(run, ref)
 
 
+def failure_banner(run: RunResult) -> str:
+    """ "This run FAILED: <error>" with the steps that did not complete, or "" for a completed run."""
+    m = run.manifest
+    if m.status == "completed":
+        return ""
+    steps = run.steps
+    bad = steps[steps["verdict"] != "completed"] if not steps.empty and "verdict" in steps else steps
+    named = ", ".join(f"{r.step} ({r.verdict})" for r in bad.itertuples()) if not bad.empty else ""
+    text = f"This run {m.status.upper()}: {m.error or 'no error recorded'}."
+    if named:
+        text += f" Not completed: {named}."
+    return text + " Only completed steps are in the tables and figures below."
+
+
 def _reference_compare(run: RunResult) -> tuple[pd.DataFrame | None, str]:
     """compare_reference for the run's study (the smallest published size when the run names none)."""
     from ycsb_runner.analyse.compare import compare_reference
@@ -316,6 +331,10 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
     ]
     md = [f"# ycsb-runner report: {run.root.name}\n"]
+    failure = failure_banner(run)
+    if failure:
+        h.append(f"<div class='warn fail' id='run-failed'><strong>{html.escape(failure)}</strong></div>")
+        md.append(f"> **{failure}**\n")
     caveat = run.manifest.audit_caveat
     if caveat:
         h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")

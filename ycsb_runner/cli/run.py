@@ -106,8 +106,9 @@ def _preflight(
     if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
         findings += audit_findings(audit[0], audit[1], embedded=embedded)
     errors = [f for f in findings if f.level == "error"]
+    stopping = errors[0] if stop and errors else None
     for f in findings:
-        if not (stop and f is errors[0]):  # the error that stops the command is printed once, by the CLI
+        if f is not stopping:  # the error that stops the command is printed once, by the CLI
             log(f"{f.level}: {f.message}")
     if stop and errors:
         raise UserError(f"stopped before running: {errors[0].message}")

@@ -54,6 +54,14 @@ CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
+def metric_label(name: str) -> str:
+    """``read_avg_us`` -> ``read avg latency (µs)``: a figure's label and unit (the name when unknown)."""
+    m = METRICS.get(name) or OPERATION_METRICS.get(name)
+    if m is None:
+        return name
+    return f"{m.label} ({m.unit})" if m.unit else m.label
+
+
 def higher_is_better(metric: str) -> bool | None:
     """The direction of a registered metric (None for one the registry does not know)."""
     m = METRICS.get(metric) or OPERATION_METRICS.get(metric)

@@ -267,7 +267,8 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
 def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     html_path, md_path = write_report(audit, tmp_path / "out")
     text = html_path.read_text()
-    assert text.count("<img alt=") == 4  # audit overhead, load and run over time, percentiles
+    # audit overhead (1 mix), load (1 step) and run (4 steps) over time, percentiles (READ, UPDATE)
+    assert text.count("<figure>") == 4 and text.count("<img alt=") == 1 + 1 + 4 + 2
     assert 'src="data:image/png;base64,' in text
     assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", text)
     assert not re.search(r"<script|<link", text)
@@ -275,7 +276,7 @@ def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     assert not re.search(r">\s*(None|True|False)\s*<|: (None|True|False)\b", text)  # no Python reprs
     md = md_path.read_text()
     assert "## Audit off (A) vs on (B): statistics" in md
-    for name in ("timeseries-load", "timeseries-run", "percentiles", "audit-overhead"):
+    for name in ("timeseries-load", "timeseries-run-1", "percentiles-2", "audit-overhead"):
         assert (tmp_path / "out" / "report-figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
 

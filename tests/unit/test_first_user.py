@@ -228,3 +228,94 @@ def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(tmp_path: Pa
     assert set(cmp[cmp["mix"] == "insert100"]["note"]) == {"mix not in this run"}
     completed = write_report(_copy(tmp_path, "tencent-analyse"))[0].read_text()
     assert "run-failed" not in completed
+
+
+# ------------------------------------------------------------------ 8: `runs` at 80 columns
+def test_runs_at_80_columns_keeps_whole_run_ids_and_the_tags(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    for name, new in (("tencent-analyse", "20261201-020000-tencent-analyse-tiny"), ("audit-analyse", None)):
+        run = _copy(results, name, new)
+        manifest = json.loads((run / "manifest.json").read_text())
+        manifest["run_id"], manifest["tags"] = run.name, {"server": "7.0.12", "sha": "abc123"}
+        (run / "manifest.json").write_text(json.dumps(manifest))
+    env = {"YCSB_RUNNER_RESULTS": str(results)}
+    assert _invoke("history", "rebuild", "--results", str(results), env=env).exit_code == 0
+    res = _invoke("runs", "--results", str(results), env=env)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert all(len(line.rstrip()) <= 80 for line in lines)
+    assert any(line.lstrip().startswith("20261201-020000-tencent-analyse-tiny ") for line in lines)
+    assert any(line.lstrip().startswith("audit-analyse ") for line in lines)
+    assert "server=7.0.12,sha=abc123" in res.stdout.replace("\n", "") and "completed" in res.stdout
+    # the id printed is the id `table` takes
+    assert _invoke("table", "20261201-020000-tencent-analyse-tiny", env=env).exit_code == 0
+
+
+# -------------------------------------------------------------- 10: reports that hold at 800 px
+def _images(html: str) -> list[tuple[int, int]]:
+    """(width, height) in px of every inline PNG."""
+    import base64
+    import struct
+
+    sizes = []
+    for b64 in re.findall(r'src="data:image/png;base64,([^"]+)"', html):
+        head = base64.b64decode(b64[:64])
+        sizes.append(struct.unpack(">II", head[16:24]))
+    return sizes
+
+
+def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.report import write_report
+
+    for name in ("tencent-analyse", "audit-analyse"):
+        html = write_report(_copy(tmp_path, name))[0].read_text()
+        # every image is one panel no wider than an 800 px window, shown at its own size or smaller
+        assert all(w <= 560 for w, _ in _images(html)), _images(html)
+        assert "display:flex;flex-wrap:wrap" in html and "img{max-width:100%;height:auto" in html
+        # every table is in a scrolling box, none cut
+        assert html.count("<table") - 1 == html.count("<div class='scroll'><table")  # the Run table aside
+        assert "a_mean" not in html and ">server_cpu_pct<" not in html  # names a user reads
+    audit = (tmp_path / "audit-analyse" / "report.html").read_text()
+    # the numbers and the published change come before the study's prose table
+    assert audit.index("Audit overhead per mix") < audit.index("audit off → on per mix")
+
+
+def test_captions_say_what_the_line_styles_mean(tmp_path: Path) -> None:
+    from ycsb_runner.analyse import plots
+    from ycsb_runner.model import RunResult
+
+    tencent = RunResult.load(_copy(tmp_path, "tencent-analyse"))
+    panels, _, styles = plots.plot_spectrum(tencent)
+    assert len(panels) == 2 and styles == ""  # one thread count, no audit arms: nothing to tell apart
+    audit = RunResult.load(_copy(tmp_path, "audit-analyse"))
+    assert plots.plot_spectrum(audit)[2] == "audit off solid, on dashed"
+    threads = RunResult.load(_threads_run(tmp_path, {1: 100, 2: 200}))
+    assert plots.plot_spectrum(threads)[2] == "100 threads solid, 200 threads dashed"
+
+
+def test_one_latency_unit_per_figure(tmp_path: Path) -> None:
+    from ycsb_runner.analyse import plots
+    from ycsb_runner.model import RunResult
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    ts = pd.read_csv(run_dir / "timeseries.csv")
+    run_steps = sorted(s for s in ts["step"].unique() if "-run-" in s)
+    # one step 1000x slower: without one unit per figure its panel would switch to s, the others ms
+    slow = (ts["step"] == run_steps[0]) & ts["avg_us"].notna()
+    for col in ("avg_us", "p90_us", "p99_us"):
+        ts.loc[slow, col] = ts.loc[slow, col] * 1000
+    ts.to_csv(run_dir / "timeseries.csv", index=False)
+    run = RunResult.load(run_dir)
+    units = set()
+    original = plots.latency_unit
+
+    def spy(max_us: float) -> tuple[str, float]:
+        units.add(original(max_us))
+        return original(max_us)
+
+    plots.latency_unit = spy
+    try:
+        panels, _ = plots.plot_step_timeseries(run, "run")
+    finally:
+        plots.latency_unit = original
+    assert len(panels) == len(run_steps) and len(units) == 1

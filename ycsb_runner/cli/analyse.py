@@ -11,6 +11,7 @@ import typer
 from ycsb_runner.analyse.stats import DEFAULT_ALPHA
 from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
 from ycsb_runner.console import err_console
+from ycsb_runner.studies import metric_label
 
 
 def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
@@ -83,16 +84,6 @@ COMPARE_LABELS = {
     "ci_low": "CI low",
     "ci_high": "CI high",
 }
-
-
-def metric_label(name: str) -> str:
-    """``read_avg_us`` -> ``read avg latency (µs)``: the registry's label and unit."""
-    from ycsb_runner.studies import METRICS
-
-    m = METRICS.get(name)
-    if m is None:
-        return name
-    return f"{m.label} ({m.unit})" if m.unit else m.label
 
 
 def _signed(value: float, unit: str) -> str:

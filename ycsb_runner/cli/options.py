@@ -152,11 +152,13 @@ def emit(
     wide: bool = False,
     caption: str | None = None,
     labels: dict[str, str] | None = None,
+    whole: tuple[str, ...] = (),
 ) -> None:
     """Print *df* as a table that fits the terminal, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown.
 
     The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
-    rename columns for the table only; CSV and JSON always carry every column under its own name."""
+    rename columns for the table only; *whole* columns are never folded (``termtable.print_frame``); CSV and
+    JSON always carry every column under its own name."""
     if fmt is Format.csv:
         typer.echo(df.to_csv(index=False), nl=False)
     elif fmt is Format.json:
@@ -183,6 +185,7 @@ def emit(
             priority=tuple(labels.get(c, c) for c in priority),
             wide=wide,
             show_all_hint="--wide or --format csv shows them",
+            whole=tuple(labels.get(c, c) for c in whole),
         )
 
 

@@ -319,3 +319,46 @@ def test_one_latency_unit_per_figure(tmp_path: Path) -> None:
     finally:
         plots.latency_unit = original
     assert len(panels) == len(run_steps) and len(units) == 1
+
+
+# ------------------------------------------------------------------------------ 11: small things
+def test_one_latency_unit_name_and_readable_reference_headers(tmp_path: Path) -> None:
+    for name in ("tencent-analyse", "audit-analyse"):
+        res = _invoke("table", str(_copy(tmp_path, name)), "--wide")
+        assert "(us)" not in res.stdout
+    res = _invoke("reference", "show", "tencent-threads", "--size", "2C4G", env={"COLUMNS": "120"})
+    assert "throughput (ops/s)" in res.stdout and "RAL (µs)" in res.stdout and "ops s" not in res.stdout
+
+
+def test_generic_table_has_every_operations_average_and_results_one_throughput(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.results import results_table, results_text
+    from ycsb_runner.analyse.table import generic_table
+    from ycsb_runner.model import RunResult
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["suite"]["study"] = None  # a suite of its own: the generic table
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    run = RunResult.load(run_dir)
+    table = generic_table(run).set_index("mix")
+    assert {"READ avg (µs)", "UPDATE avg (µs)"} <= set(table.columns)
+    ops = pd.read_csv(run_dir / "operations.csv")
+    reads = ops[(ops["operation"] == "READ") & (ops["phase"] == "run") & (ops["mix"] == "read100")]
+    assert table.loc["read100", "READ avg (µs)"] == pytest.approx(reads["average_latency_us"].mean())
+    text, _ = results_text(results_table(run))
+    for _, rows in text.groupby("#", sort=False):
+        assert rows["ops/s"].iloc[0] != "" and (rows["ops/s"].iloc[1:] == "").all()
+
+
+def test_compare_judges_at_the_level_regress_uses() -> None:
+    import inspect
+
+    from ycsb_runner.analyse.compare import compare_runs, regression_gate
+    from ycsb_runner.cli.analyse import compare_cmd
+    from ycsb_runner.cli.history import regress_cmd
+
+    level = inspect.signature(regress_cmd).parameters["alpha"].default
+    assert level == 0.01
+    assert inspect.signature(compare_cmd).parameters["alpha"].default == level
+    assert inspect.signature(compare_runs).parameters["alpha"].default == level
+    assert inspect.signature(regression_gate).parameters["alpha"].default == level

@@ -24,8 +24,8 @@ def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
 
 # What a narrow terminal keeps first, per study layout (the rest is hidden, named under the table).
 STUDY_PRIORITY = {
-    "tencent": ("mix", "throughput (ops/sec)", "RAL (us)", "WAL (us)", "CPU (%)", "threads", "n", "phase"),
-    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (us)", "write p99 (us)", "threads"),
+    "tencent": ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase"),
+    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads"),
 }
 
 

@@ -104,3 +104,13 @@ def test_results_md_names_every_file_a_run_folder_can_hold() -> None:
     text = (ROOT / "RESULTS.md").read_text()
     for name in ("report-figures/", "study_table.csv", "audit-restore.json", "audit_unverified"):
         assert f"`{name}" in text, name
+
+
+def test_make_test_lists_each_skip_with_what_it_needs() -> None:
+    """Issue 22, item 11: `make test` prints why a test was skipped and what to install, not only a count."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\ntest: setup\n", 1)[1].splitlines()[0]
+    assert " -rs " in recipe and "tests/integration" in recipe
+    multi = (ROOT / "tests" / "integration" / "test_multi_clients.py").read_text()
+    assert "apt-get install openssh-server" in multi
+    assert "set YCSB_RUNNER_SEEDS" in (ROOT / "tests" / "unit" / "test_reference.py").read_text()

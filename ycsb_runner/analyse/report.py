@@ -35,7 +35,7 @@ text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width
 h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
 .fail{background:#f8d7da;border-color:#c82333}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;min-width:12em;max-width:34em}"""
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -147,7 +147,10 @@ def _html_table(df: pd.DataFrame) -> str:
         inner = match.group(1)
         plain = html.unescape(inner)
         number = is_number_text(plain) or plain in ("-", "")
-        return f"<td>{inner}</td>" if number else f"<td class='t'>{inner}</td>"
+        if number:
+            return f"<td>{inner}</td>"
+        prose = len(plain) > 40  # folded to a readable width, never to a word per line
+        return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
 
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
 

@@ -712,8 +712,18 @@ def results_markdown() -> str:
         " the parameter `fingerprint` that groups runs into one series of the history; read it with"
         " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
         " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
-        " `report.html`/`report.md`. A step run by several clients keeps each client's logs and `.hdr`"
-        " interval logs in `steps/<step>/clients/<client>/`.",
+        " `report.html`/`report.md` with `report-figures/` (the report's images as PNG files for"
+        " `report.md`: `<figure>.png`, or `<figure>-1.png`, `<figure>-2.png` ... with one image per step,"
+        " mix, operation or metric; `report.html` carries the same images inline). A step run by several"
+        " clients keeps each client's logs and `.hdr` interval logs in `steps/<step>/clients/<client>/`.",
+        "",
+        "Also in a run folder, when they apply: `study_table.csv` (`ycsb-runner table RUN --save`: the"
+        " study's table as printed, one row per mix), `compare-<reference or contender>.csv` (`compare"
+        " --save`), and `audit-restore.json` (written before the first audit switch: the audit state the run"
+        " found and the commands that put it back, passwords masked; read by `ycsb-runner audit restore"
+        " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
+        " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
+        " (`command`, `restart`), else `null`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

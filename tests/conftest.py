@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,6 +230,7 @@ def cron_entry() -> tuple[str, str]:
     """The schedule and the command of examples/nightly/crontab's one entry."""
     crontab = Path(__file__).parent.parent / "examples" / "nightly" / "crontab"
     lines = [ln for ln in crontab.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [ln for ln in lines if not re.match(r"^[A-Z_]+=", ln)]  # MAILTO=... and other variables
     assert len(lines) == 1
     fields = lines[0].split(None, 5)
     return " ".join(fields[:5]), fields[5]

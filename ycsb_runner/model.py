@@ -228,12 +228,22 @@ class Manifest:
     java: dict[str, Any] = field(default_factory=dict)
     host: dict[str, Any] = field(default_factory=dict)
     audit_strategy: str | None = None
+    # the caveat when the strategy's switch is not verified as auditing (``audit.unverified_audit``)
+    audit_unverified: str | None = None
     plan_estimate_s: float | None = None
     driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     format_version: int = FORMAT_VERSION
+
+    @property
+    def audit_caveat(self) -> str:
+        """The unverified-audit caveat of this run ("" when its audit switch was verified or not made);
+        from the strategy's name too, for folders written before ``audit_unverified`` was recorded."""
+        from ycsb_runner.audit import unverified_audit
+
+        return self.audit_unverified or unverified_audit(self.audit_strategy)
 
     @property
     def fingerprint(self) -> str:
@@ -280,6 +290,7 @@ class Manifest:
             "java": self.java,
             "host": self.host,
             "audit_strategy": self.audit_strategy,
+            "audit_unverified": self.audit_unverified,
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
@@ -315,6 +326,7 @@ class Manifest:
                 java=d.get("java") or {},
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
+                audit_unverified=d.get("audit_unverified"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
@@ -700,8 +712,18 @@ def results_markdown() -> str:
         " the parameter `fingerprint` that groups runs into one series of the history; read it with"
         " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
         " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
-        " `report.html`/`report.md`. A step run by several clients keeps each client's logs and `.hdr`"
-        " interval logs in `steps/<step>/clients/<client>/`.",
+        " `report.html`/`report.md` with `report-figures/` (the report's images as PNG files for"
+        " `report.md`: `<figure>.png`, or `<figure>-1.png`, `<figure>-2.png` ... with one image per step,"
+        " mix, operation or metric; `report.html` carries the same images inline). A step run by several"
+        " clients keeps each client's logs and `.hdr` interval logs in `steps/<step>/clients/<client>/`.",
+        "",
+        "Also in a run folder, when they apply: `study_table.csv` (`ycsb-runner table RUN --save`: the"
+        " study's table as printed, one row per mix), `compare-<reference or contender>.csv` (`compare"
+        " --save`), and `audit-restore.json` (written before the first audit switch: the audit state the run"
+        " found and the commands that put it back, passwords masked; read by `ycsb-runner audit restore"
+        " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
+        " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
+        " (`command`, `restart`), else `null`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

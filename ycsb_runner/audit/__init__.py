@@ -17,10 +17,30 @@ from ycsb_runner.audit.guard import audit_guard
 from ycsb_runner.errors import UserError
 
 STRATEGIES: tuple[str, ...] = ("mongodb-runtime", "restart", "command", "aliyun", "tencent")
+#: Strategies whose switch ycsb-runner cannot read back as the server's (or service's) audit configuration:
+#: what they flip may not be audit logging at all (the README's state file, the embedded FerretDB).
+UNVERIFIED_STRATEGIES: dict[str, str] = {
+    "command": "the `command` strategy ran your own on/off/status commands",
+    "restart": "the `restart` strategy restarted the server with other arguments",
+}
+
+
+def unverified_audit(strategy: str | None) -> str:
+    """The caveat every table, report and manifest of a run carries when its audit switch is not verified
+    as auditing ("" for the strategies that read the audit configuration back, or no strategy)."""
+    how = UNVERIFIED_STRATEGIES.get(strategy or "")
+    if not how:
+        return ""
+    return (
+        f"UNVERIFIED AUDIT: {how}; ycsb-runner did not verify that the server audited anything, so "
+        "'off -> on' may not be audit logging (the embedded FerretDB has no auditing)"
+    )
+
 
 __all__ = [
     "OP_COMMANDS",
     "STRATEGIES",
+    "UNVERIFIED_STRATEGIES",
     "YCSB_OPS",
     "AuditError",
     "AuditState",
@@ -29,6 +49,7 @@ __all__ = [
     "make_strategy",
     "normalize_ops",
     "ops_to_commands",
+    "unverified_audit",
 ]
 
 

@@ -58,7 +58,11 @@ def runs_cmd(
     df = runs_table(select_runs(history.runs(), _filter(suite, tag, since, until, verdict)))
     if fmt is Format.table:  # the terminal view: the folder is results/<run_id>, the error in the manifest
         df = df.drop(columns=["folder", "error"])
-    emit(df, fmt, f"runs in {history.where}")
+    emit(df, fmt, f"runs in {history.where}", priority=RUNS_PRIORITY, whole=("run_id",))
+
+
+# What a user looks for in `runs`: the id to pass to table/compare/report, the verdict, the tags, when.
+RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_version")
 
 
 def regress_cmd(

@@ -105,9 +105,11 @@ def _preflight(
     findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
     if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
         findings += audit_findings(audit[0], audit[1], embedded=embedded)
-    for f in findings:
-        log(f"{f.level}: {f.message}")
     errors = [f for f in findings if f.level == "error"]
+    stopping = errors[0] if stop and errors else None
+    for f in findings:
+        if f is not stopping:  # the error that stops the command is printed once, by the CLI
+            log(f"{f.level}: {f.message}")
     if stop and errors:
         raise UserError(f"stopped before running: {errors[0].message}")
 
@@ -121,7 +123,9 @@ def _render_text(
     show_properties: bool,
     *,
     audit_strategy: str | None = None,
-) -> str:
+    check: bool = True,
+) -> tuple[str, object]:
+    """The plan as text, and the plan; *check* prints the pre-flight findings (without stopping)."""
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
@@ -132,13 +136,14 @@ def _render_text(
             suite=suite_name, url=url, overrides=overrides, scale=scale, audit_strategy=audit_strategy
         )
     )
-    _preflight(plan.suite, embedded=url is None, stop=False)
+    if check:
+        _preflight(plan.suite, embedded=url is None, stop=False)
     try:
         inst = locate_ycsb()
         classpath, binding = inst.classpath, inst.binding_class
     except UserError:
         classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
-    return describe_plan(
+    text = describe_plan(
         plan,
         url=url or "mongodb://127.0.0.1:27017/ycsb",
         classpath=classpath,
@@ -146,6 +151,7 @@ def _render_text(
         env=environment(templates),
         show_properties=show_properties,
     )
+    return text, plan
 
 
 def render(
@@ -157,7 +163,7 @@ def render(
     show_properties: Annotated[bool, typer.Option(help="Also print each workload properties file.")] = False,
 ) -> None:
     """Print every step and the exact command it will run (password masked). No server needed."""
-    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties))
+    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties)[0])
 
 
 def _audit_options(items: list[str]) -> dict:
@@ -218,11 +224,26 @@ def bench(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
-    if dry_run:
-        sys.stdout.write(
-            _render_text(
-                suite, mongodb_url, set_ or [], scale, templates, False, audit_strategy=audit_strategy
-            )
+    if dry_run:  # the plan, then the same checks as a real bench: what bench refuses exits 2 here too
+        text, plan = _render_text(
+            suite,
+            mongodb_url,
+            set_ or [],
+            scale,
+            templates,
+            False,
+            audit_strategy=audit_strategy,
+            check=False,
+        )
+        sys.stdout.write(text)
+        _preflight(
+            plan.suite,
+            embedded=mongodb_url is None,
+            stop=True,
+            audit=(
+                audit_strategy or plan.suite.audit.strategy,
+                {**plan.suite.audit.options, **_audit_options(audit_option or [])},
+            ),
         )
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench

@@ -24,6 +24,7 @@ from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner import __version__
+from ycsb_runner.audit import unverified_audit
 from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
@@ -227,6 +228,7 @@ class Runner:
         }
         m.host = self.host
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
+        m.audit_unverified = unverified_audit(m.audit_strategy) or None
         m.plan_estimate_s = self.plan.est_seconds
         m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
         m.steps = self.records

@@ -28,7 +28,7 @@ from ycsb_runner.errors import (
     signal_name,
 )
 from ycsb_runner.model import RunResult, mark_abandoned
-from ycsb_runner.paths import results_dir
+from ycsb_runner.paths import check_name, results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.server import EmbeddedServer, ServerInfo
@@ -78,6 +78,8 @@ def check_options(opts: BenchOptions) -> None:
         raise UserError(
             f"--max-error-rate {rate}: must be a number from 0 to 1 (a fraction of operations, e.g. 0.01)"
         )
+    if opts.run_id is not None:
+        check_name(opts.run_id, "--run-id")
     if opts.url is not None:
         check_url(opts.url)
 

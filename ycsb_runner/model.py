@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.paths import check_name
 from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
 
 FORMAT_VERSION = 2
@@ -387,7 +388,7 @@ class RunResult:
 
     @classmethod
     def create(cls, results: Path, suite: SuiteInfo, run_id: str | None = None) -> RunResult:
-        run_id = run_id or new_run_id(suite.name)
+        run_id = check_name(run_id or new_run_id(suite.name), "run id")
         root, n = results / run_id, 1
         while root.exists():
             n += 1

@@ -22,7 +22,7 @@ from typing import Any
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
-from ycsb_runner.paths import suites_dir
+from ycsb_runner.paths import SAFE_NAME, suites_dir
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 MEASUREMENT_TYPES = (
@@ -475,6 +475,16 @@ def _props(table: dict, where: str, loc: _Located) -> dict[str, str]:
     return out
 
 
+def _check_safe(name: str, dotted: str, loc: _Located) -> None:
+    """A name that becomes part of a folder name (``paths.SAFE_NAME``)."""
+    if not SAFE_NAME.fullmatch(name):
+        raise loc.error(
+            dotted,
+            f"{name!r}: use letters, digits, '_', '.' and '-' (at most 100, starting with a letter or "
+            "digit): it names the result folders",
+        )
+
+
 def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = False) -> None:
     if value is None:
         return
@@ -490,6 +500,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("name", "missing (every suite needs a name)")
     if not doc["name"].strip():
         raise loc.error("name", "empty: give the suite a name (it names the result folders)")
+    _check_safe(doc["name"], "name", loc)
 
     ds = doc.get("dataset", {})
     if "recordcount" not in ds:
@@ -585,6 +596,9 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         name = m.get("name")
         if not name:
             raise loc.error(f"mix[{i}]", "every [[mix]] needs a name")
+        if not isinstance(name, str):
+            raise loc.error(f"mix[{i}].name", f"expected a string, got {name!r}")
+        _check_safe(name, "mix.name", loc)
         if name in seen:
             raise loc.error("name", f"two mixes are named {name!r}")
         seen.add(name)

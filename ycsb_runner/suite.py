@@ -23,6 +23,7 @@ from typing import Any
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import SAFE_NAME, suites_dir
+from ycsb_runner.secrets import check_option_escapes
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 MEASUREMENT_TYPES = (
@@ -179,7 +180,11 @@ class Suite:
     clients: ClientSettings = field(default_factory=ClientSettings)  # [clients]
 
     def describe_scaling(self) -> dict[str, Any]:
-        return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
+        """Scale, ``--set`` overrides (secret values masked: this is stored and shown) and size."""
+        from ycsb_runner.secrets import mask_override
+
+        overrides = [mask_override(o) for o in self.overrides]
+        return {"scale": self.scale, "overrides": overrides, "size": self.size}
 
 
 def _toml_type(hint: Any) -> type:
@@ -475,6 +480,9 @@ def _props(table: dict, where: str, loc: _Located) -> dict[str, str]:
     return out
 
 
+_JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
+
+
 def _check_safe(name: str, dotted: str, loc: _Located) -> None:
     """A name that becomes part of a folder name (``paths.SAFE_NAME``)."""
     if not SAFE_NAME.fullmatch(name):
@@ -567,6 +575,11 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     mongodb = dataclasses.replace(
         mongodb, url_options={str(k): str(v) for k, v in mongodb.url_options.items()}
     )
+    for k, v in mongodb.url_options.items():
+        try:
+            check_option_escapes(k, v, "the")
+        except UserError as err:
+            raise loc.error(f"mongodb.url_options.{k}", str(err)) from None
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
     if mongodb.driver_defaults not in DRIVER_DEFAULTS:
         raise loc.error(
@@ -646,6 +659,14 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         clients=clients,
         path=str(path),
     )
+    for where, props in (
+        ("properties", suite.properties),
+        ("dataset.properties", dataset.properties),
+        *((f"mix.properties ({m.name})", m.properties) for m in mixes),
+    ):
+        workload = props.get("workload")
+        if workload is not None and not _JAVA_CLASS.fullmatch(workload):
+            raise loc.error(f"{where}.workload", f"{workload!r} is not a Java class name")
     if suite.order not in ("blocked", "interleaved"):
         raise loc.error("order", f"must be blocked or interleaved, got {suite.order!r}")
     _nonneg(suite.repetitions, "repetitions", loc, positive=True)

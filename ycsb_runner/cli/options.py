@@ -96,7 +96,9 @@ def emit(
     The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
     rename columns for the table only; CSV and JSON always carry every column under its own name."""
     if fmt is Format.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
+        from ycsb_runner.store import formula_safe
+
+        typer.echo(formula_safe(df).to_csv(index=False), nl=False)
     elif fmt is Format.json:
         records = json.loads(df.to_json(orient="records", force_ascii=False))
         typer.echo(

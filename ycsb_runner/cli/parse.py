@@ -203,7 +203,9 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
             frame.insert(0, "verdict", run.verdict.status)
             frame.insert(0, "file", name)
             frames.append(frame)
-        pd.concat(frames, ignore_index=True).to_csv(sys.stdout, index=False)
+        from ycsb_runner.store import formula_safe
+
+        formula_safe(pd.concat(frames, ignore_index=True)).to_csv(sys.stdout, index=False)
     else:
         payload = [
             {

@@ -28,7 +28,7 @@ from ycsb_runner.model import LOCAL_CLIENT
 
 SSH_CONFIG_ENV = "YCSB_RUNNER_SSH_CONFIG"
 _SPEC = re.compile(
-    r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
+    r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
 )
 CONNECT_TIMEOUT_S = 10
 

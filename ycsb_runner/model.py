@@ -332,6 +332,12 @@ class Manifest:
 # --- the folder ------------------------------------------------------------------------------------------
 
 CSV_FILES = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
+# The columns every reader of a file relies on (besides the key columns, which are filled in when absent).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "steps": ("step", "phase", "verdict"),
+    "summary": ("step", "section", "operation", "kind", "metric", "value"),
+    "operations": ("step", "operation", "kind", "operations"),
+}
 
 
 def new_run_id(suite_name: str, now: float | None = None) -> str:
@@ -483,16 +489,24 @@ class RunResult:
     # --- reading --------------------------------------------------------------------------------------
 
     def frame(self, name: str) -> pd.DataFrame:
-        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty)."""
+        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
+        the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""
         if name not in self._frames:
             path = self.root / f"{name}.csv"
+            needed = REQUIRED_COLUMNS.get(name, ())
             if not path.is_file() or path.stat().st_size == 0:
-                df = pd.DataFrame(columns=list(KEY_COLUMNS))
+                df = pd.DataFrame(columns=list(dict.fromkeys([*KEY_COLUMNS, *needed])))
             else:
                 try:
                     df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
-                except (pd.errors.ParserError, UnicodeDecodeError) as err:
+                except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
                     raise UserError(f"{path} is damaged ({str(err)[:80]}); re-run the suite") from None
+                missing = [c for c in needed if c not in df.columns]
+                if missing:
+                    raise UserError(
+                        f"{path} is damaged: no {', '.join(missing)} column; restore the file from the run "
+                        "(or re-run the suite)"
+                    )
             self._frames[name] = normalise_keys(df)
         return self._frames[name]
 

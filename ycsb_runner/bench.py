@@ -87,6 +87,11 @@ def check_options(opts: BenchOptions) -> None:
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
+    from ycsb_runner.audit import STRATEGIES
+
+    for given, where in ((opts.audit_strategy, "--audit-strategy"), (suite.audit.strategy, "audit.strategy")):
+        if given and given not in STRATEGIES:
+            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(STRATEGIES)}")
     if opts.audit_strategy:
         from dataclasses import replace
 

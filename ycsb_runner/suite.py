@@ -249,6 +249,7 @@ def _given(table: dict, cls: type, loc: _Located, section: str) -> dict[str, Any
 
 MAX_SUITE_BYTES = 2**20  # a suite is a few KiB of TOML; parsing a huge file would take minutes
 MAX_THREAD_COUNTS = 100  # run.threads entries (each one is a step per mix and repetition)
+MAX_RUN_STEPS = 10_000  # measured and warm-up runs of one suite (a million took minutes and GB to plan)
 
 
 def builtin_suites() -> dict[str, Path]:
@@ -493,6 +494,12 @@ def _check_safe(name: str, dotted: str, loc: _Located) -> None:
         )
 
 
+def _java_int(value: int | None, dotted: str, loc: _Located) -> None:
+    """YCSB 0.17.0 reads its counts with Integer.parseInt: a larger one fails after the server started."""
+    if value is not None and value > INT_MAX:
+        raise loc.error(dotted, f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}, got {value}")
+
+
 def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = False) -> None:
     if value is None:
         return
@@ -517,6 +524,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     for k in ("recordcount", "fieldcount", "fieldlength", "load_threads"):
         _nonneg(getattr(dataset, k), f"dataset.{k}", loc, positive=True)
     _nonneg(dataset.load_target, "dataset.load_target", loc)
+    for k in ("recordcount", "fieldcount", "fieldlength", "load_threads", "load_target"):
+        _java_int(getattr(dataset, k), f"dataset.{k}", loc)
     if dataset.reload not in ("auto", "always", "never"):
         raise loc.error("dataset.reload", f"must be auto, always or never, got {dataset.reload!r}")
 
@@ -543,8 +552,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
     _nonneg(run.maxexecutiontime, "run.maxexecutiontime", loc, positive=True)
     _nonneg(run.status_interval, "run.status_interval", loc, positive=True)
-    if run.operationcount is not None and run.operationcount > INT_MAX:
-        raise loc.error("run.operationcount", f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}")
+    for k in ("operationcount", "target", "maxexecutiontime", "status_interval"):
+        _java_int(getattr(run, k), f"run.{k}", loc)
+    for t in threads:
+        _java_int(t, "run.threads", loc)
     if run.operationcount is None and run.maxexecutiontime is None:
         raise loc.error("run", "set operationcount or maxexecutiontime (or both) so that every run ends")
     if run.target and run.target < max(run.threads):
@@ -567,6 +578,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         )
     if measurement.interval not in ("op", "intended", "both"):
         raise loc.error("measurement.interval", "must be op, intended or both")
+    if measurement.type.startswith("hdrhistogram") and not measurement.percentiles:
+        raise loc.error("measurement.percentiles", "empty: list at least one, e.g. [95, 99]")
     if any(not (0 < p < 100) for p in measurement.percentiles):
         raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
 
@@ -671,8 +684,17 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("order", f"must be blocked or interleaved, got {suite.order!r}")
     _nonneg(suite.repetitions, "repetitions", loc, positive=True)
     _nonneg(suite.warmup_runs, "warmup_runs", loc)
-    if suite.estimated_throughput <= 0:
-        raise loc.error("estimated_throughput", "must be positive")
+    if not (math.isfinite(suite.estimated_throughput) and suite.estimated_throughput > 0):
+        raise loc.error(
+            "estimated_throughput", f"must be a positive number, got {suite.estimated_throughput}"
+        )
+    runs = len(mixes) * len(run.threads) * suite.repetitions * max(1, len(audit.states))
+    if runs * (1 + suite.warmup_runs) > MAX_RUN_STEPS:
+        raise loc.error(
+            "repetitions",
+            f"{runs * (1 + suite.warmup_runs):,} run steps (mixes x threads x repetitions x audit states x "
+            f"warm-ups): at most {MAX_RUN_STEPS:,} in one suite",
+        )
     if suite.study is not None:
         from ycsb_runner.studies import STUDIES
 

@@ -23,23 +23,38 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def _say(text: str) -> None:
+def _say(label: str, text: str = "") -> None:
+    """*label* (console markup) and *text* as written: a message may hold brackets ([OVERALL], [/path])."""
+    from rich.markup import escape
+
     from ycsb_runner.console import err_console
 
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
-        err_console.print(text, soft_wrap=True)
+        err_console.print(label + escape(text), soft_wrap=True)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kw: object) -> None:
+    """A library's warning (pymongo: "Unknown option ...") as one ``warning:`` line: no source path, no
+    code line, credentials masked."""
+    from ycsb_runner.secrets import mask_url
+
+    text = " ".join(mask_url(str(message)).split())
+    _say("[yellow]warning:[/yellow] ", text)
 
 
 def main() -> None:
+    import warnings
+
+    warnings.showwarning = _show_warning
     try:
         from ycsb_runner.cli.commands import app
 
         app()
     except RunInterrupted as err:
-        _say(f"[bold red]interrupted[/bold red] by {err}")
+        _say("[bold red]interrupted[/bold red] by ", str(err))
         sys.exit(err.exit_code)
     except UserError as err:
-        _say(f"[bold red]error:[/bold red] {err}")
+        _say("[bold red]error:[/bold red] ", str(err))
         sys.exit(err.exit_code)
     except KeyboardInterrupt as exc:
         try:

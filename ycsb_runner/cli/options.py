@@ -76,8 +76,11 @@ SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a
 
 
 def log(msg: str) -> None:
-    """Progress and notes go to stderr; stdout carries only the command's result."""
-    err_console.print(msg)
+    """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
+    may hold brackets, which the console would otherwise read as markup)."""
+    from rich.markup import escape
+
+    err_console.print(escape(msg))
 
 
 def emit(

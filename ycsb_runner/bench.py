@@ -226,7 +226,7 @@ def run_bench(
         )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
     java = find_java()
-    clients = _load_generators(suite, opts, java.path)  # an unreachable client fails here, before anything
+    clients = _load_generators(suite, opts, java.path, log)  # an unreachable client fails here, first
     from ycsb_runner.execute.probe import target_warning
 
     names = [c.name for c in clients] or ["local"]
@@ -381,7 +381,9 @@ def point_latest(results: Path, run_root: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
+def _load_generators(
+    suite: Suite, opts: BenchOptions, java: str, log: Callable[[str], None] = print
+) -> list[Any]:
     """The run's clients (``--client`` first, then ``[clients] hosts``), each checked over SSH."""
     from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
 
@@ -390,7 +392,8 @@ def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
         return []
     config = ssh_config_path(suite.clients.ssh_config)
     clients = [Client(spec, config) for spec in parse_clients(names)]
-    check_clients(clients, java)
+    for note in check_clients(clients, java):
+        log(note)
     return clients
 
 

@@ -303,8 +303,14 @@ def run_bench(
         except KeyboardInterrupt as exc:
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
                 finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
+            what = (
+                f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
+                f"was not written: ycsb-runner report {run_dir.root}"
+                if runner.status == "completed"
+                else "stopped YCSB (and the embedded server); finished steps are kept"
+            )
             raise RunInterrupted(
-                f"{signal_name(exc)}: stopped YCSB (and the embedded server); finished steps are kept",
+                f"{signal_name(exc)}: {what}",
                 run_dir=run_dir.root,
                 exit_code=interrupted_exit_code(exc),
             ) from None
@@ -445,8 +451,10 @@ def finish_run_folder(
         with signals_deferred():
             try:
                 index_run(result, *history)
-            except UserError as err:  # the run folder is complete: `history rebuild` indexes it later
-                out.history_error = str(err)
+            except (UserError, OSError) as err:  # the folder is complete: `history rebuild` indexes it
+                out.history_error = (
+                    str(err) if isinstance(err, UserError) else f"{err.strerror}: {err.filename}"
+                )
                 log(f"warning: the run was not added to the history: {err}")
     try:
         df = study_table(RunResult.load(result.root))

@@ -198,6 +198,8 @@ class SqliteHistory:
                 f"cannot open the history {self.path} ({err}): move it away and run "
                 "`ycsb-runner history rebuild`"
             ) from None
+        except OSError as err:  # its folder cannot be made (a file in the way, no permission, disk full)
+            raise UserError(f"cannot open the history {self.path}: {err.strerror or err}") from None
         return con
 
     @staticmethod

@@ -12,8 +12,6 @@ import contextlib
 import sys
 from typing import Any
 
-from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
-
 
 def __getattr__(name: str) -> Any:
     if name == "app":  # ``from ycsb_runner.cli import app``: the Typer app, built on first use
@@ -46,6 +44,12 @@ def main() -> None:
     import warnings
 
     warnings.showwarning = _show_warning
+    try:
+        from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
+    except KeyboardInterrupt:  # Ctrl-C while Python starts
+        with contextlib.suppress(OSError):
+            sys.stderr.write("interrupted: stopped before anything ran\n")
+        sys.exit(130)
     try:
         from ycsb_runner.cli.commands import app
 

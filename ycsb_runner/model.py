@@ -728,6 +728,15 @@ def results_markdown() -> str:
         "Times are ISO-8601 UTC (`2026-12-01T05:47:05.327Z`); latency columns end in `_us` (microseconds),"
         " rates in `_ops_s` or `_per_s`.",
         "",
+        "**CSVs and spreadsheets.** The run folder's CSVs are written raw, so that pandas reads back exactly"
+        " what was measured. The names in them cannot start a spreadsheet formula: run ids, suite and mix"
+        " names (and so step labels) must match `[A-Za-z0-9][A-Za-z0-9_.-]{0,99}` (they are folder names"
+        " too), client names are host names, and the workload is a Java class name; anything else is"
+        " refused before a run starts. What a command prints with `--format csv` (meant for"
+        " spreadsheets, and holding tags and captures from elsewhere) follows OWASP's rule for CSV"
+        " injection: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, and is not"
+        " a plain number, is written with a leading `'`.",
+        "",
         "```python",
         "import pandas as pd",
         "",

@@ -12,13 +12,14 @@ import pandas as pd
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.lock import lock_dir, target_keys, target_lock
+from ycsb_runner.lock import lock_dir, target_lock
 from ycsb_runner.parse import parse_output
 from ycsb_runner.plan import build_plan
-from ycsb_runner.render import _propcomment, _propescape, _propkey, render_step
-from ycsb_runner.secrets import mask_override
-from ycsb_runner.store import formula_safe
+from ycsb_runner.render import _propescape, render_step
 from ycsb_runner.suite import load_suite
+
+# The names this issue added are imported in the tests that use them, so that each test fails on its own
+# against code without them.
 
 DATA = Path(__file__).parent.parent / "data" / "ycsb"
 
@@ -66,6 +67,8 @@ def test_a_value_stays_one_property(value: str, tmp_path: Path) -> None:
 
 
 def test_keys_comments_and_non_ascii_are_escaped() -> None:
+    from ycsb_runner.render import _propcomment, _propkey
+
     assert _propkey("a=b:c d#!") == "a\\=b\\:c\\ d\\#\\!"
     assert _propescape(" lead\ttab\fé😀") == "\\ lead\\ttab\\f\\u00e9\\ud83d\\ude00"
     assert "\n" not in _propcomment("suite\nexportfile=/x") and "\r" not in _propcomment("a\rb")
@@ -86,6 +89,8 @@ def test_names_that_become_folders_are_checked(tmp_path: Path) -> None:
 
 
 def test_secret_overrides_are_masked() -> None:
+    from ycsb_runner.secrets import mask_override
+
     assert mask_override("mongodb.url_options.myApiToken=abc") == "mongodb.url_options.myApiToken=***"
     assert mask_override("mongodb.url_options.proxyPassword=abc") == "mongodb.url_options.proxyPassword=***"
     assert mask_override("threads=4") == "threads=4"
@@ -98,6 +103,8 @@ def test_secret_overrides_are_masked() -> None:
 
 
 def test_formula_cells_get_a_quote_and_numbers_do_not() -> None:
+    from ycsb_runner.store import formula_safe
+
     df = pd.DataFrame(
         {
             "name": [
@@ -126,6 +133,8 @@ def test_formula_cells_get_a_quote_and_numbers_do_not() -> None:
 
 
 def test_spellings_of_one_server_share_a_lock_key() -> None:
+    from ycsb_runner.lock import target_keys
+
     assert set(target_keys("mongodb://localhost:5/")) & set(target_keys("mongodb://127.0.0.1:5/"))
     assert set(target_keys("mongodb://u:p@127.0.0.1:5,other.invalid:6/?replicaSet=rs")) >= {"127.0.0.1:5"}
     # a member the replica set reports is the same target as a URL naming only another member
@@ -144,6 +153,8 @@ with target_lock(sys.argv[1], suite="quick") as note:
 
 
 def test_a_second_checkout_meets_the_same_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ycsb_runner.lock import target_keys
+
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     monkeypatch.delenv("YCSB_RUNNER_LOCK_DIR", raising=False)

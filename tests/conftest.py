@@ -67,7 +67,7 @@ os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 # command line) never run beside each other. The fault tests are independent of each other and together the
 # longest file: their work units are test functions (the parameters of one function stay together; the
 # damaged-manifest cases share one finished run).
-SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py",)
+SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py", "tests/integration/test_faults_hostile.py")
 FAULTS = SPLIT_BY_FUNCTION[0]
 # Work units are handed out in collection order (xdist's own reordering, by number of tests, is turned off
 # below): the units that take longest start first, so that none of them is left running alone at the end

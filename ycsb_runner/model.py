@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.paths import check_name
 from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
 
 FORMAT_VERSION = 2
@@ -343,6 +344,12 @@ class Manifest:
 # --- the folder ------------------------------------------------------------------------------------------
 
 CSV_FILES = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
+# The columns every reader of a file relies on (besides the key columns, which are filled in when absent).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "steps": ("step", "phase", "verdict"),
+    "summary": ("step", "section", "operation", "kind", "metric", "value"),
+    "operations": ("step", "operation", "kind", "operations"),
+}
 
 
 def new_run_id(suite_name: str, now: float | None = None) -> str:
@@ -399,7 +406,7 @@ class RunResult:
 
     @classmethod
     def create(cls, results: Path, suite: SuiteInfo, run_id: str | None = None) -> RunResult:
-        run_id = run_id or new_run_id(suite.name)
+        run_id = check_name(run_id or new_run_id(suite.name), "run id")
         root, n = results / run_id, 1
         while root.exists():
             n += 1
@@ -494,16 +501,24 @@ class RunResult:
     # --- reading --------------------------------------------------------------------------------------
 
     def frame(self, name: str) -> pd.DataFrame:
-        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty)."""
+        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
+        the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""
         if name not in self._frames:
             path = self.root / f"{name}.csv"
+            needed = REQUIRED_COLUMNS.get(name, ())
             if not path.is_file() or path.stat().st_size == 0:
-                df = pd.DataFrame(columns=list(KEY_COLUMNS))
+                df = pd.DataFrame(columns=list(dict.fromkeys([*KEY_COLUMNS, *needed])))
             else:
                 try:
                     df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
-                except (pd.errors.ParserError, UnicodeDecodeError) as err:
+                except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
                     raise UserError(f"{path} is damaged ({str(err)[:80]}); re-run the suite") from None
+                missing = [c for c in needed if c not in df.columns]
+                if missing:
+                    raise UserError(
+                        f"{path} is damaged: no {', '.join(missing)} column; restore the file from the run "
+                        "(or re-run the suite)"
+                    )
             self._frames[name] = normalise_keys(df)
         return self._frames[name]
 
@@ -734,6 +749,15 @@ def results_markdown() -> str:
         "",
         "Times are ISO-8601 UTC (`2026-12-01T05:47:05.327Z`); latency columns end in `_us` (microseconds),"
         " rates in `_ops_s` or `_per_s`.",
+        "",
+        "**CSVs and spreadsheets.** The run folder's CSVs are written raw, so that pandas reads back exactly"
+        " what was measured. The names in them cannot start a spreadsheet formula: run ids, suite and mix"
+        " names (and so step labels) must match `[A-Za-z0-9][A-Za-z0-9_.-]{0,99}` (they are folder names"
+        " too), client names are host names, and the workload is a Java class name; anything else is"
+        " refused before a run starts. What a command prints with `--format csv` (meant for"
+        " spreadsheets, and holding tags and captures from elsewhere) follows OWASP's rule for CSV"
+        " injection: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, and is not"
+        " a plain number, is written with a leading `'`.",
         "",
         "```python",
         "import pandas as pd",

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import pandas as pd
 import typer
+from rich.markup import escape
 
 from ycsb_runner.analyse.stats import DEFAULT_ALPHA
 from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
@@ -19,7 +20,7 @@ def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
 
     path = run_dir / name
     atomic_write_csv(path, df)
-    err_console.print(f"wrote {path}")
+    err_console.print(f"wrote {escape(str(path))}")
 
 
 # What a narrow terminal keeps first, per study layout (the rest is hidden, named under the table).
@@ -230,9 +231,9 @@ def compare_cmd(
     if gate is not None:
         code, reason, _ = gate
         if code:
-            err_console.print(f"[bold red]error:[/bold red] {reason}", soft_wrap=True)
+            err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
             raise typer.Exit(code)
-        err_console.print(f"{reason} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
+        err_console.print(f"{escape(reason)} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
 
 
 def report_cmd(

@@ -138,8 +138,11 @@ def wrap_message(msg: str, width: int) -> str:
 
 
 def log(msg: str) -> None:
-    """Progress and notes go to stderr; stdout carries only the command's result."""
-    err_console.print(wrap_message(msg, err_console.width), soft_wrap=True)
+    """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
+    may hold brackets, which the console would otherwise read as markup)."""
+    from rich.markup import escape
+
+    err_console.print(escape(wrap_message(msg, err_console.width)), soft_wrap=True)
 
 
 def emit(
@@ -160,7 +163,9 @@ def emit(
     rename columns for the table only; *whole* columns are never folded (``termtable.print_frame``); CSV and
     JSON always carry every column under its own name."""
     if fmt is Format.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
+        from ycsb_runner.store import formula_safe
+
+        typer.echo(formula_safe(df).to_csv(index=False), nl=False)
     elif fmt is Format.json:
         records = json.loads(df.to_json(orient="records", force_ascii=False))
         typer.echo(

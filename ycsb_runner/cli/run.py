@@ -114,6 +114,22 @@ def _preflight(
         raise UserError(f"stopped before running: {errors[0].message}")
 
 
+def _command_notice(suite: object, strategy: str | None, cli_options: dict) -> list[str]:
+    """The lines that say which programs a run will execute (the ``command`` audit strategy), and from
+    where: a suite file someone handed you must not run programs unannounced."""
+    audit = getattr(suite, "audit", None)
+    if audit is None or not audit.states or (strategy or audit.strategy) != "command":
+        return []
+    from ycsb_runner.audit.command import COMMAND_KEYS, describe_commands
+
+    options = {**audit.options, **cli_options}
+    lines = describe_commands(options)
+    from_suite = [k for k in COMMAND_KEYS if k in audit.options and k not in cli_options]
+    where = f"suite file {getattr(suite, 'path', '')}" if from_suite else "--audit-option"
+    head = f"notice: this run executes programs (audit strategy command, from the {where}):"
+    return [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]
+
+
 def _render_text(
     suite_name: str,
     url: str | None,
@@ -123,9 +139,11 @@ def _render_text(
     show_properties: bool,
     *,
     audit_strategy: str | None = None,
+    audit_options: dict | None = None,
     check: bool = True,
 ) -> tuple[str, object]:
-    """The plan as text, and the plan; *check* prints the pre-flight findings (without stopping)."""
+    """The plan as text (after the notice of the programs it runs), and the plan; *check* prints the
+    pre-flight findings (without stopping)."""
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
@@ -138,12 +156,13 @@ def _render_text(
     )
     if check:
         _preflight(plan.suite, embedded=url is None, stop=False)
+    notice = _command_notice(plan.suite, audit_strategy, audit_options or {})
     try:
         inst = locate_ycsb()
         classpath, binding = inst.classpath, inst.binding_class
     except UserError:
         classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
-    text = describe_plan(
+    text = "".join(f"# {line}\n" for line in notice) + describe_plan(
         plan,
         url=url or "mongodb://127.0.0.1:27017/ycsb",
         classpath=classpath,
@@ -233,6 +252,7 @@ def bench(
             templates,
             False,
             audit_strategy=audit_strategy,
+            audit_options=_audit_options(audit_option or []),
             check=False,
         )
         sys.stdout.write(text)
@@ -279,6 +299,8 @@ def bench(
             {**plan.suite.audit.options, **opts.audit_options},
         ),
     )
+    for line in _command_notice(plan.suite, audit_strategy, opts.audit_options):
+        log(line)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
         with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:

@@ -28,7 +28,7 @@ from ycsb_runner.model import LOCAL_CLIENT
 
 SSH_CONFIG_ENV = "YCSB_RUNNER_SSH_CONFIG"
 _SPEC = re.compile(
-    r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
+    r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
 )
 CONNECT_TIMEOUT_S = 10
 
@@ -97,6 +97,18 @@ def _tar(files: Mapping[str, str]) -> bytes:
     return buf.getvalue()
 
 
+STALE_MINUTES = 15
+# The same on every POSIX shell and find (-mmin is in GNU and BSD find); prints each folder it removed.
+CLEAR_STALE_SCRIPT = (
+    'for d in "${TMPDIR:-/tmp}"/ycsb-runner-client-*; do '
+    '[ -d "$d" ] && [ -O "$d" ] && [ ! -L "$d" ] || continue; '
+    'if [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then continue; fi; '
+    f'[ -n "$(find "$d" -mmin -{STALE_MINUTES} -print 2>/dev/null | head -n 1)" ] && continue; '
+    'rm -rf -- "$d" && echo "$d"; '
+    "done; true"
+)
+
+
 class Client:
     """Runs shell scripts on one load generator (``sh -c`` here, ``ssh`` there) and moves files."""
 
@@ -150,8 +162,9 @@ class Client:
             )
         return done.stdout.decode(errors="replace")
 
-    def check(self, java: str) -> None:
-        """Fail with one line when the client cannot be reached or has no usable Java at *java*."""
+    def check(self, java: str) -> list[str]:
+        """Fail with one line when the client cannot be reached or has no usable Java at *java*; then clear
+        what earlier benches left there (returns those folders)."""
         try:
             out = self.run(
                 f"{shlex.quote(java)} -version >/dev/null 2>&1 || echo nojava", timeout=CONNECT_TIMEOUT_S + 20
@@ -160,10 +173,29 @@ class Client:
             what = "is unreachable" if not self.spec.local else "cannot run commands"
             raise UserError(
                 f"client {self.name} {what}: {str(err).split(': ', 1)[-1]} "
-                f"(check that `ssh {self.name} true` works without a prompt)"
+                f"(check that `{self.ssh_hint()}` works without a prompt)"
             ) from None
         if "nojava" in out:
             raise UserError(f"client {self.name}: no Java at {java}; install Java 11+ there")
+        return self.clear_stale()
+
+    def ssh_hint(self) -> str:
+        """The command that checks this client by hand: ``ssh [-F cfg] [-p PORT] [user@]host true``."""
+        if self.spec.local:
+            return "sh -c true"
+        config = ["-F", self.ssh_config] if self.ssh_config else []
+        port = ["-p", str(self.spec.port)] if self.spec.port else []
+        return shlex.join(["ssh", *config, *port, self._destination(), "true"])
+
+    def clear_stale(self) -> list[str]:
+        """Remove the work folders an earlier bench left on this client (its ssh link or the runner died
+        before it could remove them): yours, with no live YCSB (``pid``) and nothing written for
+        ``STALE_MINUTES``. Returns the folders removed; never raises."""
+        try:
+            out = self.run(CLEAR_STALE_SCRIPT, timeout=60)
+        except UserError:
+            return []
+        return [ln for ln in out.splitlines() if "ycsb-runner-client-" in ln]
 
     def make_workdir(self) -> str:
         """A new private folder (mode 0700) on the client, with ``hdr/`` in it."""
@@ -265,11 +297,17 @@ def _last_line(raw: bytes) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def check_clients(clients: list[Client], java: str) -> None:
-    """Every client reachable with Java, checked in parallel; the first failure as one line."""
+def check_clients(clients: list[Client], java: str) -> list[str]:
+    """Every client reachable with Java, checked in parallel; the first failure as one line. Returns a note
+    per stale work folder removed (``client NAME: removed FOLDER ...``)."""
     with ThreadPoolExecutor(max_workers=max(1, len(clients))) as pool:
         futures = [pool.submit(c.check, java) for c in clients]
         errors = [f.exception() for f in futures]
     for err in errors:
         if err is not None:
             raise err
+    return [
+        f"client {c.name}: removed {folder}, left by an earlier bench"
+        for c, f in zip(clients, futures, strict=True)
+        for folder in f.result() or []
+    ]

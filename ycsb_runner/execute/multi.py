@@ -45,7 +45,7 @@ from ycsb_runner.parse.merge import (
     read_client_logs,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import render_step
+from ycsb_runner.render import _propescape, _propkey, render_step
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0
@@ -211,7 +211,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             env=runner.env,
         )
         extra = s.share.properties()
-        workload = rendered.workload_properties + "".join(f"{k}={v}\n" for k, v in extra.items())
+        workload = rendered.workload_properties + "".join(
+            f"{_propkey(k)}={_propescape(v)}\n" for k, v in extra.items()
+        )
         s.argv_masked = rendered.masked_argv()
         (s.folder / "workload.properties").write_text(workload)
         (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")

@@ -265,6 +265,10 @@ class Runner:
             problem = self._close(private)
             raise UserError(f"{disk}{problem}") from None
         except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt) and self.status == "running":  # between or after steps
+                self.status = "completed" if self.all_steps_completed() else "interrupted"
+                if self.status == "interrupted":
+                    self.error = f"interrupted by {signal_name(exc)}"
             problem = self._close(private)
             if problem and isinstance(exc, UserError):
                 raise type(exc)(f"{exc}{problem}", exit_code=exc.exit_code) from None
@@ -272,6 +276,12 @@ class Runner:
         problem = self._close(private)
         if problem:
             raise UserError(f"the run finished, but saving its results failed{problem}")
+
+    def all_steps_completed(self) -> bool:
+        """Every step of the plan ran and completed (a signal after the last one loses nothing)."""
+        return len(self.records) == len(self.plan.steps) and all(
+            r.verdict == "completed" for r in self.records
+        )
 
     def _close(self, private: Path) -> str:
         """Remove the private folder, then save the final manifest and CSVs. On a full disk, save at least

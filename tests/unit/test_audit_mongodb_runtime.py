@@ -271,6 +271,13 @@ class SimulatedAuditServer:
             return dict(self.build_info)
         if name == "hello":
             return dict(self.hello)
+        if name == "replSetGetConfig":
+            # manual, "replSetGetConfig": {config: {_id, version, members: [{_id, host, ...}]}};
+            # a standalone answers NoReplicationEnabled (76)
+            if not self.hello.get("setName"):
+                raise OperationFailure("not running with --replSet", 76, {"codeName": "NoReplicationEnabled"})
+            member = {"_id": 0, "host": "db1:27017", "arbiterOnly": False, "hidden": False, "priority": 1}
+            return {"config": {"_id": self.hello["setName"], "version": 1, "members": [member]}, "ok": 1}
         if name == "getCmdLineOpts":
             if self.cmdline is None:
                 raise OperationFailure("not authorized", 13, {"codeName": "Unauthorized", "errmsg": "no"})

@@ -19,8 +19,13 @@ Every reply below has the shape the MongoDB manual (or the server source) docume
   "setFeatureCompatibilityVersion", "Get FeatureCompatibilityVersion"); ``auditConfigPollingFrequencySecs``
   is a mongos parameter (manual, "MongoDB Server Parameters", auditing).
 * ``getCmdLineOpts`` -- manual, "getCmdLineOpts": ``{argv, parsed: {auditLog: {...}}}``.
-* Errors: ``setAuditConfig`` on a data-bearing shard fails (Enterprise ``audit_mongod.cpp``), OCSF
-  ``auditLog.schema`` (manual 8.0, "auditLog.schema").
+* Errors: ``setAuditConfig`` on a data-bearing shard fails with NotImplemented (238) "setAuditConfig is
+  not implemented on data bearing shards" (Enterprise ``audit_mongod.cpp``); OCSF ``auditLog.schema``
+  (manual 8.0, "auditLog.schema").
+* Hidden members have priority 0 and are not in ``hello``; delayed members are hidden too and apply
+  the oplog ``secondaryDelaySecs`` late (manual, "Configure a Hidden / Delayed Replica Set Member").
+* ``getClusterParameter`` on mongos (FCV 7.1+) returns the config server's durable value (manual,
+  "getClusterParameter"): a mongos that has not refreshed cannot be observed that way.
 
 The simulation models what the research note says about propagation: a runtime config set through the
 entry node reaches the other nodes after some reads (mongos poll ``auditConfigPollingFrequencySecs``,
@@ -189,6 +194,7 @@ class Deployment:
         if node.down:
             raise AutoReconnect(f"{node.host}: connection refused")
         if name == "buildInfo":
+            # manual, "buildInfo": version, modules (["enterprise"]); Percona adds psmdbVersion
             return {
                 "version": self.version,
                 "modules": [] if self.mode == "setParameter" else ["enterprise"],
@@ -196,12 +202,14 @@ class Deployment:
                 "ok": 1,
             }
         if name == "hello":
-            return self._hello(node)
+            return self._hello(node)  # manual, "hello" (see _hello)
         if name == "replSetGetConfig":
+            # manual, "replSetGetConfig"; without --replSet: NoReplicationEnabled (76)
             if node.role in ("mongos", "standalone"):
                 raise OperationFailure("not running with --replSet", 76, {"codeName": "NoReplicationEnabled"})
             return self._config(node)
         if name == "listShards":
+            # manual, "listShards": {shards: [{_id, host: "<rs>/<h1>,<h2>", state, topologyTime}]}
             shards = sorted({n.shard for n in self.nodes.values() if n.shard})
             return {
                 "shards": [
@@ -216,8 +224,11 @@ class Deployment:
                 "ok": 1,
             }
         if name == "getCmdLineOpts":
+            # manual, "getCmdLineOpts": {argv, parsed: <the parsed config file and options>}
             return {"argv": ["mongod"], "parsed": {"auditLog": self._audit_log()}, "ok": 1}
         if name == "getParameter":
+            # manual, "getParameter": {<name>: <value>, ok: 1}; featureCompatibilityVersion nests as
+            # {version: "7.0"} and mongos has none (InvalidOptions, "no option found to get")
             if "featureCompatibilityVersion" in doc:
                 if node.role == "mongos":
                     raise OperationFailure("no option found to get", 72, {"codeName": "InvalidOptions"})
@@ -226,13 +237,19 @@ class Deployment:
                 return {"auditConfigPollingFrequencySecs": 5, "ok": 1}
             return {"auditAuthorizationSuccess": self._state(node)[1], "ok": 1}
         if name == "setParameter":
+            # manual, "setParameter": changes this process only; replies {was: <old value>, ok: 1}
+            was = node.seen[1]
             node.seen = (node.seen[0], bool(doc["auditAuthorizationSuccess"]))
-            return {"was": True, "ok": 1}
+            return {"was": was, "ok": 1}
         if name == "getAuditConfig":
+            # manual, "getAuditConfig": members apply the change via the oplog; mongos polls
+            # (auditConfigPollingFrequencySecs) and may show stale data until it has polled
             filt, aas = self._state(node)
             return {"generation": ObjectId(), "filter": filt, "auditAuthorizationSuccess": aas, "ok": 1}
         if name == "getClusterParameter":
-            filt, aas = self._state(node)
+            # manual, "getClusterParameter": on mongos (FCV 7.1+) it returns the config server's durable
+            # value, so a mongos that has not refreshed its own copy yet cannot be seen this way
+            filt, aas = self.cluster if node.role == "mongos" else self._state(node)
             return {
                 "clusterParameters": [
                     {
@@ -246,17 +263,24 @@ class Deployment:
             }
         if name == "setAuditConfig":
             if node.shard is not None:
+                # Enterprise audit_mongod.cpp (uassertSetAuditConfigAllowed): ErrorCodes::NotImplemented
+                # (238), "setAuditConfig is not implemented on data bearing shards"
                 raise OperationFailure(
                     "setAuditConfig is not implemented on data bearing shards",
-                    115,
-                    {"codeName": "CommandNotSupported"},
+                    238,
+                    {
+                        "codeName": "NotImplemented",
+                        "errmsg": "setAuditConfig is not implemented on data bearing shards",
+                    },
                 )
             self.cluster, self.set_at = (doc["filter"], doc["auditAuthorizationSuccess"]), self.now
             return {"ok": 1}
         if name == "setClusterParameter":
+            # manual, "setClusterParameter": replica-set primary or mongos; {ok: 1}
             conf = doc[name]["auditConfig"]
             self.cluster, self.set_at = (conf["filter"], conf["auditAuthorizationSuccess"]), self.now
             return {"ok": 1}
+        # any server: an unknown command is CommandNotFound (59)
         raise OperationFailure(f"no such command {name}", 59, {"codeName": "CommandNotFound"})
 
     # -- what the strategy is given
@@ -568,3 +592,25 @@ def test_a_lagging_member_without_a_delay_fails_at_the_bound_not_after_the_delay
     with pytest.raises(AuditError, match=r"not verified on 1 of 3 node\(s\) after 1s.*secondary rs1:27017"):
         strat.enable(OPS)
     assert dep.now < 2  # the delayed member's longer bound did not hold the failing one back
+
+
+def test_setauditconfig_through_a_shard_member_says_to_connect_through_mongos() -> None:
+    dep = Deployment("sharded", "setAuditConfig")
+    dep.entry = dep.nodes["shard01-0:27018"]  # the user's URL names a shard's primary, not a mongos
+    strat = dep.strategy()
+    assert strat.topology.kind == "replicaset"  # a shard member looks like a replica set
+    with pytest.raises(AuditError) as caught:
+        strat.enable(OPS)
+    message = str(caught.value)
+    assert "not implemented on data bearing shards" in message
+    assert "connect --mongodb-url to a mongos" in message
+
+
+def test_mongos_read_back_of_the_cluster_parameter_is_labelled_the_durable_value() -> None:
+    dep = Deployment("sharded", "setClusterParameter", lag=3)  # data members replicate late
+    strat = dep.strategy()
+    on = strat.enable(OPS)
+    rows = {r["node"]: r for r in on.nodes}
+    for host in ("mongos1:27017", "mongos2:27017"):
+        assert "config server's durable value" in rows[host]["detail"], rows[host]
+    assert all("durable" not in r["detail"] for h, r in rows.items() if not h.startswith("mongos"))

@@ -436,6 +436,11 @@ def _fail_message(
         )
     if code_name == "CommandNotFound":
         return f"{name}: {info.label}{at} does not know this command ({errmsg})"
+    if code_name == "NotImplemented" and "shard" in errmsg:
+        return (
+            f"{name}: {info.label}{at} is a data-bearing shard member ({errmsg}): the runtime audit "
+            "configuration of a sharded cluster is set through mongos: connect --mongodb-url to a mongos"
+        )
     return f"{name} failed on {info.label}{at}: {errmsg or code_name or 'no error message'}"
 
 
@@ -656,12 +661,23 @@ class MongoRuntimeStrategy(AuditStrategy):
         )
 
     def read_nodes(self) -> list[NodeRead]:
-        """Every node's audit state (unreadable nodes carry the error)."""
+        """Every node's audit state (unreadable nodes carry the error). On mongos, getClusterParameter
+        returns the config server's durable value (manual, "getClusterParameter"), not the copy that
+        mongos applies: its record says so."""
         reads = []
         for node in self.topology.nodes:
             try:
                 filt, aas, problem = self._read_config(node)
-                reads.append(NodeRead(node, self._state(node.label, filt, aas, problem)))
+                state = self._state(node.label, filt, aas, problem)
+                if self.mode is Mode.CLUSTER_PARAMETER and node.role == "mongos":
+                    state = AuditState(
+                        state.enabled,
+                        state.ops,
+                        f"{state.detail} (getClusterParameter on mongos returns the config server's "
+                        "durable value, not this mongos's own copy)",
+                        state.raw,
+                    )
+                reads.append(NodeRead(node, state))
             except AuditError as exc:
                 reads.append(NodeRead(node, AuditState(None, frozenset(), str(exc)), error=str(exc)))
         return reads

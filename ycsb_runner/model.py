@@ -228,6 +228,9 @@ class Manifest:
     java: dict[str, Any] = field(default_factory=dict)
     host: dict[str, Any] = field(default_factory=dict)
     audit_strategy: str | None = None
+    #: What "audit off" measured (``AuditStrategy.baseline``): e.g. "audit: off = runtime filter that
+    #: matches nothing" vs "audit disabled = restart without auditLog".
+    audit_baseline: str | None = None
     plan_estimate_s: float | None = None
     driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
@@ -280,6 +283,7 @@ class Manifest:
             "java": self.java,
             "host": self.host,
             "audit_strategy": self.audit_strategy,
+            "audit_baseline": self.audit_baseline,
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
@@ -315,6 +319,7 @@ class Manifest:
                 java=d.get("java") or {},
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
+                audit_baseline=d.get("audit_baseline"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],

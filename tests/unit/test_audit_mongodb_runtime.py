@@ -433,3 +433,13 @@ def test_guard_failed_restore_prints_hint_and_raises() -> None:
         chain.append(type(exc))
         exc = exc.__context__
     assert chain[0] is AuditError and chain[-1] is KeyboardInterrupt  # restore failure, then what ended it
+
+
+def test_the_baseline_off_measures_is_named_per_mode() -> None:
+    runtime = make_strategy("mongodb-runtime", client=_server("7.0.23"), options={})
+    assert runtime.baseline.startswith("audit: off = runtime filter that matches nothing")
+    bi = {"version": "6.0.12-9", "psmdbVersion": "6.0.12-9", "modules": []}
+    percona = SimulatedAuditServer(bi, {"parsed": {"auditLog": {"destination": "file"}}}, RS)
+    param = make_strategy("mongodb-runtime", client=percona, options={})
+    assert param.baseline.startswith("audit: off = auditAuthorizationSuccess false")
+    assert "restart without auditLog" not in runtime.baseline + param.baseline

@@ -37,6 +37,8 @@ from typing import Any
 from bson import json_util
 
 from ycsb_runner.audit.base import (
+    BASELINE_RUNTIME_FILTER,
+    BASELINE_RUNTIME_PARAMETER,
     YCSB_OPS,
     AuditError,
     AuditState,
@@ -594,6 +596,11 @@ class MongoRuntimeStrategy(AuditStrategy):
         except Exception:  # noqa: BLE001 - unknown parameter / no privilege: the documented default
             pass
         return polling + POLL_MARGIN_S
+
+    @property
+    def baseline(self) -> str:  # type: ignore[override]
+        """setParameter keeps the startup filter; the runtime modes set a filter that matches nothing."""
+        return BASELINE_RUNTIME_PARAMETER if self.mode is Mode.PARAMETER else BASELINE_RUNTIME_FILTER
 
     def _single(self) -> bool:
         return len(self.topology.nodes) == 1 and self.topology.kind != "sharded"

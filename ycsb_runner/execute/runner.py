@@ -227,6 +227,7 @@ class Runner:
         }
         m.host = self.host
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
+        m.audit_baseline = getattr(self.hooks.audit, "baseline", None) or None
         m.plan_estimate_s = self.plan.est_seconds
         m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
         m.steps = self.records

@@ -603,7 +603,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "warnings": "things to know about the step (saturated client, short load, ...)",
         "audit_verified": "for audit steps: the state read back from the server (`on`/`off`)",
         "audit_detail": "for audit steps: what the audit strategy read back, in its words",
-        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`",
+        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`; for several clients the rate over the"
+        " common window (every client running, from the HDR logs); with `warmup_s`, after the warm-up",
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",
         "discarded": "true for warm-up runs (not measured)",
@@ -640,6 +641,10 @@ COLUMNS: dict[str, dict[str, str]] = {
         "returns": "operations with a return code",
         "errors": "operations whose return code is not OK",
         "error_rate": "errors / returns",
+        "union_operations": "client=all rows of multi-client steps: operations in every interval logged"
+        " (after the warm-up), beside the common window's percentiles",
+        "union_p<N>_us": "client=all rows of multi-client steps: the N-th percentile over the union of the"
+        " clients' intervals (the `p<N>_us` columns are over the common window)",
     },
     "timeseries": {
         "status_index": "the status line's position (0..)",

@@ -610,6 +610,23 @@ COLUMNS: dict[str, dict[str, str]] = {
         "discarded": "true for warm-up runs (not measured)",
         "load_generators": "how many clients ran the step (each one's share and exit code: the manifest's"
         " `figures.clients`; its logs: `steps/<step>/clients/<client>/`)",
+        "warmup_s": "run steps with `warmup_s`: seconds cut from each client's own start before the figures",
+        "common_window_start": "several clients: start of the window where every client ran (epoch s, the"
+        " runner's clock)",
+        "common_window_s": "several clients: its length (s)",
+        "common_window_operations": "several clients: operations in its intervals (from the HDR logs)",
+        "throughput_common_window_ops_s": "several clients: operations / length of the common window (the"
+        " step's `throughput_ops_s`)",
+        "union_start": "several clients: first interval start of any client (epoch s)",
+        "union_s": "several clients: first start to last end (s)",
+        "union_operations": "several clients: every operation logged (after the warm-up)",
+        "throughput_union_ops_s": "several clients: union_operations / union_s",
+        "throughput_sum_over_max_runtime_ops_s": "several clients: sum of the clients' operations / the"
+        " longest client's RunTime (the former figure, kept for comparison)",
+        "throughput_ycsb_ops_s": "one client with `warmup_s`: YCSB's own whole-run throughput",
+        "measured_window_start": "one client with `warmup_s`: first interval after the warm-up (epoch s)",
+        "measured_window_s": "one client with `warmup_s`: from there to the last interval's end (s)",
+        "measured_window_operations": "one client with `warmup_s`: operations in that window",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },

@@ -231,6 +231,9 @@ class Manifest:
     audit_strategy: str | None = None
     # the caveat when the strategy's switch is not verified as auditing (``audit.unverified_audit``)
     audit_unverified: str | None = None
+    #: What "audit off" measured (``AuditStrategy.baseline``): e.g. "audit: off = runtime filter that
+    #: matches nothing" vs "audit disabled = restart without auditLog".
+    audit_baseline: str | None = None
     plan_estimate_s: float | None = None
     driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
@@ -292,6 +295,7 @@ class Manifest:
             "host": self.host,
             "audit_strategy": self.audit_strategy,
             "audit_unverified": self.audit_unverified,
+            "audit_baseline": self.audit_baseline,
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
@@ -328,6 +332,7 @@ class Manifest:
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
                 audit_unverified=d.get("audit_unverified"),
+                audit_baseline=d.get("audit_baseline"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
@@ -625,12 +630,30 @@ COLUMNS: dict[str, dict[str, str]] = {
         "warnings": "things to know about the step (saturated client, short load, ...)",
         "audit_verified": "for audit steps: the state read back from the server (`on`/`off`)",
         "audit_detail": "for audit steps: what the audit strategy read back, in its words",
-        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`",
+        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`; for several clients the rate over the"
+        " common window (every client running, from the HDR logs); with `warmup_s`, after the warm-up",
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",
         "discarded": "true for warm-up runs (not measured)",
         "load_generators": "how many clients ran the step (each one's share and exit code: the manifest's"
         " `figures.clients`; its logs: `steps/<step>/clients/<client>/`)",
+        "warmup_s": "run steps with `warmup_s`: seconds cut from each client's own start before the figures",
+        "common_window_start": "several clients: start of the window where every client ran (epoch s, the"
+        " runner's clock)",
+        "common_window_s": "several clients: its length (s)",
+        "common_window_operations": "several clients: operations in its intervals (from the HDR logs)",
+        "throughput_common_window_ops_s": "several clients: operations / length of the common window (the"
+        " step's `throughput_ops_s`)",
+        "union_start": "several clients: first interval start of any client (epoch s)",
+        "union_s": "several clients: first start to last end (s)",
+        "union_operations": "several clients: every operation logged (after the warm-up)",
+        "throughput_union_ops_s": "several clients: union_operations / union_s",
+        "throughput_sum_over_max_runtime_ops_s": "several clients: sum of the clients' operations / the"
+        " longest client's RunTime (the former figure, kept for comparison)",
+        "throughput_ycsb_ops_s": "one client with `warmup_s`: YCSB's own whole-run throughput",
+        "measured_window_start": "one client with `warmup_s`: first interval after the warm-up (epoch s)",
+        "measured_window_s": "one client with `warmup_s`: from there to the last interval's end (s)",
+        "measured_window_operations": "one client with `warmup_s`: operations in that window",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -662,6 +685,10 @@ COLUMNS: dict[str, dict[str, str]] = {
         "returns": "operations with a return code",
         "errors": "operations whose return code is not OK",
         "error_rate": "errors / returns",
+        "union_operations": "client=all rows of multi-client steps: operations in every interval logged"
+        " (after the warm-up), beside the common window's percentiles",
+        "union_p<N>_us": "client=all rows of multi-client steps: the N-th percentile over the union of the"
+        " clients' intervals (the `p<N>_us` columns are over the common window)",
     },
     "timeseries": {
         "status_index": "the status line's position (0..)",

@@ -56,6 +56,7 @@ SHORTCUTS: dict[str, str] = {
     "repetitions": "repetitions",
     "order": "order",
     "warmup_runs": "warmup_runs",
+    "warmup_s": "warmup_s",
     "estimated_throughput": "estimated_throughput",
     "recordcount": "dataset.recordcount",
     "fieldcount": "dataset.fieldcount",
@@ -151,6 +152,7 @@ class ClientSettings:
 
     hosts: tuple[str, ...] = ()  # empty: this machine alone (``bench --client`` overrides)
     ssh_config: str = ""  # an ssh config file instead of ~/.ssh/config (``ssh -F``)
+    warmup_s: float | None = None  # seconds cut from each client's start of a run; None: the suite's warmup_s
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,10 @@ class Suite:
     repetitions: int = 1
     order: str = "blocked"  # blocked | interleaved
     warmup_runs: int = 0
+    #: Seconds cut from the start of every run step's measurement (each client's own start), before the
+    #: clients are merged; single-client runs too (they then write HDR interval logs). ``[clients]
+    #: warmup_s`` overrides it.
+    warmup_s: float = 0.0
     estimated_throughput: float = 5000.0
     properties: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
@@ -178,6 +184,11 @@ class Suite:
     overrides: tuple[str, ...] = field(default=(), metadata={"toml": None})
     study: str | None = None  # the published study it reproduces (``ycsb_runner.studies``)
     clients: ClientSettings = field(default_factory=ClientSettings)  # [clients]
+
+    @property
+    def effective_warmup_s(self) -> float:
+        """``[clients] warmup_s`` when set, else the suite-wide ``warmup_s``."""
+        return float(self.warmup_s if self.clients.warmup_s is None else self.clients.warmup_s)
 
     def describe_scaling(self) -> dict[str, Any]:
         """Scale, ``--set`` overrides (secret values masked: this is stored and shown) and size."""
@@ -500,7 +511,7 @@ def _java_int(value: int | None, dotted: str, loc: _Located) -> None:
         raise loc.error(dotted, f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}, got {value}")
 
 
-def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = False) -> None:
+def _nonneg(value: float | None, dotted: str, loc: _Located, positive: bool = False) -> None:
     if value is None:
         return
     if value < 0 or (positive and value == 0):
@@ -684,6 +695,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("order", f"must be blocked or interleaved, got {suite.order!r}")
     _nonneg(suite.repetitions, "repetitions", loc, positive=True)
     _nonneg(suite.warmup_runs, "warmup_runs", loc)
+    _nonneg(suite.warmup_s, "warmup_s", loc)
+    _nonneg(suite.clients.warmup_s, "clients.warmup_s", loc)
     if not (math.isfinite(suite.estimated_throughput) and suite.estimated_throughput > 0):
         raise loc.error(
             "estimated_throughput", f"must be a positive number, got {suite.estimated_throughput}"

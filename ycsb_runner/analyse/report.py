@@ -126,6 +126,7 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
             f"{(mem or 0) / 2**30:.1f} GiB, Python {_text(host.get('python'))}",
         ),
         ("audit strategy", _text(m.audit_strategy, "none (audit not switched)")),
+        ("audit baseline", _text(m.audit_baseline, "none (audit not switched)")),
     ]
 
 

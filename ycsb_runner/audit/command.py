@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ycsb_runner.audit.base import (
+    BASELINE_COMMAND,
     AuditError,
     AuditState,
     AuditStrategy,
@@ -60,6 +61,7 @@ class CommandStrategy(AuditStrategy):
     """Run the user's ``on``/``off``/``status`` programs; the status program's stdout decides the state."""
 
     name = "command"
+    baseline = BASELINE_COMMAND
 
     def __init__(
         self,

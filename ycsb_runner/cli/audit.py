@@ -88,6 +88,16 @@ TimeoutOpt = Annotated[
         help="Seconds: MongoDB connect (default 10), each command (120), cloud switch wait (600).",
     ),
 ]
+AllowUnlistedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unlisted-members",
+        help=(
+            "mongodb-runtime: when replSetGetConfig is refused (it lists hidden and delayed members), go "
+            "on with the members hello lists, with a warning naming them; default: refuse."
+        ),
+    ),
+]
 InstanceOpt = Annotated[
     str | None,
     typer.Option(
@@ -117,12 +127,17 @@ class StrategyArgs:
     instance_id: str | None
     region: str | None
     endpoint: str | None
+    allow_unlisted_members: bool = False
 
     def options(self) -> dict[str, Any]:
         """The make_strategy options for the chosen strategy. Pure."""
         name = str(self.strategy.value)
         if name == "mongodb-runtime":
-            return {"namespace": self.namespace, "url": self.mongodb_url}
+            return {
+                "namespace": self.namespace,
+                "url": self.mongodb_url,
+                "allow_unlisted_members": self.allow_unlisted_members,
+            }
         if name == "command":
             return {
                 "on_cmd": self.on_cmd,
@@ -161,6 +176,7 @@ _SHARED = {
     "instance_id": (InstanceOpt, None),
     "region": (RegionOpt, None),
     "endpoint": (EndpointOpt, None),
+    "allow_unlisted_members": (AllowUnlistedOpt, False),
 }
 
 

@@ -10,6 +10,7 @@ private ``mktemp -d`` folder there, removed afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -18,6 +19,8 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -196,6 +199,48 @@ class Client:
         except UserError:
             return []
         return [ln for ln in out.splitlines() if "ycsb-runner-client-" in ln]
+
+    def clock_offset(self, samples: int = 3, timeout: float = 30.0) -> tuple[float, float] | None:
+        """(offset, round trip) in seconds: the client's clock minus this machine's, from ``date +%s.%N``
+        read inside one established session (so ssh's connection set-up is not in the round trip), the
+        sample with the shortest round trip; (0, 0) for ``local``; None when it cannot be read."""
+        if self.spec.local:
+            return 0.0, 0.0
+        script = "echo ready; while read x; do date +%s.%N; done"
+        try:
+            proc = subprocess.Popen(
+                self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError:
+            return None
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        best: tuple[float, float] | None = None
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            if proc.stdout.readline().strip() != b"ready":
+                return None
+            for _ in range(samples):
+                t0 = time.time()
+                proc.stdin.write(b"x\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                t1 = time.time()
+                remote = float(line.decode().strip())  # ValueError: no GNU date (%N)
+                sample = (remote - (t0 + t1) / 2, t1 - t0)
+                if best is None or sample[1] < best[1]:
+                    best = sample
+        except (OSError, ValueError):
+            return None
+        finally:
+            timer.cancel()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            if proc.poll() is None:
+                proc.kill()
+        return best
 
     def make_workdir(self) -> str:
         """A new private folder (mode 0700) on the client, with ``hdr/`` in it."""

@@ -369,6 +369,8 @@ def judge_series(
             window_nights=max(at.ks),
             **common,
         )
+    # the change began with the window, or earlier at a change point inside the longest window tried
+    began = min([n - at.win.k, *(c for c in cps if n - max(at.ks) <= c < n - at.win.k)])
     return SeriesJudgement(
         True,
         f"last {at.win.k} nights" if at.win.k > 1 else "last night",
@@ -376,7 +378,7 @@ def judge_series(
         at.win.before,
         at.win.after,
         at.win.pct,
-        off + n - at.win.k,
+        off + began,
         shown,
         window_nights=at.win.k,
         **common,

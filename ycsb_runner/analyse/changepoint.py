@@ -21,7 +21,7 @@ both directions.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -247,6 +247,7 @@ def judge_series(
     cp_alpha: float = 0.01,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
+    accepted_from: int = 0,
 ) -> SeriesJudgement:
     """The newest night(s) of one series (one value per night, oldest first) against their history.
 
@@ -254,7 +255,21 @@ def judge_series(
     (from the last E-Divisive change point older than the window, at most MAX_BASELINE nights); a window
     counts only if its median is at least *min_effect_pct* % off the segment's. *confirm* 1 lets tonight
     alone be a change; 2 (the default) needs two nights, so a single outlier night flags nothing.
+    *accepted_from*: the night where an accepted change began; the nights before it are not the baseline.
     """
+    if accepted_from > 0:  # for now: the nights since the accepted change alone, indices kept
+        j = judge_series(
+            np.asarray(values, dtype=float)[accepted_from:],
+            window=window,
+            confirm=confirm,
+            min_effect_pct=min_effect_pct,
+            cp_alpha=cp_alpha,
+            permutations=permutations,
+            seed=seed,
+        )
+        shift = tuple(c + accepted_from for c in j.change_points)
+        start = j.change_index + accepted_from if j.change_index >= 0 else -1
+        return replace(j, change_index=start, change_points=shift)
     x = np.asarray(values, dtype=float)
     if x.size < MIN_BASELINE + confirm or not np.all(np.isfinite(x)):
         return _untested(f"{x.size} nights: need at least {MIN_BASELINE + confirm}")

@@ -7,12 +7,17 @@ corrected together (Holm by default, or Benjamini-Hochberg); a series is flagged
 below ``alpha`` and the change is at least ``min_effect`` percent, in the direction the study registry gives
 the metric (``ycsb_runner.studies``).
 
+A regression stays open until someone accepts it (``regress accept``, recorded in the history): for a
+series with an accepted change, the nights before the change's run are no longer its baseline; until enough
+nights since it are there to test (``MIN_BASELINE + confirm``), its verdict is ``accepted``, a decided pass.
+
 Exit codes: 0 no regression; 1 a regression; 2 could not decide (too little history, newest run not
-completed, nothing comparable). Never 0 when no series was tested.
+completed, nothing comparable). Never 0 when no series was tested or accepted.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse.changepoint import HOLM, MIN_BASELINE, adjust, judge_series
-from ycsb_runner.history import SERIES_KEYS
+from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.studies import higher_is_better
 
 DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us")
@@ -29,6 +34,7 @@ REGRESSION = "regression"
 IMPROVEMENT = "improvement"
 NO_CHANGE = "no change"
 UNTESTED = "untested"
+ACCEPTED = "accepted"  # an accepted change, too few nights since it to test the series again: a pass
 CORRECTIONS = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 2
@@ -48,6 +54,8 @@ COLUMNS = [
     "nights",
     "note",
 ]
+# an acceptance that applies to a series of this result: its record, and nights since its change_run
+APPLIED_COLUMNS = [*ACCEPT_COLUMNS, "nights_since", "settling"]
 
 
 @dataclass
@@ -71,6 +79,7 @@ class RegressResult:
     runs_used: list[str] = field(default_factory=list)
     series_values: dict[tuple, pd.DataFrame] = field(default_factory=dict)  # for the report
     options: RegressOptions = field(default_factory=RegressOptions)
+    accepts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=APPLIED_COLUMNS))
 
     @property
     def correction_text(self) -> str:
@@ -84,14 +93,16 @@ class RegressResult:
             "runs": len(self.runs_used),
             "exit_code": self.exit_code,
             "decision": self.reason,
-            "series_tested": int((t["verdict"] != UNTESTED).sum()) if not t.empty else 0,
+            "series_tested": int((~t["verdict"].isin([UNTESTED, ACCEPTED])).sum()) if not t.empty else 0,
             "regressions": int((t["verdict"] == REGRESSION).sum()) if not t.empty else 0,
             "improvements": int((t["verdict"] == IMPROVEMENT).sum()) if not t.empty else 0,
+            "accepted": int((t["verdict"] == ACCEPTED).sum()) if not t.empty else 0,
             "alpha": self.options.alpha,
             "min_effect_pct": self.options.min_effect_pct,
             "confirm": self.options.confirm,
             "window": self.options.window,
             "correction": self.correction_text,
+            "accepts": json.loads(self.accepts.to_json(orient="records", force_ascii=False)),
         }
 
 
@@ -105,10 +116,18 @@ def _empty(
     return RegressResult(pd.DataFrame(columns=COLUMNS), EXIT_UNDECIDED, reason, suite, newest, used, {}, opts)
 
 
-def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: RegressOptions) -> RegressResult:
+def regress(
+    runs: pd.DataFrame,
+    metrics: pd.DataFrame,
+    suite: str,
+    opts: RegressOptions,
+    accepts: pd.DataFrame | None = None,
+) -> RegressResult:
     """Judge the newest run of *runs* (one suite's, filtered, oldest first) against the ones before it.
 
-    *metrics* holds the history's metric rows of those runs (``ycsb_runner.history.METRIC_COLUMNS``).
+    *metrics* holds the history's metric rows of those runs (``ycsb_runner.history.METRIC_COLUMNS``);
+    *accepts* the suite's accepted changes (``History.accepts``): per series the newest one whose change
+    run is among the series' runs applies.
     """
     if runs.empty:
         return _empty(suite, None, f"no runs of suite {suite!r} in the history", opts, [])
@@ -148,6 +167,9 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
     nightly["_night"] = nightly["run_id"].map(order)
     rows: list[dict[str, Any]] = []
     values: dict[tuple, pd.DataFrame] = {}
+    by_series = _accepts_by_series(accepts, suite)
+    held: list[dict[str, Any]] = []  # series whose accepted change is too recent to test them
+    applied: list[dict[str, Any]] = []
     for key, part in nightly.groupby(SERIES_KEYS, dropna=False, sort=True):
         part = part.sort_values("_night")
         row: dict[str, Any] = dict(zip(SERIES_KEYS, key, strict=True))
@@ -157,12 +179,20 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
             row.update(verdict=UNTESTED, note="not measured in the newest run", test="none")
             rows.append(row)
             continue
+        acc = _acceptance(by_series.get(series_id(key)), part["run_id"].tolist(), opts)
+        if acc is not None:
+            applied.append(acc[1])
+            values[key].attrs.update(change_points=[acc[0]], change_index=acc[0])
+            if acc[1]["settling"]:
+                held.append(_accepted_row(row, *acc, part, tags, opts))
+                continue
         j = judge_series(
             part["value"].to_numpy(float),
             window=opts.window,
             confirm=opts.confirm,
             min_effect_pct=opts.min_effect_pct,
             permutations=opts.permutations,
+            accepted_from=acc[0] if acc is not None else 0,
         )
         row.update(
             before_median=j.before_median,
@@ -206,16 +236,101 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
         code, reason = EXIT_REGRESSION, f"{n_reg} of {n_tested} series regressed"
     else:
         code, reason = EXIT_OK, f"no regression in {n_tested} series"
+    table, code, reason = _with_accepted(table, held, code, reason)
     table = table.sort_values(
         ["verdict", "p_adjusted"],
         key=lambda s: s.map(_verdict_rank) if s.name == "verdict" else s,
         kind="stable",
     ).reset_index(drop=True)
-    return RegressResult(table, code, reason, suite, newest_id, used, values, opts)
+    return RegressResult(table, code, reason, suite, newest_id, used, values, opts, _applied(applied))
 
 
 def _verdict_rank(v: str) -> int:
-    return {REGRESSION: 0, IMPROVEMENT: 1, NO_CHANGE: 2, UNTESTED: 3}.get(v, 4)
+    return {REGRESSION: 0, IMPROVEMENT: 1, ACCEPTED: 2, NO_CHANGE: 3, UNTESTED: 4}.get(v, 5)
+
+
+# --- accepted changes ----------------------------------------------------------------------------------
+
+
+def _accepts_by_series(accepts: pd.DataFrame | None, suite: str) -> dict[tuple[str, ...], pd.DataFrame]:
+    """The suite's acceptances per series (``series_id``), oldest first."""
+    if accepts is None or accepts.empty:
+        return {}
+    mine = accepts[accepts["suite"] == suite]
+    ids = mine[SERIES_KEYS].apply(lambda r: series_id(r.tolist()), axis=1)
+    return {k: mine[ids == k] for k in dict.fromkeys(ids)}
+
+
+def _acceptance(
+    candidates: pd.DataFrame | None, run_ids: list[str], opts: RegressOptions
+) -> tuple[int, dict[str, Any]] | None:
+    """(night of its change_run, record) of the newest acceptance among *candidates* whose change run is
+    one of the series' *run_ids* (oldest first); None when none is."""
+    if candidates is None:
+        return None
+    night = {rid: i for i, rid in enumerate(run_ids)}
+    usable = candidates[candidates["change_run"].isin(night)]
+    if usable.empty:
+        return None
+    rec = {c: usable.iloc[-1][c] for c in ACCEPT_COLUMNS}
+    i = night[rec["change_run"]]
+    since = len(run_ids) - i
+    rec.update(nights_since=since, settling=since < MIN_BASELINE + opts.confirm)
+    return i, rec
+
+
+def _accepted_row(
+    row: dict[str, Any],
+    i: int,
+    rec: dict[str, Any],
+    part: pd.DataFrame,
+    tags: dict[Any, Any],
+    opts: RegressOptions,
+) -> dict[str, Any]:
+    """The table row of a series whose accepted change (at night *i*) is too recent to test it again."""
+    x = part["value"].to_numpy(float)
+    before = float(np.median(x[:i])) if i else math.nan
+    after = float(np.median(x[i:]))
+    more = MIN_BASELINE + opts.confirm - int(rec["nights_since"])
+    run = str(rec["change_run"])
+    return {
+        **row,
+        "verdict": ACCEPTED,
+        "direction": "",
+        "before_median": before,
+        "after_median": after,
+        "change_pct": 100.0 * (after - before) / abs(before) if before else math.nan,
+        "test": "none",
+        "change_run": run,
+        "change_tags": _tags(tags.get(run)),
+        "note": f"change accepted at {run} by {rec['accepted_by']}: testing resumes after {more} more "
+        f"night{'s' if more != 1 else ''}",
+    }
+
+
+def _with_accepted(
+    table: pd.DataFrame, held: list[dict[str, Any]], code: int, reason: str
+) -> tuple[pd.DataFrame, int, str]:
+    """The table with the *held* series (verdict ``accepted``) added, and the decision with them: an
+    accepted change is a decided pass, so it alone makes exit 0, not 2."""
+    if not held:
+        return table, code, reason
+    extra = pd.DataFrame(held, columns=COLUMNS)
+    table = extra if table.empty else pd.concat([table, extra], ignore_index=True)
+    n = len(held)
+    settling = f"{n} series with an accepted change too recent to test"
+    if code == EXIT_UNDECIDED:
+        return table, EXIT_OK, f"no regression: {settling}, no other series tested"
+    return table, code, f"{reason}; {settling}"
+
+
+def _applied(applied: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(applied, columns=APPLIED_COLUMNS)
+
+
+def open_regressions(table: pd.DataFrame) -> pd.DataFrame:
+    """The regressions of a result's table: one row per series, with the run where each began."""
+    return table[table["verdict"] == REGRESSION].reset_index(drop=True)
 
 
 def flagged(table: pd.DataFrame) -> pd.DataFrame:
@@ -224,3 +339,26 @@ def flagged(table: pd.DataFrame) -> pd.DataFrame:
 
 def night_values(series: pd.DataFrame) -> np.ndarray:
     return series["value"].to_numpy(float)
+
+
+def open_changes(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The open regressions grouped by the run where they began, oldest first: change_run, change_tags,
+    series (how many)."""
+    reg = open_regressions(table)
+    if reg.empty:
+        return []
+    groups = reg.groupby(["change_run", "change_tags"], sort=False).size().reset_index(name="series")
+    return sorted(groups.to_dict("records"), key=lambda g: str(g["change_run"]))
+
+
+def accepted_changes(applied: pd.DataFrame) -> list[dict[str, Any]]:
+    """The acceptances in effect, one per ``regress accept`` (change run, who, when, why): series (how
+    many) and settling (how many of them are too recent to test)."""
+    if applied.empty:
+        return []
+    keys = ["change_run", "accepted_by", "accepted_at", "why"]
+    groups = applied.groupby(keys, sort=False).agg(series=("metric", "size"), settling=("settling", "sum"))
+    out = groups.reset_index().to_dict("records")
+    for g in out:
+        g["series"], g["settling"] = int(g["series"]), int(g["settling"])
+    return sorted(out, key=lambda g: str(g["accepted_at"]))

@@ -362,3 +362,25 @@ def accepted_changes(applied: pd.DataFrame) -> list[dict[str, Any]]:
     for g in out:
         g["series"], g["settling"] = int(g["series"]), int(g["settling"])
     return sorted(out, key=lambda g: str(g["accepted_at"]))
+
+
+def accept_rows(
+    result: RegressResult, *, by: str, why: str, at: str, operations: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The acceptances (``ACCEPT_COLUMNS``) of the regressions open in *result*: one per series (of the
+    given *operations*, else all), from the run where its change began."""
+    found = open_regressions(result.table)
+    if operations:
+        found = found[found["operation"].isin(operations)]
+    return [
+        {
+            "suite": result.suite,
+            **{k: r[k] for k in SERIES_KEYS},
+            "change_run": r["change_run"],
+            "accepted_at_run": result.newest,
+            "accepted_by": by,
+            "accepted_at": at,
+            "why": why,
+        }
+        for r in found.to_dict("records")
+    ]

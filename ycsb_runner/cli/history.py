@@ -289,9 +289,9 @@ def accept_cmd(
     import pandas as pd
     from rich.markup import escape
 
-    from ycsb_runner.analyse.regress import open_regressions
+    from ycsb_runner.analyse.regress import accept_rows, open_regressions
     from ycsb_runner.errors import UserError
-    from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS
+    from ycsb_runner.history import ACCEPT_COLUMNS
     from ycsb_runner.model import iso_utc
 
     reason = why.strip()
@@ -303,26 +303,13 @@ def accept_cmd(
     found = open_regressions(out.table)
     if found.empty:
         raise UserError(f"nothing open to accept in {suite}: {out.reason}", exit_code=2)
-    chosen = found[found["operation"].isin(operation)] if operation else found
-    if chosen.empty:
+    rows = accept_rows(out, by=who, why=reason, at=str(iso_utc(time.time())), operations=operation)
+    if not rows:
         ops = ", ".join(sorted(set(found["operation"].astype(str))))
         raise UserError(f"no open regression of --operation {', '.join(operation or [])}: open are {ops}")
-    at = iso_utc(time.time())
-    rows = [
-        {
-            "suite": suite,
-            **{k: r[k] for k in SERIES_KEYS},
-            "change_run": r["change_run"],
-            "accepted_at_run": out.newest,
-            "accepted_by": who,
-            "accepted_at": at,
-            "why": reason,
-        }
-        for r in chosen.to_dict("records")
-    ]
     history.accept(rows)
     emit(pd.DataFrame(rows, columns=ACCEPT_COLUMNS), fmt, f"accepted in {suite} ({history.where})")
-    runs = sorted(set(chosen["change_run"]))
+    runs = sorted({str(r["change_run"]) for r in rows})
     log(
         escape(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
     )

@@ -1,5 +1,6 @@
 """Acceptance of the nightly workflow with real runs: eleven "nights" of a scaled-down `quick` on the
-embedded server, the last three with the server throttled (stopped 97 % of the time, as cpulimit does).
+embedded server, the last three with the server throttled (stopped 97 % of the time on the first of them,
+90 % on the other two, as cpulimit does).
 Judged as each night would be (``--until`` that night): regress flags the first slow night with --confirm 1
 (exit 1), keeps the job failing on the second and third (the regression stays open), passes once the change
 is accepted (``regress accept``), passes the unchanged history (exit 0) and cannot decide on two nights
@@ -45,9 +46,11 @@ SLOW_NIGHTS = (8, 9, 10)  # the newest three
 NIGHTS = NORMAL_NIGHTS + len(SLOW_NIGHTS)
 SLOW_NIGHT = SLOW_NIGHTS[0]
 # The first slow night runs the server 30 ms in every second (40-50x slower: judged alone with --confirm 1,
-# see NOISY below). The later ones 50 ms in every 0.5 s (about 10x slower): at 3 % a piece of the server's
-# work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request (2 s), and the
-# third night of three failed here with 'Still waiting for thread'.
+# see NOISY below); the later ones 50 ms in every 0.5 s (several times slower). At 3 % the third of three
+# such nights failed here: a piece of the server's work of 100 ms takes 3 s, longer than YCSB waits for a
+# client thread after its stop request (2 s: 'Still waiting for thread'). At half the time (issue 20's
+# nights) the server is not always what limits these small runs: in one run here the two nights were as fast
+# as the normal ones (load 80 and 77 ops/s, normal nights 79-184), in another 60-77 % slower.
 THROTTLE = {True: {"share": 0.03, "period_s": 1.0}, False: {"share": 0.1, "period_s": 0.5}}
 
 
@@ -187,6 +190,26 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     assert json.loads(waits.stdout)["confirm"] == 2
 
 
+def _figures(nights: Path, doc: dict) -> str:
+    """What regress said per series, and each night's throughput: for the report of a failure."""
+    cols = [
+        "phase",
+        "operation",
+        "metric",
+        "verdict",
+        "change_pct",
+        "p_value",
+        "p_adjusted",
+        "test",
+        "change_run",
+    ]
+    rows = pd.DataFrame(doc["rows"])[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}")
+    h = SqliteHistory(nights / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    tp = m[m["metric"] == "throughput_ops_s"].pivot_table(index="phase", columns="run_id", values="value")
+    return f"{rows}\nthroughput per night:\n{tp.round(1).to_string()}"
+
+
 def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Path) -> None:
     """The issue's acceptance: at the defaults, exit 1 on the second and the third slow night (nothing
     absorbs the slow nights into the baseline), exit 0 after `regress accept`."""
@@ -199,10 +222,7 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
         res = runner.invoke(app, [*base, *_until(nights, night), "-f", "json"])
         doc = json.loads(res.stdout)
         flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
-        assert res.exit_code == 1, (
-            night,
-            [(r["metric"], r["change_pct"], r["p_value"], r["p_adjusted"]) for r in doc["rows"]],
-        )
+        assert res.exit_code == 1, f"night {night}: {doc['decision']}\n{_figures(nights, doc)}"
         assert all(r["change_run"] in (f"night-{SLOW_NIGHT - 1}", f"night-{SLOW_NIGHT}") for r in flagged)
         opened |= {r["change_run"] for r in flagged}
     table = runner.invoke(app, base)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,10 @@ from ycsb_runner.cli.options import (
     emit,
     log,
 )
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.regress import RegressOptions, RegressResult
+    from ycsb_runner.history import History, RunFilter
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -115,7 +119,7 @@ regress_app = typer.Typer(
 
 def _options(
     min_effect: float, alpha: float, correction: str, window: int, confirm: int, metric: list[str] | None
-):
+) -> RegressOptions:
     from ycsb_runner.analyse.regress import RegressOptions
     from ycsb_runner.errors import UserError
     from ycsb_runner.studies import OPERATION_METRICS
@@ -138,7 +142,9 @@ def _options(
     return opts
 
 
-def _judge(suite: str, filt, opts, results: Path | None, history_url: str | None):
+def _judge(
+    suite: str, filt: RunFilter, opts: RegressOptions, results: Path | None, history_url: str | None
+) -> tuple[History, RegressResult]:
     """(history, the regress result of SUITE's runs that pass *filt*, with the suite's acceptances)."""
     from ycsb_runner.analyse.regress import regress
     from ycsb_runner.history import select_runs
@@ -149,7 +155,7 @@ def _judge(suite: str, filt, opts, results: Path | None, history_url: str | None
     return history, regress(runs, metrics, suite, opts, history.accepts(suite))
 
 
-def _lifecycle(out, fmt: Format) -> None:
+def _lifecycle(out: RegressResult, fmt: Format) -> None:
     """After the table: one line per open regression (the run it began at) and per acceptance in effect."""
     from ycsb_runner.analyse.regress import accepted_changes, open_changes
 

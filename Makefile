@@ -36,8 +36,10 @@ XDIST_FAST ?= -n 2
 # without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' about 40
 # `ycsb-runner` subprocesses recompiles the package. __pycache__/ is ignored by git.
 test test-fast: export PYTHONDONTWRITEBYTECODE =
+# -rs: every skip is listed at the end with what it needs (sshd: apt-get install openssh-server; the seed
+# documents: YCSB_RUNNER_SEEDS), grouped by reason.
 test: setup
-	$(BIN)/pytest -q $(XDIST) tests/unit tests/integration
+	$(BIN)/pytest -q -rs $(XDIST) tests/unit tests/integration
 
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -q $(XDIST_FAST) tests/unit

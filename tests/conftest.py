@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,7 +67,7 @@ os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 # command line) never run beside each other. The fault tests are independent of each other and together the
 # longest file: their work units are test functions (the parameters of one function stay together; the
 # damaged-manifest cases share one finished run).
-SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py",)
+SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py", "tests/integration/test_faults_hostile.py")
 FAULTS = SPLIT_BY_FUNCTION[0]
 # Work units are handed out in collection order (xdist's own reordering, by number of tests, is turned off
 # below): the units that take longest start first, so that none of them is left running alone at the end
@@ -229,6 +230,7 @@ def cron_entry() -> tuple[str, str]:
     """The schedule and the command of examples/nightly/crontab's one entry."""
     crontab = Path(__file__).parent.parent / "examples" / "nightly" / "crontab"
     lines = [ln for ln in crontab.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [ln for ln in lines if not re.match(r"^[A-Z_]+=", ln)]  # MAILTO=... and other variables
     assert len(lines) == 1
     fields = lines[0].split(None, 5)
     return " ".join(fields[:5]), fields[5]

@@ -28,7 +28,7 @@ from ycsb_runner.errors import (
     signal_name,
 )
 from ycsb_runner.model import RunResult, mark_abandoned
-from ycsb_runner.paths import results_dir
+from ycsb_runner.paths import check_name, results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.server import EmbeddedServer, ServerInfo
@@ -78,6 +78,8 @@ def check_options(opts: BenchOptions) -> None:
         raise UserError(
             f"--max-error-rate {rate}: must be a number from 0 to 1 (a fraction of operations, e.g. 0.01)"
         )
+    if opts.run_id is not None:
+        check_name(opts.run_id, "--run-id")
     if opts.url is not None:
         check_url(opts.url)
 
@@ -85,6 +87,11 @@ def check_options(opts: BenchOptions) -> None:
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
+    from ycsb_runner.audit import STRATEGIES
+
+    for given, where in ((opts.audit_strategy, "--audit-strategy"), (suite.audit.strategy, "audit.strategy")):
+        if given and given not in STRATEGIES:
+            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(STRATEGIES)}")
     if opts.audit_strategy:
         from dataclasses import replace
 
@@ -219,7 +226,7 @@ def run_bench(
         )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
     java = find_java()
-    clients = _load_generators(suite, opts, java.path)  # an unreachable client fails here, before anything
+    clients = _load_generators(suite, opts, java.path, log)  # an unreachable client fails here, first
     from ycsb_runner.execute.probe import target_warning
 
     names = [c.name for c in clients] or ["local"]
@@ -227,9 +234,10 @@ def run_bench(
         log(f"warning: {warning}")
     url = opts.url
     results = opts.results or results_dir()
-    with contextlib.ExitStack() as stack:
+    stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
+    with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
-        note_lock = _lock_target(stack, opts, suite.name)
+        note_lock = _lock_target(stack, opts, suite.name) if url is None else None
         server: ServerInfo | None = None
         embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
         if url is None:
@@ -243,6 +251,8 @@ def run_bench(
 
             check_not_the_target(opts.history_url, url)
         build = check_connection(url, masker)
+        if note_lock is None:  # a server of yours: its addresses and replica-set members are known now
+            note_lock = _lock_target(stack, opts, suite.name, url)
         target = {
             "embedded": server is not None,
             "server_kind": server.kind if server else None,
@@ -287,34 +297,83 @@ def run_bench(
             clients=clients,
         )
         del guard
+        stage["run_dir"] = run_dir.root
         try:
             runner.run()
         except KeyboardInterrupt as exc:
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
                 finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
+            what = (
+                f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
+                f"was not written: ycsb-runner report {run_dir.root}"
+                if runner.status == "completed"
+                else "stopped YCSB (and the embedded server); finished steps are kept"
+            )
             raise RunInterrupted(
-                f"{signal_name(exc)}: stopped YCSB (and the embedded server); finished steps are kept",
+                f"{signal_name(exc)}: {what}",
                 run_dir=run_dir.root,
                 exit_code=interrupted_exit_code(exc),
             ) from None
         except UserError as err:
             finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
             raise RunFailed(str(err), run_dir=run_dir.root, exit_code=err.exit_code) from None
-        report = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
-        return BenchOutcome(result=run_dir, runner=runner, report=report)
+        stage["completed"] = True
+        try:
+            finished = finish_run_folder(
+                run_dir, report=opts.report, log=log, history=_history(opts, results)
+            )
+        except KeyboardInterrupt as exc:  # the history record is written before (signals wait for it)
+            raise RunInterrupted(
+                f"{signal_name(exc)}: every step had completed and is saved in {run_dir.root} (and in the "
+                f"history); the report was not written: ycsb-runner report {run_dir.root}",
+                run_dir=run_dir.root,
+                exit_code=interrupted_exit_code(exc),
+            ) from None
+        if finished.history_error is not None:
+            raise RunFailed(
+                f"the run completed but is not in the history ({finished.history_error}): a nightly check "
+                f"would judge the nights before it; fix the history, then `ycsb-runner history rebuild`",
+                run_dir=run_dir.root,
+                exit_code=NOT_RECORDED,
+            )
+        return BenchOutcome(result=run_dir, runner=runner, report=finished.report)
+
+
+@contextlib.contextmanager
+def _stopping_after_the_run(stage: dict[str, Any]) -> Iterator[None]:
+    """A signal that comes while the run is being closed (audit restored, server stopped, lock released)
+    after its folder exists: say what is kept rather than "stopped before the run started"."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if "run_dir" not in stage:
+            raise
+        done = "every step had completed; " if stage.get("completed") else ""
+        raise RunInterrupted(
+            f"{signal_name(exc)}: stopped while closing the run; {done}the results are kept in "
+            f"{stage['run_dir']}",
+            run_dir=stage["run_dir"],
+            exit_code=interrupted_exit_code(exc),
+        ) from None
 
 
 def _history(opts: BenchOptions, results: Path) -> tuple[Path, str | None] | None:
     return (results, opts.history_url) if opts.history else None
 
 
-def _lock_target(stack: contextlib.ExitStack, opts: BenchOptions, suite: str) -> Callable[[str], None]:
-    """The per-target bench lock (``ycsb_runner.lock``), held until the run ends; a no-op with --no-lock."""
+def _lock_target(
+    stack: contextlib.ExitStack, opts: BenchOptions, suite: str, url: str | None = None
+) -> Callable[[str], None]:
+    """The per-target bench lock (``ycsb_runner.lock``), held until the run ends; a no-op with --no-lock.
+
+    *url* None: the embedded server; else every address of the URL's hosts and of the replica set's
+    members."""
     if not opts.lock:
         return lambda _run_id: None
-    from ycsb_runner.lock import target_key, target_lock
+    from ycsb_runner.lock import replica_set_members, target_keys, target_lock
 
-    return stack.enter_context(target_lock(target_key(opts.url), suite=suite, run_id=opts.run_id))
+    members = replica_set_members(url)[1] if url is not None else ()
+    return stack.enter_context(target_lock(target_keys(url, members), suite=suite, run_id=opts.run_id))
 
 
 def point_latest(results: Path, run_root: Path) -> None:
@@ -328,7 +387,9 @@ def point_latest(results: Path, run_root: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
+def _load_generators(
+    suite: Suite, opts: BenchOptions, java: str, log: Callable[[str], None] = print
+) -> list[Any]:
     """The run's clients (``--client`` first, then ``[clients] hosts``), each checked over SSH."""
     from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
 
@@ -337,8 +398,39 @@ def _load_generators(suite: Suite, opts: BenchOptions, java: str) -> list[Any]:
         return []
     config = ssh_config_path(suite.clients.ssh_config)
     clients = [Client(spec, config) for spec in parse_clients(names)]
-    check_clients(clients, java)
+    for note in check_clients(clients, java):
+        log(note)
     return clients
+
+
+# bench's exit status when the run completed but could not be added to the history (README: exit codes)
+NOT_RECORDED = 3
+
+
+@dataclass
+class Finished:
+    report: Path | None = None  # report.html, when written
+    history_error: str | None = None  # why the run is not in the history (None: indexed, or not asked)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block is done (a history record is written whole), then
+    reach the handler that was in place. In another thread than the main one: no change."""
+    seen: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, lambda signum, frame: seen.append(signum))
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    if seen and previous:  # delivered again to the handler in place (signals_as_interrupt's, in a bench)
+        signal.raise_signal(seen[0])
 
 
 def finish_run_folder(
@@ -347,18 +439,23 @@ def finish_run_folder(
     report: bool,
     log: Callable[[str], None],
     history: tuple[Path, str | None] | None = None,
-) -> Path | None:
-    """What every run folder gets at the end, finished or not: the study table, the report, and its
-    record in the history (*history* = (results folder, history URL); None: not indexed)."""
+) -> Finished:
+    """What every run folder gets at the end, finished or not: its record in the history (*history* =
+    (results folder, history URL); None: not indexed), the study table and the report."""
     from ycsb_runner.analyse.table import study_table
 
+    out = Finished()
     if history is not None:
         from ycsb_runner.history import index_run
 
-        try:
-            index_run(result, *history)
-        except UserError as err:  # the run folder is complete: `history rebuild` indexes it later
-            log(f"warning: the run was not added to the history: {err}")
+        with signals_deferred():
+            try:
+                index_run(result, *history)
+            except (UserError, OSError) as err:  # the folder is complete: `history rebuild` indexes it
+                out.history_error = (
+                    str(err) if isinstance(err, UserError) else f"{err.strerror}: {err.filename}"
+                )
+                log(f"warning: the run was not added to the history: {err}")
     try:
         df = study_table(RunResult.load(result.root))
         if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:
@@ -366,10 +463,10 @@ def finish_run_folder(
         if report:
             from ycsb_runner.analyse.report import write_report
 
-            return write_report(result.root)[0]
+            out.report = write_report(result.root)[0]
     except UserError as err:  # a full disk, say: the run's own error matters more
         log(f"warning: could not finish {result.root}: {err}")
-    return None
+    return out
 
 
 def default_url() -> str | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress, ProgressBar, ProgressColumn, Task, TextColumn, TimeElapsedColumn
+from rich.table import Column
 from rich.text import Text
 
 err_console = Console(stderr=True, highlight=False)
@@ -31,25 +32,56 @@ def remaining(est: float, elapsed: float, after: float) -> tuple[float, float]:
 
 
 class StepBar(ProgressColumn):
-    """A bar that fills with the step's elapsed time against its planned length (known up front)."""
+    """A bar that fills with the step's elapsed time against its planned length (known up front); narrower
+    on a narrow terminal, so that a step's progress stays on one line."""
+
+    def __init__(self, width: int = 28) -> None:
+        super().__init__()
+        self.width = width
 
     def render(self, task: Task) -> ProgressBar:
         est = float(task.fields.get("est") or 0.0)
         if est <= 0:
-            return ProgressBar(total=None, width=28, pulse=not task.finished)
+            return ProgressBar(total=None, width=self.width, pulse=not task.finished)
         done = est if task.finished else min(task.elapsed or 0.0, est)
-        return ProgressBar(total=est, completed=done, width=28)
+        return ProgressBar(total=est, completed=done, width=self.width)
 
 
 class EtaColumn(ProgressColumn):
-    """``ETA step 0:12, suite 3:40`` from the plan's estimated durations."""
+    """``ETA step 0:12, suite 3:40`` from the plan's estimated durations (``ETA 0:12/3:40`` when narrow)."""
+
+    def __init__(self, short: bool = False) -> None:
+        super().__init__(table_column=Column(no_wrap=True))
+        self.short = short
 
     def render(self, task: Task) -> Text:
         if task.finished:
             return Text("")
         est = float(task.fields.get("est") or 0.0)
         left, suite = remaining(est, task.elapsed or 0.0, float(task.fields.get("after") or 0.0))
-        return Text(f"ETA step {clock(left)}, suite {clock(suite)}", style="cyan")
+        text = (
+            f"ETA {clock(left)}/{clock(suite)}"
+            if self.short
+            else f"ETA step {clock(left)}, suite {clock(suite)}"
+        )
+        return Text(text, style="cyan")
+
+
+NARROW = 120  # below this many columns the progress line uses the short bar and ETA
+
+
+def progress_columns(width: int) -> tuple[ProgressColumn, ...]:
+    """The columns of a step's progress line: one line at any width (the step name and the latest status
+    are cut with an ellipsis, the numbers are not)."""
+    narrow = width < NARROW
+    cut = {"no_wrap": True, "overflow": "ellipsis"}
+    return (
+        TextColumn("{task.description}", table_column=Column(**cut, ratio=2)),
+        StepBar(10 if narrow else 28),
+        TextColumn("{task.fields[info]}", table_column=Column(**cut, ratio=1)),
+        TimeElapsedColumn(table_column=Column(no_wrap=True)),
+        EtaColumn(short=narrow),
+    )
 
 
 class BenchProgress:
@@ -67,17 +99,7 @@ class BenchProgress:
         self.step_seconds = list(step_seconds)
         self.tty = console.is_terminal
         self.progress = (
-            Progress(
-                TextColumn("{task.description}"),
-                StepBar(),
-                TextColumn("{task.fields[info]}"),
-                TimeElapsedColumn(),
-                EtaColumn(),
-                console=console,
-                transient=False,
-            )
-            if self.tty
-            else None
+            Progress(*progress_columns(console.width), console=console, transient=False) if self.tty else None
         )
         self.task: Any = None
         self._last_print = 0.0
@@ -109,7 +131,7 @@ class BenchProgress:
                 self.console.print(f"{desc} {step.reason}".rstrip() + eta)
         elif event == "status":
             if not data.get("ops"):
-                info = f"{data['sec']} s: no operation done yet"
+                info = "no operation done yet"
             else:
                 info = f"{data['ops']:,} ops, {data['cur']:,.0f} ops/s"
             if self.progress and self.task is not None:

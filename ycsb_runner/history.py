@@ -253,6 +253,8 @@ class SqliteHistory:
                 f"cannot open the history {self.path} ({err}): move it away and run "
                 "`ycsb-runner history rebuild`"
             ) from None
+        except OSError as err:  # its folder cannot be made (a file in the way, no permission, disk full)
+            raise UserError(f"cannot open the history {self.path}: {err.strerror or err}") from None
         return con
 
     @staticmethod
@@ -346,6 +348,16 @@ class SqliteHistory:
         return _accepts_frame([dict(r) for r in rows])
 
 
+def _brief(text: str, limit: int = 160) -> str:
+    """pymongo's message on one line, without its topology description, cut at a word (never mid-word)."""
+    for tail in (", Timeout:", ", Topology Description", " (configured timeouts"):
+        text = text.split(tail)[0]
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+
+
 class MongoHistory:
     """A MongoDB database of the team's own: collection ``runs``, one document per run (one upsert), and
     ``accepts``, one document per accepted change of a series."""
@@ -379,7 +391,7 @@ class MongoHistory:
         try:
             return fn()
         except PyMongoError as err:
-            raise UserError(f"history at {self.where}: {type(err).__name__}: {str(err)[:120]}") from None
+            raise UserError(f"history at {self.where}: {type(err).__name__}: {_brief(str(err))}") from None
 
     @staticmethod
     def _doc(record: RunRecord) -> dict[str, Any]:
@@ -470,11 +482,11 @@ def rebuild(
     records = []
     for folder in run_folders(results):
         try:
-            result = RunResult.load(folder)
+            records.append(run_record(RunResult.load(folder)))
         except UserError as err:
             log(f"warning: skipped {folder.name}: {err}")
-            continue
-        records.append(run_record(result))
+        except (KeyError, ValueError, TypeError, AttributeError) as err:  # a file of the wrong shape
+            log(f"warning: skipped {folder.name}: damaged ({type(err).__name__}: {str(err)[:80]})")
     history = open_history(results, url)
     return history, history.replace_all(records)
 

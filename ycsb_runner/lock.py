@@ -1,7 +1,11 @@
 """One ``bench`` per target at a time: a second one against the same target refuses (exit 2) and names the
-running one. The lock is an ``flock`` on ``<cache>/locks/<target>.lock``: the kernel drops it when the holder
-dies however it dies (SIGKILL included), so a stale lock file of a dead process is simply taken over. The
-file's content (pid, run id, suite, start time) is only there to name the holder.
+running one. The lock is an ``flock`` on one file per address of the target (``<lock dir>/<ip>_<port>.lock``,
+every address the URL's hosts resolve to, and every member a replica set reports), so ``localhost`` and
+``127.0.0.1``, or two URLs naming different members of one replica set, are the same target. The lock folder
+is the same for every checkout on the machine (``$XDG_RUNTIME_DIR/ycsb-runner/locks``, else
+``/tmp/ycsb-runner-<uid>/locks``; ``YCSB_RUNNER_LOCK_DIR`` names another). The kernel drops a lock when the
+holder dies however it dies (SIGKILL included), so a stale lock file of a dead process is simply taken over.
+The file's content (pid, run id, suite, start time) is only there to name the holder.
 """
 
 from __future__ import annotations
@@ -12,13 +16,14 @@ import hashlib
 import json
 import os
 import re
+import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.paths import cache_dir
 
 EMBEDDED = "embedded"
 
@@ -39,9 +44,83 @@ def target_key(url: str | None) -> str:
     return ",".join(sorted(items)) or "unknown"
 
 
+def _host_ports(url: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs of a mongodb:// URL's seed list (lower-cased, default port 27017)."""
+    rest = url.split("://", 1)[-1]
+    hosts = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+    out = []
+    for h in hosts.split(","):
+        h = h.strip().lower()
+        if not h:
+            continue
+        if h.startswith("["):
+            host, _, port = h[1:].partition("]")
+            port = port.lstrip(":")
+        else:
+            host, _, port = h.partition(":")
+        out.append((host, int(port) if port.isdigit() else 27017))
+    return out
+
+
+def _addresses(host: str, port: int) -> list[str]:
+    """Every address *host* resolves to, as ``ip:port`` (the name itself when it does not resolve)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return [f"{host}:{port}"]
+    return sorted({f"{info[4][0]}:{port}" for info in infos})
+
+
+def target_keys(url: str | None, members: tuple[str, ...] = ()) -> list[str]:
+    """The lock keys of a target: ``embedded``, or every address of the URL's hosts and of *members* (the
+    ``host:port`` list a replica set reports), so that any spelling of one server meets the same lock. A
+    ``mongodb+srv://`` name is resolved by the driver: its members stand for it."""
+    if url is None:
+        return [EMBEDDED]
+    pairs = [] if url.startswith("mongodb+srv://") else _host_ports(url)
+    pairs += _host_ports("mongodb://" + ",".join(members)) if members else []
+    if not pairs:
+        return [target_key(url)]
+    return sorted({a for host, port in pairs for a in _addresses(host, port)})
+
+
+def replica_set_members(url: str, timeout_ms: int = 5000) -> tuple[str | None, tuple[str, ...]]:
+    """The replica set's name and every member it reports (``hello``: hosts, passives, arbiters); (None,
+    ()) for a standalone server or when it cannot be asked (the connection check reports why)."""
+    from pymongo import MongoClient
+    from pymongo.errors import PyMongoError
+
+    try:
+        with MongoClient(url, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms) as client:
+            hello = client.admin.command("hello")
+    except (PyMongoError, ValueError, OSError):
+        return None, ()
+    members = tuple(str(h) for key in ("hosts", "passives", "arbiters") for h in hello.get(key) or ())
+    return hello.get("setName"), members
+
+
 def lock_dir() -> Path:
+    """``$YCSB_RUNNER_LOCK_DIR``, else a folder every checkout of this user on the machine shares."""
     env = os.environ.get("YCSB_RUNNER_LOCK_DIR")
-    return Path(env) if env else cache_dir() / "locks"
+    if env:
+        return Path(env)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime) / "ycsb-runner" / "locks"
+    return Path(tempfile.gettempdir()) / f"ycsb-runner-{os.getuid()}" / "locks"
+
+
+def _private_dir(path: Path) -> None:
+    """Create the default lock folder and its parent (mode 0700); refuse one another user owns or can write
+    (the parent sits in a shared /tmp, where anyone may have made it first)."""
+    for folder in (path.parent, path):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = folder.lstat()
+        if folder.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            raise UserError(
+                f"the bench lock folder {folder} is not private to you (owner uid {st.st_uid}, mode "
+                f"{st.st_mode & 0o777:o}): remove it, or set YCSB_RUNNER_LOCK_DIR"
+            )
 
 
 def lock_path(key: str) -> Path:
@@ -61,43 +140,60 @@ def describe_holder(text: str) -> str:
 
 
 @contextlib.contextmanager
-def target_lock(key: str, *, suite: str, run_id: str | None = None) -> Iterator[Callable[[str], None]]:
-    """Hold the lock of target *key* for the block; UserError (exit 2) when a live process holds it.
+def target_lock(
+    key: str | list[str] | tuple[str, ...], *, suite: str, run_id: str | None = None
+) -> Iterator[Callable[[str], None]]:
+    """Hold the lock of every target key (``target_keys``) for the block; UserError (exit 2) when a live
+    process holds any of them.
 
-    Yields ``note(run_id)``, which records the run folder's name in the lock once it is known."""
-    path = lock_path(key)
+    Yields ``note(run_id)``, which records the run folder's name in the locks once it is known."""
+    keys = sorted({key} if isinstance(key, str) else set(key))
+    fds: list[int] = []
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as err:
-        raise UserError(f"cannot create the bench lock {path}: {err.strerror}; or pass --no-lock") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = describe_holder(_read_holder(fd))
-            where = "the embedded server" if key == EMBEDDED else key
-            raise UserError(
-                f"another bench is running against {where}: {holder}; wait for it, or pass --no-lock "
-                "to run anyway (both results will be perturbed)"
-            ) from None
+        for k in keys:
+            fds.append(_take(k))
         info = {
             "pid": os.getpid(),
             "suite": suite,
             "run_id": run_id,
-            "target": key,
+            "target": ",".join(keys),
             "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 
         def note(name: str | None) -> None:
             info["run_id"] = name
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(info).encode(), 0)
+            for fd in fds:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(info).encode(), 0)
 
         note(run_id)
         yield note
     finally:
-        os.close(fd)  # releases the flock
+        for fd in fds:
+            os.close(fd)  # releases the flock
+
+
+def _take(key: str) -> int:
+    """The open, flock-ed lock file of one key (UserError when a live process holds it)."""
+    path = lock_path(key)
+    try:
+        if not os.environ.get("YCSB_RUNNER_LOCK_DIR"):
+            _private_dir(path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as err:
+        raise UserError(f"cannot create the bench lock {path}: {err.strerror}; or pass --no-lock") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = describe_holder(_read_holder(fd))
+        os.close(fd)
+        where = "the embedded server" if key == EMBEDDED else key
+        raise UserError(
+            f"another bench is running against {where}: {holder}; wait for it, or pass --no-lock "
+            "to run anyway (both results will be perturbed)"
+        ) from None
+    return fd
 
 
 def _read_holder(fd: int, wait_s: float = 1.0) -> str:

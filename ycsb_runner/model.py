@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.paths import check_name
 from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
 
 FORMAT_VERSION = 2
@@ -228,12 +229,25 @@ class Manifest:
     java: dict[str, Any] = field(default_factory=dict)
     host: dict[str, Any] = field(default_factory=dict)
     audit_strategy: str | None = None
+    # the caveat when the strategy's switch is not verified as auditing (``audit.unverified_audit``)
+    audit_unverified: str | None = None
+    #: What "audit off" measured (``AuditStrategy.baseline``): e.g. "audit: off = runtime filter that
+    #: matches nothing" vs "audit disabled = restart without auditLog".
+    audit_baseline: str | None = None
     plan_estimate_s: float | None = None
     driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     format_version: int = FORMAT_VERSION
+
+    @property
+    def audit_caveat(self) -> str:
+        """The unverified-audit caveat of this run ("" when its audit switch was verified or not made);
+        from the strategy's name too, for folders written before ``audit_unverified`` was recorded."""
+        from ycsb_runner.audit import unverified_audit
+
+        return self.audit_unverified or unverified_audit(self.audit_strategy)
 
     @property
     def fingerprint(self) -> str:
@@ -280,6 +294,8 @@ class Manifest:
             "java": self.java,
             "host": self.host,
             "audit_strategy": self.audit_strategy,
+            "audit_unverified": self.audit_unverified,
+            "audit_baseline": self.audit_baseline,
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
@@ -315,6 +331,8 @@ class Manifest:
                 java=d.get("java") or {},
                 host=d.get("host") or {},
                 audit_strategy=d.get("audit_strategy"),
+                audit_unverified=d.get("audit_unverified"),
+                audit_baseline=d.get("audit_baseline"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=d.get("driver_settings"),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
@@ -331,6 +349,12 @@ class Manifest:
 # --- the folder ------------------------------------------------------------------------------------------
 
 CSV_FILES = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
+# The columns every reader of a file relies on (besides the key columns, which are filled in when absent).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "steps": ("step", "phase", "verdict"),
+    "summary": ("step", "section", "operation", "kind", "metric", "value"),
+    "operations": ("step", "operation", "kind", "operations"),
+}
 
 
 def new_run_id(suite_name: str, now: float | None = None) -> str:
@@ -387,7 +411,7 @@ class RunResult:
 
     @classmethod
     def create(cls, results: Path, suite: SuiteInfo, run_id: str | None = None) -> RunResult:
-        run_id = run_id or new_run_id(suite.name)
+        run_id = check_name(run_id or new_run_id(suite.name), "run id")
         root, n = results / run_id, 1
         while root.exists():
             n += 1
@@ -482,16 +506,24 @@ class RunResult:
     # --- reading --------------------------------------------------------------------------------------
 
     def frame(self, name: str) -> pd.DataFrame:
-        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty)."""
+        """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
+        the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""
         if name not in self._frames:
             path = self.root / f"{name}.csv"
+            needed = REQUIRED_COLUMNS.get(name, ())
             if not path.is_file() or path.stat().st_size == 0:
-                df = pd.DataFrame(columns=list(KEY_COLUMNS))
+                df = pd.DataFrame(columns=list(dict.fromkeys([*KEY_COLUMNS, *needed])))
             else:
                 try:
                     df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
-                except (pd.errors.ParserError, UnicodeDecodeError) as err:
+                except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
                     raise UserError(f"{path} is damaged ({str(err)[:80]}); re-run the suite") from None
+                missing = [c for c in needed if c not in df.columns]
+                if missing:
+                    raise UserError(
+                        f"{path} is damaged: no {', '.join(missing)} column; restore the file from the run "
+                        "(or re-run the suite)"
+                    )
             self._frames[name] = normalise_keys(df)
         return self._frames[name]
 
@@ -598,12 +630,30 @@ COLUMNS: dict[str, dict[str, str]] = {
         "warnings": "things to know about the step (saturated client, short load, ...)",
         "audit_verified": "for audit steps: the state read back from the server (`on`/`off`)",
         "audit_detail": "for audit steps: what the audit strategy read back, in its words",
-        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`",
+        "throughput_ops_s": "YCSB's `[OVERALL] Throughput(ops/sec)`; for several clients the rate over the"
+        " common window (every client running, from the HDR logs); with `warmup_s`, after the warm-up",
         "runtime_ms": "YCSB's `[OVERALL] RunTime(ms)`",
         "documents": "documents in the collection after a load",
         "discarded": "true for warm-up runs (not measured)",
         "load_generators": "how many clients ran the step (each one's share and exit code: the manifest's"
         " `figures.clients`; its logs: `steps/<step>/clients/<client>/`)",
+        "warmup_s": "run steps with `warmup_s`: seconds cut from each client's own start before the figures",
+        "common_window_start": "several clients: start of the window where every client ran (epoch s, the"
+        " runner's clock)",
+        "common_window_s": "several clients: its length (s)",
+        "common_window_operations": "several clients: operations in its intervals (from the HDR logs)",
+        "throughput_common_window_ops_s": "several clients: operations / length of the common window (the"
+        " step's `throughput_ops_s`)",
+        "union_start": "several clients: first interval start of any client (epoch s)",
+        "union_s": "several clients: first start to last end (s)",
+        "union_operations": "several clients: every operation logged (after the warm-up)",
+        "throughput_union_ops_s": "several clients: union_operations / union_s",
+        "throughput_sum_over_max_runtime_ops_s": "several clients: sum of the clients' operations / the"
+        " longest client's RunTime (the former figure, kept for comparison)",
+        "throughput_ycsb_ops_s": "one client with `warmup_s`: YCSB's own whole-run throughput",
+        "measured_window_start": "one client with `warmup_s`: first interval after the warm-up (epoch s)",
+        "measured_window_s": "one client with `warmup_s`: from there to the last interval's end (s)",
+        "measured_window_operations": "one client with `warmup_s`: operations in that window",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -635,6 +685,10 @@ COLUMNS: dict[str, dict[str, str]] = {
         "returns": "operations with a return code",
         "errors": "operations whose return code is not OK",
         "error_rate": "errors / returns",
+        "union_operations": "client=all rows of multi-client steps: operations in every interval logged"
+        " (after the warm-up), beside the common window's percentiles",
+        "union_p<N>_us": "client=all rows of multi-client steps: the N-th percentile over the union of the"
+        " clients' intervals (the `p<N>_us` columns are over the common window)",
     },
     "timeseries": {
         "status_index": "the status line's position (0..)",
@@ -700,8 +754,18 @@ def results_markdown() -> str:
         " the parameter `fingerprint` that groups runs into one series of the history; read it with"
         " `ycsb_runner.model.RunResult.load`), one CSV per kind of figure, `steps/<step>/` with YCSB's raw"
         " `stdout.txt`, `stderr.txt`, `workload.properties` and `command.txt`, and"
-        " `report.html`/`report.md`. A step run by several clients keeps each client's logs and `.hdr`"
-        " interval logs in `steps/<step>/clients/<client>/`.",
+        " `report.html`/`report.md` with `report-figures/` (the report's images as PNG files for"
+        " `report.md`: `<figure>.png`, or `<figure>-1.png`, `<figure>-2.png` ... with one image per step,"
+        " mix, operation or metric; `report.html` carries the same images inline). A step run by several"
+        " clients keeps each client's logs and `.hdr` interval logs in `steps/<step>/clients/<client>/`.",
+        "",
+        "Also in a run folder, when they apply: `study_table.csv` (`ycsb-runner table RUN --save`: the"
+        " study's table as printed, one row per mix), `compare-<reference or contender>.csv` (`compare"
+        " --save`), and `audit-restore.json` (written before the first audit switch: the audit state the run"
+        " found and the commands that put it back, passwords masked; read by `ycsb-runner audit restore"
+        " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
+        " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
+        " (`command`, `restart`), else `null`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",
@@ -712,6 +776,15 @@ def results_markdown() -> str:
         "",
         "Times are ISO-8601 UTC (`2026-12-01T05:47:05.327Z`); latency columns end in `_us` (microseconds),"
         " rates in `_ops_s` or `_per_s`.",
+        "",
+        "**CSVs and spreadsheets.** The run folder's CSVs are written raw, so that pandas reads back exactly"
+        " what was measured. The names in them cannot start a spreadsheet formula: run ids, suite and mix"
+        " names (and so step labels) must match `[A-Za-z0-9][A-Za-z0-9_.-]{0,99}` (they are folder names"
+        " too), client names are host names, and the workload is a Java class name; anything else is"
+        " refused before a run starts. What a command prints with `--format csv` (meant for"
+        " spreadsheets, and holding tags and captures from elsewhere) follows OWASP's rule for CSV"
+        " injection: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, and is not"
+        " a plain number, is written with a leading `'`.",
         "",
         "```python",
         "import pandas as pd",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -39,3 +40,22 @@ def templates_dir() -> Path:
 def suites_dir() -> Path:
     """The built-in suite files."""
     return PACKAGE_DIR / "suites"
+
+
+# Identifiers that become folder names (run ids, suite and mix names, and the step labels made of them):
+# letters, digits, "_", "." and "-", starting with a letter or digit. No "/" or "..", so no path outside
+# the results folder; no control character, so no extra line in a properties file or a log; no leading
+# "=", "+", "-" or "@", so no formula when a spreadsheet opens a CSV that holds it.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def check_name(value: str, what: str) -> str:
+    """*value* when it is a safe identifier (``SAFE_NAME``), else ``UserError`` naming *what* it is."""
+    if not isinstance(value, str) or not SAFE_NAME.fullmatch(value):
+        from ycsb_runner.errors import UserError
+
+        raise UserError(
+            f"{what} {value!r}: use letters, digits, '_', '.' and '-' (at most 100, starting with a letter "
+            "or digit): it names a folder"
+        )
+    return value

@@ -85,14 +85,50 @@ def _fmt_number(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
+_PROP_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}
+_KEY_SPECIAL = frozenset(" =:#!")
+
+
+def _propchars(text: str, special: frozenset[str], leading_space: bool) -> str:
+    """*text* written so that ``java.util.Properties.load`` reads it back whole on one logical line: line
+    ends, tabs and backslashes escaped, *special* characters after a backslash, and everything outside
+    printable ASCII as ``\\uXXXX`` (YCSB loads its -P files as ISO-8859-1)."""
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _PROP_ESCAPES:
+            out.append(_PROP_ESCAPES[ch])
+        elif ch in special or (ch == " " and leading_space and i == 0):
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:  # control characters and non-ASCII: UTF-16 code units, as Properties decodes them
+            units = ch.encode("utf-16-be")
+            out.extend(f"\\u{units[j : j + 2].hex()}" for j in range(0, len(units), 2))
+    return "".join(out)
+
+
 def _propescape(value: object) -> str:
-    return str(value).replace("\\", "\\\\").replace("\n", "\\n")
+    """A property value as ``java.util.Properties`` reads it (a leading space kept)."""
+    return _propchars(str(value), frozenset(), leading_space=True)
+
+
+def _propkey(key: object) -> str:
+    """A property key: also ``=``, ``:``, spaces, ``#`` and ``!`` escaped (they would end or start it)."""
+    return _propchars(str(key), _KEY_SPECIAL, leading_space=True)
+
+
+def _propcomment(text: object) -> str:
+    """Text for a ``#`` comment line: escaped like a value, so that it cannot end the comment line."""
+    return _propchars(str(text), frozenset(), leading_space=False)
 
 
 def _shquote(value: object) -> str:
     text = str(value)
     if _SHELL_SAFE.match(text):
         return text
+    if any(ch < " " or ch == "\x7f" for ch in text):  # bash's $'...': a control character stays visible
+        escaped = text.encode("unicode_escape").decode("ascii").replace("'", "\\'")
+        return f"$'{escaped}'"
     return '"' + re.sub(r'(["$`\\])', r"\\\1", text) + '"'
 
 
@@ -112,6 +148,8 @@ def environment(user_templates: Path | None = None) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["propescape"] = _propescape
+    env.filters["propkey"] = _propkey
+    env.filters["propcomment"] = _propcomment
     env.filters["shquote"] = _shquote
     return env
 

@@ -102,6 +102,7 @@ _HOSTS = re.compile(rf"^{_HOST}(?:,{_HOST})*$")
 def check_url(url: str) -> None:
     """Refuse a MongoDB URL the drivers would misread, without printing any credential: reserved characters
     in the user name or password must be percent-encoded."""
+    _check_query(url)
     _, sep, rest = url.partition("://")
     if not sep or "@" not in rest:
         return
@@ -120,6 +121,35 @@ def check_url(url: str) -> None:
             "percent-encode it, e.g. python3 -c 'import urllib.parse,sys; "
             "print(urllib.parse.quote_plus(sys.argv[1]))' 'PASSWORD'"
         )
+
+
+def check_option_escapes(name: str, value: str, where: str) -> None:
+    """Refuse a URL option value with a ``%`` that is not a percent-escape (``%ZZ``): the drivers' error
+    would quote the characters after it, a secret's included."""
+    if "%" in _PERCENT_OK.sub("", value):
+        shown = MASK if is_secret_option(name) else repr(value)
+        raise UserError(
+            f"{where} option {name}={shown}: a '%' that is not a percent-escape (%XX, hex): "
+            "write a literal % as %25"
+        )
+
+
+def _check_query(url: str) -> None:
+    query = url.split("?", 1)[1].split("#", 1)[0] if "?" in url else ""
+    for item in (q for q in query.replace(";", "&").split("&") if q):
+        name, _, value = item.partition("=")
+        check_option_escapes(name, value, "the MongoDB URL's")
+
+
+def mask_override(item: str) -> str:
+    """A ``--set KEY=VALUE`` as it may be shown or stored: the value of a secret option (the key's last part
+    named like one, e.g. mongodb.url_options.myApiToken) masked, URL credentials in any value masked."""
+    key, sep, value = item.partition("=")
+    if not sep:
+        return mask_url(item)
+    if is_secret_option(key.strip().rsplit(".", 1)[-1]):
+        return f"{key}={MASK}"
+    return f"{key}={mask_url(value)}"
 
 
 def check_url_files(url: str) -> None:

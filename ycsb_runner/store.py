@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -52,3 +53,30 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 def atomic_write_csv(path: Path, df: pd.DataFrame) -> None:
     atomic_write_text(path, df.to_csv(index=False))
+
+
+# CSV for spreadsheets (OWASP, "CSV Injection"): a text cell that starts with one of these is read as a
+# formula by Excel, LibreOffice and Google Sheets; a cell that is a plain number ("-3.5", "+2 %") is not.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[-+]?(\d[\d,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?( ?%)?|-")
+
+
+def formula_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """*df* for ``--format csv`` (opened in spreadsheets): every text cell that starts with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return, and is not a plain number, gets a leading ``'`` (the OWASP
+    rule), so that a spreadsheet shows it as text. Numbers and every other cell are unchanged. The run
+    folder's CSVs are written raw (pandas reads exactly what was measured): the names that go into them
+    are refused at input when they could start a formula (``paths.SAFE_NAME``)."""
+
+    def cell(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+            return "'" + value
+        return value
+
+    text = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
+    if not text and not any(isinstance(c, str) and c.startswith(FORMULA_START) for c in df.columns):
+        return df
+    out = df.copy()
+    for c in text:
+        out[c] = out[c].map(cell)
+    return out.rename(columns={c: cell(c) for c in out.columns if isinstance(c, str)})

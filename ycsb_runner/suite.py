@@ -22,7 +22,8 @@ from typing import Any
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
-from ycsb_runner.paths import suites_dir
+from ycsb_runner.paths import SAFE_NAME, suites_dir
+from ycsb_runner.secrets import check_option_escapes
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 MEASUREMENT_TYPES = (
@@ -55,6 +56,7 @@ SHORTCUTS: dict[str, str] = {
     "repetitions": "repetitions",
     "order": "order",
     "warmup_runs": "warmup_runs",
+    "warmup_s": "warmup_s",
     "estimated_throughput": "estimated_throughput",
     "recordcount": "dataset.recordcount",
     "fieldcount": "dataset.fieldcount",
@@ -150,6 +152,7 @@ class ClientSettings:
 
     hosts: tuple[str, ...] = ()  # empty: this machine alone (``bench --client`` overrides)
     ssh_config: str = ""  # an ssh config file instead of ~/.ssh/config (``ssh -F``)
+    warmup_s: float | None = None  # seconds cut from each client's start of a run; None: the suite's warmup_s
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,10 @@ class Suite:
     repetitions: int = 1
     order: str = "blocked"  # blocked | interleaved
     warmup_runs: int = 0
+    #: Seconds cut from the start of every run step's measurement (each client's own start), before the
+    #: clients are merged; single-client runs too (they then write HDR interval logs). ``[clients]
+    #: warmup_s`` overrides it.
+    warmup_s: float = 0.0
     estimated_throughput: float = 5000.0
     properties: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
@@ -178,8 +185,17 @@ class Suite:
     study: str | None = None  # the published study it reproduces (``ycsb_runner.studies``)
     clients: ClientSettings = field(default_factory=ClientSettings)  # [clients]
 
+    @property
+    def effective_warmup_s(self) -> float:
+        """``[clients] warmup_s`` when set, else the suite-wide ``warmup_s``."""
+        return float(self.warmup_s if self.clients.warmup_s is None else self.clients.warmup_s)
+
     def describe_scaling(self) -> dict[str, Any]:
-        return {"scale": self.scale, "overrides": list(self.overrides), "size": self.size}
+        """Scale, ``--set`` overrides (secret values masked: this is stored and shown) and size."""
+        from ycsb_runner.secrets import mask_override
+
+        overrides = [mask_override(o) for o in self.overrides]
+        return {"scale": self.scale, "overrides": overrides, "size": self.size}
 
 
 def _toml_type(hint: Any) -> type:
@@ -244,6 +260,7 @@ def _given(table: dict, cls: type, loc: _Located, section: str) -> dict[str, Any
 
 MAX_SUITE_BYTES = 2**20  # a suite is a few KiB of TOML; parsing a huge file would take minutes
 MAX_THREAD_COUNTS = 100  # run.threads entries (each one is a step per mix and repetition)
+MAX_RUN_STEPS = 10_000  # measured and warm-up runs of one suite (a million took minutes and GB to plan)
 
 
 def builtin_suites() -> dict[str, Path]:
@@ -475,7 +492,26 @@ def _props(table: dict, where: str, loc: _Located) -> dict[str, str]:
     return out
 
 
-def _nonneg(value: int | None, dotted: str, loc: _Located, positive: bool = False) -> None:
+_JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
+
+
+def _check_safe(name: str, dotted: str, loc: _Located) -> None:
+    """A name that becomes part of a folder name (``paths.SAFE_NAME``)."""
+    if not SAFE_NAME.fullmatch(name):
+        raise loc.error(
+            dotted,
+            f"{name!r}: use letters, digits, '_', '.' and '-' (at most 100, starting with a letter or "
+            "digit): it names the result folders",
+        )
+
+
+def _java_int(value: int | None, dotted: str, loc: _Located) -> None:
+    """YCSB 0.17.0 reads its counts with Integer.parseInt: a larger one fails after the server started."""
+    if value is not None and value > INT_MAX:
+        raise loc.error(dotted, f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}, got {value}")
+
+
+def _nonneg(value: float | None, dotted: str, loc: _Located, positive: bool = False) -> None:
     if value is None:
         return
     if value < 0 or (positive and value == 0):
@@ -490,6 +526,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("name", "missing (every suite needs a name)")
     if not doc["name"].strip():
         raise loc.error("name", "empty: give the suite a name (it names the result folders)")
+    _check_safe(doc["name"], "name", loc)
 
     ds = doc.get("dataset", {})
     if "recordcount" not in ds:
@@ -498,6 +535,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     for k in ("recordcount", "fieldcount", "fieldlength", "load_threads"):
         _nonneg(getattr(dataset, k), f"dataset.{k}", loc, positive=True)
     _nonneg(dataset.load_target, "dataset.load_target", loc)
+    for k in ("recordcount", "fieldcount", "fieldlength", "load_threads", "load_target"):
+        _java_int(getattr(dataset, k), f"dataset.{k}", loc)
     if dataset.reload not in ("auto", "always", "never"):
         raise loc.error("dataset.reload", f"must be auto, always or never, got {dataset.reload!r}")
 
@@ -524,8 +563,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
     _nonneg(run.maxexecutiontime, "run.maxexecutiontime", loc, positive=True)
     _nonneg(run.status_interval, "run.status_interval", loc, positive=True)
-    if run.operationcount is not None and run.operationcount > INT_MAX:
-        raise loc.error("run.operationcount", f"YCSB 0.17.0 reads it as a Java int: at most {INT_MAX}")
+    for k in ("operationcount", "target", "maxexecutiontime", "status_interval"):
+        _java_int(getattr(run, k), f"run.{k}", loc)
+    for t in threads:
+        _java_int(t, "run.threads", loc)
     if run.operationcount is None and run.maxexecutiontime is None:
         raise loc.error("run", "set operationcount or maxexecutiontime (or both) so that every run ends")
     if run.target and run.target < max(run.threads):
@@ -548,6 +589,8 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         )
     if measurement.interval not in ("op", "intended", "both"):
         raise loc.error("measurement.interval", "must be op, intended or both")
+    if measurement.type.startswith("hdrhistogram") and not measurement.percentiles:
+        raise loc.error("measurement.percentiles", "empty: list at least one, e.g. [95, 99]")
     if any(not (0 < p < 100) for p in measurement.percentiles):
         raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
 
@@ -556,6 +599,11 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
     mongodb = dataclasses.replace(
         mongodb, url_options={str(k): str(v) for k, v in mongodb.url_options.items()}
     )
+    for k, v in mongodb.url_options.items():
+        try:
+            check_option_escapes(k, v, "the")
+        except UserError as err:
+            raise loc.error(f"mongodb.url_options.{k}", str(err)) from None
     _nonneg(mongodb.batchsize, "mongodb.batchsize", loc, positive=True)
     if mongodb.driver_defaults not in DRIVER_DEFAULTS:
         raise loc.error(
@@ -585,6 +633,9 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         name = m.get("name")
         if not name:
             raise loc.error(f"mix[{i}]", "every [[mix]] needs a name")
+        if not isinstance(name, str):
+            raise loc.error(f"mix[{i}].name", f"expected a string, got {name!r}")
+        _check_safe(name, "mix.name", loc)
         if name in seen:
             raise loc.error("name", f"two mixes are named {name!r}")
         seen.add(name)
@@ -632,12 +683,31 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         clients=clients,
         path=str(path),
     )
+    for where, props in (
+        ("properties", suite.properties),
+        ("dataset.properties", dataset.properties),
+        *((f"mix.properties ({m.name})", m.properties) for m in mixes),
+    ):
+        workload = props.get("workload")
+        if workload is not None and not _JAVA_CLASS.fullmatch(workload):
+            raise loc.error(f"{where}.workload", f"{workload!r} is not a Java class name")
     if suite.order not in ("blocked", "interleaved"):
         raise loc.error("order", f"must be blocked or interleaved, got {suite.order!r}")
     _nonneg(suite.repetitions, "repetitions", loc, positive=True)
     _nonneg(suite.warmup_runs, "warmup_runs", loc)
-    if suite.estimated_throughput <= 0:
-        raise loc.error("estimated_throughput", "must be positive")
+    _nonneg(suite.warmup_s, "warmup_s", loc)
+    _nonneg(suite.clients.warmup_s, "clients.warmup_s", loc)
+    if not (math.isfinite(suite.estimated_throughput) and suite.estimated_throughput > 0):
+        raise loc.error(
+            "estimated_throughput", f"must be a positive number, got {suite.estimated_throughput}"
+        )
+    runs = len(mixes) * len(run.threads) * suite.repetitions * max(1, len(audit.states))
+    if runs * (1 + suite.warmup_runs) > MAX_RUN_STEPS:
+        raise loc.error(
+            "repetitions",
+            f"{runs * (1 + suite.warmup_runs):,} run steps (mixes x threads x repetitions x audit states x "
+            f"warm-ups): at most {MAX_RUN_STEPS:,} in one suite",
+        )
     if suite.study is not None:
         from ycsb_runner.studies import STUDIES
 

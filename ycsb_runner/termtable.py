@@ -104,8 +104,10 @@ def print_frame(
     priority: Sequence[str] = (),
     wide: bool = False,
     show_all_hint: str = "--format csv shows them",
+    whole: Sequence[str] = (),
 ) -> None:
-    """Print *frame* (text cells) to fit ``console.width``; see the module doc for how."""
+    """Print *frame* (text cells) to fit ``console.width``; see the module doc for how. The columns in
+    *whole* (names such as run ids) are never folded: they are shown whole or hidden."""
     text = frame.astype(str)
     width = console.width
     notes: list[str] = []
@@ -113,6 +115,9 @@ def print_frame(
         notes.append("(no rows)")
     columns = list(text.columns)
     needs = {c: column_needs(text[c].tolist(), str(c)) for c in columns}
+    for c in whole:
+        if c in needs:
+            needs[c] = (needs[c][1], needs[c][1], needs[c][2])
 
     def fits(cols: list[str]) -> list[int] | None:
         return _allocate([needs[c] for c in cols], width - _overhead(len(cols), console)) if cols else []

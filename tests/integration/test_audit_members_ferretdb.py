@@ -39,9 +39,18 @@ def _hosts(members: list[srv.ServerInfo]) -> list[str]:
 
 
 def _replset_config(hosts: list[str]) -> dict:
-    """replSetGetConfig's documented shape (manual: replSetGetConfig), listing these hosts + an arbiter."""
+    """replSetGetConfig's documented shape (manual: replSetGetConfig), listing these hosts + an arbiter.
+    The third member is hidden, so priority 0 (manual, "Configure a Hidden Replica Set Member": a hidden
+    member must have priority 0; a config with a hidden priority-1 member is rejected)."""
     rows = [
-        {"_id": i, "host": h, "arbiterOnly": False, "hidden": i == 2, "priority": 1, "votes": 1}
+        {
+            "_id": i,
+            "host": h,
+            "arbiterOnly": False,
+            "hidden": i == 2,
+            "priority": 0 if i == 2 else 1,
+            "votes": 1,
+        }
         for i, h in enumerate(hosts)
     ]
     rows.append({"_id": 9, "host": "127.0.0.1:1", "arbiterOnly": True, "priority": 0, "votes": 1})

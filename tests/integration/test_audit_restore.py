@@ -106,8 +106,10 @@ def test_sigkill_after_switching_leaves_a_restore_file_that_restores(
     assert document["status"] == "pending" and document["strategy"] == "command"
     assert document["entry_state"]["enabled"] is False
 
+    # the programs are given again (a run folder's are never run: it may come from anywhere)
+    again = ["--status-cmd", json.dumps(_argv("status", state)), "--off-cmd", json.dumps(_argv("off", state))]
     done = subprocess.run(
-        [sys.executable, "-m", "ycsb_runner", "audit", "restore", str(run_dir)],
+        [sys.executable, "-m", "ycsb_runner", "audit", "restore", str(run_dir), *again],
         capture_output=True,
         text=True,
         timeout=120,

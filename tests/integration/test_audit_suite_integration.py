@@ -27,6 +27,7 @@ import psutil
 import pytest
 
 from ycsb_runner import server as srv
+from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.stats import ab_table
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
@@ -115,6 +116,10 @@ def test_every_run_has_the_verified_audit_state(command_run) -> None:
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "completed"
     assert manifest["audit_strategy"] == "command"
+    assert (
+        manifest["audit_baseline"]
+        == "audit: off = what the user's off command does (not known to ycsb-runner)"
+    )
     current = None
     for step in manifest["steps"]:
         if step["phase"] == "audit":
@@ -226,6 +231,11 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
     assert not _alive(pids[-1]), "the embedded server must be stopped after the suite"
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "completed"
+    assert manifest["audit_baseline"] == "audit disabled = restart without auditLog"
+    _, md = write_report(outcome.run_dir, tmp_path / "report")
+    assert (
+        "audit baseline" in md.read_text() and "audit disabled = restart without auditLog" in md.read_text()
+    )
     audits = [s for s in manifest["steps"] if s["phase"] == "audit"]
     assert [(s["audit"], s["audit_verified"]) for s in audits] == [("off", "off"), ("on", "on")]
     assert audits[1]["audit_detail"].endswith("-log-level warn -log-level debug")

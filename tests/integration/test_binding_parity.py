@@ -54,6 +54,9 @@ def test_parse_settings_line_keeps_only_known_keys() -> None:
     line = 'ycsb-runner-driver-settings {"tls": true, "url": "mongodb://u:pw@h", '
     line += '"write_concern": {"w": 0, "j": 1}}'
     assert parse_settings_line(line) == {"write_concern": {"w": 0}, "tls": True}
+    batch = 'ycsb-runner-driver-settings {"batch": {"batchsize": 7, "last_batch": "x", "pw": "s3cret"}}'
+    assert parse_settings_line(batch) == {"batch": {"batchsize": 7, "last_batch": "x"}}
+    assert parse_settings_line('ycsb-runner-driver-settings {"batch": "all"}') == {}
 
 
 def test_parse_settings_line_cut_off_or_not_an_object() -> None:

@@ -55,13 +55,13 @@ def test_tencent_table_equals_operations_csv(tencent: Path) -> None:
     assert table["mix"].tolist() == ["load", "read50_update50", "read100"]
     t = table.set_index("mix")
     assert t.loc["load", "n"] == 1 and t.loc["read100", "n"] == 2
-    assert t.loc["load", "WAL (us)"] == pytest.approx(_op_mean(tencent, "load", "INSERT"))
-    assert pd.isna(t.loc["load", "RAL (us)"])
-    assert t.loc["read50_update50", "RAL (us)"] == pytest.approx(_op_mean(tencent, "read50_update50", "READ"))
-    assert t.loc["read50_update50", "WAL (us)"] == pytest.approx(
+    assert t.loc["load", "WAL (µs)"] == pytest.approx(_op_mean(tencent, "load", "INSERT"))
+    assert pd.isna(t.loc["load", "RAL (µs)"])
+    assert t.loc["read50_update50", "RAL (µs)"] == pytest.approx(_op_mean(tencent, "read50_update50", "READ"))
+    assert t.loc["read50_update50", "WAL (µs)"] == pytest.approx(
         _op_mean(tencent, "read50_update50", "UPDATE")
     )
-    assert t.loc["read100", "RAL (us)"] == pytest.approx(_op_mean(tencent, "read100", "READ"))
+    assert t.loc["read100", "RAL (µs)"] == pytest.approx(_op_mean(tencent, "read100", "READ"))
     tp = steps[steps["mix"] == "read100"]["throughput_ops_s"]
     assert t.loc["read100", "throughput (ops/sec)"] == pytest.approx(tp.mean())
     assert t.loc["read100", "throughput (ops/sec) stdev"] == pytest.approx(tp.std(ddof=1))
@@ -103,7 +103,7 @@ def test_compare_directions_come_from_the_registry(tencent: Path, tmp_path: Path
     ops = pd.read_csv(slower / "operations.csv")
     ops["average_latency_us"] = ops["average_latency_us"] * 2
     ops.to_csv(slower / "operations.csv", index=False)
-    cmp = compare_runs(tencent, slower).set_index(["mix", "metric"])
+    cmp = compare_runs(tencent, slower, alpha=0.05).set_index(["mix", "metric"])  # 2 + 2 runs
     assert cmp.loc[("read100", "throughput_ops_s"), "change_pct"] == pytest.approx(-50)
     assert cmp.loc[("read100", "throughput_ops_s"), "direction"] == "worse"
     assert cmp.loc[("read100", "read_avg_us"), "change_pct"] == pytest.approx(100)
@@ -127,8 +127,8 @@ def test_reference_compare_has_published_numbers(tencent: Path, size: str | None
     table = study_table(tencent).set_index("mix")
     for metric, pub_col, mine in (
         ("throughput_ops_s", "throughput_ops_s", "throughput (ops/sec)"),
-        ("read_avg_us", "ral_us", "RAL (us)"),
-        ("write_avg_us", "wal_us", "WAL (us)"),
+        ("read_avg_us", "ral_us", "RAL (µs)"),
+        ("write_avg_us", "wal_us", "WAL (µs)"),
     ):
         for mix in ("load", "read50_update50", "read100"):
             row = cmp[(cmp["mix"] == mix) & (cmp["metric"] == metric)].iloc[0]
@@ -169,8 +169,8 @@ def test_report_percentiles_from_csv_then_hdr_logs(tencent: Path, tmp_path: Path
     text = html_path.read_text()
     assert "Latency percentiles per operation (from .hdr logs)" in text
     # measured vs published, load and run over time, percentiles
-    assert text.count('src="data:image/png;base64,') == 4
-    assert "RAL (us)" in md_path.read_text()
+    assert text.count("<figure>") == 4  # each figure one image per panel
+    assert "RAL (µs)" in md_path.read_text()
 
 
 def _six_repetitions(src: Path, dst: Path) -> Path:
@@ -267,7 +267,8 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
 def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     html_path, md_path = write_report(audit, tmp_path / "out")
     text = html_path.read_text()
-    assert text.count("<img alt=") == 4  # audit overhead, load and run over time, percentiles
+    # audit overhead (1 mix), load (1 step) and run (4 steps) over time, percentiles (READ, UPDATE)
+    assert text.count("<figure>") == 4 and text.count("<img alt=") == 1 + 1 + 4 + 2
     assert 'src="data:image/png;base64,' in text
     assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", text)
     assert not re.search(r"<script|<link", text)
@@ -275,7 +276,7 @@ def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     assert not re.search(r">\s*(None|True|False)\s*<|: (None|True|False)\b", text)  # no Python reprs
     md = md_path.read_text()
     assert "## Audit off (A) vs on (B): statistics" in md
-    for name in ("timeseries-load", "timeseries-run", "percentiles", "audit-overhead"):
+    for name in ("timeseries-load", "timeseries-run-1", "percentiles-2", "audit-overhead"):
         assert (tmp_path / "out" / "report-figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
 

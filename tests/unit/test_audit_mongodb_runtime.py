@@ -239,7 +239,13 @@ def test_startup_filter_and_hint() -> None:
 
 
 class SimulatedAuditServer:
-    """Enough of the Enterprise/Percona audit commands to exercise the strategy (admin.command only)."""
+    """Enough of the Enterprise/Percona audit commands to exercise the strategy (admin.command only).
+
+    Each reply follows the manual page of its command (named at the reply). ``runtime_config`` is how
+    the server was started (``auditLog.runtimeConfiguration``), whether or not the user may read
+    getCmdLineOpts; ``filter``/``aas`` are what it applies (from the config file when runtime
+    configuration is off).
+    """
 
     def __init__(
         self,
@@ -249,8 +255,13 @@ class SimulatedAuditServer:
         *,
         filt: dict[str, Any] | None = None,
         aas: bool = False,
+        runtime_config: bool | None = None,
     ) -> None:
         self.build_info, self.cmdline, self.hello = build_info, cmdline, hello
+        audit_log = (cmdline or {}).get("parsed", {}).get("auditLog") or {}
+        self.runtime_config = (
+            bool(audit_log.get("runtimeConfiguration")) if runtime_config is None else runtime_config
+        )
         self.filter = filt if filt is not None else {}
         self.aas = aas
         self.sent: list[dict[str, Any]] = []
@@ -260,8 +271,7 @@ class SimulatedAuditServer:
 
     @property
     def _rt(self) -> bool:
-        audit_log = (self.cmdline or {}).get("parsed", {}).get("auditLog") or {}
-        return bool(audit_log.get("runtimeConfiguration"))
+        return self.runtime_config
 
     def command(self, cmd: Any) -> dict[str, Any]:
         doc = {cmd: 1} if isinstance(cmd, str) else dict(cmd)
@@ -271,16 +281,28 @@ class SimulatedAuditServer:
             return dict(self.build_info)
         if name == "hello":
             return dict(self.hello)
+        if name == "replSetGetConfig":
+            # manual, "replSetGetConfig": {config: {_id, version, members: [{_id, host, ...}]}};
+            # a standalone answers NoReplicationEnabled (76)
+            if not self.hello.get("setName"):
+                raise OperationFailure("not running with --replSet", 76, {"codeName": "NoReplicationEnabled"})
+            member = {"_id": 0, "host": "db1:27017", "arbiterOnly": False, "hidden": False, "priority": 1}
+            return {"config": {"_id": self.hello["setName"], "version": 1, "members": [member]}, "ok": 1}
         if name == "getCmdLineOpts":
             if self.cmdline is None:
                 raise OperationFailure("not authorized", 13, {"codeName": "Unauthorized", "errmsg": "no"})
             return dict(self.cmdline)
         if name.startswith("set") and self.fail_sets:
             raise OperationFailure("boom", 8000, {"codeName": "Boom", "errmsg": "simulated failure"})
-        if name in ("getAuditConfig", "setAuditConfig") and not self._rt:
-            details = {"codeName": "RuntimeAuditConfigurationNotEnabled", "errmsg": "x"}
-            raise OperationFailure("rt", 1, details)
+        if name == "setAuditConfig" and not self._rt:
+            # Enterprise audit_mongod.cpp: setAuditConfig needs runtime configuration
+            details = {
+                "codeName": "RuntimeAuditConfigurationNotEnabled",
+                "errmsg": "Runtime audit configuration has not been enabled",
+            }
+            raise OperationFailure("Runtime audit configuration has not been enabled", 1, details)
         if name == "getClusterParameter":
+            # manual, "getClusterParameter" / "auditConfig": {clusterParameters: [{_id, filter, aas}]}
             return {
                 "clusterParameters": [
                     {"_id": "auditConfig", "filter": self.filter, "auditAuthorizationSuccess": self.aas}
@@ -288,8 +310,11 @@ class SimulatedAuditServer:
                 "ok": 1,
             }
         if name == "getAuditConfig":
+            # manual, "getAuditConfig", Behavior: nodes not participating in runtime audit configuration
+            # return their configuration file settings for auditLog.filter and auditAuthorizationSuccess
             return {"filter": self.filter, "auditAuthorizationSuccess": self.aas, "ok": 1}
         if name == "getParameter":
+            # manual, "getParameter": {<name>: <value>, ok: 1}
             return {"auditAuthorizationSuccess": self.aas, "ok": 1}
         if self.ignore_sets:
             return {"ok": 1}
@@ -299,6 +324,7 @@ class SimulatedAuditServer:
         elif name == "setAuditConfig":
             self.filter, self.aas = doc["filter"], doc["auditAuthorizationSuccess"]
         elif name == "setParameter":
+            # Enterprise jstest (runtime audit config): the parameter is refused with runtime config on
             if self._rt:
                 raise OperationFailure("no", 2, {"codeName": "BadValue", "errmsg": "runtime config is on"})
             self.aas = doc["auditAuthorizationSuccess"]
@@ -356,10 +382,21 @@ def test_percona_parameter_mode_checks_startup_filter() -> None:
         strat.enable(["insert", "read"])
 
 
-def test_unknown_runtime_config_reports_server_error() -> None:
-    srv = _server(cmdline=None)  # no getCmdLineOpts privilege, and runtime config is actually off
-    with pytest.raises(AuditError, match="without auditLog.runtimeConfiguration"):
-        make_strategy("mongodb-runtime", client=srv, options={})
+def test_unknown_runtime_config_is_refused_at_the_first_set_with_nothing_changed() -> None:
+    """No getCmdLineOpts privilege, and the server runs without runtime configuration: getAuditConfig
+    answers with the config-file settings (so the starting state is read and nothing is refused early);
+    the first setAuditConfig is refused with RuntimeAuditConfigurationNotEnabled, which is told as what
+    to do, and the server is left as it was."""
+    startup = {"atype": "authenticate"}
+    srv = _server(cmdline=None, runtime_config=False, filt=startup, aas=False)
+    strat = make_strategy("mongodb-runtime", client=srv, options={})
+    assert isinstance(strat, MongoRuntimeStrategy) and strat.mode is Mode.AUDIT_CONFIG
+    entry = strat.status()
+    assert entry.enabled is False and entry.raw["filter"] == startup
+    with pytest.raises(AuditError, match="without auditLog.runtimeConfiguration: restart it with"):
+        strat.enable(OPS)
+    assert srv.filter == startup and srv.aas is False
+    assert [next(iter(d)) for d in srv.sent].count("setAuditConfig") == 1
 
 
 def test_guard_restores_exact_original_config() -> None:
@@ -396,3 +433,13 @@ def test_guard_failed_restore_prints_hint_and_raises() -> None:
         chain.append(type(exc))
         exc = exc.__context__
     assert chain[0] is AuditError and chain[-1] is KeyboardInterrupt  # restore failure, then what ended it
+
+
+def test_the_baseline_off_measures_is_named_per_mode() -> None:
+    runtime = make_strategy("mongodb-runtime", client=_server("7.0.23"), options={})
+    assert runtime.baseline.startswith("audit: off = runtime filter that matches nothing")
+    bi = {"version": "6.0.12-9", "psmdbVersion": "6.0.12-9", "modules": []}
+    percona = SimulatedAuditServer(bi, {"parsed": {"auditLog": {"destination": "file"}}}, RS)
+    param = make_strategy("mongodb-runtime", client=percona, options={})
+    assert param.baseline.startswith("audit: off = auditAuthorizationSuccess false")
+    assert "restart without auditLog" not in runtime.baseline + param.baseline

@@ -19,8 +19,13 @@ Every reply below has the shape the MongoDB manual (or the server source) docume
   "setFeatureCompatibilityVersion", "Get FeatureCompatibilityVersion"); ``auditConfigPollingFrequencySecs``
   is a mongos parameter (manual, "MongoDB Server Parameters", auditing).
 * ``getCmdLineOpts`` -- manual, "getCmdLineOpts": ``{argv, parsed: {auditLog: {...}}}``.
-* Errors: ``setAuditConfig`` on a data-bearing shard fails (Enterprise ``audit_mongod.cpp``), OCSF
-  ``auditLog.schema`` (manual 8.0, "auditLog.schema").
+* Errors: ``setAuditConfig`` on a data-bearing shard fails with NotImplemented (238) "setAuditConfig is
+  not implemented on data bearing shards" (Enterprise ``audit_mongod.cpp``); OCSF ``auditLog.schema``
+  (manual 8.0, "auditLog.schema").
+* Hidden members have priority 0 and are not in ``hello``; delayed members are hidden too and apply
+  the oplog ``secondaryDelaySecs`` late (manual, "Configure a Hidden / Delayed Replica Set Member").
+* ``getClusterParameter`` on mongos (FCV 7.1+) returns the config server's durable value (manual,
+  "getClusterParameter"): a mongos that has not refreshed cannot be observed that way.
 
 The simulation models what the research note says about propagation: a runtime config set through the
 entry node reaches the other nodes after some reads (mongos poll ``auditConfigPollingFrequencySecs``,
@@ -53,16 +58,25 @@ class Node:
         self.host, self.role, self.shard = host, role, shard
         self.seen: tuple[Any, bool] = (ORIGINAL, True)  # (filter, auditAuthorizationSuccess) it applies
         self.lag = 0  # reads before it picks up the cluster-wide config
+        self.hidden = False
+        self.delay_s = 0.0  # secondaryDelaySecs: applies the oplog (and so a runtime config) this late
         self.stuck = False
         self.down = False
         self.received: list[dict[str, Any]] = []
 
 
 class Deployment:
-    """A standalone, a 3-member replica set (plus an arbiter) or a 2-shard cluster with 2 mongos."""
+    """A standalone, a 3-member replica set (primary, secondary, hidden secondary, plus an arbiter: the
+    Alibaba study's set) or a 2-shard cluster of such sets with 2 mongos. ``delay_s`` makes the hidden
+    members delayed (``secondaryDelaySecs``). Time is simulated: ``clock``/``sleep`` are given to the
+    strategy, so a 20 s delay takes no real time."""
 
-    def __init__(self, kind: str, mode: str, *, lag: int = 0, fcv: str | None = None) -> None:
+    def __init__(
+        self, kind: str, mode: str, *, lag: int = 0, fcv: str | None = None, delay_s: float = 0.0
+    ) -> None:
         self.kind, self.mode = kind, mode
+        self.now = 0.0  # simulated monotonic seconds
+        self.set_at = -1e9  # when the cluster-wide config last changed
         self.version = {
             "setAuditConfig": "7.0.14",
             "setClusterParameter": "8.0.4",
@@ -84,6 +98,10 @@ class Deployment:
             self._add("mongos2:27017", "mongos")
         for node in self.nodes.values():
             node.lag = lag
+            if node.host.endswith("-2:27018") or node.host == "rs2:27017":
+                # manual, "Configure a Hidden Replica Set Member": hidden members have priority 0;
+                # "Configure a Delayed Replica Set Member": delayed members are hidden, priority 0
+                node.hidden, node.delay_s = True, delay_s
             if mode == "setParameter":  # Percona: CRUD filter at startup, auditAuthorizationSuccess off
                 node.seen = (ORIGINAL, False)
         self.entry = self.nodes["mongos1:27017"] if kind == "sharded" else next(iter(self.nodes.values()))
@@ -101,11 +119,13 @@ class Deployment:
         members = [n for n in self.nodes.values() if n.shard == node.shard]
         primary = next(n.host for n in members if n.role == "primary")
         set_name = node.shard or "rs0"
+        # manual, "hello" (replica sets): ``hosts`` lists the members that are neither hidden, arbiters
+        # nor priority 0 (those are ``passives``); hidden members are listed nowhere in hello
         return {
             "isWritablePrimary": node.role == "primary",
             "secondary": node.role == "secondary",
             "setName": set_name,
-            "hosts": [n.host for n in members],
+            "hosts": [n.host for n in members if not n.hidden],
             "arbiters": [f"{set_name}-arb:27017"],
             "primary": primary,
             "me": node.host,
@@ -115,8 +135,18 @@ class Deployment:
 
     def _config(self, node: Node) -> dict[str, Any]:
         members = [n for n in self.nodes.values() if n.shard == node.shard and n.role != "mongos"]
+        # manual, "Replica Set Configuration": members[n].{_id, host, arbiterOnly, hidden, priority,
+        # votes, secondaryDelaySecs (5.0+)}; a hidden member must have priority 0
         rows = [
-            {"_id": i, "host": n.host, "arbiterOnly": False, "hidden": False, "priority": 1, "votes": 1}
+            {
+                "_id": i,
+                "host": n.host,
+                "arbiterOnly": False,
+                "hidden": n.hidden,
+                "priority": 0 if n.hidden else 1,
+                "secondaryDelaySecs": int(n.delay_s),
+                "votes": 1,
+            }
             for i, n in enumerate(members)
         ]
         rows.append(
@@ -149,6 +179,8 @@ class Deployment:
     def _state(self, node: Node) -> tuple[Any, bool]:
         if self.mode == "setParameter":
             return node.seen
+        if node.delay_s and self.now < self.set_at + node.delay_s:
+            return node.seen  # the oplog entry of the change is applied only after the delay
         if node is not self.entry and node.seen != self.cluster and not node.stuck:
             if node.lag <= 0:
                 node.seen = self.cluster
@@ -162,6 +194,7 @@ class Deployment:
         if node.down:
             raise AutoReconnect(f"{node.host}: connection refused")
         if name == "buildInfo":
+            # manual, "buildInfo": version, modules (["enterprise"]); Percona adds psmdbVersion
             return {
                 "version": self.version,
                 "modules": [] if self.mode == "setParameter" else ["enterprise"],
@@ -169,12 +202,14 @@ class Deployment:
                 "ok": 1,
             }
         if name == "hello":
-            return self._hello(node)
+            return self._hello(node)  # manual, "hello" (see _hello)
         if name == "replSetGetConfig":
+            # manual, "replSetGetConfig"; without --replSet: NoReplicationEnabled (76)
             if node.role in ("mongos", "standalone"):
                 raise OperationFailure("not running with --replSet", 76, {"codeName": "NoReplicationEnabled"})
             return self._config(node)
         if name == "listShards":
+            # manual, "listShards": {shards: [{_id, host: "<rs>/<h1>,<h2>", state, topologyTime}]}
             shards = sorted({n.shard for n in self.nodes.values() if n.shard})
             return {
                 "shards": [
@@ -189,8 +224,11 @@ class Deployment:
                 "ok": 1,
             }
         if name == "getCmdLineOpts":
+            # manual, "getCmdLineOpts": {argv, parsed: <the parsed config file and options>}
             return {"argv": ["mongod"], "parsed": {"auditLog": self._audit_log()}, "ok": 1}
         if name == "getParameter":
+            # manual, "getParameter": {<name>: <value>, ok: 1}; featureCompatibilityVersion nests as
+            # {version: "7.0"} and mongos has none (InvalidOptions, "no option found to get")
             if "featureCompatibilityVersion" in doc:
                 if node.role == "mongos":
                     raise OperationFailure("no option found to get", 72, {"codeName": "InvalidOptions"})
@@ -199,13 +237,19 @@ class Deployment:
                 return {"auditConfigPollingFrequencySecs": 5, "ok": 1}
             return {"auditAuthorizationSuccess": self._state(node)[1], "ok": 1}
         if name == "setParameter":
+            # manual, "setParameter": changes this process only; replies {was: <old value>, ok: 1}
+            was = node.seen[1]
             node.seen = (node.seen[0], bool(doc["auditAuthorizationSuccess"]))
-            return {"was": True, "ok": 1}
+            return {"was": was, "ok": 1}
         if name == "getAuditConfig":
+            # manual, "getAuditConfig": members apply the change via the oplog; mongos polls
+            # (auditConfigPollingFrequencySecs) and may show stale data until it has polled
             filt, aas = self._state(node)
             return {"generation": ObjectId(), "filter": filt, "auditAuthorizationSuccess": aas, "ok": 1}
         if name == "getClusterParameter":
-            filt, aas = self._state(node)
+            # manual, "getClusterParameter": on mongos (FCV 7.1+) it returns the config server's durable
+            # value, so a mongos that has not refreshed its own copy yet cannot be seen this way
+            filt, aas = self.cluster if node.role == "mongos" else self._state(node)
             return {
                 "clusterParameters": [
                     {
@@ -219,17 +263,24 @@ class Deployment:
             }
         if name == "setAuditConfig":
             if node.shard is not None:
+                # Enterprise audit_mongod.cpp (uassertSetAuditConfigAllowed): ErrorCodes::NotImplemented
+                # (238), "setAuditConfig is not implemented on data bearing shards"
                 raise OperationFailure(
                     "setAuditConfig is not implemented on data bearing shards",
-                    115,
-                    {"codeName": "CommandNotSupported"},
+                    238,
+                    {
+                        "codeName": "NotImplemented",
+                        "errmsg": "setAuditConfig is not implemented on data bearing shards",
+                    },
                 )
-            self.cluster = (doc["filter"], doc["auditAuthorizationSuccess"])
+            self.cluster, self.set_at = (doc["filter"], doc["auditAuthorizationSuccess"]), self.now
             return {"ok": 1}
         if name == "setClusterParameter":
+            # manual, "setClusterParameter": replica-set primary or mongos; {ok: 1}
             conf = doc[name]["auditConfig"]
-            self.cluster = (conf["filter"], conf["auditAuthorizationSuccess"])
+            self.cluster, self.set_at = (conf["filter"], conf["auditAuthorizationSuccess"]), self.now
             return {"ok": 1}
+        # any server: an unknown command is CommandNotFound (59)
         raise OperationFailure(f"no such command {name}", 59, {"codeName": "CommandNotFound"})
 
     # -- what the strategy is given
@@ -248,8 +299,16 @@ class Deployment:
         rows.append({"_id": "old-mongos:27017", "ping": NOW - timedelta(days=30), "up": 1, "waiting": True})
         return rows
 
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
     def strategy(self, **options: Any) -> Any:
         opts = {
+            "clock": self.clock,
+            "sleep": self.sleep,
             "direct": self.direct,
             "mongos_docs": self.mongos_docs,
             "url": "mongodb://admin:pw@" + self.entry.host + "/?authSource=admin",
@@ -286,7 +345,7 @@ def test_pure_parsers_of_documented_replies() -> None:
     dep = Deployment("replicaset", "setAuditConfig")
     node = dep.nodes["rs0:27017"]
     assert replset_hosts(dep._hello(node), dep._config(node)) == ["rs0:27017", "rs1:27017", "rs2:27017"]
-    assert replset_hosts(dep._hello(node)) == ["rs0:27017", "rs1:27017", "rs2:27017"]  # arbiters apart
+    assert replset_hosts(dep._hello(node)) == ["rs0:27017", "rs1:27017"]  # hello: no hidden, no arbiter
     sharded = Deployment("sharded", "setAuditConfig")
     assert live_mongos(sharded.mongos_docs()) == ["mongos2:27017"]  # a month-old ping is a gone mongos
 
@@ -450,3 +509,108 @@ def test_restore_file_of_a_killed_run_restores_every_node(mode: str, tmp_path: A
     assert all(n["verified"] for n in restored.nodes) and len(restored.nodes) == len(dep.nodes)
     for node in dep.nodes.values():
         assert dep._state(node) == ((ORIGINAL, True) if mode != "setParameter" else (ORIGINAL, False))
+
+
+# ---------------------------------------------------------------- hidden and delayed members
+
+
+def _refuse_replset_config(dep: Deployment) -> None:
+    """replSetGetConfig refused as a real server refuses a user without the privilege (manual,
+    "replSetGetConfig": requires the replSetGetConfig action on the cluster; the server answers code 13
+    Unauthorized, "not authorized on admin to execute command ...")."""
+    real = dep.run
+
+    def run(node: Node, cmd: Any) -> dict[str, Any]:
+        if isinstance(cmd, dict) and "replSetGetConfig" in cmd:
+            node.received.append(dict(cmd))
+            raise OperationFailure(
+                "not authorized on admin to execute command { replSetGetConfig: 1 }",
+                13,
+                {"codeName": "Unauthorized", "errmsg": "not authorized on admin to execute command"},
+            )
+        return real(node, cmd)
+
+    dep.run = run  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("kind", ["replicaset", "sharded"])
+def test_hidden_members_are_listed_switched_and_verified(kind: str) -> None:
+    dep = Deployment(kind, "setAuditConfig")
+    hidden = [n for n in dep.nodes.values() if n.hidden]
+    assert hidden and all(h.host not in dep._hello(h)["hosts"] for h in hidden)  # hello never lists them
+    strat = dep.strategy()
+    listed = {n.host: n for n in strat.topology.nodes}
+    assert all(listed[h.host].hidden and "hidden secondary" in listed[h.host].label for h in hidden)
+    on = strat.enable(OPS)
+    rows = {r["node"]: r for r in on.nodes}
+    assert all(rows[h.host]["verified"] and rows[h.host]["state"] == "on" for h in hidden)
+
+
+@pytest.mark.parametrize("kind", ["replicaset", "sharded"])
+def test_refused_replsetgetconfig_is_a_one_line_refusal_naming_the_privilege(kind: str) -> None:
+    dep = Deployment(kind, "setAuditConfig")
+    _refuse_replset_config(dep)
+    with pytest.raises(UserError) as caught:
+        dep.strategy()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "replSetGetConfig was refused (Unauthorized" in message
+    assert "the replSetGetConfig action on the cluster" in message and "clusterMonitor" in message
+    assert "--allow-unlisted-members" in message
+    assert not any(_sets(n) for n in dep.nodes.values())  # refused before anything changed
+
+
+def test_allow_unlisted_members_goes_on_with_what_hello_lists_and_warns() -> None:
+    dep = Deployment("replicaset", "setAuditConfig")
+    _refuse_replset_config(dep)
+    lines: list[str] = []
+    strat = dep.strategy(allow_unlisted_members=True, log=lines.append)
+    assert [n.host for n in strat.topology.nodes] == ["rs0:27017", "rs1:27017"]  # the hidden rs2 is missing
+    assert len(lines) == 1 and lines[0].startswith("audit: WARNING: replica set rs0: replSetGetConfig")
+    assert "rs0:27017, rs1:27017" in lines[0] and "neither switched nor verified" in lines[0]
+
+
+@pytest.mark.parametrize("mode", ["setAuditConfig", "setClusterParameter"])
+def test_a_delayed_member_is_verified_after_its_delay_and_the_wait_is_said(mode: str) -> None:
+    dep = Deployment("replicaset", mode, delay_s=20)
+    lines: list[str] = []
+    strat = dep.strategy(verify_timeout_s=1.0, verify_poll_s=0.5, log=lines.append)  # bound 1 s + delay
+    delayed = next(n for n in strat.topology.nodes if n.delay_s)
+    assert delayed.host == "rs2:27017" and delayed.delay_s == 20 and strat.node_wait_s(delayed) == 21
+    on = strat.enable(OPS)
+    assert 20 <= dep.now <= 21  # simulated seconds: it took the delay, and no longer than delay + bound
+    assert all(r["verified"] for r in on.nodes)
+    waiting = [line for line in lines if "waiting up to 21 s for delayed (20 s) secondary rs2:27017" in line]
+    assert len(waiting) == 1 and "report audit on" in waiting[0] and "secondaryDelaySecs 20" in waiting[0]
+    assert any("rs2:27017 verified after 20 s" in line for line in lines)
+
+
+def test_a_lagging_member_without_a_delay_fails_at_the_bound_not_after_the_delay() -> None:
+    dep = Deployment("replicaset", "setAuditConfig", delay_s=20)
+    dep.nodes["rs1:27017"].stuck = True  # a plain secondary that never applies the change
+    strat = dep.strategy(verify_timeout_s=1.0, verify_poll_s=0.5, log=lambda _l: None)
+    with pytest.raises(AuditError, match=r"not verified on 1 of 3 node\(s\) after 1s.*secondary rs1:27017"):
+        strat.enable(OPS)
+    assert dep.now < 2  # the delayed member's longer bound did not hold the failing one back
+
+
+def test_setauditconfig_through_a_shard_member_says_to_connect_through_mongos() -> None:
+    dep = Deployment("sharded", "setAuditConfig")
+    dep.entry = dep.nodes["shard01-0:27018"]  # the user's URL names a shard's primary, not a mongos
+    strat = dep.strategy()
+    assert strat.topology.kind == "replicaset"  # a shard member looks like a replica set
+    with pytest.raises(AuditError) as caught:
+        strat.enable(OPS)
+    message = str(caught.value)
+    assert "not implemented on data bearing shards" in message
+    assert "connect --mongodb-url to a mongos" in message
+
+
+def test_mongos_read_back_of_the_cluster_parameter_is_labelled_the_durable_value() -> None:
+    dep = Deployment("sharded", "setClusterParameter", lag=3)  # data members replicate late
+    strat = dep.strategy()
+    on = strat.enable(OPS)
+    rows = {r["node"]: r for r in on.nodes}
+    for host in ("mongos1:27017", "mongos2:27017"):
+        assert "config server's durable value" in rows[host]["detail"], rows[host]
+    assert all("durable" not in r["detail"] for h, r in rows.items() if not h.startswith("mongos"))

@@ -43,13 +43,15 @@ def test_round_trip(tmp_path: Path) -> None:
     rec.verdict, rec.throughput_ops_s, rec.figures = "completed", 12.5, {"server_cpu_pct": 3.0}
     result.manifest.steps = [rec]
     result.manifest.status = "completed"
-    ops = add_keys(pd.DataFrame({"operation": ["READ"], "p99": [7.0], "average_latency_us": [2.0]}), rec.keys)
+    ops = pd.DataFrame({"kind": ["op"], "operation": ["READ"], "operations": [4], "p99": [7.0]})
+    ops = add_keys(ops.assign(average_latency_us=[2.0]), rec.keys)
     result.save({"operations": ops})
     back = RunResult.load(tmp_path / "r")
     assert back.manifest.format_version == FORMAT_VERSION
     assert back.manifest.suite.study == "tencent-threads"
     assert back.manifest.steps[0] == rec
-    assert back.operations.columns.tolist() == [*KEY_COLUMNS, "operation", "p99_us", "average_latency_us"]
+    columns = [*KEY_COLUMNS, "kind", "operation", "operations", "p99_us", "average_latency_us"]
+    assert back.operations.columns.tolist() == columns
     row = back.steps.iloc[0]
     assert row["started_at"] == iso_utc(1_796_000_000.25) == "2026-11-30T00:53:20.250Z"
     assert row["duration_s"] == pytest.approx(3.25) and row["server_cpu_pct"] == 3.0

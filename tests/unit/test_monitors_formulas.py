@@ -225,3 +225,24 @@ def test_mongos_command_rate_excludes_crud() -> None:
     )
     assert plain.command_per_s == pytest.approx(100.0)
     assert not any("mongos" in n for n in plain.notes)
+
+
+def test_cores_say_where_they_come_from_and_fall_back_visibly() -> None:
+    """``numCoresAvailableToProcess`` is on the manual's hostInfo page (-1 when its system call fails);
+    FerretDB's hostInfo has ``numCores`` only (tests/data/serverstatus/ferretdb-1.24.2-hostinfo.json)."""
+    from ycsb_runner.monitors.server import ServerSampler
+
+    host = load("mongod-7.0-hostinfo.json")
+    assert formulas.host_cores(host) == (4, formulas.CORES_AVAILABLE)
+    host["system"]["numCoresAvailableToProcess"] = -1
+    assert formulas.host_cores(host) == (4, formulas.CORES_ALL_UNREADABLE)
+    ferret = load("ferretdb-1.24.2-hostinfo.json")
+    assert formulas.host_cores(ferret) == (2, formulas.CORES_ALL_NOT_REPORTED)
+    assert formulas.host_cores(None) == (None, "")
+    remote = ServerSampler.__new__(ServerSampler)  # a remote server: no pid to check the affinity of
+    remote.host_info, remote.pid = ferret, None
+    warning = remote.cores_warning()
+    assert warning is not None and "per 2 cores from hostInfo.system.numCores" in warning
+    assert "does not report numCoresAvailableToProcess" in warning
+    remote.host_info = load("mongod-7.0-hostinfo.json")
+    assert remote.cores_warning() is None

@@ -13,11 +13,17 @@ from ycsb_runner.parse import parse_output
 from ycsb_runner.parse.hdr import hdr_percentiles
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
+    align_logs,
     client_histograms,
+    common_window,
+    drop_warmup,
     merge_operations,
     merge_overall,
     merged_latencies,
+    operations_in,
     read_client_logs,
+    union_window,
+    window_logs,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb"
@@ -178,7 +184,7 @@ def test_merge_operations_sums_counts_and_takes_percentiles_from_the_histograms(
     assert merged.at["READ", "error_rate"] == pytest.approx(9 / 8100)
 
 
-def test_overall_throughput_is_over_the_common_window() -> None:
+def test_the_old_overall_figure_is_the_sum_over_the_longest_runtime() -> None:
     out = merge_overall(
         {
             "a": {"ops_done": 1000.0, "runtime_ms": 10_000.0, "throughput": 100.0},
@@ -203,3 +209,77 @@ def test_whole_steps_keeps_merged_rows_of_multi_client_steps_only() -> None:
     kept = whole_steps(ops)
     assert kept["client"].tolist() == ["local", "all", "local"]
     assert kept.groupby("step")["operations"].sum().to_dict() == {"01-load": 10, "02-run": 12, "03-run": 3}
+
+
+def _clients(tmp_path: Path, spec: dict[str, tuple[float, int, int]]) -> dict[str, Path]:
+    """client -> (StartTime, intervals of 1 s, READ ops per interval) as interval logs (+ CLEANUP)."""
+    dirs = {}
+    for client, (start, n, per) in spec.items():
+        d = tmp_path / client
+        d.mkdir()
+        _write_log(d / "READ.hdr", "READ", start, [[100 + i] * per for i in range(n)])
+        _write_log(d / "CLEANUP.hdr", "CLEANUP", start + n, [[5]])  # not an operation
+        dirs[client] = d
+    return dirs
+
+
+def test_common_window_is_where_every_client_ran_with_clock_offsets_applied(tmp_path: Path) -> None:
+    # a and b start at 1000 on our clock; c starts 5 s late; d is a host whose clock is 6 s ahead, so its
+    # log says 1006 for what is 1000 here. Each runs 10 s at 10 ops per 1-s interval.
+    dirs = _clients(
+        tmp_path,
+        {"a": (1000.0, 10, 10), "b": (1000.0, 10, 10), "c": (1005.0, 10, 10), "d": (1006.0, 10, 10)},
+    )
+    raw = read_client_logs(dirs)
+    logs = align_logs(raw, {"d": 6.0})
+    window = common_window(logs)
+    assert (window.start_s, window.end_s) == (1005.0, 1010.0)  # c's start, a/b/d's end
+    assert window.ops == 4 * 5 * 10 and window.throughput == pytest.approx(40.0)  # four clients at 10/s
+    union = union_window(logs)
+    assert (union.start_s, union.end_s, union.ops) == (1000.0, 1015.0, 400)
+    assert union.throughput == pytest.approx(400 / 15)
+    old = merge_overall({c: {"ops_done": 100.0, "runtime_ms": 10_000.0} for c in dirs})["throughput"]
+    assert old == pytest.approx(40.0) and window.ops / window.length_s == old  # equal when all run alike
+    unaligned = common_window(raw)  # without the offset d would seem to run 1006-1016
+    assert (unaligned.start_s, unaligned.end_s) == (1006.0, 1010.0) and unaligned.ops == 4 * 4 * 10
+
+
+def test_window_percentiles_come_from_the_windows_intervals_only(tmp_path: Path) -> None:
+    dirs = _clients(tmp_path, {"a": (1000.0, 10, 10), "c": (1005.0, 10, 10)})
+    logs = read_client_logs(dirs)
+    window = common_window(logs)
+    inside = window_logs(logs, window.start_s, window.end_s)
+    lat = merged_latencies(client_histograms(inside), PCTS).set_index(["client", "section"])
+    # a's intervals 5..9 (values 105..109) and c's 0..4 (values 100..104): 100 values
+    assert lat.at[(ALL_CLIENTS, "READ"), "operations"] == 100
+    assert lat.at[(ALL_CLIENTS, "READ"), "min_us"] == 100 and lat.at[(ALL_CLIENTS, "READ"), "max_us"] == 109
+    assert ("a", "CLEANUP") not in lat.index or lat.at[("a", "CLEANUP"), "operations"] == 0
+
+
+def test_clients_that_never_overlap_have_no_common_window(tmp_path: Path) -> None:
+    logs = read_client_logs(_clients(tmp_path, {"a": (1000.0, 3, 5), "b": (1010.0, 3, 5)}))
+    assert common_window(logs) is None and union_window(logs).ops == 30
+
+
+def test_warm_up_is_cut_from_each_clients_own_start(tmp_path: Path) -> None:
+    logs = read_client_logs(_clients(tmp_path, {"a": (1000.0, 10, 10), "c": (1005.0, 10, 10)}))
+    cut = drop_warmup(logs, 3.0)
+    spans = {c: union_window({c: ls}) for c, ls in cut.items()}
+    assert (spans["a"].start_s, spans["a"].ops) == (1003.0, 70)
+    assert (spans["c"].start_s, spans["c"].ops) == (1008.0, 70)  # the late client's own warm-up
+    window = common_window(cut)
+    assert (window.start_s, window.end_s, window.ops) == (1008.0, 1010.0, 40)
+    assert drop_warmup(logs, 0.0) == {c: list(ls) for c, ls in logs.items()}
+
+
+def test_operations_count_read_modify_write_once(tmp_path: Path) -> None:
+    d = tmp_path / "a"
+    d.mkdir()
+    # 10 RMW transactions: their 10 reads and 10 updates are in READ/UPDATE too; plus 5 plain reads,
+    # 2 failed updates, and intended-latency logs that are not operations
+    _write_log(d / "READ.hdr", "READ", 1000.0, [[50] * 15])
+    _write_log(d / "UPDATE.hdr", "UPDATE", 1000.0, [[60] * 10])
+    _write_log(d / "UPDATE-FAILED.hdr", "UPDATE-FAILED", 1000.0, [[70] * 2])
+    _write_log(d / "READ-MODIFY-WRITE.hdr", "READ-MODIFY-WRITE", 1000.0, [[110] * 10])
+    _write_log(d / "Intended-READ.hdr", "Intended-READ", 1000.0, [[80] * 15])
+    assert operations_in(read_client_logs({"a": d})) == 15 + 10 + 2 + 10 - 10 - 10 + 10 - 10 + 10 - 10 + 0

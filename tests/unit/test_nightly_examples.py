@@ -3,6 +3,7 @@ workflow parses and runs the nightly script, and the cron line's command runs a 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -50,3 +51,19 @@ def test_cron_schedule_is_valid(cron_entry: tuple[str, str]) -> None:
     minute, hour, dom, month, dow = schedule.split()
     assert 0 <= int(minute) < 60 and 0 <= int(hour) < 24 and (dom, month, dow) == ("*", "*", "*")
     assert command.startswith(f"cd {CHECKOUT} && ")
+
+
+def test_cron_alerts_on_exit_1_and_2_and_loads_an_environment_file(cron_entry: tuple[str, str]) -> None:
+    """Issue 22, item 7: output to cron (which mails MAILTO), not a file that nobody reads; the target from
+    an environment file; a rotated log (run for real in tests/integration/test_nightly_cron.py)."""
+    _, command = cron_entry
+    crontab = (EXAMPLES / "crontab").read_text()
+    assert re.search(r"^MAILTO=\S+@\S+$", crontab, re.M)
+    assert ">" not in command and "NIGHTLY_LOG=" in command and "NIGHTLY_ENV_FILE=" in command
+    script = (EXAMPLES / "nightly.sh").read_text()
+    assert '"verdict": "not run"' in script and "$NIGHTLY_LOG.$((i + 1))" in script
+    assert "source " not in script and not re.search(r"^\s*\. ", script, re.M)  # the env file is not run
+    assert (
+        "EnvironmentFile=-/etc/ycsb-runner/nightly.env"
+        in (EXAMPLES / "ycsb-runner-nightly.service").read_text()
+    )

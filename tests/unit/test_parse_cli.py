@@ -27,7 +27,7 @@ def test_table_finds_the_stderr_beside_the_stdout():
     result = invoke(str(DATA / "flaky.stdout"), str(DATA / "killed.stdout"))
     assert result.exit_code == 0
     assert "flaky.stdout: failed" in result.output
-    assert "READ: error rate" in result.output
+    assert "failed: READ" in result.output
     assert "killed.stdout: truncated" in result.output
     assert "UPDATE-FAILED" in result.output or "UPDATE-FAI" in result.output
 

@@ -89,7 +89,11 @@ def test_numeric_return_codes():
         source, "UPDATE", "Return=OK"
     )
     assert bad.verdict.status == "failed"
-    assert bad.verdict.reasons == [f"READ: error rate 100% ({reads:.0f} of {reads:.0f}) exceeds 1%"]
+    returns = ops["returns"].sum()
+    assert bad.verdict.reasons == [
+        f"error rate {100 * reads / returns:.3g}% ({reads:.0f} of {returns:.0f} operations; "
+        f"failed: READ {reads:.0f} of {reads:.0f}) exceeds 1%"
+    ]
 
 
 def test_overall_figures_of_the_old_layout():

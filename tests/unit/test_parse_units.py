@@ -330,7 +330,7 @@ def test_histogram_type_with_zero_operations_is_no_data():
     assert run.summary.query("metric == 'MinLatency(us)' and section == 'READ'")["value"].iloc[0] == -1
     assert run.measurement_type == "histogram"
     assert run.verdict.status == "failed"
-    assert run.verdict.reasons == ["READ: error rate 100% (5 of 5) exceeds 1%"]
+    assert run.verdict.reasons == ["error rate 100% (5 of 5 operations; failed: READ 5 of 5) exceeds 1%"]
 
 
 def test_error_initializing_on_stderr_fails_the_run():

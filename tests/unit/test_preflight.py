@@ -7,6 +7,7 @@ import re
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
 from ycsb_runner.preflight import preflight
 from ycsb_runner.suite import load_suite
 
@@ -64,9 +65,30 @@ def test_bench_stops_before_running_with_the_advice(tmp_path) -> None:
 
 
 def test_dry_run_shows_the_chosen_audit_strategy() -> None:
-    res = CliRunner().invoke(app, ["bench", "alibaba-audit", "--dry-run", "--audit-strategy", "restart"])
+    options = ["--audit-option", 'on_args=["--auditDestination","console"]', "--audit-option", "off_args=[]"]
+    args = ["bench", "alibaba-audit", "--dry-run", "--audit-strategy", "restart", *options]
+    res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert "(strategy: restart)" in res.stdout and "choose with --audit-strategy" not in res.stdout
+
+
+def test_dry_run_refuses_what_bench_refuses_with_the_plan_and_one_error() -> None:
+    """Issue 22, items 5 and 11: the dry run exits 2 as bench does, the error is printed once."""
+    res = CliRunner().invoke(app, ["bench", "tencent-threads", "--scale", "0.0002", "--dry-run"])
+    assert isinstance(res.exception, UserError) and res.exception.exit_code == 2  # main() exits with it
+    assert res.stdout.startswith("# suite tencent-threads") and "## step 01-load-t300" in res.stdout
+    message = str(res.exception)
+    assert message.startswith("stopped before running:") and "mongodb.url_options.w=1" in message
+    assert "error:" not in res.stderr  # the CLI prints the one error line; the warnings are printed
+    assert "--set threads=[20,40]" in res.stderr
+    # a missing strategy option, which bench checks before the server starts, is refused too
+    res = CliRunner().invoke(app, ["bench", "alibaba-audit", "--dry-run", "--audit-strategy", "restart"])
+    assert isinstance(res.exception, UserError) and res.exception.exit_code == 2
+    assert "--audit-option on_args=" in str(res.exception)
+    # with the advice the dry run passes
+    fixed = ["--set", "threads=[20,40]", "--set", "load_threads=40", "--set", "mongodb.url_options.w=1"]
+    res = CliRunner().invoke(app, ["bench", "tencent-threads", "--scale", "0.0002", "--dry-run", *fixed])
+    assert res.exit_code == 0, res.output
 
 
 def test_audit_strategy_options_are_checked_before_the_server_starts(tmp_path) -> None:

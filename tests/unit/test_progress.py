@@ -34,3 +34,52 @@ def test_plain_log_names_each_steps_length_and_the_suite_eta() -> None:
     assert any(
         line.endswith(f"suite ETA {clock(sum(seconds[1:]))})") and second.label in line for line in lines
     )
+
+
+def test_piped_status_says_the_time_once() -> None:
+    """Issue 22, item 11: ``0 s: no operation done yet``, not ``0 s: 0 s: no operation done yet``."""
+    plan = build_plan(load_suite("quick", ["maxexecutiontime=20"]))
+    out = io.StringIO()
+    progress = BenchProgress(1, console=Console(file=out, force_terminal=False, width=200))
+    with progress:
+        progress("step-start", {"step": plan.steps[0]})
+        progress("status", {"step": plan.steps[0], "sec": 0, "ops": 0, "cur": 0.0})
+    assert out.getvalue().splitlines()[1] == "    0 s: no operation done yet"
+
+
+def test_terminal_progress_is_one_line_per_step_at_80_columns() -> None:
+    """Issue 22, item 8: the bar, status and ETA of a step fit one line of an 80-column terminal."""
+    plan = build_plan(load_suite("tencent-threads", ["mongodb.url_options.w=1"], 0.0002))
+    seconds = [s.est_seconds for s in plan.steps]
+    for width in (80, 160):
+        console = Console(file=io.StringIO(), force_terminal=True, width=width)
+        progress = BenchProgress(len(plan.steps), console=console, step_seconds=seconds)
+        assert progress.progress is not None
+        for step in plan.steps[:2]:
+            progress("step-start", {"step": step})
+            progress("status", {"step": step, "sec": 12, "ops": 123_456, "cur": 10_288.0})
+        shown = io.StringIO()
+        Console(file=shown, width=width, color_system=None).print(
+            progress.progress.make_tasks_table(progress.progress.tasks)
+        )
+        lines = shown.getvalue().splitlines()
+        assert len(lines) == 2, lines  # one line per step
+        assert all("ETA" in line and "0:00:" in line for line in lines), lines
+        assert all(len(line) <= width for line in lines)
+
+
+def test_a_hint_keeps_each_option_with_its_value() -> None:
+    """Issue 22, item 8: ``--set`` and its value on one line at 80 columns, whatever the message."""
+    from ycsb_runner.cli.options import wrap_message
+    from ycsb_runner.preflight import preflight
+
+    suite = load_suite("tencent-threads", scale=0.0002)
+    messages = [f"{f.level}: {f.message}" for f in preflight(suite, embedded=True)]
+    assert any("--set threads=[20,40]" in m for m in messages)
+    for message in messages:
+        for width in range(40, 81):
+            wrapped = wrap_message(message, width)
+            lines = wrapped.splitlines()
+            assert all(not line.rstrip().endswith("--set") for line in lines), (width, lines)
+            assert " ".join(line.strip() for line in lines) == " ".join(message.split())
+            assert all(len(line) <= width or " " not in line.strip() for line in lines)

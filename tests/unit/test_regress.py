@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.changepoint import NULL_DRAWS, adjust, e_divisive, judge_series, window_test
+from ycsb_runner.analyse.changepoint import adjust, e_divisive, judge_series
 from ycsb_runner.analyse.regress import (
     EXIT_OK,
     EXIT_REGRESSION,
@@ -23,6 +23,7 @@ from ycsb_runner.analyse.regress import (
     RegressOptions,
     regress,
 )
+from ycsb_runner.analyse.window import NULL_DRAWS, window_test
 from ycsb_runner.cli import app
 from ycsb_runner.history import METRIC_COLUMNS, RUN_COLUMNS
 
@@ -135,16 +136,19 @@ def _history(nights: list[dict[str, float]], verdicts: list[str] | None = None, 
     return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(metrics, columns=METRIC_COLUMNS)
 
 
-def _nights(n: int, seed: int = 7) -> list[dict[str, float]]:
-    tp, lat = _noisy(n, seed), _noisy(n, seed + 100, level=2000)
+def _nights(n: int, seed: int = 7, cv: float = 0.015) -> list[dict[str, float]]:
+    tp, lat = _noisy(n, seed, cv), _noisy(n, seed + 100, cv, level=2000)
     return [{"throughput_ops_s": a, "avg_us": b, "p99_us": 5 * b} for a, b in zip(tp, lat, strict=True)]
 
 
 def test_regress_exit_codes() -> None:
     opts = RegressOptions()
-    ok = regress(*_history(_nights(8)), "quick", opts)
+    ok = regress(*_history(_nights(16)), "quick", opts)
     assert ok.exit_code == EXIT_OK and (ok.table["verdict"] == "no change").all() and len(ok.table) == 3
-    slow = _nights(8)
+    short = regress(*_history(_nights(7)), "quick", opts)  # 4 baseline nights: 5 % is below the noise
+    assert short.exit_code == EXIT_UNDECIDED and (short.table["verdict"] == "cannot tell").all()
+    assert "could not tell" in short.reason and (short.table["detectable_pct"] > 5).all()
+    slow = _nights(16)
     slow[-1] = {k: (v * 0.6 if k == "throughput_ops_s" else v * 1.5) for k, v in slow[-1].items()}
     assert regress(*_history(slow), "quick", opts).exit_code == EXIT_OK  # one night: wait for another
     bad = regress(*_history(slow), "quick", RegressOptions(confirm=1))
@@ -155,7 +159,7 @@ def test_regress_exit_codes() -> None:
         "p99_us",
     }
     row = bad.table[bad.table["metric"] == "throughput_ops_s"].iloc[0]
-    assert row["change_run"] == "night-07" and row["change_tags"] == "night=7" and row["change_pct"] < -30
+    assert row["change_run"] == "night-15" and row["change_tags"] == "night=15" and row["change_pct"] < -30
     two = regress(*_history(_nights(2)), "quick", opts)
     assert two.exit_code == EXIT_UNDECIDED and "need at least" in two.reason
     empty = regress(*_history([]), "quick", opts)
@@ -228,7 +232,9 @@ def test_regress_cli_exit_codes_and_formats(tmp_path: Path) -> None:
     assert flagged and all(r["change_run"] == "night-07" for r in flagged)
     assert doc["alpha"] == RegressOptions().alpha and doc["confirm"] == RegressOptions().confirm
     assert {r["metric"] for r in flagged} >= {"throughput_ops_s"}
-    ok = runner.invoke(app, [*base, "--until", "2026-11-07", "-f", "csv"])
+    blind = runner.invoke(app, [*base, "--until", "2026-11-07", "-f", "csv"])  # 4 baseline nights
+    assert blind.exit_code == 2 and "could not tell" in blind.stderr, blind.output
+    ok = runner.invoke(app, [*base, "--until", "2026-11-07", "--min-effect", "25", "-f", "csv"])
     assert ok.exit_code == 0, ok.output
     two = runner.invoke(app, [*base, "--until", "2026-11-02"])
     assert two.exit_code == 2 and "need at least" in two.stderr
@@ -267,3 +273,20 @@ def test_regress_report_is_self_contained_with_a_plot_per_flagged_series(tmp_pat
     figures = sorted((out / "regress-figures").glob("*.png"))
     assert len(figures) == n_flagged and all(f"regress-figures/{f.name}" in md for f in figures)
     assert all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in figures)
+
+
+@pytest.mark.parametrize(("rho", "m"), [(0.0, 12), (0.0, 30), (0.5, 20)])
+def test_window_p_values_are_calibrated_far_into_the_tail(rho: float, m: int) -> None:
+    """Null series (Gaussian AR(1) nights with the model's correlation): the share with p < a is at most a,
+    within Monte-Carlo error, for a = 1e-2, 1e-3 and 1e-4, although the windows share the baseline (the
+    k nights are not independent). 400,000 series, so that 1e-4 expects 40 of them."""
+    from ycsb_runner.analyse.window import _ar1, combined_p, marginal_ps
+
+    rng = np.random.default_rng(7 + m)
+    ks, r = (2, 3), 400_000
+    y = 0.05 * _ar1(rng.standard_normal((r, m + 3)), rho, rng.standard_normal(r))
+    p = combined_p(marginal_ps(y, m, ks, rho).min(axis=(1, 2)), m, ks, rho)
+    for a in (1e-2, 1e-3, 1e-4):
+        share = float(np.mean(p < a))
+        assert share <= a + 3 * np.sqrt(a / r) + 0.15 * a, (a, share)
+        assert share >= a / 3, (a, share)  # and not so cautious that the test would have no power

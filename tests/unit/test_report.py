@@ -12,6 +12,7 @@ import pytest
 from ycsb_runner.analyse.plots import latency_over_time, latency_unit, short_step
 from ycsb_runner.analyse.report import scaled_note, write_report
 from ycsb_runner.analyse.table import audit_ab, audit_overhead, study_table
+from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -82,12 +83,13 @@ def test_units_and_step_labels() -> None:
     assert short_step("19-run-read100-t4-audit-off-r1", row) == "19 read100, 4 thr, audit off"
 
 
-def test_thread_counts_pair_by_rank_when_the_run_scaled_them() -> None:
-    from ycsb_runner.analyse.compare import thread_pairs
+def test_thread_counts_are_matched_by_value() -> None:
+    from ycsb_runner.analyse.compare import check_threads
 
-    assert thread_pairs([4, 8], [100, 200]) == {100: 4, 200: 8}
-    assert thread_pairs([100, 200], [100, 200]) == {100: 100, 200: 200}
-    assert thread_pairs([4], [100, 200]) == {100: 100, 200: 200}  # no pairing: reported as not in the run
+    check_threads([100, 200], [100, 200], "tencent-threads")
+    check_threads([8, 100], [100, 200], "tencent-threads")  # 100 meets 100; 200 is reported as not run
+    with pytest.raises(UserError, match=r"ran 4, 8 threads; tencent-threads publishes 100, 200 threads"):
+        check_threads([4, 8], [100, 200], "tencent-threads")  # never paired by rank
 
 
 def test_published_remarks_in_english_beside_the_original() -> None:

@@ -181,6 +181,6 @@ def test_results_table_of_a_run_fits(
 
 
 def test_column_needs_keeps_numbers_whole() -> None:
-    minimum, natural, numeric = column_needs(["106 ± 16.43", "8,464", "not sampled at all here"], "RAL (us)")
+    minimum, natural, numeric = column_needs(["106 ± 16.43", "8,464", "not sampled at all here"], "RAL (µs)")
     assert minimum >= len("106 ± 16.43") and natural == len("not sampled at all here") and numeric
     assert is_number_text("12.5%") and is_number_text("-3,000") and not is_number_text("read100")

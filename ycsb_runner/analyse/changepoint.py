@@ -21,57 +21,96 @@ both directions.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 
-from ycsb_runner.analyse.stats import scipy_stats
+from ycsb_runner.analyse.window import (
+    NoiseModel,
+    Window,
+    detectable_pct,
+    lag1_rho,
+    noise_model,
+    window_test,
+)
 
-DEFAULT_PERMUTATIONS = 999
+DEFAULT_PERMUTATIONS = 199
 DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
-NULL_DRAWS = 20_000  # simulated series per segment length for the window test's null distribution
-_P_FLOOR = 1 / (NULL_DRAWS + 1)  # the smallest p the simulation itself can give
 HOLM = "holm"
 BH = "bh"
 
 
+_CHUNK_BYTES = 8 * 2**20  # the pairwise distances of one chunk of permuted series
+
+
 def _q_stats(z: np.ndarray, min_size: int) -> np.ndarray:
-    """E-Divisive q for every split tau of each row of *z* (shape (r, n)); -inf where a part is too small."""
+    """E-Divisive q for every split tau of each row of *z* (shape (r, n)); -inf where a part is too small.
+
+    The rows are taken in chunks so that their pairwise distances stay under _CHUNK_BYTES."""
     r, n = z.shape
-    d = np.abs(z[:, :, None] - z[:, None, :])  # (r, n, n)
-    s = d.cumsum(axis=1).cumsum(axis=2)  # s[:, i, j] = sum of d[:, :i+1, :j+1]
-    total = s[:, -1, -1]
     q = np.full((r, n + 1), -np.inf)
-    for tau in range(min_size, n - min_size + 1):
-        m = n - tau
-        within_x = s[:, tau - 1, tau - 1]  # sum over the X block (both orders)
-        cross = s[:, tau - 1, -1] - within_x  # X rows, Y columns
-        within_y = total - within_x - 2 * cross
-        mean_x = within_x / (tau * (tau - 1)) if tau > 1 else 0.0
-        mean_y = within_y / (m * (m - 1)) if m > 1 else 0.0
-        e = 2 * cross / (tau * m) - mean_x - mean_y
-        q[:, tau] = (tau * m / n) * e
+    if n < 2 * min_size:
+        return q
+    chunk = max(1, _CHUNK_BYTES // (8 * n * n))
+    taus = np.arange(min_size, n - min_size + 1)
+    m = n - taus
+    lower = np.tri(n, k=-1)  # [j, i]: 1 where i < j
+    for lo in range(0, r, chunk):
+        part = z[lo : lo + chunk]
+        d = np.abs(part[:, :, None] - part[:, None, :])
+        before = np.einsum("rji,ji->rj", d, lower)  # per j: distances to the earlier values
+        after = d.sum(axis=2) - before  # ... to the later ones
+        within_x = 2 * np.cumsum(before, axis=1)[:, taus - 1]  # both orders, values < tau
+        within_y = 2 * np.cumsum(after[:, ::-1], axis=1)[:, ::-1][:, taus]  # values >= tau
+        total = 2 * before.sum(axis=1, keepdims=True)
+        cross = (total - within_x - within_y) / 2  # one order: X row, Y column
+        mean_x = np.where(taus > 1, within_x / np.maximum(taus * (taus - 1), 1), 0.0)
+        mean_y = np.where(m > 1, within_y / np.maximum(m * (m - 1), 1), 0.0)
+        q[lo : lo + chunk, taus] = (taus * m / n) * (2 * cross / (taus * m) - mean_x - mean_y)
     return q
+
+
+def _best(z: np.ndarray, min_size: int) -> tuple[int, float]:
+    q = _q_stats(z[None, :], min_size)[0]
+    tau = int(np.argmax(q))
+    return tau, float(q[tau])
 
 
 def best_split(
     z: np.ndarray, *, min_size: int = 2, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED
 ) -> tuple[int, float]:
     """(tau, permutation p-value) of the best split of *z*; (-1, 1.0) when it is too short to split."""
-    n = z.size
-    if n < 2 * min_size:
+    if z.size < 2 * min_size:
         return -1, 1.0
-    q = _q_stats(z[None, :], min_size)[0]
-    tau = int(np.argmax(q))
-    observed = q[tau]
-    rng = np.random.default_rng(seed + n)
-    perms = np.argsort(rng.random((permutations, n)), axis=1)
-    null = _q_stats(z[perms], min_size).max(axis=1)
-    p = (1 + int(np.sum(null >= observed - 1e-12 * abs(observed)))) / (permutations + 1)
+    tau, observed = _best(z, min_size)
+    p = _permutation_p([z], observed, min_size, permutations, 1.0, seed)
     return tau, p
+
+
+def _permutation_p(
+    segments: list[np.ndarray], observed: float, min_size: int, permutations: int, alpha: float, seed: int
+) -> float:
+    """P of the best q over all *segments* reaching *observed* when each segment's values are shuffled
+    within it. Stops early once the p-value cannot fall below *alpha* (the decision is the same)."""
+    rng = np.random.default_rng(seed + sum(s.size for s in segments))
+    hits, done = 0, 0
+    stop = int(alpha * (permutations + 1))  # hits at which p >= alpha whatever follows
+    batch = 32
+    while done < permutations:
+        b = min(batch, permutations - done)
+        best = np.full(b, -np.inf)
+        for seg in segments:
+            if seg.size >= 2 * min_size:
+                shuffled = seg[np.argsort(rng.random((b, seg.size)), axis=1)]
+                best = np.maximum(best, _q_stats(shuffled, min_size).max(axis=1))
+        hits += int(np.sum(best >= observed - 1e-12 * abs(observed)))
+        done += b
+        if hits >= stop > 0:
+            break
+        batch = min(4 * batch, 512)
+    return (1 + hits) / (1 + done)
 
 
 def e_divisive(
@@ -82,17 +121,29 @@ def e_divisive(
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
 ) -> list[tuple[int, float]]:
-    """Change points of *values* as (index where the new segment starts, permutation p), sorted."""
+    """Change points of *values* as (index where the new segment starts, permutation p), sorted.
+
+    As in MongoDB's implementation and Otava: each round takes the best split over *all* current segments
+    and tests it against one permutation null (each segment shuffled within itself, the best q over all of
+    them); the series stops splitting at the first split that is not significant at *alpha*."""
     x = np.asarray(values, dtype=float)
+    bounds = [0, x.size]
     found: list[tuple[int, float]] = []
-    todo = [(0, x.size)]
-    while todo:
-        lo, hi = todo.pop()
-        tau, p = best_split(x[lo:hi], min_size=min_size, permutations=permutations, seed=seed)
-        if tau < 0 or p >= alpha:
-            continue
-        found.append((lo + tau, p))
-        todo += [(lo, lo + tau), (lo + tau, hi)]
+    while True:
+        segments = [x[lo:hi] for lo, hi in zip(bounds, bounds[1:], strict=False)]
+        best_q, best_cp = -np.inf, -1
+        for lo, seg in zip(bounds, segments, strict=False):
+            if seg.size >= 2 * min_size:
+                tau, q = _best(seg, min_size)
+                if q > best_q:
+                    best_q, best_cp = q, lo + tau
+        if best_cp < 0:
+            break
+        p = _permutation_p(segments, best_q, min_size, permutations, alpha, seed + len(found))
+        if p >= alpha:
+            break
+        found.append((best_cp, p))
+        bounds = sorted([*bounds, best_cp])
     return sorted(found)
 
 
@@ -133,6 +184,11 @@ class SeriesJudgement:
     change_index: int  # the night where the change began (index into the series), -1 when untested
     change_points: tuple[int, ...]
     note: str = ""
+    open: bool = False  # a regression found on an earlier night that has not recovered
+    baseline: tuple[int, int] = (-1, -1)  # the nights [start, end) the window was judged against
+    window_nights: int = 0
+    noise: NoiseModel | None = None
+    detectable_pct: float = math.nan  # the smallest change a full window could show at p < alpha
 
 
 def _untested(note: str, cps: tuple[int, ...] = ()) -> SeriesJudgement:
@@ -144,98 +200,75 @@ def _pct(before: float, after: float) -> float:
     return 100.0 * (after - before) / abs(before) if before else math.nan
 
 
-def _segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and standard deviation of each row of *b* (shape (r, m)) without its outliers: the values beyond
-    3.5 scaled MADs from the row's median, at most a tenth of the row's nights (none of fewer than 10:
-    dropping one of a few nights makes the null's tail heavy; a 20x slower night got p = 0.002 from 7)."""
-    m = b.shape[1]
-    med = np.median(b, axis=1, keepdims=True)
-    mad = 1.4826 * np.median(np.abs(b - med), axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dev = np.abs(b - med) / mad
-    rank = np.argsort(np.argsort(-np.nan_to_num(dev, nan=0.0), axis=1, kind="stable"), axis=1)
-    keep = ~((dev > 3.5) & (rank < m // 10))
-    n = keep.sum(axis=1)
-    mean = np.where(keep, b, 0.0).sum(axis=1) / n
-    var = np.where(keep, (b - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)
-    return mean, np.sqrt(var)
-
-
-def _least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Per row: the fresh night closest to the segment above it (max), in segment standard deviations;
-    small when every fresh night is low. The high side is the same statistic of the negated values."""
-    mean, sd = _segment_stats(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (f.max(axis=1) - mean) / sd
-
-
-@lru_cache(maxsize=256)
-def _null(m: int, ks: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
-    """Simulated null of the window test for a segment of *m* nights before the longest window: per k the
-    sorted statistic, and the sorted smallest one-sided p over the ks (same draws, nested windows)."""
-    rng = np.random.default_rng(DEFAULT_SEED + 7919 * m + sum(ks))
-    longest = max(ks)
-    z = rng.standard_normal((NULL_DRAWS, m + longest))
-    margins, ps = {}, []
-    for k in ks:
-        stat = _least_change(z[:, : m + longest - k], z[:, m + longest - k :])
-        margins[k] = np.sort(stat)
-        ps.append(_rank_p(margins[k], stat))  # per draw, so that the minimum is over one draw's windows
-    return margins, np.sort(np.min(ps, axis=0))
-
-
-def _rank_p(null: np.ndarray, observed: np.ndarray | float) -> np.ndarray:
-    """P(null <= observed) with the +1 of a Monte Carlo p-value; *null* sorted."""
-    return (1 + np.searchsorted(null, observed, side="right")) / (null.size + 1)
+def _baseline_length(m: int) -> int:
+    """Baselines longer than 10 nights are cut to a multiple of 5 (of 10 beyond 30; at most MAX_BASELINE):
+    fewer null distributions to simulate."""
+    if m <= 10:
+        return m
+    return min(MAX_BASELINE, 5 * (m // 5) if m <= 30 else 10 * (m // 10))
 
 
 @dataclass(frozen=True)
-class _Window:
-    k: int
-    p: float  # one-sided marginal p
-    before: float
-    after: float
-    pct: float
+class _At:
+    """The window test as it would have run on night end - 1."""
+
+    p: float
+    win: Window | None
+    start: int
+    stop: int  # the baseline is [start, stop)
+    ks: tuple[int, ...]
+    model: NoiseModel
 
 
-def window_test(
-    segment: np.ndarray, fresh: np.ndarray, ks: tuple[int, ...], min_effect_pct: float
-) -> tuple[float, _Window | None]:
-    """Two-sided p of the newest nights *fresh* (the last max(ks)) against *segment* (the nights before
-    them), and the window (k nights, direction) that gave it; (1.0, None) when no window shows a change of
-    at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
-    observed one, doubled for the two directions."""
-    x = np.concatenate([segment, fresh])
-    y = np.log(x) if np.all(x > 0) else x
-    n, m = y.size, segment.size
-    margins, smallest = _null(m, ks)
-    best: _Window | None = None
-    for k in ks:
-        b, f = x[: n - k], x[n - k :]
-        before, after = float(np.median(b)), float(np.median(f))
-        pct = _pct(before, after)
-        for sign in (1.0, -1.0):  # 1: the nights went down; -1: up
-            if not sign * pct <= -min_effect_pct:
+def _judge_at(
+    y: np.ndarray,
+    cps: tuple[int, ...],
+    end: int,
+    window: int,
+    confirm: int,
+    min_effect_pct: float,
+    rho: float,
+) -> _At | None:
+    """The newest nights before *end* against the stable segment before them (None: too little of it)."""
+    older = [c for c in cps if c < end - window]
+    start = older[-1] if older else 0
+    ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
+    if not ks:
+        return None
+    stop = end - max(ks)
+    start = stop - _baseline_length(stop - start)
+    p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho)
+    model = noise_model(y[start:stop])
+    return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
+
+
+def _open_regression(
+    y: np.ndarray,
+    cps: tuple[int, ...],
+    *,
+    window: int,
+    confirm: int,
+    min_effect_pct: float,
+    alpha: float,
+    worse: int,
+    rho: float,
+) -> tuple[int, _At] | None:
+    """The earliest change toward worse, begun before tonight's window, that the window test flagged when
+    its nights were the newest and that has not recovered: the newest nights are still at least
+    *min_effect_pct* % worse than the nights before it. (night where it began, the test then)"""
+    n = y.size
+    tonight = float(np.median(y[n - window :]))
+    for c in cps:
+        for s in (c - 1, c, c + 1):
+            if s < MIN_BASELINE or s >= n - window:
                 continue
-            stat = float(_least_change(sign * y[None, : n - k], sign * y[None, n - k :])[0])
-            p = _marginal_p(margins[k], stat, n - k, k)
-            if best is None or p < best.p:
-                best = _Window(k, p, before, after, pct)
-    if best is None:
-        return 1.0, None
-    combined = float(_rank_p(smallest, best.p)) if best.p >= _P_FLOOR else len(ks) * best.p
-    return min(1.0, 2 * combined), best
-
-
-def _marginal_p(null: np.ndarray, stat: float, m: int, k: int) -> float:
-    """One-sided p of *stat* from the simulated *null*; beyond the simulated range (a change far larger
-    than the noise) extrapolated with the t prediction tail of k independent nights."""
-    if math.isnan(stat):
-        return 1.0
-    p = float(_rank_p(null, stat))
-    if p > _P_FLOOR:
-        return p
-    return min(p, float(scipy_stats().t.cdf(stat / math.sqrt(1 + 1 / m), m - 1)) ** k)
+            before_s = tuple(cp for cp in cps if cp < s)
+            at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct, rho)
+            if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
+                continue
+            if worse * _pct(at.win.before, tonight) >= min_effect_pct:
+                return s, at
+    return None
 
 
 def judge_series(
@@ -244,69 +277,108 @@ def judge_series(
     window: int = 3,
     confirm: int = 2,
     min_effect_pct: float = 0.0,
+    alpha: float = 0.01,
+    worse: int = 0,
+    accepted_from: int = 0,
     cp_alpha: float = 0.01,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
-    accepted_from: int = 0,
 ) -> SeriesJudgement:
     """The newest night(s) of one series (one value per night, oldest first) against their history.
 
-    The last k nights, for k from *confirm* to *window*, are tested against the stable segment before them
-    (from the last E-Divisive change point older than the window, at most MAX_BASELINE nights); a window
-    counts only if its median is at least *min_effect_pct* % off the segment's. *confirm* 1 lets tonight
-    alone be a change; 2 (the default) needs two nights, so a single outlier night flags nothing.
-    *accepted_from*: the night where an accepted change began; the nights before it are not the baseline.
+    Tonight: the last k nights, for k from *confirm* to *window*, are tested against the stable segment
+    before them (from the last E-Divisive change point older than the window, at most MAX_BASELINE
+    nights); a window counts only if its median is at least *min_effect_pct* % off the segment's. *confirm*
+    1 lets tonight alone be a change; 2 (the default) needs two nights, so a single outlier night flags
+    nothing.
+
+    Earlier nights: with *worse* (-1: a drop is worse, 1: a rise is), a change toward worse that the same
+    test flagged at p < *alpha* when its nights were the newest stays an open regression (``open``) while
+    the newest nights are still *min_effect_pct* % worse than the nights before it: a regression that
+    lasts longer than the window is not absorbed into the baseline. *accepted_from*: the night from which
+    a user accepted the values as the new normal (``regress accept``): nothing before it is looked at.
     """
-    if accepted_from > 0:  # for now: the nights since the accepted change alone, indices kept
-        j = judge_series(
-            np.asarray(values, dtype=float)[accepted_from:],
+    x = np.asarray(values, dtype=float)
+    off = max(0, int(accepted_from))
+    y = x[off:]
+    if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):
+        since = f" since the accepted change at night {off + 1}" if off else ""
+        return _untested(f"{y.size} nights{since}: need at least {MIN_BASELINE + confirm}")
+    cps = tuple(c for c, _ in e_divisive(y, alpha=cp_alpha, permutations=permutations, seed=seed))
+    shown = tuple(off + c for c in cps)
+    n = y.size
+    # the noise model's correlation from every night before tonight's window, around each segment's mean
+    pre = y[: n - window]
+    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, tuple(c for c in cps if c < n - window))
+    if worse:
+        found = _open_regression(
+            y,
+            cps,
             window=window,
             confirm=confirm,
             min_effect_pct=min_effect_pct,
-            cp_alpha=cp_alpha,
-            permutations=permutations,
-            seed=seed,
+            alpha=alpha,
+            worse=worse,
+            rho=rho,
         )
-        shift = tuple(c + accepted_from for c in j.change_points)
-        start = j.change_index + accepted_from if j.change_index >= 0 else -1
-        return replace(j, change_index=start, change_points=shift)
-    x = np.asarray(values, dtype=float)
-    if x.size < MIN_BASELINE + confirm or not np.all(np.isfinite(x)):
-        return _untested(f"{x.size} nights: need at least {MIN_BASELINE + confirm}")
-    cps_p = e_divisive(x, alpha=cp_alpha, permutations=permutations, seed=seed)
-    cps = tuple(c for c, _ in cps_p)
-    n = x.size
-    older = [c for c in cps if c < n - window]
-    start = older[-1] if older else 0
-    ks = tuple(k for k in range(confirm, window + 1) if n - k - start >= MIN_BASELINE)
-    if not ks:
+        if found is not None:
+            s, at = found
+            assert at.win is not None
+            after = float(np.median(y[n - window :]))
+            return SeriesJudgement(
+                True,
+                f"open since night {off + s + 1}",
+                at.p,
+                at.win.before,
+                after,
+                _pct(at.win.before, after),
+                off + s,
+                shown,
+                f"flagged on night {off + s + at.win.k} ({at.win.pct:+.1f} %), not recovered",
+                open=True,
+                baseline=(off + at.start, off + at.stop),
+                window_nights=at.win.k,
+                noise=at.model,
+                detectable_pct=detectable_pct(at.model, at.ks, alpha),
+            )
+    at = _judge_at(y, cps, n, window, confirm, min_effect_pct, rho)
+    if at is None:
+        start = [c for c in cps if c < n - window][-1]
         return _untested(
-            f"only {n - confirm - start} nights since the change at night {start + 1}: need {MIN_BASELINE}",
-            cps,
+            f"only {n - confirm - start} nights since the change at night {off + start + 1}: "
+            f"need {MIN_BASELINE}",
+            shown,
         )
-    start = max(start, n - max(ks) - MAX_BASELINE)
-    p, win = window_test(x[start : n - max(ks)], x[n - max(ks) :], ks, min_effect_pct)
-    if win is None:
-        b = float(np.median(x[start : n - max(ks)]))
-        a = float(np.median(x[n - min(ks) :]))
+    common = {
+        "baseline": (off + at.start, off + at.stop),
+        "noise": at.model,
+        "detectable_pct": detectable_pct(at.model, at.ks, alpha),
+    }
+    if at.win is None:
+        b = float(np.median(y[at.start : at.stop]))
+        a = float(np.median(y[n - min(at.ks) :]))
         return SeriesJudgement(
             True,
-            f"last {min(ks)}+ nights",
+            f"last {min(at.ks)}+ nights",
             1.0,
             b,
             a,
             _pct(b, a),
-            n - min(ks),
-            cps,
-            f"no window of the last {max(ks)} nights moved {min_effect_pct:g} %",
+            off + n - min(at.ks),
+            shown,
+            f"no window of the last {max(at.ks)} nights moved {min_effect_pct:g} %",
+            window_nights=max(at.ks),
+            **common,
         )
     return SeriesJudgement(
         True,
-        f"last {win.k} nights" if win.k > 1 else "last night",
-        p,
-        win.before,
-        win.after,
-        win.pct,
-        n - win.k,
-        cps,
+        f"last {at.win.k} nights" if at.win.k > 1 else "last night",
+        at.p,
+        at.win.before,
+        at.win.after,
+        at.win.pct,
+        off + n - at.win.k,
+        shown,
+        window_nights=at.win.k,
+        **common,
     )

@@ -12,7 +12,7 @@ from ycsb_runner.analyse.table import audit_ab, load_run, metric_in_mix, step_me
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
-from ycsb_runner.studies import METRICS, Study, higher_is_better, study_for_reference
+from ycsb_runner.studies import ALIBABA_OTHER_UNIT, METRICS, Study, higher_is_better, study_for_reference
 
 REFERENCE_COLUMNS = [
     "mix",
@@ -23,7 +23,9 @@ REFERENCE_COLUMNS = [
     "metric",
     "measured",
     "published",
+    "unit",
     "ratio",
+    "published_other",
     "published_text",
     "measured_n",
     "note",
@@ -50,6 +52,17 @@ COMPARE_COLUMNS = [
 ]
 
 
+def missing_note(run: RunResult, mix: str) -> str:
+    """Why a published mix has no measured figure: not in the run, or run and failed."""
+    steps = run.steps
+    if not steps.empty and "verdict" in steps:
+        ran = steps[(steps["mix"] == mix) & steps["phase"].isin(["load", "run"])]
+        if not ran.empty and not (ran["verdict"] == "completed").any():
+            verdicts = "/".join(dict.fromkeys(ran["verdict"].astype(str)))
+            return f"mix ran and {verdicts}: no completed step"
+    return "mix not in this run"
+
+
 def _ratio(measured: float, published: float) -> float:
     if measured != measured or published != published or published == 0:
         return math.nan
@@ -74,19 +87,29 @@ def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: 
         .reset_index()
     )
     thread_keyed = "threads" in study.reference_keys
-    pairs = thread_pairs(sorted(means["threads"].unique()), sorted(ref["threads"].unique()))
+    studied = means[means["mix"].isin(set(ref["mix"]))]  # the measured mixes the table publishes
+    run_threads = sorted(int(t) for t in studied["threads"].unique())
+    if thread_keyed:
+        check_threads(run_threads, sorted(int(t) for t in ref["threads"].unique()), study.name)
     rows = []
     for _, pub in ref.iterrows():
         mine = means[means["mix"] == pub["mix"]]
         if thread_keyed:
-            mine = mine[mine["threads"] == pairs.get(int(pub["threads"]), pub["threads"])]
+            mine = mine[mine["threads"] == int(pub["threads"])]  # by value, never by position
         got = mine.iloc[0] if not mine.empty else None
         for measured_col, pub_col in columns.items():
             published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
             if measured_col == "server_cpu_pct" and pub.get("cpu_low_pct") != pub.get("cpu_high_pct"):
                 published = (float(pub["cpu_low_pct"]) + float(pub["cpu_high_pct"])) / 2
             measured = float(got[measured_col]) if got is not None else math.nan
-            note = "" if got is not None else "mix not in this run"
+            note = ""
+            if got is None:
+                ran = (means["mix"] == pub["mix"]).any()
+                note = (
+                    f"not run at {int(pub['threads'])} threads (this run: {', '.join(map(str, run_threads))})"
+                    if thread_keyed and ran
+                    else missing_note(run, pub["mix"])
+                )
             if measured_col == "server_cpu_pct":
                 note = note or "published: % of the instance; measured: % of this host's cores"
             rows.append(
@@ -99,7 +122,9 @@ def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: 
                     "metric": measured_col,
                     "measured": measured,
                     "published": published,
+                    "unit": METRICS[measured_col].unit,
                     "ratio": _ratio(measured, published),
+                    "published_other": "",
                     "published_text": pub["cpu_text"] if measured_col == "server_cpu_pct" else "",
                     "measured_n": int(got["n"]) if got is not None else 0,
                     "note": note,
@@ -116,14 +141,17 @@ def _with_english(text: str) -> str:
     return text if rendered == text else f"{rendered} [{text}]"
 
 
-def thread_pairs(run_threads: list[int], published_threads: list[int]) -> dict[int, int]:
-    """Published thread count -> the run's: equal counts pair with themselves; a run that ran as many
-    (other) thread counts as the study, e.g. a scaled 4 and 8 for the published 100 and 200, pairs by rank."""
-    run_threads = [int(t) for t in run_threads]
-    published_threads = [int(t) for t in published_threads]
-    if set(published_threads) <= set(run_threads) or len(run_threads) != len(published_threads):
-        return {t: t for t in published_threads}
-    return dict(zip(published_threads, run_threads, strict=True))
+def check_threads(run_threads: list[int], published_threads: list[int], study: str) -> None:
+    """Measured rows meet published ones at the same thread count; a run that ran none of the published
+    counts is refused with them (a scaled 8 and 16 are not the study's 100 and 200)."""
+    if set(run_threads) & set(published_threads):
+        return
+    published = ", ".join(map(str, published_threads))
+    fix = ",".join(map(str, published_threads))
+    raise UserError(
+        f"this run ran {', '.join(map(str, run_threads))} threads; {study} publishes {published} threads "
+        f"only, and figures are compared at the same thread count: run with --set threads=[{fix}]"
+    )
 
 
 def _run_threads(run: RunResult) -> int | float:
@@ -162,6 +190,16 @@ def _in_mix(metric: str, mix: str) -> bool:
     return metric_in_mix(metric, mix)
 
 
+def _published_other(pub: pd.Series, metric: str) -> str:
+    """The published change in its other unit: ``+300 µs`` (the cell is +250 %), ``+15 % of the off value``
+    (the cell is +3 pp); "" where the study gives none."""
+    col, unit = ALIBABA_OTHER_UNIT.get(metric, ("", ""))
+    value = pub.get(col)
+    if not col or value is None or value != value:
+        return ""
+    return f"{float(value):+,.0f} {unit}"
+
+
 def _audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
     ref = select(load_reference(study.reference or study.name), size=size, storage=storage)
     ab = audit_ab(run, study.metrics)
@@ -179,9 +217,9 @@ def _audit_reference(run: RunResult, study: Study, size: str | None, storage: st
             published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
             if published != published and not bool(pub[sig_col]):
                 published = 0.0  # the study says "no significant change"
-            note = "change in percentage points (on − off)" if not pct else "change in % (on − off)"
+            note = "change in percentage points (on − off)" if not pct else "change in % of the off value"
             if got is None:
-                note = "mix not in this run"
+                note = missing_note(run, pub["mix"])
             elif got["n_a"] == 0 and got["n_b"] == 0:
                 note = "unavailable: the server does not report this figure"
             else:
@@ -196,7 +234,9 @@ def _audit_reference(run: RunResult, study: Study, size: str | None, storage: st
                     "metric": metric,
                     "measured": measured,
                     "published": published,
+                    "unit": "%" if pct else "pp",
                     "ratio": _ratio(measured, published),
+                    "published_other": _published_other(pub, metric),
                     "published_text": _with_english(pub[text_col]),
                     "measured_n": int(got["n_a"] + got["n_b"]) if got is not None else 0,
                     "note": note,
@@ -227,11 +267,15 @@ def compare_reference(
     out.attrs["run_vs_study"] = run_vs_study(
         run, select(load_reference(study.reference or study.name), size=size, storage=storage)
     )
+    out.attrs["audit_unverified"] = run.manifest.audit_caveat if study.layout == "audit" else ""
     return out
 
 
 def compare_runs(
-    baseline_dir: Path | str | RunResult, contender_dir: Path | str | RunResult, *, alpha: float = 0.05
+    baseline_dir: Path | str | RunResult,
+    contender_dir: Path | str | RunResult,
+    *,
+    alpha: float = stats.DEFAULT_ALPHA,
 ) -> pd.DataFrame:
     """Baseline vs contender per (phase, mix, threads, audit, metric) over repetitions (``stats.ab_table``).
 
@@ -274,14 +318,20 @@ def compare_runs(
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))
     ab = ab.sort_values(["_o", "threads", "audit"], kind="stable").drop(columns="_o")
     out = ab[COMPARE_COLUMNS].reset_index(drop=True)
-    out.attrs.update(baseline=base.root.name, contender=cont.root.name, suite=base.suite_name)
+    caveats = dict.fromkeys(c for c in (base.manifest.audit_caveat, cont.manifest.audit_caveat) if c)
+    out.attrs.update(
+        baseline=base.root.name,
+        contender=cont.root.name,
+        suite=base.suite_name,
+        audit_unverified="; ".join(caveats) if (out["audit"] != NO_AUDIT).any() else "",
+    )
     return out
 
 
 def regression_gate(
     df: pd.DataFrame,
     *,
-    alpha: float = 0.05,
+    alpha: float = stats.DEFAULT_ALPHA,
     min_effect_pct: float = 5.0,
     correction: str = "holm",
     statuses: dict[str, str] | None = None,

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import io
-import math
 from typing import Any
 
 import matplotlib
@@ -30,6 +29,8 @@ from ycsb_runner.studies import METRICS  # noqa: E402
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
 OFF_ON = {"off": "-", "on": "--"}
 plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 8})
+# A panel is drawn at most PANEL_WIDTH_IN wide: at 90 dpi its 9 pt text stays legible when the report's
+# figures reflow to one column on an 800 px window (the report shows images at their own size or smaller).
 
 
 def png(fig: Any) -> bytes:
@@ -83,37 +84,45 @@ def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
     return out[["time_s", "operation", "avg", "p90", "p99"]], "YCSB status lines"
 
 
-def plot_step_timeseries(run: RunResult, phase: str) -> tuple[bytes | None, str]:
-    """Small multiples for the steps of *phase*: throughput (top) and latency percentiles (bottom)."""
+def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
+    """One image per step of *phase* (the report lays them out to the page's width): throughput (top)
+    and latency percentiles (bottom), in one latency unit for every step of the figure."""
     ts = run.timeseries
     steps = run.steps
     if ts.empty or steps.empty or "current_ops_per_s" not in ts:
-        return None, ""
+        return [], ""
     steps = steps[steps["phase"] == phase]
     names = [s for s in steps["step"] if (ts["step"] == s).any()]
     if not names:
-        return None, ""
-    cols = min(3, len(names))
-    rows = math.ceil(len(names) / cols)
-    fig = plt.figure(figsize=(4.3 * cols, 3.9 * rows), layout="constrained")
-    subs = np.atleast_1d(fig.subfigures(rows, cols, squeeze=False)).ravel()
-    sources = set()
-    for sub, name in zip(subs, names, strict=False):
+        return [], ""
+    lats = {name: latency_over_time(run, name) for name in names}
+    sources = {source for _, source in lats.values() if source}
+    peak = max(
+        (
+            float(lat[[c for c in lat.columns if c not in ("time_s", "operation")]].max().max())
+            for lat, _ in lats.values()
+            if not lat.empty
+        ),
+        default=0.0,
+    )
+    unit, div = latency_unit(peak)
+    panels = []
+    for name in names:
         info = steps[steps["step"] == name].iloc[0]
         heads = ts[(ts["step"] == name)].drop_duplicates("status_index")
         heads = heads[heads["current_ops_per_s"].notna() & (heads["status_index"] > 0)]
         heads = heads.drop_duplicates("elapsed_s")  # the closing status line repeats the last second
-        ax_tp, ax_lat = sub.subplots(2, 1, sharex=True)
+        fig, (ax_tp, ax_lat) = plt.subplots(2, 1, sharex=True, figsize=(4.4, 4.6), layout="constrained")
         ax_tp.plot(heads["elapsed_s"], heads["current_ops_per_s"], marker=".", color="#333")
         ax_tp.set_ylabel("ops/s")
         ax_tp.set_ylim(bottom=0)
-        ax_tp.set_title(f"{short_step(name, info)}\n{len(heads)} status points", fontsize=8.5)
-        lat, source = latency_over_time(run, name)
-        if source:
-            sources.add(source)
+        points = len(heads)
+        ax_tp.set_title(f"{short_step(name, info)}\n{points} status point{'s' if points != 1 else ''}")
+        lat, _ = lats[name]
+        end = float(heads["elapsed_s"].max()) if not heads.empty else 0.0
         if not lat.empty:
+            end = max(end, float(lat["time_s"].max()))
             pcols = [c for c in lat.columns if c not in ("time_s", "operation")]
-            unit, div = latency_unit(float(lat[pcols].max().max()))
             colors = {"READ": "#4c72b0", "UPDATE": "#dd8452", "INSERT": "#55a868", "SCAN": "#8172b2"}
             styles = dict(zip(pcols, (":", "-", "--"), strict=False))
             for op, g in lat.groupby("operation", sort=False):
@@ -128,18 +137,18 @@ def plot_step_timeseries(run: RunResult, phase: str) -> tuple[bytes | None, str]
                         color=colors.get(str(op), "#937860"),
                         label=f"{op} {c}",
                     )
-            ax_lat.set_ylabel(unit)
+            ax_lat.set_ylabel(f"latency ({unit})")
             ax_lat.set_ylim(bottom=0)
-            ax_lat.legend(fontsize=6.5, ncol=2, loc="upper left", framealpha=0.6)
+            # below the axes, never over a line
+            ax_lat.legend(
+                loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False, handlelength=2.6
+            )
         ax_lat.set_xlabel("seconds into the step")
+        ax_lat.set_xlim(0, max(end, 1.0) * 1.05)  # from the step's start, also with one status point
         for ax in (ax_tp, ax_lat):
             ax.grid(alpha=0.3)
-    for sub in subs[len(names) :]:
-        sub.set_visible(False)
-    fig.suptitle(
-        f"{phase} steps: throughput and latency over time (each panel on its own scale)", fontsize=10
-    )
-    return png(fig), " and ".join(sorted(sources)) or "YCSB status lines"
+        panels.append(png(fig))
+    return panels, " and ".join(sorted(sources)) or "YCSB status lines"
 
 
 # --- percentile spectrum ------------------------------------------------------------------------------
@@ -182,24 +191,38 @@ def _tail_x(q: float) -> float:
     return 1.0 / (1.0 - min(q, 99.999) / 100.0)
 
 
-def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
-    """One panel per operation: latency by percentile, one line per measured step."""
+def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
+    """One image per operation: latency by percentile, one line per measured step. Returns the images,
+    the source and what the line styles mean ("audit off solid, on dashed", the thread counts, or "")."""
     df, source = spectrum_frame(run)
     if df.empty:
-        return None, source
+        return [], source, ""
     steps = run.steps.set_index("step") if not run.steps.empty else pd.DataFrame()
     if not steps.empty:  # the measured runs; the load steps only when there is nothing else
         run_steps = [s for s in df["step"].unique() if s in steps.index and steps.loc[s, "phase"] == "run"]
         if run_steps:
             df = df[df["step"].isin(run_steps)]
     ops = list(dict.fromkeys(df["operation"]))
-    fig, axes = plt.subplots(1, len(ops), figsize=(6.2 * len(ops), 4.6), squeeze=False)
-    mixes = list(dict.fromkeys(steps.loc[df["step"].unique(), "mix"])) if not steps.empty else []
+    shown = steps.loc[[s for s in df["step"].unique() if s in steps.index]] if not steps.empty else steps
+    mixes = list(dict.fromkeys(shown["mix"])) if not shown.empty else []
     palette = plt.get_cmap("tab10")
-    threads = sorted(steps["threads"].unique().tolist()) if not steps.empty else []
-    for ax, op in zip(axes[0], ops, strict=True):
+    threads = sorted(shown["threads"].unique().tolist()) if not shown.empty else []
+    audited = not shown.empty and shown["audit"].isin(["off", "on"]).any()
+    styles = ("-", "--", ":", "-.")
+    if audited:
+        meaning = "audit off solid, on dashed"
+    elif len(threads) > 1:
+        meaning = ", ".join(
+            f"{t} threads {n}"
+            for t, n in zip(threads, ("solid", "dashed", "dotted", "dash-dot") * 4, strict=False)
+        )
+    else:
+        meaning = ""
+    unit, div = latency_unit(float(df["latency_us"].max()))  # one unit for every operation's panel
+    panels = []
+    for op in ops:
         part = df[df["operation"] == op]
-        unit, div = latency_unit(float(part["latency_us"].max()))
+        fig, ax = plt.subplots(figsize=(5.6, 4.8), layout="constrained")
         for step, g in part.groupby("step", sort=False):
             info = steps.loc[step] if step in steps.index else None
             mix = info["mix"] if info is not None else step
@@ -209,7 +232,7 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
                 rank = (
                     threads.index(info["threads"]) if info is not None and info["threads"] in threads else 0
                 )
-                style = ("-", "--", ":", "-.")[rank % 4]
+                style = styles[rank % 4]
             g = g.sort_values("percentile")
             ax.plot(
                 [_tail_x(q) for q in g["percentile"]],
@@ -229,29 +252,27 @@ def plot_spectrum(run: RunResult) -> tuple[bytes | None, str]:
         if not values.empty and values.max() / max(values.min(), 1e-9) > 30:
             ax.set_yscale("log")
         ax.set(title=f"{op}: latency by percentile", xlabel="percentile (log scale towards the tail)")
-        ax.set_ylabel(unit)
+        ax.set_ylabel(f"latency ({unit})")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, frameon=False)
-    fig.tight_layout()
-    return png(fig), source
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False, handlelength=3.2)
+        panels.append(png(fig))
+    return panels, source, meaning
 
 
 # --- audit overhead -----------------------------------------------------------------------------------
 
 
-def plot_audit_overhead(overhead: pd.DataFrame) -> bytes | None:
-    """One panel per mix: measured % change (on vs off) per metric with its interval, published beside.
+def plot_audit_overhead(overhead: pd.DataFrame) -> list[bytes]:
+    """One image per mix: measured % change (on vs off) per metric with its interval, published beside.
 
     *overhead*: ``analyse.table.audit_overhead`` (mix, label, change_pct, ci_low_pct, ci_high_pct,
-    published_pct, n)."""
+    published_pct, n). A mix without repetitions to give an interval says so once, in its title."""
     if overhead.empty or overhead["change_pct"].notna().sum() == 0:
-        return None
-    mixes = list(dict.fromkeys(overhead["mix"]))
-    cols = min(3, len(mixes))
-    rows = math.ceil(len(mixes) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.3 * rows), squeeze=False)
-    for ax, mix in zip(axes.ravel(), mixes, strict=False):
+        return []
+    panels = []
+    for mix in dict.fromkeys(overhead["mix"]):
         part = overhead[overhead["mix"] == mix].reset_index(drop=True)
+        fig, ax = plt.subplots(figsize=(5.4, 1.6 + 0.5 * len(part)), layout="constrained")
         y = np.arange(len(part))
         measured = part["change_pct"].fillna(0.0)
         low = (measured - part["ci_low_pct"]).clip(lower=0).fillna(0.0)
@@ -260,25 +281,40 @@ def plot_audit_overhead(overhead: pd.DataFrame) -> bytes | None:
         ax.barh(y - 0.2, measured, 0.38, xerr=xerr, capsize=3, color="#dd8452", label="measured")
         has_pub = part["published_pct"].notna()
         ax.barh((y + 0.2)[has_pub], part["published_pct"][has_pub], 0.38, color="#4c72b0", label="published")
+        ends = pd.concat([part["ci_high_pct"], part["ci_low_pct"], measured, part["published_pct"]]).dropna()
+        lo, hi = min(0.0, float(ends.min())), max(0.0, float(ends.max()))
+        span = (hi - lo) or 1.0
+        ax.set_xlim(lo - 0.28 * span, hi + 0.28 * span)  # room for the labels inside the frame
         for i, r in part.iterrows():
-            text = "n/a" if r["change_pct"] != r["change_pct"] else f"{r['change_pct']:+.1f}%"
-            if r["ci_low_pct"] != r["ci_low_pct"] and r["change_pct"] == r["change_pct"]:
-                text += f" (n={r['n']}: no interval)"
-            at = max(float(r["ci_high_pct"]) if r["ci_high_pct"] == r["ci_high_pct"] else 0.0, 0.0)
-            at = max(at, float(r["change_pct"]) if r["change_pct"] == r["change_pct"] else 0.0)
+            if r["change_pct"] != r["change_pct"]:
+                continue
+            value = float(r["change_pct"])
+            tip = float(r["ci_high_pct"]) if value >= 0 and r["ci_high_pct"] == r["ci_high_pct"] else value
+            tip = float(r["ci_low_pct"]) if value < 0 and r["ci_low_pct"] == r["ci_low_pct"] else tip
             ax.annotate(
-                text, (at, i - 0.2), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
+                f"{value:+.1f}%",
+                (tip, i - 0.2),
+                xytext=(3 if value >= 0 else -3, 0),
+                textcoords="offset points",
+                va="center",
+                ha="left" if value >= 0 else "right",
+                fontsize=8,
             )
-        ax.set_yticks(y, part["label"], fontsize=7.5)
+        ax.set_yticks(y, part["label"])
         ax.axvline(0, color="#333", linewidth=0.8)
         ax.invert_yaxis()
-        ax.set(title=f"{mix}: audit on vs off", xlabel="change (%)")
+        no_interval = part["ci_low_pct"].isna().all()
+        n = int(part["n"].max()) if part["n"].notna().any() else 0
+        title = f"{mix}: audit on vs off" + (
+            f"\n(n={n}: too few runs for an interval)" if no_interval else ""
+        )
+        ax.set(title=title, xlabel="change (% of the off value)")
         ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
-    for ax in axes.ravel()[len(mixes) :]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    return png(fig)
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.22 - 0.6 / (1 + len(part))), ncol=2, frameon=False
+        )
+        panels.append(png(fig))
+    return panels
 
 
 # --- measured vs published ----------------------------------------------------------------------------
@@ -288,21 +324,15 @@ def _times(ratio: float) -> str:
     return f"{ratio:,.0f}×" if ratio >= 10 else f"{ratio:.2g}×"
 
 
-def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:
-    """Measured / published per mix (and threads), one panel per metric, log scale, 1 = as published."""
+def plot_reference_ratio(cmp: pd.DataFrame) -> list[bytes]:
+    """One image per metric: measured / published per mix (and threads), log scale, 1 = as published."""
     cmp = cmp[cmp["ratio"].notna() & (cmp["ratio"] > 0)]
     if cmp.empty:
-        return None
+        return []
     from matplotlib.ticker import FuncFormatter, NullLocator
 
-    metrics = list(dict.fromkeys(cmp["metric"]))
-    cols = min(2, len(metrics))
-    rows = math.ceil(len(metrics) / cols)
-    per = cmp.drop_duplicates(["metric", "mix", "threads"]).groupby("metric").size().max()
-    fig, axes = plt.subplots(rows, cols, figsize=(6.8 * cols, (1.2 + 0.38 * per) * rows), squeeze=False)
-    for ax in axes.ravel()[len(metrics) :]:
-        ax.set_visible(False)
-    for ax, metric in zip(axes.ravel(), metrics, strict=False):
+    panels = []
+    for metric in dict.fromkeys(cmp["metric"]):
         part = cmp[cmp["metric"] == metric].drop_duplicates(["mix", "threads", "published_threads"])
         labels = [
             f"{r.mix} ({r.threads} vs {r.published_threads} thr)"
@@ -310,6 +340,7 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:
             else f"{r.mix} ({r.threads} thr)"
             for r in part.itertuples()
         ]
+        fig, ax = plt.subplots(figsize=(5.6, 1.5 + 0.4 * len(part)), layout="constrained")
         y = np.arange(len(part))
         ax.barh(y, part["ratio"], color="#8172b2")
         for i, r in enumerate(part.itertuples()):
@@ -319,40 +350,43 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> bytes | None:
                 xytext=(3, 0),
                 textcoords="offset points",
                 va="center",
-                fontsize=7,
+                fontsize=8,
             )
         ax.axvline(1.0, color="#c44e52", linewidth=1)
         ax.set_xscale("log")
         low, high = float(part["ratio"].min()), float(part["ratio"].max())
-        ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 3)
+        ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_yticks(y, labels, fontsize=7.5)
+        ax.set_yticks(y, labels)
         ax.invert_yaxis()
         m = METRICS.get(metric)
-        title = m.label if m else metric
+        title = f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
         if metric == "server_cpu_pct":
-            title += " (published: % of the instance; measured: % of this host)"
+            title += "\npublished: % of the instance; measured: % of this host"
         ax.set(title=title, xlabel="measured / published (log scale)")
         ax.grid(axis="x", alpha=0.3, which="both")
-    fig.tight_layout()
-    return png(fig)
+        panels.append(png(fig))
+    return panels
 
 
-def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> bytes | None:
-    """Throughput and read/write latency against threads per mix; published values in their own panels.
+def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> list[bytes]:
+    """Throughput and read/write latency against threads per mix (one image each), measured, then the
+    published values in their own images.
 
     *measured*: step_metrics rows (mix, threads, throughput_ops_s, read_avg_us, write_avg_us);
     *published*: the reference rows (mix, threads, throughput_ops_s, ral_us, wal_us) or None."""
     if measured.empty or measured["threads"].nunique() < 2:
-        return None
-    panels = [("measured (this run)", measured, "throughput_ops_s", "read_avg_us", "write_avg_us")]
+        return []
+    sets = [("measured (this run)", measured, "throughput_ops_s", "read_avg_us", "write_avg_us")]
     if published is not None and not published.empty:
-        panels.append(("published", published, "throughput_ops_s", "ral_us", "wal_us"))
-    fig, axes = plt.subplots(len(panels), 2, figsize=(11, 3.6 * len(panels)), squeeze=False)
-    for (title, df, tp, rd, wr), (ax_tp, ax_lat) in zip(panels, axes, strict=True):
+        sets.append(("published", published, "throughput_ops_s", "ral_us", "wal_us"))
+    panels = []
+    for title, df, tp, rd, wr in sets:
         mean = df.groupby(["mix", "threads"], sort=False)[[tp, rd, wr]].mean().reset_index()
         unit, div = latency_unit(float(mean[[rd, wr]].max().max()))
+        fig_tp, ax_tp = plt.subplots(figsize=(5.0, 3.6), layout="constrained")
+        fig_lat, ax_lat = plt.subplots(figsize=(5.0, 3.6), layout="constrained")
         for k, (mix, g) in enumerate(mean.groupby("mix", sort=False)):
             g = g.sort_values("threads")
             color = plt.get_cmap("tab10")(k)
@@ -362,11 +396,11 @@ def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> byte
                 g["threads"], g[wr] / div, marker="s", linestyle="--", color=color, label=f"{mix} write avg"
             )
         ax_tp.set(title=f"{title}: throughput vs threads", xlabel="threads", ylabel="ops/s")
-        ax_lat.set(title=f"{title}: average latency vs threads", xlabel="threads", ylabel=unit)
+        ax_lat.set(title=f"{title}: average latency vs threads", xlabel="threads", ylabel=f"latency ({unit})")
         for ax in (ax_tp, ax_lat):
             ax.set_xticks(sorted(mean["threads"].unique()))
             ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    return png(fig)
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False, handlelength=2.6)
+        panels += [png(fig_tp), png(fig_lat)]
+    return panels

@@ -24,13 +24,18 @@ from ycsb_runner.analyse.table import (  # noqa: E402
 )
 from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
+from ycsb_runner.studies import metric_label  # noqa: E402
 
-CSS = """body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
+CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
+@media (max-width:900px){body{margin:1em}}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;
-text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;display:block;
-margin:1em 0}h1{font-size:1.6em}code{background:#f4f4f4}
+text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;height:auto;display:block}
+.panels{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start;margin:1em 0}
+h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}"""
+.fail{background:#f8d7da;border-color:#c82333}
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -121,6 +126,7 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
             f"{(mem or 0) / 2**30:.1f} GiB, Python {_text(host.get('python'))}",
         ),
         ("audit strategy", _text(m.audit_strategy, "none (audit not switched)")),
+        ("audit baseline", _text(m.audit_baseline, "none (audit not switched)")),
     ]
 
 
@@ -142,9 +148,12 @@ def _html_table(df: pd.DataFrame) -> str:
         inner = match.group(1)
         plain = html.unescape(inner)
         number = is_number_text(plain) or plain in ("-", "")
-        return f"<td>{inner}</td>" if number else f"<td class='t'>{inner}</td>"
+        if number:
+            return f"<td>{inner}</td>"
+        prose = len(plain) > 40  # folded to a readable width, never to a word per line
+        return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
 
-    return re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S)
+    return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
 
 
 def markdown_table(df: pd.DataFrame) -> str:
@@ -161,7 +170,7 @@ def markdown_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-Figure = tuple[str, str, bytes]  # (file stem, caption, png)
+Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)
 
 
 def scaled_note(run: RunResult) -> str | None:
@@ -184,6 +193,20 @@ def scaled_note(run: RunResult) -> str | None:
         if size and "size" in ref and study.layout != "audit":
             ref = select(ref, size=size)
     return run_vs_study(run, ref)
+
+
+def failure_banner(run: RunResult) -> str:
+    """ "This run FAILED: <error>" with the steps that did not complete, or "" for a completed run."""
+    m = run.manifest
+    if m.status == "completed":
+        return ""
+    steps = run.steps
+    bad = steps[steps["verdict"] != "completed"] if not steps.empty and "verdict" in steps else steps
+    named = ", ".join(f"{r.step} ({r.verdict})" for r in bad.itertuples()) if not bad.empty else ""
+    text = f"This run {m.status.upper()}: {m.error or 'no error recorded'}."
+    if named:
+        text += f" Not completed: {named}."
+    return text + " Only completed steps are in the tables and figures below."
 
 
 def _reference_compare(run: RunResult) -> tuple[pd.DataFrame | None, str]:
@@ -219,28 +242,30 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
     if layout_of(run) == "audit":
         overhead = audit_overhead(run)
         extra["overhead"] = overhead
-        png = plots.plot_audit_overhead(overhead)
-        if png:
+        panels = plots.plot_audit_overhead(overhead)
+        if panels:
             out.append(
                 (
                     "audit-overhead",
                     "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
                     "the difference when there are repetitions) and the published change (blue); each "
                     "mix on its own scale",
-                    png,
+                    panels,
                 )
             )
     cmp, note = _reference_compare(run)
+    if cmp is not None or note:
+        extra["reference_note"] = note
     if cmp is not None:
-        extra["reference"], extra["reference_note"] = cmp, note
-        png = plots.plot_reference_ratio(cmp)
-        if png:
+        extra["reference"] = cmp
+        panels = plots.plot_reference_ratio(cmp)
+        if panels:
             out.append(
                 (
                     "measured-vs-published",
                     "Measured / published per mix and metric (log scale; the red line is 1 = as "
                     f"published{'; ' + note if note else ''})",
-                    png,
+                    panels,
                 )
             )
     m = step_metrics(run)
@@ -255,32 +280,45 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
             sizes = cmp["size"].dropna().unique().tolist()
             published = select(ref, size=sizes[0]) if sizes else ref
             published = published[published["mix"].isin(runs["mix"].unique())]
-        png = plots.plot_threads(runs, published)
-        if png:
-            out.append(("threads", "Throughput and average latency against the thread count, per mix", png))
+        panels = plots.plot_threads(runs, published)
+        if panels:
+            out.append(
+                ("threads", "Throughput and average latency against the thread count, per mix", panels)
+            )
     for phase in ("load", "run"):
-        png, source = plots.plot_step_timeseries(run, phase)
-        if png:
+        panels, source = plots.plot_step_timeseries(run, phase)
+        if panels:
             what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
             out.append(
                 (
                     f"timeseries-{phase}",
-                    f"{phase.capitalize()} steps over time: throughput (top) and {what} latency per "
-                    f"operation (bottom), from the {source}",
-                    png,
+                    f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
+                    f"latency per operation (bottom, one unit for every panel), from the {source}",
+                    panels,
                 )
             )
-    png, source = plots.plot_spectrum(run)
-    if png:
+    panels, source, styles = plots.plot_spectrum(run)
+    if panels:
         out.append(
             (
                 "percentiles",
-                f"Latency percentiles per operation (from {source}): one line per step, the x axis "
-                "stretched towards the tail; audit off solid, on dashed",
-                png,
+                f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
+                f"axis stretched towards the tail{'; ' + styles if styles else ''}",
+                panels,
             )
         )
     return out, extra
+
+
+AB_LABELS = {
+    "n_a": "n off",
+    "n_b": "n on",
+    "a_mean": "off (mean)",
+    "b_mean": "on (mean)",
+    "change": "change (on − off)",
+    "change_pct": "change %",
+    "p_value": "p",
+}
 
 
 OVERHEAD_COLUMNS = {
@@ -316,35 +354,60 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
     ]
     md = [f"# ycsb-runner report: {run.root.name}\n"]
+    failure = failure_banner(run)
+    if failure:
+        h.append(f"<div class='warn fail' id='run-failed'><strong>{html.escape(failure)}</strong></div>")
+        md.append(f"> **{failure}**\n")
+    caveat = run.manifest.audit_caveat
+    if caveat:
+        h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
+        md.append(f"> **{caveat}**\n")
     if note:
         whose = "study's" if study_of_run(run).reference else "suite's own"
         h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
         md.append(f"> **Not the {whose} setting.** {note}\n")
-    h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
-    md += [f"## {title}\n", markdown_table(table)]
+    sub = extra.get("reference_note") or ""
+    if sub:  # which published figures the run is set against, before any of them is shown
+        h.append(f"<div class='warn'>{html.escape(sub)}</div>")
+        md.append(f"> {sub}\n")
     overhead = extra.get("overhead")
-    if overhead is not None and not overhead.empty:
+    if overhead is not None and not overhead.empty:  # the numbers and the published change first
         shown = overhead[list(OVERHEAD_COLUMNS)].rename(columns=OVERHEAD_COLUMNS)
         head = "Audit overhead per mix (on vs off, % of the off value)"
         h += [f"<h2>{head}</h2>", _html_table(shown)]
         md += [f"## {head}\n", markdown_table(shown)]
+    h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
+    md += [f"## {title}\n", markdown_table(table)]
     ref = extra.get("reference")
     if ref is not None and not ref.empty:
-        head = "Measured vs published"
-        sub = extra.get("reference_note") or ""
-        h += [f"<h2>{head}</h2>", f"<p>{html.escape(sub)}</p>" if sub else "", _html_table(ref)]
-        md += [f"## {head}\n", f"{sub}\n" if sub else "", markdown_table(ref)]
+        sizes = ", ".join(dict.fromkeys(ref["size"].astype(str)))
+        head = f"Measured vs published ({sizes})"
+        measured = ref[ref["measured"].notna()]
+        missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
+        shown = measured.drop(columns=["published_other", "size"]).assign(
+            metric=measured["metric"].map(metric_label)
+        )
+        rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
+        h += [f"<h2>{head}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
+        md += [f"## {head}\n", markdown_table(shown), f"{rest}\n" if rest else ""]
     h.append("<h2>Plots</h2>")
     md.append("## Plots\n")
     fig_dir = out / "report-figures"
-    for stem, caption, png in figures:
-        b64 = base64.b64encode(png).decode("ascii")
+    for stem, caption, panels in figures:
+        images = []
+        for i, png in enumerate(panels, 1):
+            name = f"{stem}.png" if len(panels) == 1 else f"{stem}-{i}.png"
+            b64 = base64.b64encode(png).decode("ascii")
+            images.append(
+                f"<img alt='{html.escape(caption)} ({i}/{len(panels)})' src=\"data:image/png;base64,{b64}\">"
+            )
+            atomic_write_bytes(fig_dir / name, png)
+            md.append(f"![{caption} ({i}/{len(panels)})](report-figures/{name})\n")
         h.append(
-            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
+            f"<figure><div class='panels'>{''.join(images)}</div>"
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
         )
-        atomic_write_bytes(fig_dir / f"{stem}.png", png)
-        md.append(f"![{caption}](report-figures/{stem}.png)\n")
+        md.append(f"_{caption}_\n")
     if not figures:
         h.append("<p>No plottable data in this run.</p>")
         md.append("_No plottable data in this run._\n")
@@ -369,8 +432,9 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
             "test",
             "verdict",
         ]
-        h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(ab[cols])]
-        md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(ab[cols])]
+        stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
+        h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(stats_shown)]
+        md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(stats_shown)]
     h += ["<h2>Steps</h2>", _html_table(steps)]
     md += ["## Steps\n", markdown_table(steps)]
     h.append("</body></html>\n")

@@ -46,10 +46,14 @@ def _step_no(step: str) -> str:
 
 
 def results_text(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The results table as text cells, step names replaced by their number, and the legend of the steps."""
+    """The results table as text cells, step names replaced by their number, the step's throughput on its
+    first row only (it is the step's, not the operation's), and the legend of the steps."""
     rows, legend = [], {}
+    previous = None
     for row in df.itertuples(index=False):
         no = _step_no(row.step)
+        first = row.step != previous  # the step's throughput once, on its first operation's row
+        previous = row.step
         audit = f", audit {row.audit}" if row.audit not in ("none", "", None) else ""
         legend[no] = f"{no}  {row.step}: {row.mix}, {row.threads} threads{audit}"
         rows.append(
@@ -57,7 +61,7 @@ def results_text(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 "#": no,
                 "operation": str(row.operation),
                 "operations": _fmt(row.operations),
-                "ops/s": _fmt(row.throughput_ops_s),
+                "ops/s": _fmt(row.throughput_ops_s) if first else "",
                 "avg µs": _fmt(row.average_latency_us),
                 "p95 µs": _fmt(row.p95_us),
                 "p99 µs": _fmt(row.p99_us),

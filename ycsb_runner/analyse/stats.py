@@ -26,6 +26,9 @@ import pandas as pd
 NAN = float("nan")
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20240521
+# The significance level of `compare` and its gate, the same as `regress` (a nightly job that runs both
+# judges by one level)
+DEFAULT_ALPHA = 0.01
 
 NO_CHANGE = "no significant change"
 INCREASE = "significant increase"

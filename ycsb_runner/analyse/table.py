@@ -2,7 +2,7 @@
 
 The layout comes from the study registry (``ycsb_runner.studies``), by the ``study`` the suite declares:
 
-* Tencent studies: mix | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%): client-side YCSB
+* Tencent studies: mix | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
 * Audit studies (Alibaba, or any suite that switches audit off/on):
   scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters — audit off vs on per mix from the server-side
@@ -146,14 +146,14 @@ def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
 
 
 def tencent_table(run: RunResult) -> pd.DataFrame:
-    """mix | threads | n | throughput (ops/sec) | RAL (us) | WAL (us) | CPU (%) (+ stdev/min/max columns)."""
+    """mix | threads | n | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%) (+ stdev/min/max columns)."""
     m = step_metrics(run)
     rows = []
     for (phase, mix, threads), g in m.groupby(["phase", "mix", "threads"], sort=False):
         row: dict[str, Any] = {"mix": mix, "phase": phase, "threads": threads, "n": len(g)}
         row.update(_spread("throughput (ops/sec)", g["throughput_ops_s"]))
-        row.update(_spread("RAL (us)", g["read_avg_us"]))
-        row.update(_spread("WAL (us)", g["write_avg_us"]))
+        row.update(_spread("RAL (µs)", g["read_avg_us"]))
+        row.update(_spread("WAL (µs)", g["write_avg_us"]))
         cpu = stats.summarize(g["server_cpu_pct"])
         if cpu["n"]:
             row.update(_spread("CPU (%)", g["server_cpu_pct"]))
@@ -419,7 +419,13 @@ def audit_table(run: RunResult) -> pd.DataFrame:
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
-    out.attrs.update(layout="audit", title=f"{run.suite_name}: audit off → on per mix (server-side figures)")
+    caveat = run.manifest.audit_caveat
+    what = "UNVERIFIED audit" if caveat else "audit"
+    out.attrs.update(
+        layout="audit",
+        title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
+        caption=caveat,
+    )
     return out
 
 
@@ -440,14 +446,15 @@ def generic_table(run: RunResult) -> pd.DataFrame:
     for (phase, mix, threads, audit), g in m.groupby(GROUP, sort=False):
         row: dict[str, Any] = {"phase": phase, "mix": mix, "threads": threads, "audit": audit, "n": len(g)}
         row.update(_spread("throughput (ops/sec)", g["throughput_ops_s"]))
-        for col in sorted(
-            c for c in g.columns if c.endswith("_avg_us") and not c.startswith(("read_", "write_", "server_"))
-        ):
-            values = g[col].dropna()
+        # per operation (READ, UPDATE, INSERT, ...): READ's is read_avg_us, the others <op>_avg_us
+        ops = sorted(c[: -len("_ops")] for c in g.columns if c.endswith("_ops") and g[c].notna().any())
+        for op in ops:
+            col = f"{op}_avg_us"
+            values = g[col].dropna() if col in g else pd.Series(dtype=float)
             if not values.empty:
-                row[f"{col[: -len('_avg_us')].upper()} avg (us)"] = float(values.mean())
-        row["read p99 (us)"] = float(g["read_p99_us"].mean())
-        row["write p99 (us)"] = float(g["write_p99_us"].mean())
+                row[f"{op.upper().replace('_', '-')} avg (µs)"] = float(values.mean())
+        row["read p99 (µs)"] = float(g["read_p99_us"].mean())
+        row["write p99 (µs)"] = float(g["write_p99_us"].mean())
         row["error rate"] = float(g["error_rate"].mean())
         rows.append(row)
     out = pd.DataFrame(rows)

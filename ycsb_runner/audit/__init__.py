@@ -17,10 +17,30 @@ from ycsb_runner.audit.guard import audit_guard
 from ycsb_runner.errors import UserError
 
 STRATEGIES: tuple[str, ...] = ("mongodb-runtime", "restart", "command", "aliyun", "tencent")
+#: Strategies whose switch ycsb-runner cannot read back as the server's (or service's) audit configuration:
+#: what they flip may not be audit logging at all (the README's state file, the embedded FerretDB).
+UNVERIFIED_STRATEGIES: dict[str, str] = {
+    "command": "the `command` strategy ran your own on/off/status commands",
+    "restart": "the `restart` strategy restarted the server with other arguments",
+}
+
+
+def unverified_audit(strategy: str | None) -> str:
+    """The caveat every table, report and manifest of a run carries when its audit switch is not verified
+    as auditing ("" for the strategies that read the audit configuration back, or no strategy)."""
+    how = UNVERIFIED_STRATEGIES.get(strategy or "")
+    if not how:
+        return ""
+    return (
+        f"UNVERIFIED AUDIT: {how}; ycsb-runner did not verify that the server audited anything, so "
+        "'off -> on' may not be audit logging (the embedded FerretDB has no auditing)"
+    )
+
 
 __all__ = [
     "OP_COMMANDS",
     "STRATEGIES",
+    "UNVERIFIED_STRATEGIES",
     "YCSB_OPS",
     "AuditError",
     "AuditState",
@@ -29,6 +49,7 @@ __all__ = [
     "make_strategy",
     "normalize_ops",
     "ops_to_commands",
+    "unverified_audit",
 ]
 
 
@@ -44,7 +65,9 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
       it), ``url`` (reaches every node by direct connections; masked in restore hints), ``target_namespace``
       (where YCSB writes, to read ``param.ns`` clauses), ``verify_timeout_s`` (how long every node may take
       to report the new state; default: polling frequency + 30 s on sharded clusters), ``verify_poll_s``,
-      ``direct`` / ``mongos_docs`` (callables, for tests).
+      ``allow_unlisted_members`` (go on, with a warning, when replSetGetConfig is refused and hidden or
+      delayed members cannot be listed), ``log`` (progress lines; default stderr), ``direct`` /
+      ``mongos_docs`` / ``clock`` / ``sleep`` (callables, for tests).
     * every strategy: ``upsert`` (the binding's mongodb.upsert: inserts are audited as updates).
     * command: ``on_cmd``, ``off_cmd``, ``status_cmd`` (required; argv lists, JSON lists or shlex strings),
       ``on_regex``, ``timeout_s``, ``cwd``.
@@ -60,7 +83,7 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
 
         if client is None:
             raise UserError("the mongodb-runtime strategy needs a MongoDB connection: pass --mongodb-url")
-        extra = _pick(opts, "target_namespace", "verify_timeout_s")
+        extra = _pick(opts, "target_namespace", "verify_timeout_s", "log", "clock", "sleep")
         if opts.get("verify_poll_s") is not None:
             extra["poll_s"] = float(opts["verify_poll_s"])
         strategy: AuditStrategy = MongoRuntimeStrategy.connect(
@@ -70,6 +93,7 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
             direct=opts.get("direct"),
             mongos_docs=opts.get("mongos_docs"),
             upsert=_truthy(opts.get("upsert")),
+            allow_unlisted=_truthy(opts.get("allow_unlisted_members")),
             **extra,
         )
         return strategy

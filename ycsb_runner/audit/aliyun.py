@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ycsb_runner.audit.base import (
+    BASELINE_CLOUD,
     YCSB_OPS,
     AuditError,
     AuditState,
@@ -110,6 +111,7 @@ class AliyunStrategy(AuditStrategy):
     """ModifyAuditPolicy + ModifyAuditLogFilter, read back with DescribeAuditPolicy / -AuditLogFilter."""
 
     name = "aliyun"
+    baseline = BASELINE_CLOUD.format(how="ModifyAuditPolicy AuditStatus=disabled")
 
     def __init__(
         self,

@@ -81,12 +81,30 @@ class AuditState:
         return f"{word}{ops}" + (f" - {self.detail}" if self.detail else "")
 
 
+#: What "audit off" measured, per strategy: the baseline an overhead is relative to. An "off" that keeps
+#: the audit subsystem running (a filter matching nothing) is not the same baseline as a server without
+#: ``auditLog`` at all; a study whose baseline is "audit disabled" needs the restart strategy.
+BASELINE_RUNTIME_FILTER = (
+    "audit: off = runtime filter that matches nothing (auditAuthorizationSuccess false; the audit "
+    "subsystem keeps running)"
+)
+BASELINE_RUNTIME_PARAMETER = (
+    "audit: off = auditAuthorizationSuccess false (setParameter; the startup filter stays, the audit "
+    "subsystem keeps running)"
+)
+BASELINE_RESTART = "audit disabled = restart without auditLog"
+BASELINE_COMMAND = "audit: off = what the user's off command does (not known to ycsb-runner)"
+BASELINE_CLOUD = "audit disabled = the cloud audit service switched off ({how})"
+
+
 class AuditStrategy(ABC):
     """Turns auditing of YCSB's operations on and off, reads it back and puts the original state back."""
 
     name: str = ""
     #: The binding's ``mongodb.upsert``: inserts then reach the server as updates (set by the runner).
     upsert: bool = False
+    #: The baseline "off" measures (one of the BASELINE_* lines); recorded in the manifest and report.
+    baseline: str = ""
 
     @abstractmethod
     def status(self) -> AuditState:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ycsb_runner.audit.base import (
+    BASELINE_COMMAND,
     AuditError,
     AuditState,
     AuditStrategy,
@@ -60,6 +61,7 @@ class CommandStrategy(AuditStrategy):
     """Run the user's ``on``/``off``/``status`` programs; the status program's stdout decides the state."""
 
     name = "command"
+    baseline = BASELINE_COMMAND
 
     def __init__(
         self,
@@ -192,3 +194,24 @@ class CommandStrategy(AuditStrategy):
             timeout_s=float(options.get("timeout_s") or 120.0),
             cwd=options.get("cwd"),
         )
+
+
+COMMAND_KEYS = ("on_cmd", "off_cmd", "status_cmd")
+
+
+def describe_commands(options: dict[str, Any]) -> list[str]:
+    """The programs the command strategy would run, one ``key: argv`` each (secrets masked). Pure; a value
+    that is not an argv is shown as given (the strategy refuses it before anything runs)."""
+    out = []
+    for key in COMMAND_KEYS:
+        value = options.get(key)
+        if value is None:
+            continue
+        try:
+            argv = parse_argv(value, key)
+        except UserError:
+            out.append(f"{key}: {mask_secrets(str(value))!r}")
+            continue
+        assert argv is not None
+        out.append(f"{key}: {shlex.join(mask_argv(argv))}")
+    return out

@@ -28,14 +28,17 @@ import enum
 import json
 import re
 import shlex
+import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bson import json_util
 
 from ycsb_runner.audit.base import (
+    BASELINE_RUNTIME_FILTER,
+    BASELINE_RUNTIME_PARAMETER,
     YCSB_OPS,
     AuditError,
     AuditState,
@@ -435,6 +438,11 @@ def _fail_message(
         )
     if code_name == "CommandNotFound":
         return f"{name}: {info.label}{at} does not know this command ({errmsg})"
+    if code_name == "NotImplemented" and "shard" in errmsg:
+        return (
+            f"{name}: {info.label}{at} is a data-bearing shard member ({errmsg}): the runtime audit "
+            "configuration of a sharded cluster is set through mongos: connect --mongodb-url to a mongos"
+        )
     return f"{name} failed on {info.label}{at}: {errmsg or code_name or 'no error message'}"
 
 
@@ -443,6 +451,8 @@ def _fail_message(
 POLL_MARGIN_S = 30.0
 DEFAULT_POLLING_S = 300.0  # auditConfigPollingFrequencySecs default (mongos)
 REPLICATION_WAIT_S = 30.0  # replica-set members apply the change through the oplog
+#: A delayed member (``secondaryDelaySecs``) applies the oplog entry that carries a runtime audit change
+#: only after its delay: its wait is the delay plus the usual bound (the margin).
 
 
 @dataclass(frozen=True)
@@ -486,6 +496,9 @@ class MongoRuntimeStrategy(AuditStrategy):
         verify_timeout_s: float | None = None,
         poll_s: float = 2.0,
         upsert: bool = False,
+        log: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.client = client
         self.info = info
@@ -497,6 +510,8 @@ class MongoRuntimeStrategy(AuditStrategy):
         self.direct = direct
         self.poll_s = poll_s
         self.upsert = upsert
+        self.log = log or _stderr
+        self.clock, self.sleep = clock, sleep
         self._startup_filters: dict[str, tuple[dict[str, Any] | None, str]] = {}
         self.verify_timeout_s = self._default_wait() if verify_timeout_s is None else float(verify_timeout_s)
         self.last_nodes: tuple[dict[str, Any], ...] = ()
@@ -510,6 +525,7 @@ class MongoRuntimeStrategy(AuditStrategy):
         url: str | None = None,
         direct: DirectFn | None = None,
         mongos_docs: Any = None,
+        allow_unlisted: bool = False,
         **options: Any,
     ) -> MongoRuntimeStrategy:
         """Detect server and topology, refuse clearly (before any change) if it cannot be switched."""
@@ -543,6 +559,7 @@ class MongoRuntimeStrategy(AuditStrategy):
                 entry=lambda c: client.admin.command(dict(c)),
                 direct=direct or _no_direct,
                 mongos_docs=mongos_docs,
+                allow_unlisted=allow_unlisted,
             )
         except PyMongoError as exc:
             raise UserError(
@@ -559,6 +576,8 @@ class MongoRuntimeStrategy(AuditStrategy):
         strategy = cls(
             client, info, mode, namespace=namespace, url=url, topology=topo, direct=direct, **options
         )
+        for line in topo.unlisted:
+            strategy.log(f"audit: WARNING: {line}")
         reads = strategy.read_nodes()
         if reads and all(r.error for r in reads):
             raise AuditError(reads[0].error)
@@ -577,6 +596,11 @@ class MongoRuntimeStrategy(AuditStrategy):
         except Exception:  # noqa: BLE001 - unknown parameter / no privilege: the documented default
             pass
         return polling + POLL_MARGIN_S
+
+    @property
+    def baseline(self) -> str:  # type: ignore[override]
+        """setParameter keeps the startup filter; the runtime modes set a filter that matches nothing."""
+        return BASELINE_RUNTIME_PARAMETER if self.mode is Mode.PARAMETER else BASELINE_RUNTIME_FILTER
 
     def _single(self) -> bool:
         return len(self.topology.nodes) == 1 and self.topology.kind != "sharded"
@@ -644,12 +668,23 @@ class MongoRuntimeStrategy(AuditStrategy):
         )
 
     def read_nodes(self) -> list[NodeRead]:
-        """Every node's audit state (unreadable nodes carry the error)."""
+        """Every node's audit state (unreadable nodes carry the error). On mongos, getClusterParameter
+        returns the config server's durable value (manual, "getClusterParameter"), not the copy that
+        mongos applies: its record says so."""
         reads = []
         for node in self.topology.nodes:
             try:
                 filt, aas, problem = self._read_config(node)
-                reads.append(NodeRead(node, self._state(node.label, filt, aas, problem)))
+                state = self._state(node.label, filt, aas, problem)
+                if self.mode is Mode.CLUSTER_PARAMETER and node.role == "mongos":
+                    state = AuditState(
+                        state.enabled,
+                        state.ops,
+                        f"{state.detail} (getClusterParameter on mongos returns the config server's "
+                        "durable value, not this mongos's own copy)",
+                        state.raw,
+                    )
+                reads.append(NodeRead(node, state))
             except AuditError as exc:
                 reads.append(NodeRead(node, AuditState(None, frozenset(), str(exc)), error=str(exc)))
         return reads
@@ -737,21 +772,34 @@ class MongoRuntimeStrategy(AuditStrategy):
             return
         self._on(None, build_set_command(self.mode, filter_doc, aas))
 
+    def node_wait_s(self, node: Node) -> float:
+        """How long ``node`` may take to report a new state: the bound, plus its ``secondaryDelaySecs``
+        when the change reaches it through the oplog (runtime modes; setParameter acts on the process)."""
+        delayed = node.delay_s if self.mode is not Mode.PARAMETER and not self._single() else 0.0
+        return self.verify_timeout_s + delayed
+
     def _wait_nodes(self, check: Any, what: str, ops: frozenset[str] | None = None) -> list[NodeRead]:
-        """Poll every node until ``check(read)`` returns '' for each, or the bound passes."""
-        deadline = time.monotonic() + self.verify_timeout_s
+        """Poll every node until ``check(read)`` returns '' for each, or a failing node's own bound
+        (``node_wait_s``) passes. Waiting on a delayed member is said once, in a progress line."""
+        start = self.clock()
+        announced: set[str] = set()
         while True:
             reads = self.read_nodes()
             problems = [(r, check(r)) for r in reads]
             failing = [(r, p) for r, p in problems if p]
             self.last_nodes = tuple(r.as_record(verified=not p) for r, p in problems)
             if not failing:
+                for r in reads:
+                    if r.node.host in announced:
+                        self.log(f"audit: {r.node.label} verified after {self.clock() - start:.0f} s")
                 return reads
-            if time.monotonic() >= deadline:
-                waited = f" after {self.verify_timeout_s:g}s" if self.verify_timeout_s else ""
-                names = "; ".join(f"{r.node.label}: {p}" for r, p in failing)
+            now = self.clock()
+            expired = [(r, p) for r, p in failing if now - start >= self.node_wait_s(r.node)]
+            if expired:
+                waited = f" after {now - start:.0f}s" if self.verify_timeout_s else ""
+                names = "; ".join(f"{r.node.label}: {p}" for r, p in expired)
                 message = (
-                    f"{self.name}: {what} but it is not verified on {len(failing)} of {len(reads)} "
+                    f"{self.name}: {what} but it is not verified on {len(expired)} of {len(reads)} "
                     f"node(s){waited}, the run does not start: {names}"
                 )
                 if ops is not None and self.mode is Mode.PARAMETER:
@@ -761,7 +809,21 @@ class MongoRuntimeStrategy(AuditStrategy):
                         f"--auditFilter '{filt}'"
                     )
                 raise AuditError(message)
-            time.sleep(min(self.poll_s, max(deadline - time.monotonic(), 0.01)))
+            for r, _ in failing:
+                if (
+                    r.node.delay_s
+                    and r.node.host not in announced
+                    and self.node_wait_s(r.node) > (self.verify_timeout_s)
+                ):
+                    announced.add(r.node.host)
+                    self.log(
+                        f"audit: waiting up to {self.node_wait_s(r.node):.0f} s for {r.node.label} to "
+                        f"report audit {what.removeprefix('audit should be ')} (secondaryDelaySecs "
+                        f"{r.node.delay_s:g} + {self.verify_timeout_s:g} s margin: it applies the "
+                        "change from the oplog only after its delay)"
+                    )
+            next_end = min(start + self.node_wait_s(r.node) for r, _ in failing)
+            self.sleep(min(self.poll_s, max(next_end - self.clock(), 0.01)))
 
     def _aggregate(self, reads: list[NodeRead], enabled: bool) -> AuditState:
         state = self.status() if len(reads) != 1 else None
@@ -894,6 +956,10 @@ class MongoRuntimeStrategy(AuditStrategy):
             "topology": self.topology.describe(),
             "nodes": [{"host": n.host, "role": n.role, "shard": n.shard} for n in self.topology.nodes],
         }
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _no_direct(host: str, command: Mapping[str, Any]) -> Mapping[str, Any]:

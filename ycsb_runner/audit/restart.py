@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ycsb_runner.audit.base import AuditError, AuditState, AuditStrategy, normalize_ops
+from ycsb_runner.audit.base import BASELINE_RESTART, AuditError, AuditState, AuditStrategy, normalize_ops
 from ycsb_runner.errors import UserError
 
 RestartFn = Callable[[bool, frozenset[str]], Any]
@@ -20,6 +20,7 @@ class RestartStrategy(AuditStrategy):
     """
 
     name = "restart"
+    baseline = BASELINE_RESTART
 
     def __init__(self, restart: RestartFn, status: StatusFn, *, hint: str | None = None) -> None:
         if not callable(restart) or not callable(status):

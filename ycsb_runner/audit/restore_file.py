@@ -100,10 +100,27 @@ def load_restore_file(run_dir: Path) -> tuple[Path, dict[str, Any], AuditState]:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read the audit restore file {path}: {exc}") from None
+    if not isinstance(document, dict):
+        raise UserError(f"{path} is damaged: not a JSON object; restore audit logging by hand")
     if document.get("format") != FORMAT:
         raise UserError(f"{path} is not a ycsb-runner audit restore file (format {document.get('format')!r})")
     entry = document.get("entry_state") or {}
-    raw = json_util.loads(json.dumps(entry.get("raw") or {}), json_options=_EJSON)
+    shapes = (("entry_state", entry, dict), ("options", document.get("options") or {}, dict))
+    for key, value, kind in shapes:
+        if not isinstance(value, kind):
+            raise UserError(f"{path} is damaged: {key} is not a JSON object; restore audit logging by hand")
+    for key, kind in (("ops", list), ("nodes", list), ("raw", dict)):
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise UserError(f"{path} is damaged: entry_state.{key} is not a JSON {kind.__name__}")
+    for key, kind in (("ops", str), ("nodes", dict)):
+        if not all(isinstance(item, kind) for item in entry.get(key) or ()):
+            raise UserError(f"{path} is damaged: entry_state.{key} holds a value of the wrong type")
+    if entry.get("enabled") not in (True, False, None):
+        raise UserError(f"{path} is damaged: entry_state.enabled is not true, false or null")
+    try:
+        raw = json_util.loads(json.dumps(entry.get("raw") or {}), json_options=_EJSON)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"{path} is damaged: entry_state.raw: {str(exc)[:100]}") from None
     state = AuditState(
         enabled=entry.get("enabled"),
         ops=frozenset(entry.get("ops") or ()),

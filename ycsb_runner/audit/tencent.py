@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ycsb_runner.audit.base import (
+    BASELINE_CLOUD,
     YCSB_OPS,
     AuditError,
     AuditState,
@@ -132,6 +133,7 @@ class TencentStrategy(AuditStrategy):
     """OpenAuditService / ModifyAuditService / CloseAuditService, verified with DescribeAuditConfig."""
 
     name = "tencent"
+    baseline = BASELINE_CLOUD.format(how="CloseAuditService")
 
     def __init__(
         self,

@@ -8,14 +8,23 @@ to each one over a direct connection.
 
 The discovery reads documented replies only: ``hello`` (``setName``, ``hosts``, ``passives``,
 ``arbiters``, ``primary``, ``msg: "isdbgrid"`` on mongos), ``replSetGetConfig`` (``config.members[]``
-with ``host``, ``arbiterOnly``, ``hidden``), ``listShards`` (``shards[].{_id, host: "rs/h1,h2"}``) and the
+with ``host``, ``arbiterOnly``, ``hidden``, ``secondaryDelaySecs`` (5.0+; ``slaveDelay`` before)),
+``listShards`` (``shards[].{_id, host: "rs/h1,h2"}``) and the
 ``config.mongos`` collection (one document per mongos that pinged the config servers: ``_id`` "host:port",
 ``ping`` date). The I/O goes through two callables so the same code runs against pymongo and against
 documented replies in tests.
+
+Hidden members (and so delayed ones, which the manual requires to be hidden with priority 0) appear in
+``replSetGetConfig`` only: ``hello`` lists neither in ``hosts`` nor in ``passives``. So a refused
+``replSetGetConfig`` (it needs the ``replSetGetConfig`` action on the cluster: built-in roles
+clusterMonitor, clusterManager, clusterAdmin, root) stops discovery with a one-line refusal, unless the
+caller allows going on with what ``hello`` lists (``--allow-unlisted-members``); the topology then
+carries a warning per replica set whose members could not all be listed.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,6 +36,11 @@ from ycsb_runner.secrets import mask_url
 
 #: Host name suffixes of MongoDB Atlas clusters.
 ATLAS_SUFFIXES = (".mongodb.net", ".mongodb-dev.net", ".mongodbgov.net")
+#: The privilege replSetGetConfig needs, and the built-in roles that grant it (manual: "Built-In Roles").
+REPLSET_CONFIG_PRIVILEGE = (
+    "the replSetGetConfig action on the cluster (built-in roles clusterMonitor, clusterManager, "
+    "clusterAdmin or root)"
+)
 #: A mongos whose last ping is older than this (relative to the newest one) is taken as gone.
 MONGOS_STALE = timedelta(minutes=10)
 
@@ -42,11 +56,16 @@ class Node:
     host: str
     role: str
     shard: str | None = None  # the shard (replica set) name for shard members
+    hidden: bool = False  # replSetGetConfig members[n].hidden
+    delay_s: float = 0.0  # members[n].secondaryDelaySecs (slaveDelay before 5.0): applies the oplog late
 
     @property
     def label(self) -> str:
         where = f"shard {self.shard} " if self.shard else ""
-        return f"{where}{self.role} {self.host}"
+        kind = "hidden " if self.hidden and not self.delay_s else ""
+        if self.delay_s:
+            kind = f"delayed ({self.delay_s:g} s) "
+        return f"{where}{kind}{self.role} {self.host}"
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,9 @@ class Topology:
     nodes: tuple[Node, ...]
     set_name: str | None = None
     atlas: bool = False
+    #: One line per replica set whose members could not all be listed (replSetGetConfig refused and the
+    #: caller allowed going on): what was refused, and which members hello listed instead.
+    unlisted: tuple[str, ...] = ()
 
     @property
     def mongos(self) -> tuple[Node, ...]:
@@ -92,17 +114,58 @@ def parse_shard_host(text: str) -> tuple[str | None, list[str]]:
     return name or None, [h for h in rest.split(",") if h]
 
 
+@dataclass(frozen=True)
+class Member:
+    """One data-bearing member as ``replSetGetConfig`` describes it."""
+
+    host: str
+    hidden: bool = False
+    delay_s: float = 0.0
+
+
+def config_members(config: Mapping[str, Any] | None) -> list[Member] | None:
+    """``replSetGetConfig`` -> its data-bearing members (arbiters left out; hidden and delayed ones kept,
+    with ``secondaryDelaySecs``, or ``slaveDelay`` on servers before 5.0); None without a members list.
+    Pure."""
+    members = ((config or {}).get("config") or {}).get("members")
+    if not isinstance(members, list) or not members:
+        return None
+    out = []
+    for m in members:
+        if not isinstance(m, Mapping) or not m.get("host") or m.get("arbiterOnly"):
+            continue
+        delay = m.get("secondaryDelaySecs", m.get("slaveDelay")) or 0
+        out.append(Member(str(m["host"]), hidden=bool(m.get("hidden")), delay_s=float(delay)))
+    return out
+
+
+def hello_members(hello: Mapping[str, Any]) -> list[Member]:
+    """``hello.hosts`` + ``hello.passives`` (priority-0 members): never the hidden ones. Pure."""
+    return [Member(str(h)) for h in [*(hello.get("hosts") or []), *(hello.get("passives") or [])]]
+
+
 def replset_hosts(hello: Mapping[str, Any], config: Mapping[str, Any] | None = None) -> list[str]:
     """Data-bearing members of a replica set: ``replSetGetConfig`` members without ``arbiterOnly``
     (hidden ones included), else ``hello.hosts`` + ``hello.passives`` (arbiters are listed apart). Pure."""
-    members = ((config or {}).get("config") or {}).get("members")
-    if isinstance(members, list) and members:
-        return [
-            str(m["host"])
-            for m in members
-            if isinstance(m, Mapping) and m.get("host") and not m.get("arbiterOnly")
-        ]
-    return [str(h) for h in [*(hello.get("hosts") or []), *(hello.get("passives") or [])]]
+    members = config_members(config)
+    return [m.host for m in (hello_members(hello) if members is None else members)]
+
+
+def refused_config_message(set_name: str, error: str, listed: Sequence[str], *, allowed: bool) -> str:
+    """The one line said when ``replSetGetConfig`` was refused on replica set ``set_name``: a refusal
+    naming the privilege and ``--allow-unlisted-members``, or (``allowed``) the warning. Pure."""
+    what = f"replica set {set_name}: replSetGetConfig was refused ({error})"
+    if allowed:
+        return (
+            f"{what}; going on with the {len(listed)} member(s) hello lists ({', '.join(listed)}): hidden "
+            "and delayed members, if any, are neither switched nor verified"
+        )
+    return (
+        f"cannot list every member of {what}: hidden and delayed members appear only there, so their "
+        f"audit state would go unchecked; grant the user {REPLSET_CONFIG_PRIVILEGE}, or pass "
+        f"--allow-unlisted-members to go on with the {len(listed)} member(s) hello lists "
+        f"({', '.join(listed)})"
+    )
 
 
 def live_mongos(docs: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -129,9 +192,12 @@ def discover(
     entry: Callable[[Command], Mapping[str, Any]],
     direct: DirectFn,
     mongos_docs: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+    allow_unlisted: bool = False,
 ) -> Topology:
     """List every node: ``entry`` runs a command through the connection the user gave, ``direct`` on one
-    node. Replies that cannot be read (privileges) fall back to what ``hello`` lists."""
+    node. A refused ``replSetGetConfig`` raises UserError naming the privilege, unless ``allow_unlisted``
+    (then the members ``hello`` lists are used and ``Topology.unlisted`` says so). Other replies that
+    cannot be read (an unreachable shard member, ``config.mongos``) fall back to what is listed."""
     from pymongo.errors import PyMongoError
 
     def maybe(fn: Callable[[], Any]) -> Any:
@@ -140,39 +206,79 @@ def discover(
         except PyMongoError:
             return None
 
+    unlisted: list[str] = []
+
+    def members_of(
+        set_name: str, hello: Mapping[str, Any], run: Callable[[Command], Mapping[str, Any]]
+    ) -> list[Member]:
+        try:
+            members = config_members(run({"replSetGetConfig": 1}))
+        except PyMongoError as exc:
+            listed = hello_members(hello)
+            error = _error_text(exc)
+            line = refused_config_message(set_name, error, [m.host for m in listed], allowed=allow_unlisted)
+            if not allow_unlisted:
+                raise UserError(line) from None
+            unlisted.append(line)
+            return listed
+        return hello_members(hello) if members is None else members
+
+    def as_nodes(members: Sequence[Member], primary: Any, shard: str | None = None) -> list[Node]:
+        return [
+            Node(
+                m.host,
+                "primary" if m.host == primary else "secondary",
+                shard=shard,
+                hidden=m.hidden,
+                delay_s=m.delay_s,
+            )
+            for m in members
+        ]
+
     if entry_hello.get("msg") == "isdbgrid":
         shards = entry({"listShards": 1}).get("shards") or []
         nodes: list[Node] = []
         for shard in shards:
             name, hosts = parse_shard_host(str(shard.get("host", "")))
             name = name or str(shard.get("_id"))
+            members = [Member(h) for h in hosts]
             hello = None
             for host in hosts:
                 hello = maybe(lambda host=host: direct(host, {"hello": 1}))
                 if hello is not None:
-                    config = maybe(lambda host=host: direct(host, {"replSetGetConfig": 1}))
-                    hosts = replset_hosts(hello, config) or hosts
+                    run = functools.partial(direct, host)
+                    members = members_of(name, hello, run) or members
                     break
-            primary = (hello or {}).get("primary")
-            nodes += [Node(h, "primary" if h == primary else "secondary", shard=name) for h in hosts]
+            nodes += as_nodes(members, (hello or {}).get("primary"), shard=name)
         mongos = set(seeds)
         if mongos_docs is not None:
             mongos |= set(maybe(lambda: live_mongos(mongos_docs())) or [])
         nodes += [Node(h, "mongos") for h in sorted(mongos)]
         topo = Topology("sharded", _dedupe(nodes))
     elif entry_hello.get("setName"):
-        config = maybe(lambda: entry({"replSetGetConfig": 1}))
-        hosts = (
-            replset_hosts(entry_hello, config) or list(seeds) or [str(entry_hello.get("me") or "<server>")]
-        )
-        primary = entry_hello.get("primary")
-        nodes = [Node(h, "primary" if h == primary else "secondary") for h in hosts]
-        topo = Topology("replicaset", _dedupe(nodes), set_name=str(entry_hello["setName"]))
+        set_name = str(entry_hello["setName"])
+        members = members_of(set_name, entry_hello, entry)
+        if not members:
+            members = [Member(h) for h in seeds] or [Member(str(entry_hello.get("me") or "<server>"))]
+        nodes = as_nodes(members, entry_hello.get("primary"))
+        topo = Topology("replicaset", _dedupe(nodes), set_name=set_name)
     else:
         topo = Topology("standalone", (Node(seeds[0] if seeds else "<server>", "standalone"),))
     return Topology(
-        topo.kind, topo.nodes, topo.set_name, atlas=is_atlas([*seeds, *(n.host for n in topo.nodes)])
+        topo.kind,
+        topo.nodes,
+        topo.set_name,
+        atlas=is_atlas([*seeds, *(n.host for n in topo.nodes)]),
+        unlisted=tuple(unlisted),
     )
+
+
+def _error_text(exc: Exception) -> str:
+    """``codeName: errmsg`` of a server error (pymongo's OperationFailure.details), else its text."""
+    details = getattr(exc, "details", None) or {}
+    code, msg = details.get("codeName"), details.get("errmsg")
+    text = f"{code}: {msg}" if code and msg else str(code or msg or exc)
+    return " ".join(text.split())[:200]
 
 
 # ---------------------------------------------------------------- direct connections (I/O)

@@ -2,75 +2,67 @@
 
 ``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
 ``reference``, ``audit`` and ``history`` (runs, regress, history rebuild); the options they share
-are in ``options``.
+are in ``options``; ``commands`` builds the Typer app. ``main`` imports it inside its own error handling,
+so that a Ctrl-C while the libraries load (pandas takes about a second) is a one-line stop, not a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Annotated
-
-import typer
-
-from ycsb_runner import __version__
-from ycsb_runner.cli import analyse, audit, clients, history, parse, reference, run, server
-from ycsb_runner.console import err_console
-from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
-
-app = typer.Typer(
-    help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    rich_markup_mode=None,  # plain help: wraps at the terminal width, never cuts an option name
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
+from typing import Any
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(__version__)
-        raise typer.Exit()
+def __getattr__(name: str) -> Any:
+    if name == "app":  # ``from ycsb_runner.cli import app``: the Typer app, built on first use
+        from ycsb_runner.cli.commands import app
+
+        return app
+    raise AttributeError(name)
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare."""
+def _say(label: str, text: str = "") -> None:
+    """*label* (console markup) and *text* as written: a message may hold brackets ([OVERALL], [/path])."""
+    from rich.markup import escape
+
+    from ycsb_runner.console import err_console
+
+    with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+        err_console.print(label + escape(text), soft_wrap=True)
 
 
-@app.command("version")
-def version_cmd() -> None:
-    """Print the version."""
-    typer.echo(__version__)
+def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kw: object) -> None:
+    """A library's warning (pymongo: "Unknown option ...") as one ``warning:`` line: no source path, no
+    code line, credentials masked."""
+    from ycsb_runner.secrets import mask_url
 
-
-run.register(app)
-app.add_typer(server.app, name="server")
-analyse.register(app)
-app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.parse_cmd)
-app.add_typer(reference.app, name="reference")
-app.add_typer(audit.app, name="audit")
-history.register(app)
-clients.register(app)  # probe-client
+    text = " ".join(mask_url(str(message)).split())
+    _say("[yellow]warning:[/yellow] ", text)
 
 
 def main() -> None:
+    import warnings
+
+    warnings.showwarning = _show_warning
     try:
+        from ycsb_runner.errors import RunInterrupted, UserError, interrupted_exit_code
+    except KeyboardInterrupt:  # Ctrl-C while Python starts
+        with contextlib.suppress(OSError):
+            sys.stderr.write("interrupted: stopped before anything ran\n")
+        sys.exit(130)
+    try:
+        from ycsb_runner.cli.commands import app
+
         app()
     except RunInterrupted as err:
-        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
-            err_console.print(f"[bold red]interrupted[/bold red] by {err}", soft_wrap=True)
+        _say("[bold red]interrupted[/bold red] by ", str(err))
         sys.exit(err.exit_code)
     except UserError as err:
-        with contextlib.suppress(OSError):
-            err_console.print(f"[bold red]error:[/bold red] {err}", soft_wrap=True)
+        _say("[bold red]error:[/bold red] ", str(err))
         sys.exit(err.exit_code)
     except KeyboardInterrupt as exc:
-        with contextlib.suppress(OSError):
-            err_console.print("[bold red]interrupted[/bold red]: stopped; finished work is kept")
+        try:
+            _say("[bold red]interrupted[/bold red]: stopped; finished work is kept")
+        except KeyboardInterrupt:  # still loading the console's own modules
+            pass
         sys.exit(interrupted_exit_code(exc))

@@ -7,9 +7,12 @@ from typing import Annotated
 
 import pandas as pd
 import typer
+from rich.markup import escape
 
-from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit
+from ycsb_runner.analyse.stats import DEFAULT_ALPHA
+from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
 from ycsb_runner.console import err_console
+from ycsb_runner.studies import metric_label
 
 
 def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
@@ -17,20 +20,29 @@ def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
 
     path = run_dir / name
     atomic_write_csv(path, df)
-    err_console.print(f"wrote {path}")
+    err_console.print(f"wrote {escape(str(path))}")
 
 
 # What a narrow terminal keeps first, per study layout (the rest is hidden, named under the table).
 STUDY_PRIORITY = {
-    "tencent": ("mix", "throughput (ops/sec)", "RAL (us)", "WAL (us)", "CPU (%)", "threads", "n", "phase"),
-    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (us)", "write p99 (us)", "threads"),
+    "tencent": ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase"),
+    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads"),
 }
 
 
 def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False) -> None:
     """A study table: the audit layout's prose cells as one block per mix when a row does not fit."""
     layout = df.attrs.get("layout", "generic")
-    emit(df, fmt, title, priority=STUDY_PRIORITY.get(layout, ()), wide=wide or layout == "audit")
+    caveat = df.attrs.get("caption") or None
+    emit(
+        df,
+        fmt,
+        title,
+        {"audit_unverified": caveat} if caveat else None,
+        priority=STUDY_PRIORITY.get(layout, ()),
+        wide=wide or layout == "audit",
+        caption=caveat,
+    )
 
 
 def table_cmd(
@@ -39,17 +51,32 @@ def table_cmd(
     """The run's per-mix table in the layout of the study its suite reproduces."""
     from ycsb_runner.analyse.table import study_table
 
+    run_dir = run_folder(run_dir)
     df = study_table(run_dir)
     if save:
         _save(run_dir, "study_table.csv", df)
     emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
 
 
+# What a narrow terminal keeps first (the rest is named under the table), per table: a published table keyed
+# by threads keeps them beside the mix; an audit study's cells carry their unit (% or pp).
 REFERENCE_PRIORITY = ("mix", "metric", "measured", "published", "ratio", "threads", "published_threads")
+THREADS_REFERENCE_PRIORITY = ("mix", "threads", "metric", "measured", "published", "ratio", "note")
+AUDIT_REFERENCE_PRIORITY = (
+    "mix",
+    "metric",
+    "measured change",
+    "published change",
+    "published_other",
+    "measured_n",
+    "note",
+)
 COMPARE_PRIORITY = ("mix", "metric", "baseline", "contender", "change_pct", "verdict", "p_value", "threads")
+SIDE_BY_SIDE_PRIORITY = ("mix", "metric", "baseline", "contender", "change_pct", "threads", "audit")
 COMPARE_LABELS = {
     "published_threads": "published threads",
     "published_text": "published as",
+    "published_other": "published (other unit)",
     "measured_n": "n",
     "change_pct": "change %",
     "p_value": "p",
@@ -60,20 +87,57 @@ COMPARE_LABELS = {
 }
 
 
-def metric_label(name: str) -> str:
-    """``read_avg_us`` -> ``read avg latency (µs)``: the registry's label and unit."""
+def _signed(value: float, unit: str) -> str:
+    return "-" if value != value else f"{value:+,.1f} {unit}"
+
+
+def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The terminal view of a ``compare --reference`` table and its column priorities: an audit study's
+    off -> on changes with their unit in every cell (``-45.8 %``, ``+3.0 pp``); the published remark in
+    English only (``--format csv`` has the original beside it)."""
     from ycsb_runner.studies import METRICS
 
-    m = METRICS.get(name)
-    if m is None:
-        return name
-    return f"{m.label} ({m.unit})" if m.unit else m.label
+    if df.empty:
+        return df, REFERENCE_PRIORITY
+    if set(df["unit"]) <= {"%", "pp"}:
+        shown = df.assign(
+            metric=df["metric"].map(lambda m: METRICS[m].label if m in METRICS else m),
+            measured=[_signed(v, u) for v, u in zip(df["measured"], df["unit"], strict=True)],
+            published=[_signed(v, u) for v, u in zip(df["published"], df["unit"], strict=True)],
+            published_text=df["published_text"].str.replace(r"\s*\[[^\]]*\]$", "", regex=True),
+        ).drop(columns=["unit", "ratio", "threads", "published_threads", "size", "storage"])
+        shown = shown.rename(columns={"measured": "measured change", "published": "published change"})
+        return shown, AUDIT_REFERENCE_PRIORITY
+    shown = df.assign(metric=df["metric"].map(metric_label)).drop(columns=["unit", "published_other"])
+    keyed = (df["threads"].dropna() == df.loc[df["threads"].notna(), "published_threads"]).all()
+    if keyed and df["published_threads"].nunique() > 1:  # matched by thread count: one column says it
+        return shown.drop(columns=["published_threads"]), THREADS_REFERENCE_PRIORITY
+    return shown, REFERENCE_PRIORITY
+
+
+def side_by_side(df: pd.DataFrame) -> bool:
+    """A compare of two single runs: no repetitions on either side, so no significance to claim."""
+    return not df.empty and bool((df["n_baseline"] <= 1).all() and (df["n_contender"] <= 1).all())
 
 
 def compare_cmd(
-    run_dir: RunArg,
+    run_dir: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="RUN",
+            help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
+        ),
+    ] = None,
     contender: Annotated[
-        Path | None, typer.Argument(metavar="CONTENDER", help="A second result folder of the same suite.")
+        Path | None,
+        typer.Argument(metavar="CONTENDER", help="A second run of the same suite (folder or run id)."),
+    ] = None,
+    baseline_opt: Annotated[
+        Path | None, typer.Option("--baseline", metavar="RUN", help="The baseline run (folder or run id).")
+    ] = None,
+    contender_opt: Annotated[
+        Path | None,
+        typer.Option("--contender", metavar="RUN", help="The contender run (folder or run id)."),
     ] = None,
     reference: Annotated[
         str | None,
@@ -99,52 +163,77 @@ def compare_cmd(
         float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate.")
     ] = 5.0,
     alpha: Annotated[
-        float, typer.Option("--alpha", metavar="P", help="Significance level (Holm-corrected for the gate).")
-    ] = 0.05,
+        float,
+        typer.Option(
+            "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
+        ),
+    ] = DEFAULT_ALPHA,
 ) -> None:
-    """Compare RUN_DIR with CONTENDER (significance over repetitions) or with a published --reference."""
+    """Compare two runs (significance over repetitions; side by side without) or a run with a published
+    --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
+    --contender ID`."""
     from ycsb_runner.analyse.compare import compare_reference, compare_runs
     from ycsb_runner.errors import UserError
 
+    runs = [r for r in (run_dir, contender) if r is not None]
+    baseline = baseline_opt or (runs.pop(0) if runs else None)
+    runs += [contender_opt] if contender_opt is not None else []
+    if baseline is None:
+        raise UserError("name the baseline run: compare RUN [CONTENDER] or --baseline RUN --contender RUN")
+    if len(runs) > 1:
+        raise UserError("compare takes two runs: the baseline and one contender")
+    contender = runs[0] if runs else None
     if (contender is None) == (reference is None):
-        raise UserError(
-            "give either a second run folder (CONTENDER) or --reference NAME, not both or neither"
-        )
+        raise UserError("give either a second run (CONTENDER or --contender) or --reference NAME, not both")
+    base_dir = run_folder(baseline)
     caption = None
+    extra: dict[str, str] = {}
     if reference is not None:
-        df = compare_reference(run_dir, reference, size=size, storage=storage)
-        title, name = f"{run_dir.name} vs published {reference}", f"compare-{reference}.csv"
+        df = compare_reference(base_dir, reference, size=size, storage=storage)
+        title, name = f"{base_dir.name} vs published {reference}", f"compare-{reference}.csv"
         caption = df.attrs.get("run_vs_study")
-        priority = REFERENCE_PRIORITY
+        shown, priority = reference_shown(df)
     else:
         assert contender is not None
-        df = compare_runs(run_dir, contender, alpha=alpha)
+        cont_dir = run_folder(contender)
+        df = compare_runs(base_dir, cont_dir, alpha=alpha)
         title, name = (
-            f"baseline {run_dir.name} vs contender {contender.name}",
-            f"compare-{contender.name}.csv",
+            f"baseline {base_dir.name} vs contender {cont_dir.name}",
+            f"compare-{cont_dir.name}.csv",
         )
-        priority = COMPARE_PRIORITY
+        shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
+        if side_by_side(df):
+            title += ": side by side (one run each: differences shown, no significance claimed)"
+            shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
+            priority = SIDE_BY_SIDE_PRIORITY
+    caveat = df.attrs.get("audit_unverified") or ""
+    if caveat:
+        title += " [UNVERIFIED AUDIT]"
+        caption = f"{caveat}\n{caption}" if caption else caveat
+        extra["audit_unverified"] = caveat
+    if caption and reference is not None:
+        extra["run_vs_study"] = df.attrs.get("run_vs_study") or ""
     gate = None
     if fail_on_regression and contender is not None:
         from ycsb_runner.analyse.compare import regression_gate
         from ycsb_runner.model import RunResult
 
-        statuses = {p.name: RunResult.load(p).manifest.status for p in (run_dir, contender)}
+        dirs = (base_dir, run_folder(contender))
+        statuses = {p.name: RunResult.load(p).manifest.status for p in dirs}
         gate = regression_gate(df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
         df = gate[2]
     if save:
-        _save(run_dir, name, df)
+        _save(base_dir, name, df)
     if fmt is Format.table:
-        shown = df.assign(metric=df["metric"].map(metric_label))
         emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
     else:
-        emit(df, fmt, title, extra={"run_vs_study": caption} if caption else None)
+        emit(df, fmt, title, extra=extra or None)
     if gate is not None:
         code, reason, _ = gate
         if code:
-            err_console.print(f"[bold red]error:[/bold red] {reason}", soft_wrap=True)
+            err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
             raise typer.Exit(code)
-        err_console.print(f"{reason} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
+        err_console.print(f"{escape(reason)} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
 
 
 def report_cmd(
@@ -157,6 +246,7 @@ def report_cmd(
     """Write report.html (self-contained, inline plots) and report.md for a run."""
     from ycsb_runner.analyse.report import write_report
 
+    run_dir = run_folder(run_dir)
     html_path, md_path = write_report(run_dir, out)
     typer.echo(str(html_path))
     typer.echo(str(md_path))

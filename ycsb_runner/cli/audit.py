@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
+import json
+import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,6 +88,16 @@ TimeoutOpt = Annotated[
         help="Seconds: MongoDB connect (default 10), each command (120), cloud switch wait (600).",
     ),
 ]
+AllowUnlistedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unlisted-members",
+        help=(
+            "mongodb-runtime: when replSetGetConfig is refused (it lists hidden and delayed members), go "
+            "on with the members hello lists, with a warning naming them; default: refuse."
+        ),
+    ),
+]
 InstanceOpt = Annotated[
     str | None,
     typer.Option(
@@ -115,12 +127,17 @@ class StrategyArgs:
     instance_id: str | None
     region: str | None
     endpoint: str | None
+    allow_unlisted_members: bool = False
 
     def options(self) -> dict[str, Any]:
         """The make_strategy options for the chosen strategy. Pure."""
         name = str(self.strategy.value)
         if name == "mongodb-runtime":
-            return {"namespace": self.namespace, "url": self.mongodb_url}
+            return {
+                "namespace": self.namespace,
+                "url": self.mongodb_url,
+                "allow_unlisted_members": self.allow_unlisted_members,
+            }
         if name == "command":
             return {
                 "on_cmd": self.on_cmd,
@@ -159,6 +176,7 @@ _SHARED = {
     "instance_id": (InstanceOpt, None),
     "region": (RegionOpt, None),
     "endpoint": (EndpointOpt, None),
+    "allow_unlisted_members": (AllowUnlistedOpt, False),
 }
 
 
@@ -231,6 +249,38 @@ def audit_on(
         _show(f"audit on ({strat.name})", strat.enable(wanted))
 
 
+def _restore_commands(
+    path: Path,
+    saved: dict[str, Any],
+    entry: AuditState,
+    on_cmd: str | None,
+    off_cmd: str | None,
+    status_cmd: str | None,
+) -> dict[str, Any]:
+    """The command strategy's options for ``audit restore``: the programs only from this command line (a
+    run folder may come from anywhere, so nothing in it is run), the file's non-program settings kept."""
+    given = {"status_cmd": status_cmd, "on_cmd": on_cmd, "off_cmd": off_cmd}
+    needed = ["status_cmd", "on_cmd" if entry.enabled else "off_cmd"]
+    missing = [k for k in needed if given[k] is None]
+    if missing:
+        used = " ".join(
+            f"--{k.replace('_', '-')} {shlex.quote(json.dumps(saved[k]))}"
+            for k in needed
+            if isinstance(saved.get(k), list)
+        )
+        raise UserError(
+            f"{path}: audit restore never runs programs found in a run folder: pass "
+            + " and ".join(f"--{k.replace('_', '-')}" for k in missing)
+            + (f" (the run used {used})" if used else "")
+        )
+    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if isinstance(saved.get("on_regex"), str):
+        options["on_regex"] = saved["on_regex"]
+    if isinstance(saved.get("timeout_s"), int | float) and not isinstance(saved["timeout_s"], bool):
+        options["timeout_s"] = saved["timeout_s"]
+    return options
+
+
 @app.command("restore")
 def audit_restore(
     run_dir: Annotated[Path, typer.Argument(help="The run folder (or its audit-restore.json).")],
@@ -268,16 +318,7 @@ def audit_restore(
             url=url, namespace=saved.get("namespace"), target_namespace=saved.get("target_namespace")
         )
     elif name == "command":
-        options.update(saved)
-        for key, given in (("on_cmd", on_cmd), ("off_cmd", off_cmd), ("status_cmd", status_cmd)):
-            if given is not None:
-                options[key] = given
-            elif any(a == "***" or a.endswith("=***") for a in options.get(key) or []):
-                raise UserError(
-                    f"{path}: the saved --{key.replace('_', '-')} had a secret masked: pass "
-                    f"--{key.replace('_', '-')} again"
-                )
-        options.pop("ops", None)
+        options.update(_restore_commands(path, saved, entry, on_cmd, off_cmd, status_cmd))
         if timeout:
             options["timeout_s"] = timeout
     else:

@@ -64,7 +64,11 @@ def runs_cmd(
     df = runs_table(select_runs(history.runs(), _filter(suite, tag, since, until, verdict)))
     if fmt is Format.table:  # the terminal view: the folder is results/<run_id>, the error in the manifest
         df = df.drop(columns=["folder", "error"])
-    emit(df, fmt, f"runs in {history.where}")
+    emit(df, fmt, f"runs in {history.where}", priority=RUNS_PRIORITY, whole=("run_id",))
+
+
+# What a user looks for in `runs`: the id to pass to table/compare/report, the verdict, the tags, when.
+RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_version")
 
 
 SuiteName = Annotated[str, typer.Argument(metavar="SUITE", help="The suite name the runs were made with.")]
@@ -124,12 +128,6 @@ def _options(
     from ycsb_runner.errors import UserError
     from ycsb_runner.studies import OPERATION_METRICS
 
-    if correction not in ("holm", "bh"):
-        raise UserError(f"--correction {correction!r}: use holm or bh")
-    if not 0 < alpha < 1:
-        raise UserError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
-    if min_effect < 0 or window < 1 or not 1 <= confirm <= window:
-        raise UserError("--min-effect must be >= 0, --window >= 1 and --confirm between 1 and --window")
     known = {"throughput_ops_s", *OPERATION_METRICS}
     bad = [m for m in metric or [] if m not in known]
     if bad:
@@ -139,6 +137,10 @@ def _options(
     )
     if metric:
         opts.metrics = tuple(metric)
+    try:
+        opts.check()
+    except ValueError as e:
+        raise UserError(str(e)) from None
     return opts
 
 

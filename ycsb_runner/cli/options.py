@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -64,7 +66,46 @@ ClientOpt = Annotated[
     ),
 ]
 SuiteArg = Annotated[str, typer.Argument(metavar="SUITE", help="A built-in suite name or a .toml file.")]
-RunArg = Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A result folder, results/<run-id>/.")]
+RunArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="RUN",
+        help="A result folder (results/<run-id>/) or a run id as `ycsb-runner runs` lists it.",
+    ),
+]
+
+
+def run_folder(run: Path | str) -> Path:
+    """The result folder *run* names: a folder path, else a run id under the results folder
+    (``$YCSB_RUNNER_RESULTS`` or results/), else a run id of the history (its recorded folder)."""
+    import os
+
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.paths import results_dir
+
+    path = Path(run)
+    if path.is_dir():
+        return path
+    base = results_dir()
+    name = str(run)
+    if "/" not in name and (base / name).is_dir():
+        return base / name
+    try:
+        from ycsb_runner.history import open_history
+
+        runs = open_history(base, os.environ.get("YCSB_RUNNER_HISTORY_URL")).runs()
+        hit = runs[runs["run_id"] == name]
+        folder = Path(str(hit["folder"].iloc[0])) if not hit.empty and hit["folder"].iloc[0] else None
+    except UserError:
+        folder = None
+    if folder is not None and folder.is_dir():
+        return folder
+    raise UserError(
+        f"{name}: no such result folder or run id (looked in {base} and its history); "
+        "`ycsb-runner runs` lists the run ids"
+    )
+
+
 FormatOpt = Annotated[
     Format,
     typer.Option("--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."),
@@ -75,9 +116,33 @@ WideOpt = Annotated[
 SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a CSV into the run folder.")]
 
 
+_OPTION_AND_VALUE = re.compile(r"(?<!\S)(--[\w.-]+) (?=[^\s-])")
+_GLUE = "\x00"
+
+
+def wrap_message(msg: str, width: int) -> str:
+    """*msg* folded at spaces to *width*, never between an option and its value (``--set threads=8``) or
+    inside a word; the lines after the first are indented by two spaces."""
+    glued = _OPTION_AND_VALUE.sub(lambda m: m.group(1) + _GLUE, msg)
+    lines = [
+        textwrap.fill(
+            line,
+            width=max(20, width),
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for line in glued.splitlines() or [""]
+    ]
+    return "\n".join(lines).replace(_GLUE, " ")
+
+
 def log(msg: str) -> None:
-    """Progress and notes go to stderr; stdout carries only the command's result."""
-    err_console.print(msg)
+    """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
+    may hold brackets, which the console would otherwise read as markup)."""
+    from rich.markup import escape
+
+    err_console.print(escape(wrap_message(msg, err_console.width)), soft_wrap=True)
 
 
 def emit(
@@ -90,13 +155,17 @@ def emit(
     wide: bool = False,
     caption: str | None = None,
     labels: dict[str, str] | None = None,
+    whole: tuple[str, ...] = (),
 ) -> None:
     """Print *df* as a table that fits the terminal, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown.
 
     The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
-    rename columns for the table only; CSV and JSON always carry every column under its own name."""
+    rename columns for the table only; *whole* columns are never folded (``termtable.print_frame``); CSV and
+    JSON always carry every column under its own name."""
     if fmt is Format.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
+        from ycsb_runner.store import formula_safe
+
+        typer.echo(formula_safe(df).to_csv(index=False), nl=False)
     elif fmt is Format.json:
         records = json.loads(df.to_json(orient="records", force_ascii=False))
         typer.echo(
@@ -121,6 +190,7 @@ def emit(
             priority=tuple(labels.get(c, c) for c in priority),
             wide=wide,
             show_all_hint="--wide or --format csv shows them",
+            whole=tuple(labels.get(c, c) for c in whole),
         )
 
 

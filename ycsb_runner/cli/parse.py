@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
@@ -30,18 +31,26 @@ _TABLE_COLUMNS = [
 ]
 
 
-def _load(path: Path, stderr: Path | None) -> ParsedRun:
-    if not path.is_file():
+def _read(path: Path) -> bytes:
+    """The bytes of a YCSB capture: a file, or a pipe (``parse <(...)``, a FIFO); one-line errors else."""
+    if path.is_dir():
+        raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path}/stdout.txt")
+    if not path.exists():
         raise UserError(f"file not found: {path}")
-    data = path.read_bytes()
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def _load(path: Path, stderr: Path | None) -> ParsedRun:
+    data = _read(path)
     if path.suffix.lower() == ".json" or _JSON_START.match(data[:4096]):
-        return parse_export(path)
+        return parse_export(data)
     err_path = stderr
     if err_path is None and path.suffix == ".stdout" and path.with_suffix(".stderr").is_file():
         err_path = path.with_suffix(".stderr")
-    if err_path is not None and not err_path.is_file():
-        raise UserError(f"file not found: {err_path}")
-    return parse_output(data, err_path.read_bytes() if err_path else b"")
+    return parse_output(data, _read(err_path) if err_path else b"")
 
 
 def _cell(value: object) -> str:
@@ -62,7 +71,7 @@ def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
     console.print(
-        f"[bold]{name}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
+        f"[bold]{escape(name)}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
         f"runtime={_cell(run.overall.get('runtime_ms'))} ms  "
         f"throughput={_cell(run.overall.get('throughput'))} ops/s",
         highlight=False,
@@ -203,7 +212,9 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
             frame.insert(0, "verdict", run.verdict.status)
             frame.insert(0, "file", name)
             frames.append(frame)
-        pd.concat(frames, ignore_index=True).to_csv(sys.stdout, index=False)
+        from ycsb_runner.store import formula_safe
+
+        formula_safe(pd.concat(frames, ignore_index=True)).to_csv(sys.stdout, index=False)
     else:
         payload = [
             {

@@ -105,11 +105,29 @@ def _preflight(
     findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
     if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
         findings += audit_findings(audit[0], audit[1], embedded=embedded)
-    for f in findings:
-        log(f"{f.level}: {f.message}")
     errors = [f for f in findings if f.level == "error"]
+    stopping = errors[0] if stop and errors else None
+    for f in findings:
+        if f is not stopping:  # the error that stops the command is printed once, by the CLI
+            log(f"{f.level}: {f.message}")
     if stop and errors:
         raise UserError(f"stopped before running: {errors[0].message}")
+
+
+def _command_notice(suite: object, strategy: str | None, cli_options: dict) -> list[str]:
+    """The lines that say which programs a run will execute (the ``command`` audit strategy), and from
+    where: a suite file someone handed you must not run programs unannounced."""
+    audit = getattr(suite, "audit", None)
+    if audit is None or not audit.states or (strategy or audit.strategy) != "command":
+        return []
+    from ycsb_runner.audit.command import COMMAND_KEYS, describe_commands
+
+    options = {**audit.options, **cli_options}
+    lines = describe_commands(options)
+    from_suite = [k for k in COMMAND_KEYS if k in audit.options and k not in cli_options]
+    where = f"suite file {getattr(suite, 'path', '')}" if from_suite else "--audit-option"
+    head = f"notice: this run executes programs (audit strategy command, from the {where}):"
+    return [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]
 
 
 def _render_text(
@@ -121,7 +139,11 @@ def _render_text(
     show_properties: bool,
     *,
     audit_strategy: str | None = None,
-) -> str:
+    audit_options: dict | None = None,
+    check: bool = True,
+) -> tuple[str, object]:
+    """The plan as text (after the notice of the programs it runs), and the plan; *check* prints the
+    pre-flight findings (without stopping)."""
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
@@ -132,13 +154,15 @@ def _render_text(
             suite=suite_name, url=url, overrides=overrides, scale=scale, audit_strategy=audit_strategy
         )
     )
-    _preflight(plan.suite, embedded=url is None, stop=False)
+    if check:
+        _preflight(plan.suite, embedded=url is None, stop=False)
+    notice = _command_notice(plan.suite, audit_strategy, audit_options or {})
     try:
         inst = locate_ycsb()
         classpath, binding = inst.classpath, inst.binding_class
     except UserError:
         classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
-    return describe_plan(
+    text = "".join(f"# {line}\n" for line in notice) + describe_plan(
         plan,
         url=url or "mongodb://127.0.0.1:27017/ycsb",
         classpath=classpath,
@@ -146,6 +170,7 @@ def _render_text(
         env=environment(templates),
         show_properties=show_properties,
     )
+    return text, plan
 
 
 def render(
@@ -157,7 +182,7 @@ def render(
     show_properties: Annotated[bool, typer.Option(help="Also print each workload properties file.")] = False,
 ) -> None:
     """Print every step and the exact command it will run (password masked). No server needed."""
-    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties))
+    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties)[0])
 
 
 def _audit_options(items: list[str]) -> dict:
@@ -218,11 +243,27 @@ def bench(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
-    if dry_run:
-        sys.stdout.write(
-            _render_text(
-                suite, mongodb_url, set_ or [], scale, templates, False, audit_strategy=audit_strategy
-            )
+    if dry_run:  # the plan, then the same checks as a real bench: what bench refuses exits 2 here too
+        text, plan = _render_text(
+            suite,
+            mongodb_url,
+            set_ or [],
+            scale,
+            templates,
+            False,
+            audit_strategy=audit_strategy,
+            audit_options=_audit_options(audit_option or []),
+            check=False,
+        )
+        sys.stdout.write(text)
+        _preflight(
+            plan.suite,
+            embedded=mongodb_url is None,
+            stop=True,
+            audit=(
+                audit_strategy or plan.suite.audit.strategy,
+                {**plan.suite.audit.options, **_audit_options(audit_option or [])},
+            ),
         )
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench
@@ -258,6 +299,8 @@ def bench(
             {**plan.suite.audit.options, **opts.audit_options},
         ),
     )
+    for line in _command_notice(plan.suite, audit_strategy, opts.audit_options):
+        log(line)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
     try:
         with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:

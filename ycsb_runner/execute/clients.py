@@ -10,6 +10,7 @@ private ``mktemp -d`` folder there, removed afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -18,6 +19,8 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,7 +31,7 @@ from ycsb_runner.model import LOCAL_CLIENT
 
 SSH_CONFIG_ENV = "YCSB_RUNNER_SSH_CONFIG"
 _SPEC = re.compile(
-    r"^(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
+    r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
 )
 CONNECT_TIMEOUT_S = 10
 
@@ -97,6 +100,18 @@ def _tar(files: Mapping[str, str]) -> bytes:
     return buf.getvalue()
 
 
+STALE_MINUTES = 15
+# The same on every POSIX shell and find (-mmin is in GNU and BSD find); prints each folder it removed.
+CLEAR_STALE_SCRIPT = (
+    'for d in "${TMPDIR:-/tmp}"/ycsb-runner-client-*; do '
+    '[ -d "$d" ] && [ -O "$d" ] && [ ! -L "$d" ] || continue; '
+    'if [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then continue; fi; '
+    f'[ -n "$(find "$d" -mmin -{STALE_MINUTES} -print 2>/dev/null | head -n 1)" ] && continue; '
+    'rm -rf -- "$d" && echo "$d"; '
+    "done; true"
+)
+
+
 class Client:
     """Runs shell scripts on one load generator (``sh -c`` here, ``ssh`` there) and moves files."""
 
@@ -150,8 +165,9 @@ class Client:
             )
         return done.stdout.decode(errors="replace")
 
-    def check(self, java: str) -> None:
-        """Fail with one line when the client cannot be reached or has no usable Java at *java*."""
+    def check(self, java: str) -> list[str]:
+        """Fail with one line when the client cannot be reached or has no usable Java at *java*; then clear
+        what earlier benches left there (returns those folders)."""
         try:
             out = self.run(
                 f"{shlex.quote(java)} -version >/dev/null 2>&1 || echo nojava", timeout=CONNECT_TIMEOUT_S + 20
@@ -160,10 +176,71 @@ class Client:
             what = "is unreachable" if not self.spec.local else "cannot run commands"
             raise UserError(
                 f"client {self.name} {what}: {str(err).split(': ', 1)[-1]} "
-                f"(check that `ssh {self.name} true` works without a prompt)"
+                f"(check that `{self.ssh_hint()}` works without a prompt)"
             ) from None
         if "nojava" in out:
             raise UserError(f"client {self.name}: no Java at {java}; install Java 11+ there")
+        return self.clear_stale()
+
+    def ssh_hint(self) -> str:
+        """The command that checks this client by hand: ``ssh [-F cfg] [-p PORT] [user@]host true``."""
+        if self.spec.local:
+            return "sh -c true"
+        config = ["-F", self.ssh_config] if self.ssh_config else []
+        port = ["-p", str(self.spec.port)] if self.spec.port else []
+        return shlex.join(["ssh", *config, *port, self._destination(), "true"])
+
+    def clear_stale(self) -> list[str]:
+        """Remove the work folders an earlier bench left on this client (its ssh link or the runner died
+        before it could remove them): yours, with no live YCSB (``pid``) and nothing written for
+        ``STALE_MINUTES``. Returns the folders removed; never raises."""
+        try:
+            out = self.run(CLEAR_STALE_SCRIPT, timeout=60)
+        except UserError:
+            return []
+        return [ln for ln in out.splitlines() if "ycsb-runner-client-" in ln]
+
+    def clock_offset(self, samples: int = 3, timeout: float = 30.0) -> tuple[float, float] | None:
+        """(offset, round trip) in seconds: the client's clock minus this machine's, from ``date +%s.%N``
+        read inside one established session (so ssh's connection set-up is not in the round trip), the
+        sample with the shortest round trip; (0, 0) for ``local``; None when it cannot be read."""
+        if self.spec.local:
+            return 0.0, 0.0
+        script = "echo ready; while read x; do date +%s.%N; done"
+        try:
+            proc = subprocess.Popen(
+                self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError:
+            return None
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        best: tuple[float, float] | None = None
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            if proc.stdout.readline().strip() != b"ready":
+                return None
+            for _ in range(samples):
+                t0 = time.time()
+                proc.stdin.write(b"x\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                t1 = time.time()
+                remote = float(line.decode().strip())  # ValueError: no GNU date (%N)
+                sample = (remote - (t0 + t1) / 2, t1 - t0)
+                if best is None or sample[1] < best[1]:
+                    best = sample
+        except (OSError, ValueError):
+            return None
+        finally:
+            timer.cancel()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            if proc.poll() is None:
+                proc.kill()
+        return best
 
     def make_workdir(self) -> str:
         """A new private folder (mode 0700) on the client, with ``hdr/`` in it."""
@@ -265,11 +342,17 @@ def _last_line(raw: bytes) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def check_clients(clients: list[Client], java: str) -> None:
-    """Every client reachable with Java, checked in parallel; the first failure as one line."""
+def check_clients(clients: list[Client], java: str) -> list[str]:
+    """Every client reachable with Java, checked in parallel; the first failure as one line. Returns a note
+    per stale work folder removed (``client NAME: removed FOLDER ...``)."""
     with ThreadPoolExecutor(max_workers=max(1, len(clients))) as pool:
         futures = [pool.submit(c.check, java) for c in clients]
         errors = [f.exception() for f in futures]
     for err in errors:
         if err is not None:
             raise err
+    return [
+        f"client {c.name}: removed {folder}, left by an earlier bench"
+        for c, f in zip(clients, futures, strict=True)
+        for folder in f.result() or []
+    ]

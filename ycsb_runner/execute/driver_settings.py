@@ -33,7 +33,9 @@ KEYS = (
     "stock_wait_queue_limit",
     "compressors",
     "tls",
+    "batch",  # the binding's batch-insert semantics: batchsize, upsert, write, failed_batch, last_batch
 )
+BATCH_KEYS = ("batchsize", "upsert", "write", "failed_batch", "last_batch")
 WRITE_CONCERN_KEYS = ("w", "journal", "wtimeout_ms")
 
 
@@ -56,6 +58,11 @@ def parse_settings_line(line: str) -> dict[str, Any] | None:
     wc = out.get("write_concern")
     if isinstance(wc, dict):
         out["write_concern"] = {k: wc[k] for k in WRITE_CONCERN_KEYS if k in wc}
+    batch = out.get("batch")
+    if isinstance(batch, dict):
+        out["batch"] = {k: batch[k] for k in BATCH_KEYS if k in batch}
+    elif "batch" in out:
+        del out["batch"]
     return out
 
 

@@ -42,6 +42,10 @@ class StepMonitor:
         if self.server is not None:
             figures.update({f"server_{k}": v for k, v in self.server.figures().as_dict().items()})
             out["server_series"] = self.server.time_series()
+            cores, source = self.server.cores
+            figures.update(server_cores=cores, server_cores_source=source or None)
+            if (note := self.server.cores_warning()) is not None:
+                warnings.append(note)
             if self.server.errors:
                 warnings.append(
                     f"{len(self.server.errors)} serverStatus poll(s) failed: {self.server.errors[-1].message}"

@@ -11,7 +11,10 @@
 5. Each client's stdout, stderr and ``.hdr`` logs are copied to ``steps/<step>/clients/<client>/``; the
    password file goes with the client's folder as soon as YCSB ends, the folder afterwards.
 6. Results: per-client rows (``client=<name>``) and merged rows (``client=all``) with exact percentiles for
-   every operation from the added HDR histograms (:mod:`ycsb_runner.parse.merge`).
+   every operation from the added HDR histograms (:mod:`ycsb_runner.parse.merge`). Each host's clock offset
+   is measured before the go and applied to its logs' timestamps; each client's warm-up (``warmup_s``) is
+   cut from its own start; the step's throughput and the merged percentiles are those of the common window
+   (every client running), with the union's (first start to last end) kept beside them.
 """
 
 from __future__ import annotations
@@ -38,14 +41,19 @@ from ycsb_runner.model import StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
+    align_logs,
     client_histograms,
+    common_window,
+    drop_warmup,
     merge_operations,
     merge_overall,
     merged_latencies,
     read_client_logs,
+    union_window,
+    window_logs,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import render_step
+from ycsb_runner.render import _propescape, _propkey, render_step
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0
@@ -99,6 +107,7 @@ class _Session:
     exit_code: int | None = None
     last_ops: int = 0
     last_cur: float = 0.0
+    clock: tuple[float, float] | None = None  # (offset, round trip) s: this host's clock minus ours
 
     @property
     def name(self) -> str:
@@ -195,6 +204,7 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
         )
 
     def prepare(s: _Session) -> None:
+        s.clock = s.client.clock_offset()
         s.workdir = s.client.make_workdir()
         wd = Path(s.workdir)
         rendered = render_step(
@@ -211,7 +221,9 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             env=runner.env,
         )
         extra = s.share.properties()
-        workload = rendered.workload_properties + "".join(f"{k}={v}\n" for k, v in extra.items())
+        workload = rendered.workload_properties + "".join(
+            f"{_propkey(k)}={_propescape(v)}\n" for k, v in extra.items()
+        )
         s.argv_masked = rendered.masked_argv()
         (s.folder / "workload.properties").write_text(workload)
         (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
@@ -374,6 +386,8 @@ def _collect(
             "exit_code": s.exit_code,
             "stopped": s.stopped and s.name not in failed_names,
             "argv": s.argv_masked,
+            "clock_offset_s": s.clock[0] if s.clock else None,
+            "clock_rtt_s": s.clock[1] if s.clock else None,
         }
         keys = dataclasses.replace(record.keys, client=s.name)
         expected = s.share.insertcount if step.kind == "load" else None
@@ -433,11 +447,65 @@ def _collect(
     if step.kind == "warmup":
         record.discarded = True
         return
+    unknown = [s.name for s in sessions if s.clock is None]
+    if unknown:
+        record.warnings.append(
+            f"the clock offset of {', '.join(unknown)} could not be measured (no GNU date +%N there?): "
+            "its logs are merged on its own clock"
+        )
     logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops})
+    logs = align_logs(logs, {s.name: s.clock[0] for s in sessions if s.clock})
+    warmup = suite.effective_warmup_s if step.kind == "run" else 0.0
+    logs = drop_warmup(logs, warmup)
     percentiles = list(suite.measurement.percentiles)
-    latencies = merged_latencies(client_histograms(logs), percentiles)
+    figures = window_figures(logs, warmup, merged.get("throughput"))
+    record.figures.update(figures)
+    window = common_window(logs)
+    if window is not None and window.throughput is not None:
+        record.throughput_ops_s = window.throughput
+        latencies = merged_latencies(
+            client_histograms(window_logs(logs, window.start_s, window.end_s)), percentiles
+        )
+    else:
+        latencies = merged_latencies(client_histograms(logs), percentiles)
+        if len(logs) > 1:
+            record.warnings.append(
+                "the clients never ran at the same time (no common window): throughput and percentiles "
+                "are those of the union"
+            )
+    union = merged_latencies(client_histograms(logs), percentiles)
     merged_ops = merge_operations(per_ops, latencies, percentiles)
-    runner._add_frame("operations", record, merged_ops)
+    runner._add_frame("operations", record, with_union(merged_ops, union, percentiles))
+
+
+def window_figures(logs: Any, warmup_s: float, sum_over_max: float | None) -> dict[str, Any]:
+    """The step's figures of the common window and of the union (epoch seconds, lengths, rates), the
+    warm-up cut, and the old sum(ops) / max(runtime) figure for comparison. Pure."""
+    out: dict[str, Any] = {"warmup_s": warmup_s, "throughput_sum_over_max_runtime_ops_s": sum_over_max}
+    for name, window in (("common_window", common_window(logs)), ("union", union_window(logs))):
+        if window is None:
+            continue
+        out[f"{name}_start"] = window.start_s
+        out[f"{name}_s"] = window.length_s
+        out[f"{name}_operations"] = window.ops
+        out[f"throughput_{name}_ops_s"] = window.throughput
+    return out
+
+
+def with_union(merged: pd.DataFrame, union: pd.DataFrame, percentiles: list[float]) -> pd.DataFrame:
+    """The ``client=all`` operations rows with the union's percentiles beside the common window's
+    (``union_p<N>_us``, ``union_operations``: every interval logged after the warm-up). Pure."""
+    from ycsb_runner.parse.numbers import percentile_label
+
+    if merged.empty or union.empty:
+        return merged
+    rows = union[union["client"] == ALL_CLIENTS].set_index("section")
+    out = merged.copy()
+    out["union_operations"] = out["section"].map(rows["operations"])
+    for p in percentiles:
+        col = f"{percentile_label(p)}_us"
+        out[f"union_{col}"] = out["section"].map(rows[col])
+    return out
 
 
 def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry) -> None:
@@ -467,7 +535,7 @@ def _store_server_metrics(runner: Any, record: StepRecord, monitor: Any) -> None
         record.warnings.append(f"metric sampling failed: {err}")
         return
     record.figures.update({k: v for k, v in res.get("figures", {}).items() if k.startswith("server_")})
-    record.warnings.extend(w for w in res.get("warnings", []) if "serverStatus" in w)
+    record.warnings.extend(w for w in res.get("warnings", []) if "serverStatus" in w or "server CPU" in w)
     runner._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
 
 

@@ -58,6 +58,30 @@ def _copy_masked(src: Path, dst: Path) -> None:
     src.unlink()
 
 
+# Below this much free space in the private folder (TMPDIR), YCSB's stdout may not have fit: Java's
+# System.out drops what it cannot write without a word, so a full TMPDIR would look like a YCSB crash.
+MIN_PRIVATE_FREE = 1 << 20
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _private_full(private_dir: Path) -> UserError | None:
+    free = _free_bytes(private_dir)
+    if free is None or free >= MIN_PRIVATE_FREE:
+        return None
+    return UserError(
+        f"TMPDIR is full ({free // 1024} KiB free in {private_dir.parent}): YCSB's output goes there "
+        "first (to mask credentials) and could not be kept whole; free space there, or point TMPDIR at "
+        "another disk"
+    )
+
+
 def run_phase(
     argv: list[str],
     *,
@@ -72,6 +96,8 @@ def run_phase(
     stdout_tmp = private_dir / "stdout.partial"
     stdout_path = out_dir / "stdout.txt"
     stderr_path = out_dir / "stderr.txt"
+    if (full := _private_full(private_dir)) is not None:
+        raise full
     started = time.time()
     try:
         with open(stdout_tmp, "wb") as out:
@@ -136,6 +162,7 @@ def run_phase(
     finally:
         reader.join(10)
         ended = time.time()
+        full = _private_full(private_dir)  # before the copy frees the space again
         if stdout_tmp.exists():
             try:
                 _copy_masked(stdout_tmp, stdout_path)
@@ -144,6 +171,8 @@ def run_phase(
                 stdout_tmp.unlink(missing_ok=True)
     if write_error:
         raise write_error[0]
+    if full is not None:
+        raise full
     return PhaseResult(
         exit_code=proc.returncode,
         stdout_path=stdout_path,

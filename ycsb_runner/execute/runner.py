@@ -6,6 +6,7 @@ each step (manifest, CSVs, raw logs), so a failure, Ctrl-C or SIGTERM in step 7 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import re
@@ -24,6 +25,7 @@ from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner import __version__
+from ycsb_runner.audit import unverified_audit
 from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
@@ -227,6 +229,8 @@ class Runner:
         }
         m.host = self.host
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
+        m.audit_unverified = unverified_audit(m.audit_strategy) or None
+        m.audit_baseline = getattr(self.hooks.audit, "baseline", None) or None
         m.plan_estimate_s = self.plan.est_seconds
         m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
         m.steps = self.records
@@ -263,6 +267,10 @@ class Runner:
             problem = self._close(private)
             raise UserError(f"{disk}{problem}") from None
         except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt) and self.status == "running":  # between or after steps
+                self.status = "completed" if self.all_steps_completed() else "interrupted"
+                if self.status == "interrupted":
+                    self.error = f"interrupted by {signal_name(exc)}"
             problem = self._close(private)
             if problem and isinstance(exc, UserError):
                 raise type(exc)(f"{exc}{problem}", exit_code=exc.exit_code) from None
@@ -270,6 +278,12 @@ class Runner:
         problem = self._close(private)
         if problem:
             raise UserError(f"the run finished, but saving its results failed{problem}")
+
+    def all_steps_completed(self) -> bool:
+        """Every step of the plan ran and completed (a signal after the last one loses nothing)."""
+        return len(self.records) == len(self.plan.steps) and all(
+            r.verdict == "completed" for r in self.records
+        )
 
     def _close(self, private: Path) -> str:
         """Remove the private folder, then save the final manifest and CSVs. On a full disk, save at least
@@ -385,14 +399,20 @@ class Runner:
 
             return run_multi_client_step(self, step, record, private)
         out_dir = self.run_dir.step_dir(step.label)
-        hdr_dir = out_dir / "hdr" if self.suite.measurement.hdr_fileoutput else None
+        warmup = self.suite.effective_warmup_s if step.kind == "run" else 0.0
+        suite = self.suite
+        if warmup > 0 and suite.measurement.type.startswith("hdrhistogram"):  # the cut needs interval logs
+            suite = dataclasses.replace(
+                suite, measurement=dataclasses.replace(suite.measurement, hdr_fileoutput=True)
+            )
+        hdr_dir = out_dir / "hdr" if suite.measurement.hdr_fileoutput else None
         if hdr_dir:
             hdr_dir.mkdir(exist_ok=True)
         conn_file = private / "connection.properties"
         workload_file = out_dir / "workload.properties"
         rendered = render_step(
             step,
-            self.suite,
+            suite,
             url=self.url,
             java=self.java.path,
             classpath=self.install.classpath,
@@ -482,13 +502,54 @@ class Runner:
             return
         self._add_frame("summary", record, parsed.summary)
         self._add_frame("timeseries", record, _status_times(parsed.status))
-        self._add_frame("operations", record, parsed.operations)
+        operations = parsed.operations
+        if warmup > 0 and hdr_dir is not None:
+            operations = self._after_warmup(record, parsed.operations, hdr_dir, warmup)
+        elif warmup > 0:
+            record.warnings.append(
+                f"warmup_s = {warmup:g} not applied: it needs measurement.type hdrhistogram (interval logs)"
+            )
+        self._add_frame("operations", record, operations)
         if monitor is not None and self.suite.run.target and record.throughput_ops_s:
             if record.throughput_ops_s < 0.8 * self.suite.run.target:
                 record.warnings.append(
                     f"achieved {record.throughput_ops_s:.0f} ops/s, below 80% of the target "
                     f"{self.suite.run.target}: the client or the server is saturated"
                 )
+
+    def _after_warmup(
+        self, record: StepRecord, operations: pd.DataFrame, hdr_dir: Path, warmup: float
+    ) -> pd.DataFrame:
+        """A single client's run without its first *warmup* seconds, from its HDR interval logs: the
+        throughput over the rest and the percentiles of its intervals (YCSB's own figures stay in
+        summary.csv and in ``figures.throughput_ycsb_ops_s``)."""
+        from ycsb_runner.parse.merge import (
+            client_histograms,
+            drop_warmup,
+            merge_operations,
+            merged_latencies,
+            read_client_logs,
+            union_window,
+        )
+
+        logs = drop_warmup(read_client_logs({record.keys.client: hdr_dir}), warmup)
+        window = union_window(logs)
+        record.figures.update(warmup_s=warmup, throughput_ycsb_ops_s=record.throughput_ops_s)
+        if window is None or window.throughput is None:
+            record.warnings.append(
+                f"warmup_s = {warmup:g} is not shorter than the run: nothing is left after the warm-up, "
+                "YCSB's whole-run figures are kept"
+            )
+            return operations
+        record.throughput_ops_s = window.throughput
+        record.figures.update(
+            measured_window_start=window.start_s,
+            measured_window_s=window.length_s,
+            measured_window_operations=window.ops,
+        )
+        percentiles = list(self.suite.measurement.percentiles)
+        latencies = merged_latencies(client_histograms(logs), percentiles)
+        return merge_operations({record.keys.client: operations}, latencies, percentiles)
 
     def _store_monitor(self, step: Step, record: StepRecord, monitor: Any) -> None:
         try:

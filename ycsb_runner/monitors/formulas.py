@@ -192,17 +192,36 @@ def extract_server_fields(doc: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-def host_num_cores(host_info: Mapping[str, Any] | None) -> int | None:
-    """The cores the server process may use: ``hostInfo.system.numCoresAvailableToProcess`` (cpuset /
-    affinity, reported by newer servers), else ``system.numCores`` (all logical CPUs of the host), else None.
-    """
+#: Where the server's core count came from (``host_cores``): the first is what CPU % should divide by.
+CORES_AVAILABLE = "hostInfo.system.numCoresAvailableToProcess"
+CORES_ALL_NOT_REPORTED = (
+    "hostInfo.system.numCores: the server does not report numCoresAvailableToProcess (older servers, "
+    "FerretDB)"
+)
+CORES_ALL_UNREADABLE = (
+    "hostInfo.system.numCores: the server reports numCoresAvailableToProcess = -1 (unreadable)"
+)
+
+
+def host_cores(host_info: Mapping[str, Any] | None) -> tuple[int | None, str]:
+    """(cores, where from) for CPU %: ``hostInfo.system.numCoresAvailableToProcess`` (cpuset / affinity;
+    the manual's hostInfo page documents it, and -1 when the system call behind it fails; not every server
+    version reports it, FerretDB does not), else ``system.numCores`` (all logical CPUs of the host, which
+    understates the CPU % of a server confined to fewer), else (None, ""). Pure."""
     if not host_info:
-        return None
-    for path in ("system.numCoresAvailableToProcess", "system.numCores"):
-        v = _num(_get_path(host_info, path))
-        if v and v > 0:
-            return int(v)
-    return None
+        return None, ""
+    available = _num(_get_path(host_info, "system.numCoresAvailableToProcess"))
+    if available and available > 0:
+        return int(available), CORES_AVAILABLE
+    total = _num(_get_path(host_info, "system.numCores"))
+    if total and total > 0:
+        return int(total), CORES_ALL_UNREADABLE if available is not None else CORES_ALL_NOT_REPORTED
+    return None, ""
+
+
+def host_num_cores(host_info: Mapping[str, Any] | None) -> int | None:
+    """The cores the server process may use (``host_cores`` without where they came from)."""
+    return host_cores(host_info)[0]
 
 
 def make_sample(

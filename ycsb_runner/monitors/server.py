@@ -177,13 +177,32 @@ class ServerSampler(PeriodicSampler):
         return self._own_commands
 
     @property
+    def cores(self) -> tuple[int | None, str]:
+        """(cores available to the server process, where from): ``formulas.host_cores``; when the server
+        does not report numCoresAvailableToProcess and runs here (pid), the CPUs its affinity mask allows."""
+        cores, source = formulas.host_cores(self.host_info)
+        if source != formulas.CORES_AVAILABLE and self.pid is not None:
+            local = local_cores_available(self.pid)
+            if local and (cores is None or local < cores):
+                return local, "the local server process's CPU affinity (hostInfo has no usable count)"
+            if local == cores:
+                return cores, f"{source}; equal to the local server process's CPU affinity"
+        return cores, source
+
+    @property
     def num_cores(self) -> int | None:
-        """The cores available to the server process (see ``formulas.host_num_cores``); for a local server
-        (pid) without hostInfo, the CPUs its affinity mask allows (all logical CPUs if unreadable)."""
-        cores = formulas.host_num_cores(self.host_info)
-        if cores is None and self.pid is not None:
-            cores = local_cores_available(self.pid)
-        return cores
+        """The cores available to the server process (``cores`` without where from)."""
+        return self.cores[0]
+
+    def cores_warning(self) -> str | None:
+        """One line when CPU % divides by all the host's CPUs because nothing better is known."""
+        cores, source = self.cores
+        if cores is None or source == formulas.CORES_AVAILABLE or "affinity" in source:
+            return None
+        return (
+            f"server CPU % is per {cores} cores from {source}: on a server confined to fewer CPUs (cpuset, "
+            "container quota) it is understated"
+        )
 
     def figures(self, t_start: float | None = None, t_end: float | None = None) -> ServerFigures:
         """Per-run figures over the samples taken in ``[t_start, t_end]`` (client epoch seconds)."""

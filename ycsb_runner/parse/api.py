@@ -26,6 +26,9 @@ _EXCEPTION_RE = re.compile(
     r"^(?:Exception in thread |Error initializing|ERROR: |Exception\b"
     r"|(?:[A-Za-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|$))"
 )
+# One failed operation, as the project's binding reports it (the operation is counted in its section's
+# Return=ERROR line too): judged by the error rate, not as an exception.
+_OPERATION_FAILURE_RE = re.compile(r"^ERROR: MongoDB (?:read|scan|update|insert|delete) key .* failed: ")
 _USAGE_RE = re.compile(
     r"^(?:Unknown option |Missing property: |Unable to open the properties file|"
     r"Usage: java (?:site|com\.yahoo)\.ycsb\.Client)"
@@ -107,12 +110,15 @@ def _noise_scan(lines: pd.Series) -> dict[str, object]:
         return {
             "exceptions": [],
             "exception_count": 0,
+            "operation_failures": 0,
             "usage": [],
             "waiting": 0,
             "version": None,
             "cmd": None,
         }
     exc = lines[lines.str.match(_EXCEPTION_RE, na=False)]
+    op_failures = exc.str.match(_OPERATION_FAILURE_RE, na=False)
+    exc = exc[~op_failures]
     usage = lines[lines.str.match(_USAGE_RE, na=False)]
     # The usage banner itself is not the reason; prefer the specific message.
     usage = usage[~usage.str.startswith("Usage: ")].tolist() or usage.tolist()
@@ -121,6 +127,7 @@ def _noise_scan(lines: pd.Series) -> dict[str, object]:
     return {
         "exceptions": [mask_secrets(s) for s in exc.head(_MAX_QUOTED)],
         "exception_count": int(len(exc)),
+        "operation_failures": int(op_failures.sum()),
         "usage": [mask_secrets(s) for s in usage[:_MAX_QUOTED]],
         "waiting": int(lines.str.startswith("Still waiting for thread", na=False).sum()),
         "version": version.iloc[0][len("YCSB Client ") :].strip() if not version.empty else None,
@@ -227,6 +234,7 @@ def parse_output(
             exit_code=exit_code,
             exceptions=scan_result["exceptions"],
             exception_count=scan_result["exception_count"],
+            operation_failures=scan_result["operation_failures"],
             still_waiting=scan_result["waiting"],
             usage_errors=scan_result["usage"],
             expected_ops=expected_ops,

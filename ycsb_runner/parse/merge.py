@@ -6,8 +6,22 @@ against it). Each client writes one HdrHistogram interval log per measurement (`
 decoded with :mod:`ycsb_runner.parse.hdr`, turned into ``hdrh`` histograms (the ``hdrhistogram`` package),
 added per measurement name over the clients with ``HdrHistogram.add`` (exact: bucket counts are summed), and
 read back with HdrHistogram's own percentile definition, the one YCSB prints. So every operation gets exact
-merged percentiles, not only READ and UPDATE. Counts are summed; the throughput of all clients is their
-operations over the common window (the longest client's run time: they start at one common go).
+merged percentiles, not only READ and UPDATE.
+
+The clients do not run over the same period: each starts its own clock after its JVM start and workload
+init (YCSB's ``Client.java``), at a different moment after the common go, and a remote host's clock may be
+off. So the logs are first put on the runner's clock (``align_logs``: each host's offset, measured at
+start), each client's warm-up is cut from its own start (``drop_warmup``), and then:
+
+* the **common window** (``common_window``) is where every client was running: from the latest first
+  interval start to the earliest last interval end. Its throughput is the operations of the intervals whose
+  midpoint lies in it, over its length; the merged percentiles are those of the same intervals (default);
+* the **union** runs from the earliest start to the latest end: all operations over it (the rate of the
+  whole step), with the percentiles of every interval kept beside the common window's.
+
+Operations counted from the logs follow YCSB's ``opsDone``: every non-intended operation measurement
+(``-FAILED`` and status variants included), less ``READ-MODIFY-WRITE`` once (its read and update are also
+measured under ``READ`` and ``UPDATE``); ``CLEANUP`` is not an operation.
 
 Pure functions of their arguments (no I/O beyond reading the given ``.hdr`` files).
 """
@@ -15,6 +29,7 @@ Pure functions of their arguments (no I/O beyond reading the given ``.hdr`` file
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
 
@@ -25,7 +40,7 @@ from hdrh.histogram import HdrHistogram
 from ycsb_runner.model import ALL_CLIENTS
 
 from .hdr import HdrLog, Layout, read_hdr_log
-from .names import NAME_COLUMNS, classify_frame
+from .names import NAME_COLUMNS, classify, classify_frame
 from .numbers import percentile_label
 
 
@@ -69,6 +84,116 @@ def add_histograms(parts: Sequence[HdrHistogram]) -> HdrHistogram:
         if h.get_total_count():
             total.add(h)
     return total
+
+
+Logs = Mapping[str, Sequence[HdrLog]]
+
+
+@dataclass(frozen=True)
+class Window:
+    """Epoch seconds on the runner's clock; ``ops`` counted from the intervals inside (midpoint rule)."""
+
+    start_s: float
+    end_s: float
+    ops: int
+
+    @property
+    def length_s(self) -> float:
+        return max(self.end_s - self.start_s, 0.0)
+
+    @property
+    def throughput(self) -> float | None:
+        return self.ops / self.length_s if self.length_s > 0 else None
+
+
+def align_logs(logs: Logs, offsets: Mapping[str, float]) -> dict[str, list[HdrLog]]:
+    """Each client's logs on the runner's clock: its StartTime less its host's clock offset (host clock
+    minus runner clock, measured at start; a client without one counts as 0). Pure."""
+    return {
+        c: [replace(log, start_time_s=(log.start_time_s or 0.0) - float(offsets.get(c) or 0.0)) for log in ls]
+        for c, ls in logs.items()
+    }
+
+
+def _counted(logs: Sequence[HdrLog]) -> list[HdrLog]:
+    """The logs whose counts are operations (not CLEANUP, not Intended-, not JVM gauges)."""
+    out = []
+    for log in logs:
+        name = classify(log.name)
+        if log.name != "CLEANUP" and not name["intended"] and name["kind"] in ("op", "failed", "status"):
+            out.append(log)
+    return out
+
+
+def _span(logs: Sequence[HdrLog]) -> tuple[float, float] | None:
+    ivs = [
+        (_absolute(log, iv.start_s), _absolute(log, iv.start_s) + iv.length_s)
+        for log in logs
+        for iv in log.intervals
+    ]
+    if not ivs:
+        return None
+    return min(a for a, _ in ivs), max(b for _, b in ivs)
+
+
+def drop_warmup(logs: Logs, warmup_s: float) -> dict[str, list[HdrLog]]:
+    """Each client's intervals that start at least *warmup_s* after that client's own first interval
+    (every JVM warms up from its own start, a late one too). Pure."""
+    out: dict[str, list[HdrLog]] = {}
+    for client, ls in logs.items():
+        span = _span(_counted(ls)) or _span(ls)
+        if span is None or warmup_s <= 0:
+            out[client] = list(ls)
+            continue
+        cut = span[0] + warmup_s
+        out[client] = [
+            replace(log, intervals=[iv for iv in log.intervals if _absolute(log, iv.start_s) >= cut - 1e-9])
+            for log in ls
+        ]
+    return out
+
+
+def window_logs(logs: Logs, start_s: float, end_s: float) -> dict[str, list[HdrLog]]:
+    """The intervals whose midpoint lies in [start_s, end_s] (epoch seconds). Pure."""
+
+    def inside(log: HdrLog, iv) -> bool:
+        mid = _absolute(log, iv.start_s) + iv.length_s / 2
+        return start_s - 1e-9 <= mid <= end_s + 1e-9
+
+    return {
+        c: [replace(log, intervals=[iv for iv in log.intervals if inside(log, iv)]) for log in ls]
+        for c, ls in logs.items()
+    }
+
+
+def operations_in(logs: Logs) -> int:
+    """YCSB's operations in these intervals: every operation measurement less READ-MODIFY-WRITE once."""
+    total = 0
+    for ls in logs.values():
+        for log in _counted(ls):
+            n = sum(iv.total for iv in log.intervals)
+            total += -n if log.name == "READ-MODIFY-WRITE" else n
+    return total
+
+
+def common_window(logs: Logs) -> Window | None:
+    """Where every client with operations was running: [latest first start, earliest last end]. None when
+    some client logged nothing or the clients never ran at the same time. Pure."""
+    spans = [_span(_counted(ls)) for ls in logs.values()]
+    if not spans or any(s is None for s in spans):
+        return None
+    start, end = max(s[0] for s in spans), min(s[1] for s in spans)  # type: ignore[index]
+    if end <= start:
+        return None
+    return Window(start, end, operations_in(window_logs(logs, start, end)))
+
+
+def union_window(logs: Logs) -> Window | None:
+    """From the earliest start to the latest end of any client, with every operation logged. Pure."""
+    spans = [s for s in (_span(_counted(ls)) for ls in logs.values()) if s is not None]
+    if not spans:
+        return None
+    return Window(min(a for a, _ in spans), max(b for _, b in spans), operations_in(logs))
 
 
 def _absolute(log: HdrLog, start_s: float) -> float:
@@ -194,9 +319,10 @@ def merge_operations(
 
 
 def merge_overall(per_client: Mapping[str, Mapping[str, float | None]]) -> dict[str, float | None]:
-    """The ``[OVERALL]`` of all clients: operations summed, the window is the longest client's run time
-    (they start at one common go), throughput = operations / window; also the sum of the clients' own
-    throughputs (higher when a client finished early)."""
+    """The ``[OVERALL]`` of all clients from their own summaries: operations summed over the longest
+    client's run time, and the sum of the clients' own throughputs. Neither is the rate while all clients
+    ran (the clients start their clocks at different moments): the step's throughput is that of
+    ``common_window``; this figure is kept beside it (``throughput_sum_over_max_runtime_ops_s``)."""
     ops = [float(o.get("ops_done") or 0.0) for o in per_client.values()]
     runtimes = [float(o["runtime_ms"]) for o in per_client.values() if o.get("runtime_ms")]
     window_ms = max(runtimes) if runtimes else None

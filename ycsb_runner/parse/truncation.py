@@ -7,7 +7,8 @@ Any of them makes the verdict ``truncated``:
 - the last section of the summary lacks metrics that its sibling sections have, or has fewer histogram
   buckets than they do;
 - an operation seen in the status lines has no summary section;
-- the operation sections count fewer operations than ``[OVERALL]`` says were done.
+- the operation sections count fewer operations than ``[OVERALL]`` says were done, or there is none;
+- ``[OVERALL]`` has its RunTime but not the Throughput YCSB prints right after it.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ def truncation_reasons(
     ]
     if overall.get("runtime_ms") is None or summary.empty:
         return reasons
+    if overall.get("throughput") is None:
+        reasons.append(
+            "[OVERALL] has RunTime(ms) but no Throughput(ops/sec), which YCSB prints right after it: "
+            "the summary was cut short"
+        )
     reasons += _cut_last_section(rows, summary, histogram, timeseries)
     named = set(summary["section"])
     lost = sorted(s for s in status_sections if s and s not in named)
@@ -133,15 +139,24 @@ def truncation_reasons(
             "the summary was cut short"
         )
     done = overall.get("ops_done")
-    if done and not operations.empty:
+    if done:
         ops = operations
-        counted = ops[
-            ops["kind"].isin(_LATENCY_KINDS)
-            & ops["part"].isin(["", "hdr"])
-            & ~ops["intended"].astype(bool)
-            & (ops["operation"] != "CLEANUP")
-        ]["operations"].sum(min_count=1)
-        if counted == counted and counted < done:
+        counted = (
+            ops[
+                ops["kind"].isin(_LATENCY_KINDS)
+                & ops["part"].isin(["", "hdr"])
+                & ~ops["intended"].astype(bool)
+                & (ops["operation"] != "CLEANUP")
+            ]["operations"].sum(min_count=1)
+            if not ops.empty
+            else float("nan")
+        )
+        if counted != counted:  # no operation section at all (a load cut before [INSERT])
+            reasons.append(
+                f"[OVERALL] says {done:.0f} operations were done but the summary has no operation section: "
+                "the summary was cut short"
+            )
+        elif counted < done:
             reasons.append(
                 f"the operation sections count {counted:.0f} operations but [OVERALL] says {done:.0f} were "
                 "done: sections are missing (the summary was cut short)"

@@ -73,6 +73,12 @@ public final class DriverSettings {
    * preference and concern, retryable writes/reads, pool limits, compressors, TLS.
    */
   public static String describe(MongoClientSettings settings, String mode, int waitQueueMultiple) {
+    return describe(settings, mode, waitQueueMultiple, null);
+  }
+
+  /** As above, plus the binding's batch-insert semantics under {@code batch} (when given). */
+  public static String describe(MongoClientSettings settings, String mode, int waitQueueMultiple,
+      BsonDocument batch) {
     BsonDocument doc = new BsonDocument();
     doc.put("driver_defaults", new BsonString(mode));
     doc.put("driver_version", new BsonString(MongoDriverVersion.VERSION));
@@ -102,6 +108,9 @@ public final class DriverSettings {
     }
     doc.put("compressors", compressors);
     doc.put("tls", BsonBoolean.valueOf(settings.getSslSettings().isEnabled()));
+    if (batch != null) {
+      doc.put("batch", batch);
+    }
     return doc.toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(false).build());
   }
 }

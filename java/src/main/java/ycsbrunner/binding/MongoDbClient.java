@@ -29,6 +29,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
 import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonInt32;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -41,7 +43,21 @@ import site.ycsb.Status;
 
 /**
  * YCSB 0.17.0 binding for MongoDB on the current sync driver; same semantics as the stock {@code mongodb}
- * binding, except that a partial insert batch is flushed in {@link #cleanup()}. The driver runs with the 3.8
+ * binding except for its three batch-insert behaviours ({@code batchsize} > 1), decided one by one:
+ * <ul>
+ *   <li>batched upserts are a bulk of {@code ReplaceOneModel}s with upsert, unordered like the plain batch's
+ *       {@code insertMany}: the stock binding sends {@code UpdateOneModel}s whose update is the replacement
+ *       document, which the driver refuses before sending (update documents must hold only $-operators), so
+ *       every stock batch upsert returns ERROR and writes nothing;</li>
+ *   <li>a failed batch is cleared (its last insert returns ERROR): the stock binding keeps it, its buffer
+ *       then never equals {@code batchsize} again, and every later insert returns BATCHED_OK with nothing
+ *       written;</li>
+ *   <li>the last partial batch of each thread is flushed in {@link #cleanup()} unless
+ *       {@code mongodb.flush_last_batch=false}, which drops it as the stock binding does (up to
+ *       batchsize - 1 documents per thread, counted as BATCHED_OK): both are defensible, the first for
+ *       correctness, the second to compare with published stock figures.</li>
+ * </ul>
+ * The batch semantics in effect are printed with the driver settings (key {@code batch}). The driver runs with the 3.8
  * driver's defaults unless {@code mongodb.driver_defaults=driver} (see {@link DriverSettings}); the effective
  * settings are printed once on stderr, as {@code ycsb-runner-driver-settings {json}}. No credential is ever
  * printed: the URL is masked and driver messages are scrubbed of the URL's password and secret options.
@@ -52,6 +68,7 @@ import site.ycsb.Status;
 public class MongoDbClient extends DB {
 
   private static final int MAX_MESSAGE = 600;
+  static final String FLUSH_LAST_BATCH = "mongodb.flush_last_batch";
   private static final Object LOCK = new Object();
   private static MongoClient client;
   private static MongoDatabase database;
@@ -61,6 +78,8 @@ public class MongoDbClient extends DB {
   private String url;
   private int batchSize;
   private boolean upsert;
+  /** {@code mongodb.flush_last_batch}: flush a partial insert batch in cleanup (default) or drop it (stock). */
+  private boolean flushLastBatch;
   private boolean initialized;
   /** Per-thread insert buffers, one per table. */
   private final Map<String, List<BsonDocument>> pending = new LinkedHashMap<>();
@@ -88,6 +107,7 @@ public class MongoDbClient extends DB {
     }
     batchSize = parsePositiveInt(props.getProperty("batchsize", "1"), "batchsize");
     upsert = Boolean.parseBoolean(props.getProperty("mongodb.upsert", "false"));
+    flushLastBatch = parseBoolean(props.getProperty(FLUSH_LAST_BATCH, "true"), FLUSH_LAST_BATCH);
 
     synchronized (LOCK) {
       if (client == null) {
@@ -98,7 +118,8 @@ public class MongoDbClient extends DB {
           client = created;
           database = created.getDatabase(MongoUrl.databaseName(cs.getDatabase()));
           System.out.println("mongo client connection created with " + MongoUrl.mask(url));
-          System.err.println(DriverSettings.LINE_PREFIX + DriverSettings.describe(settings, mode, waitQueueMultiple));
+          System.err.println(DriverSettings.LINE_PREFIX
+              + DriverSettings.describe(settings, mode, waitQueueMultiple, batchSemantics()));
           warnAboutWaitQueue(settings, props, waitQueueMultiple);
         } catch (RuntimeException e) {
           String msg = describe(e);
@@ -120,6 +141,13 @@ public class MongoDbClient extends DB {
     String failure = null;
     try {
       for (Map.Entry<String, List<BsonDocument>> entry : pending.entrySet()) {
+        if (!flushLastBatch) {
+          if (!entry.getValue().isEmpty()) {
+            System.err.println("dropped the last insert batch of " + entry.getValue().size() + " of table "
+                + entry.getKey() + " (" + FLUSH_LAST_BATCH + "=false, as the stock binding)");
+          }
+          continue;
+        }
         if (!entry.getValue().isEmpty() && flush(entry.getKey(), entry.getValue()) != Status.OK) {
           failure = "could not flush the last insert batch of table " + entry.getKey();
         }
@@ -243,6 +271,25 @@ public class MongoDbClient extends DB {
     }
   }
 
+  /** The batch-insert semantics in effect, for the driver settings line (recorded in the manifest). */
+  private BsonDocument batchSemantics() {
+    BsonDocument doc = new BsonDocument();
+    doc.put("batchsize", new BsonInt32(batchSize));
+    doc.put("upsert", BsonBoolean.valueOf(upsert));
+    String write;
+    if (batchSize <= 1) {
+      write = upsert ? "replaceOne upsert" : "insertOne";
+    } else {
+      write = upsert ? "bulkWrite of ReplaceOneModel upsert, unordered" : "insertMany, unordered";
+    }
+    doc.put("write", new BsonString(write));
+    if (batchSize > 1) {
+      doc.put("failed_batch", new BsonString("cleared: the insert that sent it returns ERROR"));
+      doc.put("last_batch", new BsonString(flushLastBatch ? "flushed in cleanup" : "dropped, as stock 0.17.0"));
+    }
+    return doc;
+  }
+
   /** Writes and empties one insert buffer: unordered insertMany, or a bulk of upserting replaces. */
   private Status flush(String table, List<BsonDocument> buffer) {
     String firstKey = buffer.get(0).getString("_id").getValue();
@@ -349,5 +396,14 @@ public class MongoDbClient extends DB {
       System.err.println("ERROR: property " + name + " must be a positive integer, got '" + value + "'");
       throw new DBException("Invalid " + name + " '" + value + "'");
     }
+  }
+
+  private static boolean parseBoolean(String value, String name) throws DBException {
+    String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+    if (v.equals("true") || v.equals("false")) {
+      return v.equals("true");
+    }
+    System.err.println("ERROR: property " + name + " must be true or false, got '" + value + "'");
+    throw new DBException("Invalid " + name + " '" + value + "'");
   }
 }

@@ -1,0 +1,333 @@
+"""Detection quality on real performance series whose changes people triaged: ycsb-runner, Otava, naive.
+
+    .venv/bin/python bench/realseries_bench.py [--permutations 999] [--no-otava] [--detail]
+
+The series are a sample of Mozilla's Perfherder data (bench/data/mozilla-perfherder/README.md: provenance,
+licence, what the labels mean): 7 windows of 67-140 consecutive results of Firefox-for-Android page-load tests
+(milliseconds, lower is better), with 10 Perfherder alerts that performance sheriffs triaged: 8 kept as real
+("TP": 2 regressions, 6 improvements) and 2 marked invalid ("FP", both regressions). Every detector is
+replayed point by point, as cron would run it: on point t it sees points 0..t and says whether t is an alarm
+and in which direction (worse = up, as lower is better); points 0..9 only build history.
+
+Detectors: ycsb-runner (``changepoint.judge_series`` at the project defaults: window 3, confirm 2, min effect
+5 %, alpha 0.01 for one series; an alarm when tested and p < alpha); Apache Otava 0.8.0 at p < 0.05 and at its
+default p < 0.001 (``compute_change_points``, window 30; an alarm on t when a change point at t-2 or later is
+first reported on t with at least 5 % between the means), in its own virtualenv (``.cache/otava-venv``, as
+bench/detection_bench.py installs it); the naive rule "more than X % off the previous point" (X = 5, 10).
+
+Scoring (the synthetic bench's window): a labelled change at s is caught by an alarm on s, s+1 or s+2; a false
+alarm is an alarm outside the window of every real (TP) label, counted per 100 points judged (every flagged
+point counts, so a detector that keeps flagging a change after s+2 pays for it); "at invalid" says how many of
+them fall in the window of an alert the sheriffs marked invalid. Two tables:
+
+* any change: all real labels, alarms either way (most real labels in the sample are improvements);
+* regressions: the real regressions only, alarms toward worse only.
+
+Then per series the alarms of each detector, the time each detector took (wall clock), and where ycsb-runner
+stands against the acceptance of issue 20: recall at least Otava p<0.05's, false alarms no more than Otava
+p<0.001's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
+from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data" / "mozilla-perfherder"
+FIRST_JUDGED = 10
+WITHIN = 3  # points s..s+2 catch a change labelled at s
+WINDOW, CONFIRM, MIN_EFFECT, ALPHA = 3, 2, 5.0, 0.01  # ycsb-runner's regress defaults, one series
+OTAVA_PVALUES = (0.05, 0.001)  # Otava's default is 0.001
+WORSE, BETTER = "worse", "better"
+
+
+@dataclass(frozen=True)
+class Label:
+    index: int
+    real: bool  # TP: the sheriffs kept the alert; FP: they marked it invalid
+    regression: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    id: str
+    name: str
+    values: np.ndarray
+    lower_is_better: bool
+    labels: tuple[Label, ...]
+
+
+Alarm = tuple[int, str]  # (point, WORSE or BETTER)
+
+
+def load(data: Path = DATA) -> list[Series]:
+    """The sample: series.csv (series, index, value), labels.csv and meta.csv."""
+    values: dict[str, list[float]] = {}
+    with (data / "series.csv").open(newline="") as f:
+        for row in csv.DictReader(f):
+            points = values.setdefault(row["series"], [])
+            if int(row["index"]) != len(points):
+                raise ValueError(f"{data / 'series.csv'}: {row['series']} is not in index order")
+            points.append(float(row["value"]))
+    labels: dict[str, list[Label]] = {}
+    with (data / "labels.csv").open(newline="") as f:
+        for row in csv.DictReader(f):
+            label = Label(int(row["index"]), row["status"] == "TP", row["direction"] == "regression")
+            labels.setdefault(row["series"], []).append(label)
+    with (data / "meta.csv").open(newline="") as f:
+        meta = {row["series"]: row for row in csv.DictReader(f)}
+    return [
+        Series(
+            sid,
+            f"{meta[sid]['suite']} {meta[sid]['test']} ({meta[sid]['options']})",
+            np.asarray(points),
+            meta[sid]["lower_is_better"] == "true",
+            tuple(labels.get(sid, ())),
+        )
+        for sid, points in values.items()
+    ]
+
+
+def direction(pct: float, lower_is_better: bool) -> str:
+    return WORSE if (pct > 0) == lower_is_better else BETTER
+
+
+def ours(s: Series, permutations: int) -> list[Alarm]:
+    alarms = []
+    for t in range(FIRST_JUDGED, s.values.size):
+        j = judge_series(
+            s.values[: t + 1],
+            window=WINDOW,
+            confirm=CONFIRM,
+            min_effect_pct=MIN_EFFECT,
+            permutations=permutations,
+        )
+        if j.tested and j.p_value < ALPHA and abs(j.change_pct) >= MIN_EFFECT:
+            alarms.append((t, direction(j.change_pct, s.lower_is_better)))
+    return alarms
+
+
+def naive(s: Series, pct: float) -> list[Alarm]:
+    x = s.values
+    change = 100.0 * (x[1:] - x[:-1]) / x[:-1]  # change[t-1]: point t against point t-1
+    return [
+        (t, direction(change[t - 1], s.lower_is_better))
+        for t in range(FIRST_JUDGED, x.size)
+        if abs(change[t - 1]) > pct
+    ]
+
+
+_OTAVA_SCRIPT = r"""
+import json, sys
+from otava.analysis import compute_change_points
+job = json.load(sys.stdin)
+out = {}
+for p in job["pvalues"]:
+    per_series = []
+    for series in job["series"]:
+        fresh, seen = [], set()
+        for t in range(job["first"], len(series)):
+            cps, _ = compute_change_points(series[: t + 1], window_len=30, max_pvalue=p, min_magnitude=0.0)
+            for cp in cps:
+                if cp.index in seen or cp.index < t - 2:
+                    continue
+                seen.add(cp.index)
+                fresh.append([t, int(cp.index), float(cp.stats.mean_1), float(cp.stats.mean_2)])
+        per_series.append(fresh)
+    out[str(p)] = per_series
+json.dump(out, sys.stdout)
+"""
+
+
+def otava(py: Path, series: Sequence[Series]) -> dict[float, list[list[Alarm]]]:
+    """Per p-value, per series: Otava's alarms (change points first seen on t, at t-2 or later, >= 5 %)."""
+    job = {
+        "first": FIRST_JUDGED,
+        "pvalues": list(OTAVA_PVALUES),
+        "series": [s.values.tolist() for s in series],
+    }
+    raw = run_json(py, _OTAVA_SCRIPT, job)
+    out: dict[float, list[list[Alarm]]] = {}
+    for p in OTAVA_PVALUES:
+        out[p] = []
+        for s, fresh in zip(series, raw[str(p)], strict=True):
+            alarms: dict[int, set[str]] = {}
+            for t, _index, mean_1, mean_2 in fresh:
+                pct = 100.0 * (mean_2 - mean_1) / abs(mean_1) if mean_1 else 0.0
+                if abs(pct) >= MIN_EFFECT:
+                    alarms.setdefault(t, set()).add(direction(pct, s.lower_is_better))
+            out[p].append([(t, d) for t in sorted(alarms) for d in sorted(alarms[t])])
+    return out
+
+
+@dataclass(frozen=True)
+class Score:
+    caught: int
+    labels: int
+    false_alarms: int
+    at_invalid: int
+    judged: int
+
+    @property
+    def recall(self) -> float:
+        return 100.0 * self.caught / self.labels if self.labels else float("nan")
+
+    @property
+    def fa_per_100(self) -> float:
+        return 100.0 * self.false_alarms / self.judged
+
+
+@dataclass(frozen=True)
+class Mode:
+    title: str
+    counts: Callable[[Label], bool]  # which real labels are to be caught
+    keeps: Callable[[str], bool]  # which alarms count
+
+
+MODES = (
+    Mode("any change: real labels either way, alarms either way", lambda lab: lab.real, lambda d: True),
+    Mode(
+        "regressions: real regressions only, alarms toward worse only",
+        lambda lab: lab.real and lab.regression,
+        lambda d: d == WORSE,
+    ),
+)
+
+
+def _near(t: int, s: int) -> bool:
+    return s <= t < s + WITHIN
+
+
+def score(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: Mode) -> Score:
+    caught = labels = false_alarms = at_invalid = judged = 0
+    for s, found in zip(series, alarms, strict=True):
+        points = sorted({t for t, d in found if mode.keeps(d)})
+        wanted = [lab.index for lab in s.labels if mode.counts(lab)]
+        real = [lab.index for lab in s.labels if lab.real]
+        invalid = [lab.index for lab in s.labels if not lab.real]
+        labels += len(wanted)
+        caught += sum(any(_near(t, i) for t in points) for i in wanted)
+        stray = [t for t in points if not any(_near(t, i) for i in real)]
+        false_alarms += len(stray)
+        at_invalid += sum(any(_near(t, i) for i in invalid) for t in stray)
+        judged += s.values.size - FIRST_JUDGED
+    return Score(caught, labels, false_alarms, at_invalid, judged)
+
+
+def _describe(series: Sequence[Series]) -> None:
+    real = [lab for s in series for lab in s.labels if lab.real]
+    invalid = [lab for s in series for lab in s.labels if not lab.real]
+    print(
+        f"{len(series)} real series, {sum(s.values.size for s in series)} points "
+        f"({sum(s.values.size - FIRST_JUDGED for s in series)} judged: points {FIRST_JUDGED}.. of each); "
+        f"{len(real)} real labelled changes ({sum(lab.regression for lab in real)} regressions, "
+        f"{sum(not lab.regression for lab in real)} improvements), {len(invalid)} alerts marked invalid; "
+        f"an alarm on s..s+{WITHIN - 1} catches a change at s"
+    )
+
+
+def _print_tables(
+    series: Sequence[Series], results: dict[str, list[list[Alarm]]], took: dict[str, float]
+) -> None:
+    for mode in MODES:
+        scores = {name: score(series, alarms, mode) for name, alarms in results.items()}
+        print(f"\n{mode.title}")
+        print(
+            f"{'detector':<16} {'recall':>8} {'caught':>7} {'false alarms/100 points':>24} {'at invalid':>10}"
+            f" {'time':>7}"
+        )
+        for name, sc in scores.items():
+            print(
+                f"{name:<16} {sc.recall:7.1f}% {sc.caught:>3}/{sc.labels:<3} {sc.fa_per_100:24.2f} "
+                f"{sc.at_invalid:>10} {took[name]:6.1f}s"
+            )
+        _acceptance(scores)
+
+
+def _acceptance(scores: dict[str, Score]) -> None:
+    ours_, loose, strict = (scores.get(k) for k in ("ycsb-runner", "otava p<0.05", "otava p<0.001"))
+    if ours_ is None or loose is None or strict is None:
+        print("acceptance (issue 20): needs ycsb-runner and both Otava runs")
+        return
+    recall_ok = ours_.caught >= loose.caught
+    fa_ok = ours_.false_alarms <= strict.false_alarms
+    print(
+        f"acceptance (issue 20): recall {ours_.recall:.1f} % vs Otava p<0.05's {loose.recall:.1f} %: "
+        f"{'met' if recall_ok else 'NOT met'}; false alarms {ours_.fa_per_100:.2f} vs Otava p<0.001's "
+        f"{strict.fa_per_100:.2f} per 100 points: {'met' if fa_ok else 'NOT met'}"
+    )
+
+
+def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]], points: bool) -> None:
+    print(
+        "\nper series: labels (index:TP/FP reg(ression)/imp(rovement)), alarms per detector (w: toward worse)"
+    )
+    for i, s in enumerate(series):
+        labs = " ".join(
+            f"{lab.index}:{'TP' if lab.real else 'FP'}-{'reg' if lab.regression else 'imp'}"
+            for lab in s.labels
+        )
+        print(f"{s.id:<10} {s.values.size:>3} points  {s.name}; labels {labs}")
+        for name, alarms in results.items():
+            found = alarms[i]
+            listed = " ".join(f"{t}{'w' if d == WORSE else ''}" for t, d in found) if points else ""
+            print(f"    {name:<16} {len(found):>3} alarms  {listed}".rstrip())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--permutations", type=int, default=999, help="E-Divisive permutations (default 999, regress's)"
+    )
+    ap.add_argument("--no-otava", action="store_true", help="skip Apache Otava")
+    ap.add_argument("--detail", action="store_true", help="list every alarm point per series")
+    ap.add_argument("--data", type=Path, default=DATA, help=f"the sample's folder (default {DATA})")
+    args = ap.parse_args()
+    series = load(args.data)
+    _describe(series)
+    results: dict[str, list[list[Alarm]]] = {}
+    took: dict[str, float] = {}
+
+    started = time.perf_counter()
+    results["ycsb-runner"] = [ours(s, args.permutations) for s in series]
+    took["ycsb-runner"] = time.perf_counter() - started
+    print(
+        f"ycsb-runner: judge_series window {WINDOW}, confirm {CONFIRM}, min effect {MIN_EFFECT:g} %, "
+        f"alpha {ALPHA:g}, "
+        f"{args.permutations} permutations"
+    )
+    py, why = (None, "skipped (--no-otava)") if args.no_otava else ensure(OTAVA)
+    if py is None:
+        print(f"Apache Otava 0.8.0: not run: {why}")
+    else:
+        started = time.perf_counter()
+        found = otava(py, series)
+        spent = time.perf_counter() - started
+        for p in OTAVA_PVALUES:
+            results[f"otava p<{p:g}"] = found[p]
+            took[f"otava p<{p:g}"] = spent / len(
+                OTAVA_PVALUES
+            )  # one child replays both; its time split evenly
+        print(f"Apache Otava 0.8.0 from {OTAVA.venv}: window 30, min {MIN_EFFECT:g} % between the means")
+    for pct in (5.0, 10.0):
+        started = time.perf_counter()
+        results[f"naive {pct:g} %"] = [naive(s, pct) for s in series]
+        took[f"naive {pct:g} %"] = time.perf_counter() - started
+    _print_tables(series, results, took)
+    _print_detail(series, results, args.detail)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""The window test of ``regress``: are the newest k nights of a series off the stable nights before them?
+
+Everything here is on log values (a change is a ratio) and pure numpy.
+
+**The statistic.** For a window of the k newest nights, the *least changed* of them, in units of the
+baseline's standard deviation: ``(max(fresh) - mean(baseline)) / sd(baseline)`` for a drop (the same on the
+negated values for a rise). A change must show on every night of the window, so one outlier night moves
+nothing once k >= 2, while a real step shows on all of them. The baseline's mean and standard deviation
+leave out its outliers (beyond 3.5 scaled MADs, at most a tenth of its nights, none of fewer than 10).
+
+**The noise model.** Nightly series are not independent: consecutive nights share a host, a data age, a
+placement. The baseline's lag-1 autocorrelation (bias-corrected, rounded *up* to a multiple of 0.1, capped
+at 0.9) is the noise model: Gaussian AR(1) nights with that correlation, of which independent nights
+(rho = 0) are a special case. The statistic does not depend on the level or the spread, so its null
+distribution depends only on the baseline's length, the windows tried and rho: it is simulated once per
+(length, windows, rho) and cached.
+
+**Calibrated tails.** A regression that fails a job is judged after a correction over many series, so the
+p-values that matter are far below what plain simulation reaches (1 / draws). The simulation therefore
+samples by importance: a quarter of the draws each with the window's nights shifted down by 0, 2, 4 and 6
+standard deviations of the innovations, weighted by the likelihood ratio of the unshifted model against the
+mixture (the balance heuristic). The weighted share below a value estimates its null probability without
+bias, down to about 1e-12, with no assumption that the k nights are independent of each other or of the
+baseline. The smallest p over the windows tried has its own (weighted) null distribution from the same
+draws, and the two directions double it.
+
+**The detectable effect.** The shift that puts the least changed night of a full window exactly on the
+threshold of a given level: smaller changes cannot reach it at this noise and length.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+DEFAULT_SEED = 20261201
+TILTS = (0.0, 2.0, 3.5, 5.0, 7.0)  # shifts (innovation sds) of the newest nights in the importance sampler
+NULL_DRAWS = 21_000  # shared equally by the proposals
+RHO_STEP = 0.1
+CAP = 2.0  # how much further than the window's least changed night any of its nights counts (sds)
+RHO_MAX = 0.9
+RHO_MARGIN = 0.75  # standard errors added to the estimated correlation
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """The baseline as the window test sees it (log values)."""
+
+    nights: int
+    level: float  # mean of the log values (outliers left out)
+    spread: float  # their standard deviation
+    rho: float  # the AR(1) correlation of the null
+
+    @property
+    def spread_pct(self) -> float:
+        return 100.0 * math.expm1(self.spread)
+
+    @property
+    def name(self) -> str:
+        return "independent nights" if self.rho == 0 else f"AR(1) rho={self.rho:.1f}"
+
+
+@dataclass(frozen=True)
+class Window:
+    """The window that gave the smallest p."""
+
+    k: int
+    p: float  # one-sided marginal p of this window
+    before: float  # median of the baseline (values, not logs)
+    after: float  # median of the window
+    pct: float
+
+
+def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of each row of *b* (shape (r, m)) without its outliers: the values beyond
+    3.5 scaled MADs from the row's median, at most a tenth of the row's nights (none of fewer than 10:
+    dropping one of a few nights makes the null's tail heavy)."""
+    m = b.shape[1]
+    if m < 10:
+        return b.mean(axis=1), b.std(axis=1, ddof=1)
+    med = np.median(b, axis=1, keepdims=True)
+    mad = 1.4826 * np.median(np.abs(b - med), axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dev = np.abs(b - med) / mad
+    dev = np.nan_to_num(dev, nan=0.0)
+    most = np.partition(dev, m - m // 10, axis=1)[:, m - m // 10 :: m]  # the (m // 10)-th largest
+    keep = ~((dev > 3.5) & (dev >= most))
+    n = keep.sum(axis=1)
+    mean = np.where(keep, b, 0.0).sum(axis=1) / n
+    var = np.where(keep, (b - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)
+    return mean, np.sqrt(var)
+
+
+def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Per row: how far the fresh nights *f* are below the baseline *b*, in baseline standard deviations:
+    the mean of their deviations, none counted more than CAP beyond the least changed night (one outlier
+    night cannot make a window), when every fresh night is below the baseline's mean; else the highest
+    deviation (>= 0: no drop).
+    The rise is the same statistic of the negated values."""
+    mean, sd = segment_stats(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (f - mean[:, None]) / sd[:, None]
+    top = z.max(axis=1)
+    return np.where(top < 0, np.maximum(z, top[:, None] - CAP).mean(axis=1), top)
+
+
+def lag1_rho(y: np.ndarray, breaks: tuple[int, ...] = ()) -> float:
+    """The noise model's correlation from log values *y*: the lag-1 autocorrelation around the mean of each
+    segment (*breaks*: where segments begin; a step between them is not noise), its small-sample bias
+    removed ((1 + 3 rho) / n per segment mean, Kendall), one standard error added, rounded up to a multiple
+    of RHO_STEP, in [0, RHO_MAX]: the null stays on the cautious side of the estimate."""
+    m = y.size
+    if m < 4:
+        return 0.0
+    bounds = [0, *(b for b in breaks if 0 < b < m), m]
+    d = np.concatenate([y[a:b] - y[a:b].mean() for a, b in zip(bounds, bounds[1:], strict=False) if b > a])
+    pairs = np.ones(m - 1, dtype=bool)
+    pairs[[b - 1 for b in bounds[1:-1]]] = False  # no lag across a break
+    denom = float(d @ d)
+    if denom <= 0:
+        return 0.0
+    r = float((d[:-1] * d[1:])[pairs].sum()) / denom
+    segments = len(bounds) - 1
+    r = r + segments * (1 + 3 * max(r, 0.0)) / m
+    r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)  # one standard error up
+    r = min(max(r, 0.0), RHO_MAX)
+    return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)
+
+
+@dataclass(frozen=True)
+class _WeightedCdf:
+    values: np.ndarray  # sorted
+    cum: np.ndarray  # cumulative weights / draws, aligned with values
+    upper: np.ndarray  # cum plus two standard errors of the importance-sampling estimate
+
+    def p(self, x: np.ndarray | float) -> np.ndarray:
+        """Null probability of a value <= x; below every draw, the smallest draw's (a floor, not 0)."""
+        i = np.searchsorted(self.values, x, side="right")
+        return self.cum[np.maximum(i, 1) - 1]
+
+    def p_upper(self, x: np.ndarray | float) -> np.ndarray:
+        """The same, at the upper end of its 95 % interval: where few draws fell, the estimate is cautious."""
+        i = np.searchsorted(self.values, x, side="right")
+        return self.upper[np.maximum(i, 1) - 1]
+
+    def quantile(self, q: float) -> float:
+        i = int(np.searchsorted(self.cum, q, side="left"))
+        return float(self.values[min(i, self.values.size - 1)])
+
+
+def _weighted_cdf(values: np.ndarray, w: np.ndarray) -> _WeightedCdf:
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(w[order]) / w.size
+    second = np.cumsum(w[order] ** 2) / w.size
+    se = np.sqrt(np.maximum(second - cum**2, 0.0) / w.size)
+    return _WeightedCdf(values[order], cum, cum + 2 * se)
+
+
+def _ar1(e: np.ndarray, rho: float, start: np.ndarray) -> np.ndarray:
+    """Stationary unit-variance AR(1) paths from innovations *e* (rows) and a N(0, 1) *start*."""
+    x = np.empty_like(e)
+    scale = math.sqrt(1 - rho * rho)
+    prev = start
+    for t in range(e.shape[1]):
+        prev = rho * prev + scale * e[:, t]
+        x[:, t] = prev
+    return x
+
+
+@dataclass(frozen=True)
+class Null:
+    margins: dict[int, _WeightedCdf]  # per window length k: the statistic
+    smallest: _WeightedCdf  # the smallest marginal p over the windows tried
+
+
+def _ar1_quad(y: np.ndarray, rho: float) -> np.ndarray:
+    """y' Q y per row, Q the precision matrix of a stationary unit-variance AR(1) vector (tridiagonal)."""
+    inner = (1 + rho * rho) * np.einsum("ij,ij->i", y, y) - rho * rho * (y[:, 0] ** 2 + y[:, -1] ** 2)
+    return (inner - 2 * rho * np.einsum("ij,ij->i", y[:, :-1], y[:, 1:])) / (1 - rho * rho)
+
+
+def _likeliest_drop(m: int, k: int, longest: int, rho: float) -> np.ndarray:
+    """The most likely shape (under the AR(1) model) of a series whose newest k nights are each one unit
+    below the mean of the nights before them: Sigma A' (A Sigma A')^-1 1, with A the k constraints."""
+    n = m + longest
+    idx = np.arange(n)
+    sigma = rho ** np.abs(idx[:, None] - idx[None, :])
+    a = np.zeros((k, n))
+    a[:, : n - k] = -1.0 / (n - k)
+    a[np.arange(k), n - k + np.arange(k)] += 1.0
+    sa = sigma @ a.T
+    return -(sa @ np.linalg.solve(a @ sa, np.ones(k)))
+
+
+def _proposals(m: int, ks: tuple[int, ...], rho: float) -> list[tuple[float, np.ndarray]]:
+    """The importance sampler's proposals (scale, shift): draws of the model scaled by *scale*, then
+    lowered along the likeliest shape of a drop of each window; short baselines also get narrower draws
+    (their small standard deviations are the other way to an extreme statistic)."""
+    longest = max(ks)
+    props = [(1.0, np.zeros(m + longest))]
+    for k in ks:
+        shape = _likeliest_drop(m, k, longest, rho)
+        props += [(1.0, d * shape) for d in TILTS if d > 0]
+        if m < 15:
+            props += [(0.6, d * shape) for d in (1.5, 3.0, 4.5)]
+    return props
+
+
+@lru_cache(maxsize=1024)
+def null(m: int, ks: tuple[int, ...], rho: float) -> Null:
+    """The importance-sampled null of the window test for *m* baseline nights before the longest window."""
+    rng = np.random.default_rng(DEFAULT_SEED + 7919 * m + 104729 * sum(ks) + int(round(rho * 10)))
+    longest = max(ks)
+    n = m + longest
+    props = _proposals(m, ks, rho)
+    per = NULL_DRAWS // len(props)
+    draws = per * len(props)
+    x = _ar1(rng.standard_normal((draws, n)), rho, rng.standard_normal(draws))
+    for j, (scale, v) in enumerate(props):
+        x[j * per : (j + 1) * per] = scale * x[j * per : (j + 1) * per] + v
+    # log(proposal j / model) at each draw: q_j(x) = p((x - v) / scale) / scale^n
+    base = _ar1_quad(x, rho) / 2
+    log_ratio = np.stack(
+        [base - _ar1_quad((x - v) / scale, rho) / 2 - n * math.log(scale) for scale, v in props], axis=1
+    )
+    top = log_ratio.max(axis=1)
+    w = 1.0 / (np.exp(log_ratio - top[:, None]).mean(axis=1) * np.exp(top))
+    margins, ps = {}, []
+    for k in ks:
+        stat = np.nan_to_num(least_change(x[:, : n - k], x[:, n - k :]), nan=np.inf)
+        margins[k] = _weighted_cdf(stat, w)
+        ps.append(margins[k].p(stat))
+    return Null(margins, _weighted_cdf(np.min(ps, axis=0), w))
+
+
+def _pct(before: float, after: float) -> float:
+    return 100.0 * (after - before) / abs(before) if before else math.nan
+
+
+def _logs(x: np.ndarray) -> np.ndarray:
+    return np.log(x) if np.all(x > 0) else x
+
+
+def noise_model(baseline: np.ndarray) -> NoiseModel:
+    y = _logs(np.asarray(baseline, dtype=float))
+    mean, sd = segment_stats(y[None, :])
+    return NoiseModel(y.size, float(mean[0]), float(sd[0]), lag1_rho(y))
+
+
+def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+    """One-sided p of each window and direction for each row of log values *y* (shape (r, m + max(ks))):
+    shape (r, len(ks), 2), direction 0 a drop, 1 a rise."""
+    nl = null(m, ks, rho)
+    n = y.shape[1]
+    out = np.empty((y.shape[0], len(ks), 2))
+    for i, k in enumerate(ks):
+        for j, sign in enumerate((1.0, -1.0)):
+            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :])
+            out[:, i, j] = np.where(np.isnan(stat), 1.0, nl.margins[k].p(np.nan_to_num(stat, nan=0.0)))
+    return out
+
+
+def combined_p(smallest: np.ndarray | float, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+    """Two-sided p of the smallest marginal p over the windows tried (both directions)."""
+    return np.minimum(1.0, 2 * null(m, ks, rho).smallest.p_upper(smallest))
+
+
+def window_test(
+    segment: np.ndarray,
+    fresh: np.ndarray,
+    ks: tuple[int, ...],
+    min_effect_pct: float,
+    rho: float | None = None,
+) -> tuple[float, Window | None]:
+    """Two-sided p of the newest nights *fresh* (the last max(ks)) against *segment* (the nights before
+    them), and the window (k nights, direction) that gave it; (1.0, None) when no window shows a change of
+    at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
+    observed one, doubled for the two directions. *rho*: the noise model's correlation (default: the
+    segment's own, :func:`lag1_rho`)."""
+    x = np.concatenate([segment, fresh]).astype(float)
+    y = _logs(x)
+    n, m = y.size, segment.size
+    if rho is None:
+        rho = lag1_rho(y[:m])
+    ps = marginal_ps(y[None, :], m, ks, rho)[0]
+    found: list[Window] = []
+    for i, k in enumerate(ks):
+        before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))
+        pct = _pct(before, after)
+        for j, sign in enumerate((1.0, -1.0)):  # 1: the nights went down; -1: up
+            if sign * pct <= -min_effect_pct:
+                found.append(Window(k, float(ps[i, j]), before, after, pct))
+    if not found:
+        return 1.0, None
+    smallest = min(w.p for w in found)
+    # the longest window about as strong as the strongest: the change began at its first night
+    best = max((w for w in found if w.p <= max(1.5 * smallest, 1e-12)), key=lambda w: w.k)
+    return float(combined_p(smallest, m, ks, rho)), best
+
+
+def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float) -> float:
+    """The smallest change (in %, as a drop) that a full window of max(ks) nights must show to reach a
+    two-sided p below *level* against this baseline: every night of the window that far off, no noise."""
+    nl = null(model.nights, ks, model.rho)
+    lo, hi = -80.0, 0.0  # the statistic at the threshold, by bisection on the combined p
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        p = float(combined_p(nl.margins[max(ks)].p(mid), model.nights, ks, model.rho))
+        lo, hi = (mid, hi) if p < level else (lo, mid)
+    return 100.0 * -math.expm1(hi * model.spread)

@@ -1,0 +1,55 @@
+"""The ``ycsb-runner`` Typer app: every command group registered (``ycsb_runner.cli.main`` runs it).
+
+``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
+``reference``, ``audit`` and ``history`` (runs, regress, history rebuild); the options they share
+are in ``options``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ycsb_runner import __version__
+from ycsb_runner.cli import analyse, audit, clients, history, parse, reference, run, server
+
+app = typer.Typer(
+    help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,  # plain help: wraps at the terminal width, never cuts an option name
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare."""
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+run.register(app)
+app.add_typer(server.app, name="server")
+analyse.register(app)
+app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.parse_cmd)
+app.add_typer(reference.app, name="reference")
+app.add_typer(audit.app, name="audit")
+history.register(app)
+clients.register(app)  # probe-client

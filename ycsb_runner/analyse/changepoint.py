@@ -227,9 +227,13 @@ def _judge_at(
     window: int,
     confirm: int,
     min_effect_pct: float,
-    rho: float,
 ) -> _At | None:
-    """The newest nights before *end* against the stable segment before them (None: too little of it)."""
+    """The newest nights before *end* against the stable segment before them (None: too little of it), as
+    the test would have run on night end - 1. The noise model's correlation comes from every night before
+    the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
+    and nothing after the night judged is looked at."""
+    pre = y[: end - window]
+    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre)
     older = [c for c in cps if c < end - window]
     start = older[-1] if older else 0
     ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
@@ -251,7 +255,6 @@ def _open_regression(
     min_effect_pct: float,
     alpha: float,
     worse: int,
-    rho: float,
 ) -> tuple[int, _At] | None:
     """The earliest change toward worse, begun before tonight's window, that the window test flagged when
     its nights were the newest and that has not recovered: the newest nights are still at least
@@ -263,7 +266,7 @@ def _open_regression(
             if s < MIN_BASELINE or s >= n - window:
                 continue
             before_s = tuple(cp for cp in cps if cp < s)
-            at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct, rho)
+            at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
             if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
                 continue
             if worse * _pct(at.win.before, tonight) >= min_effect_pct:
@@ -307,9 +310,6 @@ def judge_series(
     cps = tuple(c for c, _ in e_divisive(y, alpha=cp_alpha, permutations=permutations, seed=seed))
     shown = tuple(off + c for c in cps)
     n = y.size
-    # the noise model's correlation from every night before tonight's window, around each segment's mean
-    pre = y[: n - window]
-    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, tuple(c for c in cps if c < n - window))
     if worse:
         found = _open_regression(
             y,
@@ -319,7 +319,6 @@ def judge_series(
             min_effect_pct=min_effect_pct,
             alpha=alpha,
             worse=worse,
-            rho=rho,
         )
         if found is not None:
             s, at = found
@@ -341,7 +340,7 @@ def judge_series(
                 noise=at.model,
                 detectable_pct=detectable_pct(at.model, at.ks, alpha),
             )
-    at = _judge_at(y, cps, n, window, confirm, min_effect_pct, rho)
+    at = _judge_at(y, cps, n, window, confirm, min_effect_pct)
     if at is None:
         start = [c for c in cps if c < n - window][-1]
         return _untested(

@@ -58,6 +58,24 @@ CORRECTIONS = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini-Hochber
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 2
 
+# the terminal's table, and what it keeps first at 80 columns: what changed, how much, how sure, since when
+TERMINAL_COLUMNS = (
+    "phase",
+    "mix",
+    "threads",
+    "operation",
+    "metric",
+    "verdict",
+    "change_pct",
+    "p_adjusted",
+    "change_run",
+    "detectable_pct",
+    "before_median",
+    "after_median",
+    "noise",
+)
+TERMINAL_PRIORITY = ("mix", "operation", "metric", "verdict", "change_pct", "p_adjusted", "change_run")
+
 COLUMNS = [
     *SERIES_KEYS,
     "verdict",

@@ -42,7 +42,7 @@ NULL_DRAWS = 21_000  # shared equally by the proposals
 RHO_STEP = 0.1
 CAP = 2.0  # how much further than the window's least changed night any of its nights counts (sds)
 RHO_MAX = 0.9
-RHO_MARGIN = 0.75  # standard errors added to the estimated correlation
+RHO_MARGIN = 1.0  # standard errors added to the estimated correlation
 
 
 @dataclass(frozen=True)
@@ -107,25 +107,20 @@ def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.where(top < 0, np.maximum(z, top[:, None] - CAP).mean(axis=1), top)
 
 
-def lag1_rho(y: np.ndarray, breaks: tuple[int, ...] = ()) -> float:
-    """The noise model's correlation from log values *y*: the lag-1 autocorrelation around the mean of each
-    segment (*breaks*: where segments begin; a step between them is not noise), its small-sample bias
-    removed ((1 + 3 rho) / n per segment mean, Kendall), one standard error added, rounded up to a multiple
-    of RHO_STEP, in [0, RHO_MAX]: the null stays on the cautious side of the estimate."""
+def lag1_rho(y: np.ndarray) -> float:
+    """The noise model's correlation from log values *y*: the lag-1 autocorrelation with its small-sample
+    bias removed ((1 + 3 rho) / m, Kendall), RHO_MARGIN standard errors added, rounded up to a multiple of
+    RHO_STEP, in [0, RHO_MAX]: the null stays on the cautious side of the estimate."""
     m = y.size
     if m < 4:
         return 0.0
-    bounds = [0, *(b for b in breaks if 0 < b < m), m]
-    d = np.concatenate([y[a:b] - y[a:b].mean() for a, b in zip(bounds, bounds[1:], strict=False) if b > a])
-    pairs = np.ones(m - 1, dtype=bool)
-    pairs[[b - 1 for b in bounds[1:-1]]] = False  # no lag across a break
+    d = y - y.mean()
     denom = float(d @ d)
     if denom <= 0:
         return 0.0
-    r = float((d[:-1] * d[1:])[pairs].sum()) / denom
-    segments = len(bounds) - 1
-    r = r + segments * (1 + 3 * max(r, 0.0)) / m
-    r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)  # one standard error up
+    r = float(d[:-1] @ d[1:]) / denom
+    r = r + (1 + 3 * max(r, 0.0)) / m
+    r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)
     r = min(max(r, 0.0), RHO_MAX)
     return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)
 

@@ -225,11 +225,14 @@ def regress_cmd(
         if shown.empty and out.exit_code != 2:
             log(f"no flagged series (newest run {out.newest}, {len(out.runs_used)} runs)")
         elif not shown.empty:
-            from ycsb_runner.analyse.regress_report import TABLE_COLUMNS
+            from ycsb_runner.analyse.regress import TERMINAL_COLUMNS, TERMINAL_PRIORITY
 
-            compact = shown[[c for c in TABLE_COLUMNS if c not in ("audit", "p_value", "test")]].copy()
+            compact = shown[list(TERMINAL_COLUMNS)].copy()
             compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
-            emit(compact, fmt, title)
+            for col in ("change_pct", "detectable_pct"):
+                compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
+            compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
+            emit(compact, fmt, title, priority=TERMINAL_PRIORITY)
         _lifecycle(out, fmt)
     if report is not None:
         from ycsb_runner.analyse.regress_report import write_regress_report

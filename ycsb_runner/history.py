@@ -3,12 +3,15 @@
 One record per run (id, suite, parameter fingerprint, tags, server kind and version, client host, times,
 verdict) and its key figures per measured step and operation (throughput, average, p50/p95/p99 latency),
 read from the run folder through :class:`ycsb_runner.model.RunResult`. The folders stay the source of truth:
-``ycsb-runner history rebuild`` makes the index again from them.
+``ycsb-runner history rebuild`` makes the index again from them. The one thing that is not derived from
+the folders is the accepted changes (``regress accept``: who accepted which change of which series, when and
+why); a rebuild keeps them.
 
 Stores: an SQLite file in the results folder (default, ``results/history.sqlite``; WAL journal, one
 ``BEGIN IMMEDIATE`` transaction per run, so concurrent writers queue and a killed writer leaves the file as
 it was before), or a MongoDB database of its own (``--history-url``/``YCSB_RUNNER_HISTORY_URL``), one
-document per run written with a single upsert, so several load generators can append to one history.
+document per run written with a single upsert, so several load generators can append to one history
+(accepted changes in the collection ``accepts``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ycsb_runner.model import MANIFEST, RunResult, epoch_of, iso_utc
 
 HISTORY_FILE = "history.sqlite"
 HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the accepts table (a file of version 1 gets it when opened)
 
 RUN_COLUMNS = [
     "run_id",
@@ -55,6 +58,45 @@ OPERATION_FIGURES = {
     "p99_us": "p99_us",
 }
 OVERALL = "OVERALL"
+# one accepted change of one series: from change_run on, the series' nights are its new normal
+ACCEPT_COLUMNS = [
+    "suite",
+    *SERIES_KEYS,
+    "change_run",  # the run where the accepted change began
+    "accepted_at_run",  # the newest run when it was accepted
+    "accepted_by",
+    "accepted_at",  # UTC ISO time
+    "why",
+]
+
+
+def series_id(values: Iterable[Any]) -> tuple[str, ...]:
+    """A series' SERIES_KEYS values as text (None and NaN -> "", 4.0 -> "4"): the same tuple whether the
+    values come from the metrics, an acceptance, SQLite or MongoDB."""
+
+    def text(v: Any) -> str:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v)
+
+    return tuple(text(v) for v in values)
+
+
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python value SQLite and BSON store."""
+    return v.item() if hasattr(v, "item") and not isinstance(v, str) else v
+
+
+def _accept_values(row: dict[str, Any]) -> list[Any]:
+    return [_plain(row[c]) for c in ACCEPT_COLUMNS]
+
+
+def _accepts_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Acceptances, oldest first (by time; ties keep the order they were written in)."""
+    df = pd.DataFrame([{c: r.get(c) for c in ACCEPT_COLUMNS} for r in rows], columns=ACCEPT_COLUMNS)
+    return df.sort_values("accepted_at", kind="stable").reset_index(drop=True)
 
 
 # --- records from a run folder (pure, over RunResult) ------------------------------------------------------
@@ -145,6 +187,8 @@ class History(Protocol):
     def replace_all(self, records: Iterable[RunRecord]) -> int: ...
     def runs(self) -> pd.DataFrame: ...
     def metrics(self, run_ids: list[str]) -> pd.DataFrame: ...
+    def accept(self, rows: list[dict[str, Any]]) -> None: ...
+    def accepts(self, suite: str) -> pd.DataFrame: ...
 
 
 _INSERT_RUN = (
@@ -166,7 +210,16 @@ CREATE TABLE IF NOT EXISTS metrics (
 );
 CREATE INDEX IF NOT EXISTS metrics_run ON metrics(run_id);
 CREATE INDEX IF NOT EXISTS runs_suite ON runs(suite, started_at);
+CREATE TABLE IF NOT EXISTS accepts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, suite TEXT NOT NULL, phase TEXT, mix TEXT, threads INTEGER,
+    audit TEXT, operation TEXT, metric TEXT, change_run TEXT NOT NULL, accepted_at_run TEXT NOT NULL,
+    accepted_by TEXT NOT NULL, accepted_at TEXT NOT NULL, why TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS accepts_suite ON accepts(suite);
 """
+_INSERT_ACCEPT = (
+    f"INSERT INTO accepts ({', '.join(ACCEPT_COLUMNS)}) VALUES ({', '.join('?' * len(ACCEPT_COLUMNS))})"
+)
 
 
 class SqliteHistory:
@@ -184,14 +237,16 @@ class SqliteHistory:
             con.execute("PRAGMA foreign_keys=ON")
             con.execute("PRAGMA busy_timeout=60000")
             version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+            if version > SCHEMA_VERSION:
                 con.close()
                 raise UserError(
-                    f"{self.path} has history schema {version}, this ycsb-runner writes {SCHEMA_VERSION}: "
-                    "run `ycsb-runner history rebuild` after moving it away"
+                    f"{self.path} has history schema {version}, newer than this ycsb-runner's "
+                    f"{SCHEMA_VERSION}: use the ycsb-runner that wrote it (a `history rebuild` after moving "
+                    "it away would lose its accepted changes)"
                 )
-            if version == 0:
-                con.executescript(_SCHEMA)  # IF NOT EXISTS: two first writers at once both succeed
+            if version < SCHEMA_VERSION:
+                # IF NOT EXISTS: two first writers at once both succeed; an older file gains what it lacks
+                con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as err:
             raise UserError(
@@ -235,7 +290,8 @@ class SqliteHistory:
         self._transaction(lambda con: self._write(con, record))
 
     def replace_all(self, records: Iterable[RunRecord]) -> int:
-        """Empty the history and index *records* in one transaction (a killed rebuild changes nothing)."""
+        """Empty the history's runs and index *records* in one transaction (a killed rebuild changes
+        nothing); the accepted changes stay."""
 
         def body(con: sqlite3.Connection) -> int:
             con.execute("DELETE FROM metrics")
@@ -273,6 +329,24 @@ class SqliteHistory:
         finally:
             con.close()
 
+    def accept(self, rows: list[dict[str, Any]]) -> None:
+        """Record acceptances (``ACCEPT_COLUMNS``), all or none."""
+        self._transaction(lambda con: con.executemany(_INSERT_ACCEPT, [_accept_values(r) for r in rows]))
+
+    def accepts(self, suite: str) -> pd.DataFrame:
+        """The suite's accepted changes, oldest first."""
+        if not self.path.exists():
+            return _accepts_frame([])
+        con = self._connect()
+        try:
+            con.row_factory = sqlite3.Row
+            rows = con.execute(
+                f"SELECT {', '.join(ACCEPT_COLUMNS)} FROM accepts WHERE suite = ? ORDER BY id", (suite,)
+            ).fetchall()
+        finally:
+            con.close()
+        return _accepts_frame([dict(r) for r in rows])
+
 
 def _brief(text: str, limit: int = 160) -> str:
     """pymongo's message on one line, without its topology description, cut at a word (never mid-word)."""
@@ -285,9 +359,11 @@ def _brief(text: str, limit: int = 160) -> str:
 
 
 class MongoHistory:
-    """A MongoDB database of the team's own: collection ``runs``, one document per run (one upsert)."""
+    """A MongoDB database of the team's own: collection ``runs``, one document per run (one upsert), and
+    ``accepts``, one document per accepted change of a series."""
 
     COLLECTION = "runs"
+    ACCEPTS = "accepts"
 
     def __init__(self, url: str) -> None:
         from pymongo import MongoClient
@@ -307,6 +383,7 @@ class MongoHistory:
             )
         self._client = MongoClient(url, serverSelectionTimeoutMS=10000)
         self._coll = self._client[db][self.COLLECTION]
+        self._accepts = self._client[db][self.ACCEPTS]
 
     def _call(self, fn: Callable[[], Any]) -> Any:
         from pymongo.errors import PyMongoError
@@ -325,6 +402,7 @@ class MongoHistory:
         self._call(lambda: self._coll.replace_one({"_id": doc["_id"]}, doc, upsert=True))
 
     def replace_all(self, records: Iterable[RunRecord]) -> int:
+        """Upsert *records* and delete the other runs; the accepted changes (their own collection) stay."""
         ids = []
         for rec in records:
             self.index(rec)
@@ -342,6 +420,16 @@ class MongoHistory:
         docs = self._call(lambda: list(self._coll.find({"_id": {"$in": run_ids}}, {"metrics": 1})))
         rows = [row for d in docs for row in d.get("metrics") or []]
         return pd.DataFrame(rows, columns=METRIC_COLUMNS)
+
+    def accept(self, rows: list[dict[str, Any]]) -> None:
+        """Record acceptances in one insert (ordered: a failure leaves none after the failed one)."""
+        docs = [dict(zip(ACCEPT_COLUMNS, _accept_values(r), strict=True)) for r in rows]
+        if docs:
+            self._call(lambda: self._accepts.insert_many(docs))
+
+    def accepts(self, suite: str) -> pd.DataFrame:
+        docs = self._call(lambda: list(self._accepts.find({"suite": suite}, {"_id": 0}).sort("_id", 1)))
+        return _accepts_frame(docs)
 
 
 def open_history(results: Path, url: str | None = None) -> History:

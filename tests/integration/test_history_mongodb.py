@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import io
+import shutil
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.history import (
+    ACCEPT_COLUMNS,
     MongoHistory,
     RunFilter,
     open_history,
@@ -46,4 +49,39 @@ def test_mongodb_history_on_the_embedded_server(results: Path, mongo_url: str) -
     assert res.exit_code == 0 and set(pd.read_csv(io.StringIO(res.stdout))["run_id"]) == set(ids)
     history.index(run_record(RunResult.load(results / "tencent-analyse")))  # upsert, no duplicate
     assert len(history.runs()) == 2
+    history._client.drop_database(db)
+
+
+def test_mongodb_history_keeps_accepted_changes(results: Path, mongo_url: str) -> None:
+    """Acceptances go to their own collection, come back per suite as SQLite gives them, and a rebuild
+    (which deletes the runs no folder has) keeps them."""
+    db = f"hist_{uuid.uuid4().hex[:8]}"
+    url = mongo_url.rsplit("/", 1)[0] + f"/{db}"
+    history, _ = rebuild(results, url, log=lambda _m: None)
+    local, _ = rebuild(results, log=lambda _m: None)
+    row = {
+        "suite": "tencent-analyse-tiny",
+        "phase": "run",
+        "mix": "read50_update50",
+        "threads": np.int64(2),
+        "audit": "none",
+        "operation": "READ",
+        "metric": "p99_us",
+        "change_run": "tencent-analyse",
+        "accepted_at_run": "tencent-analyse",
+        "accepted_by": "alice",
+        "accepted_at": "2026-12-01T08:00:00.000Z",
+        "why": "new build",
+    }
+    later = {**row, "metric": "avg_us", "accepted_at": "2026-12-02T08:00:00.000Z", "why": "later"}
+    for h in (history, local):
+        h.accept([later])  # written first, newer: comes back second (oldest first by time)
+        h.accept([row, {**row, "suite": "other"}])
+    mine, ref = history.accepts("tencent-analyse-tiny"), local.accepts("tencent-analyse-tiny")
+    assert mine.columns.tolist() == ACCEPT_COLUMNS and mine["why"].tolist() == ["new build", "later"]
+    assert mine.astype(str).equals(ref.astype(str))
+    shutil.rmtree(results / "audit-analyse")
+    _, n = rebuild(results, url, log=lambda _m: None)
+    assert n == 1 and len(history.runs()) == 1
+    assert len(history.accepts("tencent-analyse-tiny")) == 2 and len(history.accepts("other")) == 1
     history._client.drop_database(db)

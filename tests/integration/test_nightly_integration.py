@@ -1,8 +1,12 @@
-"""Acceptance of the nightly workflow with real runs: eight "nights" of a scaled-down `quick` on the
-embedded server, the newest with the server throttled (stopped 90 % of the time, as cpulimit does);
-regress flags that night (exit 1), passes the unchanged history (exit 0) and cannot decide on two nights
-(exit 2). Also: two benches started at the same moment (one refused by the target lock), and a bench
-killed with SIGKILL (the history survives it)."""
+"""Acceptance of the nightly workflow with real runs: eleven "nights" of a scaled-down `quick` on the
+embedded server, the last three with the server throttled (stopped 97 % of the time on the first of them,
+90 % on the other two, as cpulimit does).
+Judged as each night would be (``--until`` that night): regress flags the first slow night with --confirm 1
+(exit 1), keeps the job failing on the second and third (the regression stays open), passes once the change
+is accepted (``regress accept``), passes the unchanged history (exit 0) and cannot decide on two nights
+(exit 2). Also: two benches started at the same moment (one refused by the target lock), and a bench killed
+with SIGKILL (the history survives it).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -25,6 +30,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
 from ycsb_runner.history import SqliteHistory
 from ycsb_runner.server import ServerInfo
 
@@ -35,8 +41,17 @@ SMALL = [
     "mixes=a-read50-update50",
     "load_threads=2",
 ]
-NIGHTS = 8
-SLOW_NIGHT = 7  # the newest
+NORMAL_NIGHTS = 8
+SLOW_NIGHTS = (8, 9, 10)  # the newest three
+NIGHTS = NORMAL_NIGHTS + len(SLOW_NIGHTS)
+SLOW_NIGHT = SLOW_NIGHTS[0]
+# The first slow night runs the server 30 ms in every second (40-50x slower: judged alone with --confirm 1,
+# see NOISY below); the later ones 50 ms in every 0.5 s (several times slower). At 3 % the third of three
+# such nights failed here: a piece of the server's work of 100 ms takes 3 s, longer than YCSB waits for a
+# client thread after its stop request (2 s: 'Still waiting for thread'). At half the time (issue 20's
+# nights) the server is not always what limits these small runs: in one run here the two nights were as fast
+# as the normal ones (load 80 and 77 ops/s, normal nights 79-184), in another 60-77 % slower.
+THROTTLE = {True: {"share": 0.03, "period_s": 1.0}, False: {"share": 0.1, "period_s": 0.5}}
 
 
 class Throttle:
@@ -109,10 +124,10 @@ def _run_nights(server: ServerInfo, results: Path) -> None:
             monitors=False,
             report=False,
             run_id=f"night-{night}",
-            tags={"night": str(night), "server": "slow" if night == SLOW_NIGHT else "normal"},
+            tags={"night": str(night), "server": "slow" if night in SLOW_NIGHTS else "normal"},
         )
-        if night == SLOW_NIGHT:
-            with Throttle(server.pid, share=0.03, period_s=1.0):
+        if night in SLOW_NIGHTS:
+            with Throttle(server.pid, **THROTTLE[night == SLOW_NIGHT]):
                 run_bench(opts, log=lambda _m: None)
         else:
             run_bench(opts, log=lambda _m: None)
@@ -125,7 +140,14 @@ def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
     assert runs["run_id"].tolist() == [f"night-{i}" for i in range(NIGHTS)]
     assert (runs["verdict"] == "completed").all() and runs["fingerprint"].nunique() == 1
     assert runs["tags"].iloc[SLOW_NIGHT] == f"night={SLOW_NIGHT},server=slow"
-    assert (nights / "latest").resolve() == (nights / f"night-{SLOW_NIGHT}").resolve()
+    assert runs["tags"].iloc[SLOW_NIGHT - 1] == f"night={SLOW_NIGHT - 1},server=normal"
+    assert (nights / "latest").resolve() == (nights / f"night-{NIGHTS - 1}").resolve()
+
+
+def _until(nights: Path, night: int) -> list[str]:
+    """regress's view on the morning after *night*: the runs that started before it ended."""
+    runs = SqliteHistory(nights / "history.sqlite").runs().set_index("run_id")
+    return ["--until", str(runs.loc[f"night-{night}", "ended_at"])]
 
 
 # The embedded server on a shared 2-core machine varies far more than 5 % from night to night (single
@@ -140,7 +162,7 @@ NOISY = ["--min-effect", "20"]
 
 def test_regress_flags_the_slow_night(nights: Path) -> None:
     # one slow night: --confirm 1 flags it tonight; the default (--confirm 2) waits for a second night
-    single = ["regress", "quick", "--results", str(nights), "--confirm", "1"]
+    single = ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), "--confirm", "1"]
     res = CliRunner().invoke(app, [*single, "-f", "json"])
     assert res.exit_code == 1, res.output
     doc = json.loads(res.stdout)
@@ -161,9 +183,68 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
         ), row
     table = CliRunner().invoke(app, single)
     assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
-    waits = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights), *NOISY, "-f", "json"])
+    waits = CliRunner().invoke(
+        app, ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), *NOISY, "-f", "json"]
+    )
     assert waits.exit_code == 0, waits.output
     assert json.loads(waits.stdout)["confirm"] == 2
+
+
+def _figures(nights: Path, doc: dict) -> str:
+    """What regress said per series, and each night's throughput: for the report of a failure."""
+    cols = [
+        "phase",
+        "operation",
+        "metric",
+        "verdict",
+        "change_pct",
+        "p_value",
+        "p_adjusted",
+        "test",
+        "change_run",
+    ]
+    rows = pd.DataFrame(doc["rows"])[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}")
+    h = SqliteHistory(nights / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    tp = m[m["metric"] == "throughput_ops_s"].pivot_table(index="phase", columns="run_id", values="value")
+    return f"{rows}\nthroughput per night:\n{tp.round(1).to_string()}"
+
+
+def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Path) -> None:
+    """The issue's acceptance: at the defaults, exit 1 on the second and the third slow night (nothing
+    absorbs the slow nights into the baseline), exit 0 after `regress accept`."""
+    history = tmp_path / "history.sqlite"  # a copy: the acceptance stays out of the other tests' history
+    shutil.copy(nights / "history.sqlite", history)
+    base = ["regress", "quick", "--results", str(nights), "--history-url", str(history)]
+    runner = CliRunner()
+    opened: set[str] = set()
+    for night in SLOW_NIGHTS[1:]:
+        res = runner.invoke(app, [*base, *_until(nights, night), "-f", "json"])
+        doc = json.loads(res.stdout)
+        flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
+        assert res.exit_code == 1, f"night {night}: {doc['decision']}\n{_figures(nights, doc)}"
+        assert all(r["change_run"] in (f"night-{SLOW_NIGHT - 1}", f"night-{SLOW_NIGHT}") for r in flagged)
+        opened |= {r["change_run"] for r in flagged}
+    table = runner.invoke(app, base)
+    assert table.exit_code == 1 and "open since night-" in table.stdout, table.output
+    accept_argv = ["regress", "accept", "quick", *base[2:]]
+    accept = runner.invoke(
+        app, [*accept_argv, "--why", "throttled server: the new normal", "--by", "ci", "-f", "json"]
+    )
+    assert accept.exit_code == 0, accept.output
+    rows = json.loads(accept.stdout)["rows"]
+    assert len(rows) == len(flagged) and {r["accepted_by"] for r in rows} == {"ci"}
+    after = runner.invoke(app, [*base, "-f", "json"])
+    assert after.exit_code == 0, after.output
+    doc = json.loads(after.stdout)
+    accepted = [r for r in doc["rows"] if r["verdict"] == "accepted"]
+    assert len(accepted) == len(rows) and not [r for r in doc["rows"] if r["verdict"] == "regression"]
+    assert {a["change_run"] for a in doc["accepts"]} <= opened | {r["change_run"] for r in rows}
+    table = runner.invoke(app, base)
+    assert table.exit_code == 0 and "accepted night-" in table.stdout and "by ci at" in table.stdout
+    again = runner.invoke(app, [*accept_argv, "--why", "again"])
+    assert isinstance(again.exception, UserError) and again.exception.exit_code == 2
+    assert str(again.exception).startswith("nothing open to accept in quick")
 
 
 def test_regress_passes_the_unchanged_history(nights: Path) -> None:

@@ -17,11 +17,14 @@ RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
 def _cli_commands() -> set[str]:
-    """Every command of the CLI: ``bench``, ``server start``, ..."""
+    """Every command of the CLI: ``bench``, ``server start``, ...; a group with a default command is a
+    command too (``regress`` and ``regress accept``), its hidden default command is not named."""
     out: set[str] = set()
     for name, cmd in typer.main.get_command(app).commands.items():  # type: ignore[attr-defined]
-        subs = getattr(cmd, "commands", None)
+        subs = [s for s, c in getattr(cmd, "commands", {}).items() if not c.hidden]
         out |= {f"{name} {s}" for s in subs} if subs else {name}
+        if getattr(cmd, "default_command", None):
+            out.add(name)
     return out
 
 

@@ -1,5 +1,6 @@
 """The run history: records read through RunResult, the SQLite store under kills and concurrent writers,
-``history rebuild``, ``runs`` filters, and the MongoDB store against the embedded server."""
+``history rebuild``, ``runs`` filters, the accepted changes (kept by a rebuild, added to an older file), and
+the MongoDB store against the embedded server."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
 from ycsb_runner.history import (
+    ACCEPT_COLUMNS,
+    SERIES_KEYS,
     SqliteHistory,
     rebuild,
     run_record,
+    series_id,
 )
 from ycsb_runner.model import RunResult
 
@@ -172,3 +179,84 @@ def test_history_url_errors_are_one_line(results: Path) -> None:
 
 def test_env_var_is_not_leaked_into_other_tests() -> None:
     assert "YCSB_RUNNER_HISTORY_URL" not in os.environ
+
+
+# --- accepted changes (regress accept) ---------------------------------------------------------------------
+
+
+def _acceptance(metric: str = "throughput_ops_s", change_run: str = "night-08", **extra: object) -> dict:
+    row = {
+        "suite": "quick",
+        "phase": "run",
+        "mix": "a",
+        "threads": np.int64(4),  # as read from a frame: stored as a plain integer
+        "audit": "none",
+        "operation": "OVERALL" if metric == "throughput_ops_s" else "READ",
+        "metric": metric,
+        "change_run": change_run,
+        "accepted_at_run": "night-10",
+        "accepted_by": "alice",
+        "accepted_at": "2026-12-01T08:00:00.000Z",
+        "why": "new build | on purpose",
+    }
+    return {**row, **extra}
+
+
+def test_accepts_round_trip_per_suite(tmp_path: Path) -> None:
+    h = SqliteHistory(tmp_path / "history.sqlite")
+    assert h.accepts("quick").columns.tolist() == ACCEPT_COLUMNS and h.accepts("quick").empty
+    h.accept([_acceptance(), _acceptance("p99_us")])
+    h.accept([_acceptance(suite="other"), _acceptance(accepted_at="2026-12-02T08:00:00.000Z", why="later")])
+    got = h.accepts("quick")
+    assert got["metric"].tolist() == ["throughput_ops_s", "p99_us", "throughput_ops_s"]
+    assert got["why"].tolist() == ["new build | on purpose", "new build | on purpose", "later"]
+    assert got["threads"].tolist() == [4, 4, 4] and set(got["suite"]) == {"quick"}
+    assert series_id(got.loc[0, SERIES_KEYS]) == ("run", "a", "4", "none", "OVERALL", "throughput_ops_s")
+    assert series_id([None, float("nan"), 4.0]) == ("", "", "4")
+    assert h.accepts("other")["suite"].tolist() == ["other"]
+
+
+def test_rebuild_keeps_the_accepted_changes(results: Path) -> None:
+    history, _ = rebuild(results, log=lambda _m: None)
+    history.accept([_acceptance(suite="tencent-analyse-tiny")])
+    shutil.rmtree(results / "audit-analyse")
+    history, n = rebuild(results, log=lambda _m: None)
+    assert n == 1 and len(history.runs()) == 1
+    assert history.accepts("tencent-analyse-tiny")["accepted_by"].tolist() == ["alice"]
+
+
+_OLD_SCHEMA = """
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY, suite TEXT NOT NULL, fingerprint TEXT NOT NULL, verdict TEXT NOT NULL,
+    started_at TEXT, ended_at TEXT, server_kind TEXT, server_version TEXT, client_host TEXT,
+    tags TEXT NOT NULL, folder TEXT, error TEXT
+);
+CREATE TABLE metrics (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, step TEXT NOT NULL,
+    repetition INTEGER, phase TEXT, mix TEXT, threads INTEGER, audit TEXT, operation TEXT, metric TEXT,
+    value REAL
+);
+INSERT INTO runs VALUES ('old-1', 'quick', 'f', 'completed', '2026-11-01T02:00:00.000Z', NULL, '', '', '',
+    '{"night": "1"}', '', '');
+PRAGMA user_version=1;
+"""
+
+
+def test_a_history_of_schema_1_gains_the_accepts_table(tmp_path: Path) -> None:
+    db = tmp_path / "history.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(_OLD_SCHEMA)
+    con.close()
+    h = SqliteHistory(db)
+    assert h.accepts("quick").empty  # opened: the table was added
+    assert h.runs()["run_id"].tolist() == ["old-1"] and h.runs()["tags"][0] == {"night": "1"}
+    h.accept([_acceptance()])
+    assert len(SqliteHistory(db).accepts("quick")) == 1  # opened again: nothing re-created
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    con.execute("PRAGMA user_version=9")
+    con.commit()
+    con.close()
+    with pytest.raises(UserError, match="newer than this ycsb-runner's 2") as err:
+        SqliteHistory(db).runs()
+    assert "\n" not in str(err.value)

@@ -148,7 +148,17 @@ def test_piped_output_follows_columns() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [(), ("bench",), ("compare",), ("table",), ("report",), ("reference", "show"), ("render",)],
+    [
+        (),
+        ("bench",),
+        ("compare",),
+        ("table",),
+        ("report",),
+        ("reference", "show"),
+        ("render",),
+        ("regress",),
+        ("regress", "accept"),
+    ],
 )
 def test_help_is_not_cut(command: tuple[str, ...]) -> None:
     out = cli(*command, "--help")

@@ -22,12 +22,19 @@ threshold of the correction.
 (``detectable_pct``); a series where that is larger than ``min_effect`` and nothing was flagged is
 "cannot tell", never "no change".
 
+**Accepted changes.** An open regression stays until someone accepts it (``regress accept``, recorded in
+the history): for a series with an accepted change, the nights before the change's run are no longer its
+baseline; until enough nights since it are there to test (``MIN_BASELINE + confirm``), its verdict is
+``accepted``, a decided pass.
+
 Exit codes: 0 no regression; 1 a regression; 2 could not decide (too little history, newest run not
-completed, nothing comparable, no series able to detect ``min_effect``). Never 0 when no series was judged.
+completed, nothing comparable, no series able to detect ``min_effect``). Never 0 when no series was judged
+or accepted.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse.changepoint import DEFAULT_PERMUTATIONS, HOLM, MIN_BASELINE, adjust, judge_series
-from ycsb_runner.history import SERIES_KEYS
+from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.studies import higher_is_better
 
 DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us")
@@ -45,6 +52,7 @@ IMPROVEMENT = "improvement"
 NO_CHANGE = "no change"
 CANNOT_TELL = "cannot tell"  # tested, nothing flagged, but the noise hides a change of --min-effect
 UNTESTED = "untested"
+ACCEPTED = "accepted"  # an accepted change, too few nights since it to test the series again: a pass
 STEP_KEYS = ["phase", "mix", "threads", "audit"]  # one step cell: its series are corrected as a family
 CORRECTIONS = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 
@@ -90,6 +98,8 @@ COLUMNS = [
     "nights",
     "note",
 ]
+# an acceptance that applies to a series of this result: its record, and nights since its change_run
+APPLIED_COLUMNS = [*ACCEPT_COLUMNS, "nights_since", "settling"]
 
 
 @dataclass
@@ -124,6 +134,7 @@ class RegressResult:
     runs_used: list[str] = field(default_factory=list)
     series_values: dict[tuple, pd.DataFrame] = field(default_factory=dict)  # for the report
     options: RegressOptions = field(default_factory=RegressOptions)
+    accepts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=APPLIED_COLUMNS))
 
     @property
     def correction_text(self) -> str:
@@ -137,15 +148,17 @@ class RegressResult:
             "runs": len(self.runs_used),
             "exit_code": self.exit_code,
             "decision": self.reason,
-            "series_tested": int((t["verdict"] != UNTESTED).sum()) if not t.empty else 0,
+            "series_tested": int((~t["verdict"].isin([UNTESTED, ACCEPTED])).sum()) if not t.empty else 0,
             "regressions": int((t["verdict"] == REGRESSION).sum()) if not t.empty else 0,
             "cannot_tell": int((t["verdict"] == CANNOT_TELL).sum()) if not t.empty else 0,
             "improvements": int((t["verdict"] == IMPROVEMENT).sum()) if not t.empty else 0,
+            "accepted": int((t["verdict"] == ACCEPTED).sum()) if not t.empty else 0,
             "alpha": self.options.alpha,
             "min_effect_pct": self.options.min_effect_pct,
             "confirm": self.options.confirm,
             "window": self.options.window,
             "correction": self.correction_text,
+            "accepts": json.loads(self.accepts.to_json(orient="records", force_ascii=False)),
         }
 
 
@@ -159,10 +172,18 @@ def _empty(
     return RegressResult(pd.DataFrame(columns=COLUMNS), EXIT_UNDECIDED, reason, suite, newest, used, {}, opts)
 
 
-def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: RegressOptions) -> RegressResult:
+def regress(
+    runs: pd.DataFrame,
+    metrics: pd.DataFrame,
+    suite: str,
+    opts: RegressOptions,
+    accepts: pd.DataFrame | None = None,
+) -> RegressResult:
     """Judge the newest run of *runs* (one suite's, filtered, oldest first) against the ones before it.
 
-    *metrics* holds the history's metric rows of those runs (``ycsb_runner.history.METRIC_COLUMNS``).
+    *metrics* holds the history's metric rows of those runs (``ycsb_runner.history.METRIC_COLUMNS``);
+    *accepts* the suite's accepted changes (``History.accepts``): per series the newest one whose change
+    run is among the series' runs applies.
     """
     if runs.empty:
         return _empty(suite, None, f"no runs of suite {suite!r} in the history", opts, [])
@@ -205,6 +226,9 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
     values: dict[tuple, pd.DataFrame] = {}
+    by_series = _accepts_by_series(accepts, suite)
+    held: list[dict[str, Any]] = []  # series whose accepted change is too recent to test them
+    applied: list[dict[str, Any]] = []
     for key, part in groups:
         part = part.sort_values("_night")
         row: dict[str, Any] = dict(zip(SERIES_KEYS, key, strict=True))
@@ -214,6 +238,13 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
             row.update(verdict=UNTESTED, note="not measured in the newest run", test="none")
             rows.append(row)
             continue
+        acc = _acceptance(by_series.get(series_id(key)), part["run_id"].tolist(), opts)
+        if acc is not None:
+            applied.append(acc[1])
+            values[key].attrs.update(change_points=[acc[0]], change_index=acc[0])
+            if acc[1]["settling"]:
+                held.append(_accepted_row(row, *acc, part, tags, opts))
+                continue
         hib = higher_is_better(str(row["metric"]))
         j = judge_series(
             part["value"].to_numpy(float),
@@ -223,6 +254,7 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
             alpha=series_alpha,
             worse=0 if hib is None else (-1 if hib else 1),
             permutations=opts.permutations,
+            accepted_from=acc[0] if acc is not None else 0,
         )
         row.update(_judgement_columns(j, list(part["run_id"]), tags))
         values[key].attrs["change_points"] = [int(c) for c in j.change_points]
@@ -246,7 +278,7 @@ def regress(runs: pd.DataFrame, metrics: pd.DataFrame, suite: str, opts: Regress
     _correct(table, tested, opts.correction)
     for i in table.index[tested]:
         _decide(table, i, opts)
-    return _result(table, suite, newest_id, used, values, opts)
+    return _result(table, suite, newest_id, used, values, opts, held, applied)
 
 
 def _judgement_columns(j: Any, run_ids: list[str], tags: dict) -> dict[str, Any]:
@@ -330,6 +362,8 @@ def _result(
     used: list[str],
     values: dict[tuple, pd.DataFrame],
     opts: RegressOptions,
+    held: list[dict[str, Any]] | None = None,
+    applied: list[dict[str, Any]] | None = None,
 ) -> RegressResult:
     table = table.drop(columns=["_open"], errors="ignore")
     counts = table["verdict"].value_counts()
@@ -350,16 +384,103 @@ def _result(
         )
     else:
         code, reason = EXIT_UNDECIDED, "no series could be tested (too little history in every series)"
+    table, code, reason = _with_accepted(table, held or [], code, reason)
     table = table.sort_values(
         ["verdict", "p_adjusted"],
         key=lambda s: s.map(_verdict_rank) if s.name == "verdict" else s,
         kind="stable",
     ).reset_index(drop=True)
-    return RegressResult(table, code, reason, suite, newest_id, used, values, opts)
+    return RegressResult(table, code, reason, suite, newest_id, used, values, opts, _applied(applied or []))
 
 
 def _verdict_rank(v: str) -> int:
-    return {REGRESSION: 0, IMPROVEMENT: 1, CANNOT_TELL: 2, NO_CHANGE: 3, UNTESTED: 4}.get(v, 5)
+    return {REGRESSION: 0, IMPROVEMENT: 1, ACCEPTED: 2, CANNOT_TELL: 3, NO_CHANGE: 4, UNTESTED: 5}.get(v, 6)
+
+
+# --- accepted changes ----------------------------------------------------------------------------------
+
+
+def _accepts_by_series(accepts: pd.DataFrame | None, suite: str) -> dict[tuple[str, ...], pd.DataFrame]:
+    """The suite's acceptances per series (``series_id``), oldest first."""
+    if accepts is None or accepts.empty:
+        return {}
+    mine = accepts[accepts["suite"] == suite]
+    ids = mine[SERIES_KEYS].apply(lambda r: series_id(r.tolist()), axis=1)
+    return {k: mine[ids == k] for k in dict.fromkeys(ids)}
+
+
+def _acceptance(
+    candidates: pd.DataFrame | None, run_ids: list[str], opts: RegressOptions
+) -> tuple[int, dict[str, Any]] | None:
+    """(night of its change_run, record) of the newest acceptance among *candidates* whose change run is
+    one of the series' *run_ids* (oldest first); None when none is."""
+    if candidates is None:
+        return None
+    night = {rid: i for i, rid in enumerate(run_ids)}
+    usable = candidates[candidates["change_run"].isin(night)]
+    if usable.empty:
+        return None
+    rec = {c: usable.iloc[-1][c] for c in ACCEPT_COLUMNS}
+    i = night[rec["change_run"]]
+    since = len(run_ids) - i
+    rec.update(nights_since=since, settling=since < MIN_BASELINE + opts.confirm)
+    return i, rec
+
+
+def _accepted_row(
+    row: dict[str, Any],
+    i: int,
+    rec: dict[str, Any],
+    part: pd.DataFrame,
+    tags: dict[Any, Any],
+    opts: RegressOptions,
+) -> dict[str, Any]:
+    """The table row of a series whose accepted change (at night *i*) is too recent to test it again."""
+    x = part["value"].to_numpy(float)
+    before = float(np.median(x[:i])) if i else math.nan
+    after = float(np.median(x[i:]))
+    more = MIN_BASELINE + opts.confirm - int(rec["nights_since"])
+    run = str(rec["change_run"])
+    return {
+        **row,
+        "verdict": ACCEPTED,
+        "direction": "",
+        "before_median": before,
+        "after_median": after,
+        "change_pct": 100.0 * (after - before) / abs(before) if before else math.nan,
+        "test": "none",
+        "change_run": run,
+        "change_tags": _tags(tags.get(run)),
+        "note": f"change accepted at {run} by {rec['accepted_by']}: testing resumes after {more} more "
+        f"night{'s' if more != 1 else ''}",
+    }
+
+
+def _with_accepted(
+    table: pd.DataFrame, held: list[dict[str, Any]], code: int, reason: str
+) -> tuple[pd.DataFrame, int, str]:
+    """The table with the *held* series (verdict ``accepted``) added, and the decision with them: an
+    accepted change is a decided pass, so it alone makes exit 0, not 2."""
+    if not held:
+        return table, code, reason
+    extra = pd.DataFrame(held, columns=COLUMNS)
+    text = ["direction", "test", "change_run", "change_tags", "note", "baseline_from", "noise"]
+    extra[text] = extra[text].astype(object).where(extra[text].notna(), "")
+    table = extra if table.empty else pd.concat([table, extra], ignore_index=True)
+    n = len(held)
+    settling = f"{n} series with an accepted change too recent to test"
+    if code == EXIT_UNDECIDED:  # nothing else judged: the accepted changes decide
+        return table, EXIT_OK, f"no regression: {settling}; the others: {reason}"
+    return table, code, f"{reason}; {settling}"
+
+
+def _applied(applied: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(applied, columns=APPLIED_COLUMNS)
+
+
+def open_regressions(table: pd.DataFrame) -> pd.DataFrame:
+    """The regressions of a result's table: one row per series, with the run where each began."""
+    return table[table["verdict"] == REGRESSION].reset_index(drop=True)
 
 
 def flagged(table: pd.DataFrame) -> pd.DataFrame:
@@ -368,3 +489,48 @@ def flagged(table: pd.DataFrame) -> pd.DataFrame:
 
 def night_values(series: pd.DataFrame) -> np.ndarray:
     return series["value"].to_numpy(float)
+
+
+def open_changes(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The open regressions grouped by the run where they began, oldest first: change_run, change_tags,
+    series (how many)."""
+    reg = open_regressions(table)
+    if reg.empty:
+        return []
+    groups = reg.groupby(["change_run", "change_tags"], sort=False).size().reset_index(name="series")
+    return sorted(groups.to_dict("records"), key=lambda g: str(g["change_run"]))
+
+
+def accepted_changes(applied: pd.DataFrame) -> list[dict[str, Any]]:
+    """The acceptances in effect, one per ``regress accept`` (change run, who, when, why): series (how
+    many) and settling (how many of them are too recent to test)."""
+    if applied.empty:
+        return []
+    keys = ["change_run", "accepted_by", "accepted_at", "why"]
+    groups = applied.groupby(keys, sort=False).agg(series=("metric", "size"), settling=("settling", "sum"))
+    out = groups.reset_index().to_dict("records")
+    for g in out:
+        g["series"], g["settling"] = int(g["series"]), int(g["settling"])
+    return sorted(out, key=lambda g: str(g["accepted_at"]))
+
+
+def accept_rows(
+    result: RegressResult, *, by: str, why: str, at: str, operations: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The acceptances (``ACCEPT_COLUMNS``) of the regressions open in *result*: one per series (of the
+    given *operations*, else all), from the run where its change began."""
+    found = open_regressions(result.table)
+    if operations:
+        found = found[found["operation"].isin(operations)]
+    return [
+        {
+            "suite": result.suite,
+            **{k: r[k] for k in SERIES_KEYS},
+            "change_run": r["change_run"],
+            "accepted_at_run": result.newest,
+            "accepted_by": by,
+            "accepted_at": at,
+            "why": why,
+        }
+        for r in found.to_dict("records")
+    ]

@@ -10,9 +10,17 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ycsb_runner.analyse.plots import plt, png
-from ycsb_runner.analyse.regress import COLUMNS, REGRESSION, RegressResult, flagged
+from ycsb_runner.analyse.regress import (
+    COLUMNS,
+    REGRESSION,
+    RegressResult,
+    accepted_changes,
+    flagged,
+    open_changes,
+)
 from ycsb_runner.analyse.report import CSS, _html_table, markdown_table
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text
 from ycsb_runner.studies import METRICS, OPERATION_METRICS
@@ -76,6 +84,34 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     return png(fig)
 
 
+def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
+    """ "Open and accepted changes": (HTML lines, Markdown lines). An open regression stays until it recovers
+    or is accepted (``regress accept``); an accepted one names who accepted it, when and why."""
+    rows = [
+        {
+            "state": "open",
+            "since run": c["change_run"],
+            "tags, or who and when": c["change_tags"],
+            "what": f"{c['series']} series regressed",
+        }
+        for c in open_changes(result.table)
+    ] + [
+        {
+            "state": "accepted",
+            "since run": a["change_run"],
+            "tags, or who and when": f"by {a['accepted_by']} at {a['accepted_at']}",
+            "what": f"{a['why']} ({a['series']} series"
+            + (f"; {a['settling']} too recent to test)" if a["settling"] else ")"),
+        }
+        for a in accepted_changes(result.accepts)
+    ]
+    h, md = ["<h2>Open and accepted changes</h2>"], ["## Open and accepted changes\n"]
+    if not rows:
+        return [*h, "<p>No open regression, no accepted change.</p>"], [*md, "_None._\n"]
+    table = pd.DataFrame(rows)
+    return [*h, _html_table(table)], [*md, markdown_table(table)]
+
+
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
@@ -113,6 +149,9 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
     else:
         h.append(_html_table(table))
         md.append(markdown_table(table))
+    lifecycle_html, lifecycle_md = lifecycle_section(result)
+    h += lifecycle_html
+    md += lifecycle_md
     h.append("<h2>Trends</h2>")
     md.append("## Trends\n")
     fig_dir = out_dir / "regress-figures"

@@ -1,13 +1,15 @@
-"""``runs``, ``regress`` and ``history rebuild``: the run history (``ycsb_runner.history``)."""
+"""``runs``, ``regress`` (``regress SUITE`` and ``regress accept SUITE``) and ``history rebuild``: the run
+history (``ycsb_runner.history``)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ycsb_runner.cli.default_group import DefaultCommand, DefaultCommandGroup
 from ycsb_runner.cli.options import (
     Format,
     FormatOpt,
@@ -20,6 +22,10 @@ from ycsb_runner.cli.options import (
     emit,
     log,
 )
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.regress import RegressOptions, RegressResult
+    from ycsb_runner.history import History, RunFilter
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -65,50 +71,129 @@ def runs_cmd(
 RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_version")
 
 
+SuiteName = Annotated[str, typer.Argument(metavar="SUITE", help="The suite name the runs were made with.")]
+MinEffectOpt = Annotated[
+    float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that counts.")
+]
+AlphaOpt = Annotated[
+    float,
+    typer.Option(
+        "--alpha",
+        metavar="P",
+        help="Significance level, after correction (0.01: about one false alarm per 100 nights in a series).",
+    ),
+]
+CorrectionOpt = Annotated[
+    str, typer.Option("--correction", metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg).")
+]
+WindowOpt = Annotated[
+    int,
+    typer.Option(
+        "--window",
+        metavar="N",
+        help="The longest run of newest nights tested together against the stable nights before.",
+    ),
+]
+ConfirmOpt = Annotated[
+    int,
+    typer.Option(
+        "--confirm",
+        metavar="N",
+        help="Flag a change only once it shows on each of the last N nights (2: a single outlier "
+        "night flags nothing; 1: tonight alone can fail the job).",
+    ),
+]
+MetricOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metric", metavar="NAME", help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us (repeatable)."
+    ),
+]
+
+regress_app = typer.Typer(
+    cls=DefaultCommandGroup,
+    no_args_is_help=True,
+    help="Judge SUITE's newest nights (regress SUITE), or accept the regressions open now (regress accept "
+    "SUITE --why TEXT).\n\nA regression stays open, and regress exits 1 on every night, until it recovers "
+    "or is accepted. Exit codes: 0 no regression (an accepted change too recent to test counts as a "
+    "pass); 1 at least one series regressed; 2 could not decide (too little history, the newest run "
+    "failed or was interrupted, nothing comparable).",
+)
+
+
+def _options(
+    min_effect: float, alpha: float, correction: str, window: int, confirm: int, metric: list[str] | None
+) -> RegressOptions:
+    from ycsb_runner.analyse.regress import RegressOptions
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.studies import OPERATION_METRICS
+
+    known = {"throughput_ops_s", *OPERATION_METRICS}
+    bad = [m for m in metric or [] if m not in known]
+    if bad:
+        raise UserError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
+    opts = RegressOptions(
+        min_effect_pct=min_effect, alpha=alpha, correction=correction, window=window, confirm=confirm
+    )
+    if metric:
+        opts.metrics = tuple(metric)
+    try:
+        opts.check()
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    return opts
+
+
+def _judge(
+    suite: str, filt: RunFilter, opts: RegressOptions, results: Path | None, history_url: str | None
+) -> tuple[History, RegressResult]:
+    """(history, the regress result of SUITE's runs that pass *filt*, with the suite's acceptances)."""
+    from ycsb_runner.analyse.regress import regress
+    from ycsb_runner.history import select_runs
+
+    history = _history(results, history_url)
+    runs = select_runs(history.runs(), filt)
+    metrics = history.metrics([str(r) for r in runs["run_id"]])
+    return history, regress(runs, metrics, suite, opts, history.accepts(suite))
+
+
+def _lifecycle(out: RegressResult, fmt: Format) -> None:
+    """After the table: one line per open regression (the run it began at) and per acceptance in effect."""
+    from ycsb_runner.analyse.regress import accepted_changes, open_changes
+
+    lines = [
+        f"open since {c['change_run']} ({c['change_tags'] or 'no tags'}): {c['series']} series regressed"
+        for c in open_changes(out.table)
+    ]
+    if lines:
+        lines.append(
+            f"to accept: ycsb-runner regress accept {out.suite} --why TEXT (with this run's options)"
+        )
+    for a in accepted_changes(out.accepts):
+        wait = f"; {a['settling']} too recent to test" if a["settling"] else ""
+        lines.append(
+            f"accepted {a['change_run']} by {a['accepted_by']} at {a['accepted_at']}: {a['why']} "
+            f"({a['series']} series{wait})"
+        )
+    prefix = "- " if fmt is Format.markdown else ""
+    if lines and fmt is Format.markdown:
+        typer.echo("\n### Open and accepted changes\n")
+    for line in lines:
+        typer.echo(prefix + line)
+
+
+@regress_app.command("check", hidden=True, cls=DefaultCommand)
 def regress_cmd(
-    suite: Annotated[str, typer.Argument(metavar="SUITE", help="The suite name the runs were made with.")],
+    suite: SuiteName,
     tag: TagOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
-    min_effect: Annotated[
-        float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that counts.")
-    ] = 5.0,
-    alpha: Annotated[
-        float,
-        typer.Option(
-            "--alpha",
-            metavar="P",
-            help="Significance level, after correction (0.01: about one false "
-            "alarm per 100 nights in a series).",
-        ),
-    ] = 0.01,
-    correction: Annotated[
-        str,
-        typer.Option("--correction", metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg)."),
-    ] = "holm",
-    window: Annotated[
-        int,
-        typer.Option(
-            "--window",
-            metavar="N",
-            help="The longest run of newest nights tested together against the stable nights before.",
-        ),
-    ] = 3,
-    confirm: Annotated[
-        int,
-        typer.Option(
-            "--confirm",
-            metavar="N",
-            help="Flag a change only once it shows on each of the last N nights (2: a single outlier "
-            "night flags nothing; 1: tonight alone can fail the job).",
-        ),
-    ] = 2,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric", metavar="NAME", help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us (repeatable)."
-        ),
-    ] = None,
+    min_effect: MinEffectOpt = 5.0,
+    alpha: AlphaOpt = 0.01,
+    correction: CorrectionOpt = "holm",
+    window: WindowOpt = 3,
+    confirm: ConfirmOpt = 2,
+    metric: MetricOpt = None,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show every series, not only the flagged ones.")
     ] = False,
@@ -125,27 +210,10 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable).
     """
-    from ycsb_runner.analyse.regress import RegressOptions, flagged, regress
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.history import select_runs
-    from ycsb_runner.studies import OPERATION_METRICS
+    from ycsb_runner.analyse.regress import flagged
 
-    known = {"throughput_ops_s", *OPERATION_METRICS}
-    bad = [m for m in metric or [] if m not in known]
-    if bad:
-        raise UserError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
-    opts = RegressOptions(
-        min_effect_pct=min_effect, alpha=alpha, correction=correction, window=window, confirm=confirm
-    )
-    if metric:
-        opts.metrics = tuple(metric)
-    try:
-        opts.check()
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    history = _history(results, history_url)
-    runs = select_runs(history.runs(), _filter(suite, tag, since, until, None))
-    out = regress(runs, history.metrics([str(r) for r in runs["run_id"]]), suite, opts)
+    opts = _options(min_effect, alpha, correction, window, confirm, metric)
+    _, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     summary = out.summary()
     shown = out.table if show_all or fmt in (Format.csv, Format.json) else flagged(out.table)
     title = f"regress {suite}: {out.reason}; correction {out.correction_text}"
@@ -165,6 +233,7 @@ def regress_cmd(
                 compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
             compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
             emit(compact, fmt, title, priority=TERMINAL_PRIORITY)
+        _lifecycle(out, fmt)
     if report is not None:
         from ycsb_runner.analyse.regress_report import write_regress_report
 
@@ -176,6 +245,85 @@ def regress_cmd(
     )
     if out.exit_code:
         raise typer.Exit(out.exit_code)
+
+
+def _login_user() -> str:
+    import getpass
+
+    from ycsb_runner.errors import UserError
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment nor the password database
+        raise UserError("cannot tell who you are: give --by NAME") from None
+
+
+@regress_app.command("accept")
+def accept_cmd(
+    suite: SuiteName,
+    why: Annotated[
+        str, typer.Option("--why", metavar="TEXT", help="Why the change is the new normal (recorded).")
+    ],
+    by: Annotated[
+        str | None, typer.Option("--by", metavar="NAME", help="Who accepts it (default: the login user).")
+    ] = None,
+    operation: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--operation",
+            metavar="OP",
+            help="Only the series of this operation: READ, UPDATE, INSERT, ..., OVERALL for "
+            "throughput (repeatable).",
+        ),
+    ] = None,
+    metric: MetricOpt = None,
+    tag: TagOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    min_effect: MinEffectOpt = 5.0,
+    alpha: AlphaOpt = 0.01,
+    correction: CorrectionOpt = "holm",
+    window: WindowOpt = 3,
+    confirm: ConfirmOpt = 2,
+    results: ResultsOpt = None,
+    history_url: HistoryUrlOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Accept the regressions open now in SUITE: each series' nights from the run where its change began
+    are its new normal (recorded in the history with who, when and why).
+
+    Give it the options your nightly regress uses (--metric, --tag, --alpha, ...): it accepts the series
+    that regress flags with them. Exit 0 after recording; 2 when nothing is open to accept.
+    """
+    import time
+
+    import pandas as pd
+    from rich.markup import escape
+
+    from ycsb_runner.analyse.regress import accept_rows, open_regressions
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.history import ACCEPT_COLUMNS
+    from ycsb_runner.model import iso_utc
+
+    reason = why.strip()
+    if not reason:
+        raise UserError("--why is empty: say why the change is the new normal, e.g. --why 'new server build'")
+    who = (by or "").strip() or _login_user()
+    opts = _options(min_effect, alpha, correction, window, confirm, metric)
+    history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
+    found = open_regressions(out.table)
+    if found.empty:
+        raise UserError(f"nothing open to accept in {suite}: {out.reason}", exit_code=2)
+    rows = accept_rows(out, by=who, why=reason, at=str(iso_utc(time.time())), operations=operation)
+    if not rows:
+        ops = ", ".join(sorted(set(found["operation"].astype(str))))
+        raise UserError(f"no open regression of --operation {', '.join(operation or [])}: open are {ops}")
+    history.accept(rows)
+    emit(pd.DataFrame(rows, columns=ACCEPT_COLUMNS), fmt, f"accepted in {suite} ({history.where})")
+    runs = sorted({str(r["change_run"]) for r in rows})
+    log(
+        escape(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
+    )
 
 
 @history_app.command("rebuild")
@@ -190,5 +338,5 @@ def rebuild_cmd(results: ResultsOpt = None, history_url: HistoryUrlOpt = None) -
 
 def register(app: typer.Typer) -> None:
     app.command("runs")(runs_cmd)
-    app.command("regress")(regress_cmd)
+    app.add_typer(regress_app, name="regress")
     app.add_typer(history_app, name="history")

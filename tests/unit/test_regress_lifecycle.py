@@ -1,0 +1,279 @@
+"""A regression stays open until someone accepts it: which acceptance applies to a series, the ``accepted``
+verdict while the nights since the change are too few to test, judging from the change run after that, and
+``regress`` / ``regress accept`` on the command line (over copies of a checked-in run)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_regress import _history, _nightly_folders, _nights, _noisy
+from typer.testing import CliRunner
+
+from ycsb_runner.analyse.changepoint import judge_series
+from ycsb_runner.analyse.regress import (
+    ACCEPTED,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    NO_CHANGE,
+    REGRESSION,
+    RegressOptions,
+    accept_rows,
+    regress,
+)
+from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
+from ycsb_runner.history import ACCEPT_COLUMNS, SqliteHistory
+
+AT = "2026-12-01T08:00:00.000Z"
+
+
+def _slow(nights: list[dict[str, float]], start: int, factor: float = 0.6) -> list[dict[str, float]]:
+    """From night *start* on: throughput times *factor*, latencies divided by it."""
+    for night in nights[start:]:
+        night.update({k: (v * factor if k == "throughput_ops_s" else v / factor) for k, v in night.items()})
+    return nights
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=ACCEPT_COLUMNS)
+
+
+def _judge(nights: list[dict[str, float]], accepts: pd.DataFrame | None = None, **opts: object):
+    return regress(*_history(nights), "quick", RegressOptions(**opts), accepts)  # type: ignore[arg-type]
+
+
+def test_judge_series_from_the_accepted_night() -> None:
+    x = _noisy(16, 30)
+    x[8:] *= 0.6
+    x[14:] *= 0.8  # a second change after the accepted one
+    tail = judge_series(x[8:])
+    j = judge_series(x, accepted_from=8)
+    assert j.p_value == tail.p_value and j.change_pct == tail.change_pct
+    assert j.change_index == tail.change_index + 8 == 14
+    assert j.change_points == tuple(c + 8 for c in tail.change_points)
+    assert judge_series(x, accepted_from=0) == judge_series(x)
+
+
+def test_open_then_accepted_then_judged_from_the_change() -> None:
+    nights = _slow(_nights(11), 8)
+    open_ = _judge(nights)
+    assert open_.exit_code == EXIT_REGRESSION
+    assert (open_.table["verdict"] == REGRESSION).all() and set(open_.table["change_run"]) == {"night-08"}
+    rows = accept_rows(open_, by="alice", why="new build", at=AT)
+    assert len(rows) == 3 and {r["change_run"] for r in rows} == {"night-08"}
+    assert {r["accepted_at_run"] for r in rows} == {"night-10"} and {r["suite"] for r in rows} == {"quick"}
+    accepts = _frame(rows)
+    # three nights since the change: too few to test (MIN_BASELINE 3 + confirm 2), a decided pass
+    settling = _judge(nights, accepts)
+    assert settling.exit_code == EXIT_OK, settling.reason
+    assert (settling.table["verdict"] == ACCEPTED).all()
+    assert set(settling.table["note"]) == {
+        "change accepted at night-08 by alice: testing resumes after 2 more nights"
+    }
+    pct = settling.table.set_index("metric")["change_pct"]
+    assert pct["throughput_ops_s"] < -30 and pct["avg_us"] > 30 and pct["p99_us"] > 30
+    summary = settling.summary()
+    assert summary["accepted"] == 3 and summary["series_tested"] == 0 and summary["regressions"] == 0
+    assert [a["settling"] for a in summary["accepts"]] == [True] * 3
+    assert {a["nights_since"] for a in summary["accepts"]} == {3}
+    one_more = _judge(_slow(_nights(12), 8), accepts)
+    assert "testing resumes after 1 more night" in one_more.table["note"].iloc[0]
+    # five nights at the new level: tested again, against the nights since the change only
+    # (five nights at 3 % noise cannot show a 5 % change: at --min-effect 20 they can)
+    steady = _judge(_slow(_nights(13), 8), accepts, min_effect_pct=20)
+    assert steady.exit_code == EXIT_OK and (steady.table["verdict"] == NO_CHANGE).all(), steady.table
+    assert steady.summary()["series_tested"] == 3 and not any(
+        a["settling"] for a in steady.summary()["accepts"]
+    )
+    # a second drop after the accepted one is a new open regression
+    worse = _judge(_slow(_slow(_nights(13), 8), 11), accepts)
+    assert worse.exit_code == EXIT_REGRESSION
+    assert set(worse.table.loc[worse.table["verdict"] == REGRESSION, "change_run"]) == {"night-11"}
+
+
+def test_the_accepted_night_is_passed_to_judge_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per series, the night of its acceptance's change run (0 without one) reaches judge_series."""
+    import ycsb_runner.analyse.regress as mod
+
+    seen: list[int] = []
+
+    def spy(values, **kw):  # type: ignore[no-untyped-def]
+        seen.append(kw["accepted_from"])
+        return judge_series(values, **kw)
+
+    monkeypatch.setattr(mod, "judge_series", spy)
+    nights = _slow(_nights(13), 8)
+    rows = accept_rows(_judge(_slow(_nights(11), 8)), by="alice", why="w", at=AT)
+    seen.clear()
+    _judge(nights, _frame([r for r in rows if r["metric"] == "p99_us"]))
+    assert sorted(seen) == [0, 0, 8]
+
+
+def test_an_acceptance_covers_its_series_and_its_change_run_only() -> None:
+    nights = _slow(_nights(11), 8)
+    rows = accept_rows(_judge(nights), by="alice", why="w", at=AT)
+    tp = [r for r in rows if r["metric"] == "throughput_ops_s"]
+    out = _judge(nights, _frame(tp))
+    verdicts = dict(zip(out.table["metric"], out.table["verdict"], strict=True))
+    assert verdicts == {"throughput_ops_s": ACCEPTED, "avg_us": REGRESSION, "p99_us": REGRESSION}
+    assert out.exit_code == EXIT_REGRESSION and "1 series with an accepted change" in out.reason
+    elsewhere = [{**r, "suite": "other"} for r in rows]
+    absent = [{**r, "change_run": "night-99"} for r in rows]  # e.g. a run of other parameters
+    for accepts in (elsewhere, absent):
+        assert (_judge(nights, _frame(accepts)).table["verdict"] == REGRESSION).all()
+    # the newest acceptance among the series' runs applies
+    old = [
+        {**tp[0], "change_run": "night-02", "accepted_by": "bob", "accepted_at": "2026-11-03T08:00:00.000Z"}
+    ]
+    out = _judge(
+        nights, _frame(old + tp + [{**tp[0], "change_run": "night-99", "accepted_at": "2026-12-09"}])
+    )
+    row = out.table[out.table["metric"] == "throughput_ops_s"].iloc[0]
+    assert row["verdict"] == ACCEPTED and "by alice" in row["note"]
+    assert [a["accepted_by"] for a in out.summary()["accepts"]] == ["alice"]
+    only_old = _judge(nights, _frame(old))  # accepted at night 2: judged from there, the drop still open
+    assert only_old.table.set_index("metric").at["throughput_ops_s", "verdict"] == REGRESSION
+    assert accept_rows(out, by="a", why="w", at=AT, operations=["UPDATE"]) == []
+    assert {r["operation"] for r in accept_rows(out, by="a", why="w", at=AT, operations=["READ"])} == {"READ"}
+
+
+# --- the command line -------------------------------------------------------------------------------------
+
+SUITE = "tencent-analyse-tiny"
+NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0]
+
+
+@pytest.fixture
+def slow_history(tmp_path: Path) -> Path:
+    results = tmp_path / "results"
+    _nightly_folders(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
+    assert CliRunner().invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    return results
+
+
+def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    where = ["--results", str(slow_history)]
+    res = runner.invoke(app, ["regress", SUITE, *where], env={"COLUMNS": "200"})
+    assert res.exit_code == 1
+    assert "open since night-08 (night=8): 11 series regressed" in res.stdout
+    assert f"ycsb-runner regress accept {SUITE} --why TEXT" in res.stdout
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--by", "alice"])
+    assert res.exit_code == 2 and "--why" in res.output  # required
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", " "])
+    assert isinstance(res.exception, UserError) and "--why is empty" in str(res.exception)
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "w", "--operation", "SCAN"])
+    assert isinstance(res.exception, UserError) and "open are INSERT, OVERALL, READ, UPDATE" in str(
+        res.exception
+    )
+    assert SqliteHistory(slow_history / "history.sqlite").accepts(SUITE).empty  # nothing recorded so far
+    why = "new build [abc]: slower by design"
+    res = runner.invoke(
+        app,
+        [
+            "regress",
+            "accept",
+            SUITE,
+            *where,
+            "--why",
+            why,
+            "--by",
+            "alice",
+            "--operation",
+            "READ",
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["rows"]
+    assert len(rows) == 4 and {r["operation"] for r in rows} == {"READ"}
+    assert {(r["change_run"], r["accepted_at_run"], r["accepted_by"], r["why"]) for r in rows} == {
+        ("night-08", "night-10", "alice", why)
+    }
+    assert "[abc]" in res.stderr  # the log line keeps the brackets (no markup)
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "the rest", "-f", "csv"])
+    assert res.exit_code == 0 and len(pd.read_csv(__import__("io").StringIO(res.stdout))) == 7
+    stored = SqliteHistory(slow_history / "history.sqlite").accepts(SUITE)
+    assert len(stored) == 11 and stored["accepted_by"].iloc[-1] not in ("", "alice")  # the login user
+    res = runner.invoke(app, ["regress", SUITE, *where], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert (
+        f"accepted night-08 by alice at {rows[0]['accepted_at']}: {why} (4 series; 4 too recent to test)"
+        in res.stdout
+    )
+    assert "open since" not in res.stdout
+    doc = json.loads(runner.invoke(app, ["regress", SUITE, *where, "-f", "json"]).stdout)
+    assert doc["exit_code"] == 0 and doc["accepted"] == 11 and len(doc["accepts"]) == 11
+    assert {r["verdict"] for r in doc["rows"]} == {"accepted"}
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "again"])
+    assert isinstance(res.exception, UserError) and res.exception.exit_code == 2
+    assert str(res.exception).startswith(f"nothing open to accept in {SUITE}: no regression")
+    out = tmp_path / "report"
+    assert runner.invoke(app, ["regress", SUITE, *where, "--report", str(out)]).exit_code == 0
+    page, md = (out / "regress.html").read_text(), (out / "regress.md").read_text()
+    assert "Open and accepted changes" in page and html_escaped(why) in page and "by alice at" in page
+    assert "| accepted | night-08 |" in md and "(4 series; 4 too recent to test)" in md
+
+
+def html_escaped(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def test_regress_report_lists_the_open_change(slow_history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    res = CliRunner().invoke(app, ["regress", SUITE, "--results", str(slow_history), "--report", str(out)])
+    assert res.exit_code == 1
+    md = (out / "regress.md").read_text()
+    assert "| open | night-08 | night=8 | 11 series regressed |" in md
+
+
+def test_nothing_to_accept_is_exit_2_and_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ycsb_runner",
+            "regress",
+            "accept",
+            "quick",
+            "--why",
+            "w",
+            "--results",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        "error: nothing open to accept in quick: no runs of suite 'quick' in the history"
+    ]
+    assert not (tmp_path / "history.sqlite").exists()  # nothing written
+
+
+def test_regress_is_still_a_command_and_its_help_shows_both_uses(slow_history: Path) -> None:
+    runner = CliRunner()
+    before = runner.invoke(app, ["regress", "-f", "json", SUITE, "--results", str(slow_history)])
+    after = runner.invoke(app, ["regress", SUITE, "--results", str(slow_history), "-f", "json"])
+    assert before.exit_code == after.exit_code == 1 and json.loads(before.stdout) == json.loads(after.stdout)
+    res = runner.invoke(app, ["regress", SUITE, "--no-such-option"], prog_name="ycsb-runner")
+    assert res.exit_code == 2 and "Usage: ycsb-runner regress [OPTIONS] {SUITE}" in res.output
+    assert "regress check" not in res.output  # the default command's name never shows
+    for argv in (["regress", "--help"], ["regress"]):
+        res = runner.invoke(app, argv, prog_name="ycsb-runner", env={"COLUMNS": "80"})
+        assert "Usage: ycsb-runner regress [OPTIONS] {SUITE}" in res.output
+        assert "   or: ycsb-runner regress accept [OPTIONS] {SUITE}" in res.output
+        assert "--min-effect PCT" in res.output and "accept  Accept the regressions" in res.output
+    res = runner.invoke(app, ["regress", "accept", "--help"], prog_name="ycsb-runner", env={"COLUMNS": "80"})
+    assert res.exit_code == 0 and "--why TEXT" in res.output and "--operation OP" in res.output
+    assert max(len(line) for line in res.output.splitlines()) <= 80

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -186,8 +187,24 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     waits = CliRunner().invoke(
         app, ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), *NOISY, "-f", "json"]
     )
-    assert waits.exit_code == 0, waits.output
+    _no_alarm(waits)
     assert json.loads(waits.stdout)["confirm"] == 2
+
+
+def _no_alarm(res: Any) -> None:
+    """No series regressed; exit 0 when some series could tell, else exit 2 saying it could not tell (these
+    few nights of the embedded server beside other test workers vary by tens of percent): never a pass
+    that was not judged."""
+    doc = json.loads(res.stdout)
+    verdicts = {r["verdict"] for r in doc["rows"]}
+    assert "regression" not in verdicts, res.output
+    if verdicts & {"no change", "improvement"}:
+        assert res.exit_code == 0, res.output
+    else:
+        assert res.exit_code == 2 and verdicts <= {"cannot tell", "untested"}, res.output
+        assert all(
+            r["detectable_pct"] > doc["min_effect_pct"] for r in doc["rows"] if r["verdict"] == "cannot tell"
+        )
 
 
 def _figures(nights: Path, doc: dict) -> str:
@@ -249,10 +266,9 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
 
 def test_regress_passes_the_unchanged_history(nights: Path) -> None:
     res = CliRunner().invoke(
-        app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal", *NOISY]
+        app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal", *NOISY, "-f", "json"]
     )
-    assert res.exit_code == 0, res.output
-    assert "no regression in" in res.stderr
+    _no_alarm(res)
 
 
 def test_regress_cannot_decide_on_two_nights(nights: Path) -> None:

@@ -4,6 +4,7 @@ embedded server through ``ssh``, plus this machine as ``local``."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -340,12 +341,13 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
             if len(javas) == 3 and time.time() - min(p.create_time() for p in javas) > 4:
                 os.kill(javas[0].pid, signal.SIGKILL)
                 killed.append(javas[0].pid)
+                killed_at.append(time.time())
                 return
             time.sleep(0.2)
 
+    killed_at: list[float] = []
     killer = threading.Thread(target=kill_one_run_phase, daemon=True)
     killer.start()
-    started = time.time()
     with pytest.raises(RunFailed) as err:
         run_bench(
             BenchOptions(
@@ -353,15 +355,17 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
                 url=mongo_url,
                 results=tmp_path,
                 clients=list(HOSTS),
-                overrides=["maxexecutiontime=40", "run.operationcount=100000000", "target=60"],
+                overrides=["maxexecutiontime=120", "run.operationcount=100000000", "target=60"],
                 report=False,
             ),
             log=lambda _m: None,
         )
-    took = time.time() - started
+    after_kill = time.time() - killed_at[0] if killed_at else math.inf
     killer.join()
     assert killed, "no run-phase YCSB was seen to kill"
-    assert took < 40  # the others were stopped, not waited for
+    # the others were stopped, not waited for: they had about 115 s of their 120 s left (a relation with a
+    # wide margin, not a timing: this machine's load made the old 40 s bound fail at 46 s)
+    assert after_kill < 60, after_kill
     run_dir = next(tmp_path.iterdir())
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "failed"

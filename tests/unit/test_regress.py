@@ -25,6 +25,7 @@ from ycsb_runner.analyse.regress import (
 )
 from ycsb_runner.analyse.window import NULL_DRAWS, window_test
 from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
 from ycsb_runner.history import METRIC_COLUMNS, RUN_COLUMNS
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -298,3 +299,20 @@ def test_window_p_values_are_calibrated_far_into_the_tail(rho: float, m: int) ->
         share = float(np.mean(p < a))
         assert share <= a + 3 * np.sqrt(a / r) + 0.15 * a, (a, share)
         assert share >= a / 3, (a, share)  # and not so cautious that the test would have no power
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--min-effect", "nan"), ("--min-effect", "inf"), ("--alpha", "nan"), ("--min-effect", "-1")],
+)
+def test_regress_refuses_values_that_would_make_the_verdict_meaningless(
+    tmp_path: Path, option: str, value: str
+) -> None:
+    """--min-effect nan made every comparison false: 'no regression', exit 0, on a history that regresses."""
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6, 0.6])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    res = runner.invoke(app, ["regress", "tencent-analyse-tiny", "--results", str(results), option, value])
+    # a UserError: the console entry point prints it as one line and exits 2 (tests/unit/test_docs.py)
+    assert isinstance(res.exception, UserError) and str(res.exception).startswith(option), res.output

@@ -6,7 +6,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -198,6 +198,16 @@ def _audit_options(items: list[str]) -> dict:
     return options
 
 
+def _stop_on_findings(plan: Any, url: str | None, strategy: str | None, options: dict) -> None:
+    """The pre-flight checks of a bench (and of its --dry-run), stopping on what bench refuses."""
+    _preflight(
+        plan.suite,
+        embedded=url is None,
+        stop=True,
+        audit=(strategy or plan.suite.audit.strategy, {**plan.suite.audit.options, **options}),
+    )
+
+
 def bench(
     suite: SuiteArg,
     mongodb_url: UrlOpt = None,
@@ -256,15 +266,7 @@ def bench(
             check=False,
         )
         sys.stdout.write(text)
-        _preflight(
-            plan.suite,
-            embedded=mongodb_url is None,
-            stop=True,
-            audit=(
-                audit_strategy or plan.suite.audit.strategy,
-                {**plan.suite.audit.options, **_audit_options(audit_option or [])},
-            ),
-        )
+        _stop_on_findings(plan, mongodb_url, audit_strategy, _audit_options(audit_option or []))
         return
     from ycsb_runner.bench import BenchOptions, prepare, run_bench
     from ycsb_runner.history import parse_tags
@@ -290,15 +292,7 @@ def bench(
         clients=client or [],
     )
     _, plan = prepare(opts)
-    _preflight(
-        plan.suite,
-        embedded=mongodb_url is None,
-        stop=True,
-        audit=(
-            audit_strategy or plan.suite.audit.strategy,
-            {**plan.suite.audit.options, **opts.audit_options},
-        ),
-    )
+    _stop_on_findings(plan, mongodb_url, audit_strategy, opts.audit_options)
     for line in _command_notice(plan.suite, audit_strategy, opts.audit_options):
         log(line)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")

@@ -116,8 +116,9 @@ def _num(v: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-def run_record(result: RunResult) -> RunRecord:
-    """The history record of a run folder: the run's facts and one row per (step, operation, metric)."""
+def run_record(result: RunResult, figures: bool = True) -> RunRecord:
+    """The history record of a run folder: the run's facts and one row per (step, operation, metric)
+    (none with *figures* False)."""
     m = result.manifest
     run = {
         "run_id": m.run_id,
@@ -133,6 +134,8 @@ def run_record(result: RunResult) -> RunRecord:
         "folder": str(result.root.resolve()),
         "error": m.error or "",
     }
+    if not figures:
+        return RunRecord(run, [])
     measured = {
         s.keys.step: s
         for s in m.steps
@@ -482,7 +485,15 @@ def rebuild(
     records = []
     for folder in run_folders(results):
         try:
-            records.append(run_record(RunResult.load(folder)))
+            result = RunResult.load(folder)
+            try:
+                records.append(run_record(result))
+            except (UserError, KeyError, ValueError, TypeError, AttributeError) as err:
+                if result.manifest.status == "completed":
+                    raise
+                # a run killed while it wrote its files: listed (never judged), without figures
+                records.append(run_record(result, figures=False))
+                log(f"warning: {folder.name} ({result.manifest.status}) indexed without figures: {err}")
         except UserError as err:
             log(f"warning: skipped {folder.name}: {err}")
         except (KeyError, ValueError, TypeError, AttributeError) as err:  # a file of the wrong shape

@@ -260,3 +260,26 @@ def test_a_history_of_schema_1_gains_the_accepts_table(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="newer than this ycsb-runner's 2") as err:
         SqliteHistory(db).runs()
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("status", ["killed", "completed"])
+def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, status: str) -> None:
+    """A run SIGKILLed while its files were written is still listed (as killed, without figures: it is never
+    judged); the same damage in a completed run skips the folder with a warning (its figures would lie)."""
+    from ycsb_runner.history import rebuild
+
+    dst = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "results" / "cut"))
+    m = json.loads((dst / "manifest.json").read_text())
+    m["run_id"], m["status"] = "cut", status
+    (dst / "manifest.json").write_text(json.dumps(m))
+    (dst / "operations.csv").write_text("run_id,st")  # cut in its header: no operation column
+    said: list[str] = []
+    history, n = rebuild(tmp_path / "results", log=said.append)
+    runs = history.runs()
+    if status == "killed":
+        assert n == 1 and runs["verdict"].tolist() == ["killed"], said
+        assert history.metrics(["cut"]).empty and any(
+            "cut (killed) indexed without figures" in x for x in said
+        )
+    else:
+        assert n == 0 and any("skipped cut" in line for line in said), said

@@ -115,6 +115,14 @@ def signals_as_interrupt() -> Iterator[None]:
         seen.append(signum)
         raise Interrupted(signum)
 
+    with _stop_signals_to(handler):
+        yield
+
+
+@contextlib.contextmanager
+def _stop_signals_to(handler: Callable[[int, Any], None]) -> Iterator[bool]:
+    """*handler* for STOP_SIGNALS during the block, the previous handlers back after it; False (nothing
+    installed) in another thread than the main one."""
     previous: dict[int, Any] = {}
     try:
         for sig in STOP_SIGNALS:
@@ -122,10 +130,10 @@ def signals_as_interrupt() -> Iterator[None]:
     except ValueError:  # not the main thread
         for sig, old in previous.items():
             signal.signal(sig, old)
-        yield
+        yield False
         return
     try:
-        yield
+        yield True
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
@@ -418,18 +426,9 @@ def signals_deferred() -> Iterator[None]:
     """Ctrl-C, SIGTERM and SIGHUP wait until the block is done (a history record is written whole), then
     reach the handler that was in place. In another thread than the main one: no change."""
     seen: list[int] = []
-    previous: dict[int, Any] = {}
-    try:
-        for sig in STOP_SIGNALS:
-            previous[sig] = signal.signal(sig, lambda signum, frame: seen.append(signum))
-    except ValueError:  # not the main thread
-        pass
-    try:
+    with _stop_signals_to(lambda signum, frame: seen.append(signum)) as installed:
         yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-    if seen and previous:  # delivered again to the handler in place (signals_as_interrupt's, in a bench)
+    if seen and installed:  # delivered again to the handler in place (signals_as_interrupt's, in a bench)
         signal.raise_signal(seen[0])
 
 

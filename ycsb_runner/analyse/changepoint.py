@@ -31,6 +31,7 @@ from ycsb_runner.analyse.window import (
     detectable_pct,
     lag1_rho,
     noise_model,
+    pct_change,
     window_test,
 )
 
@@ -76,17 +77,6 @@ def _best(z: np.ndarray, min_size: int) -> tuple[int, float]:
     q = _q_stats(z[None, :], min_size)[0]
     tau = int(np.argmax(q))
     return tau, float(q[tau])
-
-
-def best_split(
-    z: np.ndarray, *, min_size: int = 2, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED
-) -> tuple[int, float]:
-    """(tau, permutation p-value) of the best split of *z*; (-1, 1.0) when it is too short to split."""
-    if z.size < 2 * min_size:
-        return -1, 1.0
-    tau, observed = _best(z, min_size)
-    p = _permutation_p([z], observed, min_size, permutations, 1.0, seed)
-    return tau, p
 
 
 def _permutation_p(
@@ -196,10 +186,6 @@ def _untested(note: str, cps: tuple[int, ...] = ()) -> SeriesJudgement:
     return SeriesJudgement(False, "none", nan, nan, nan, nan, -1, cps, note)
 
 
-def _pct(before: float, after: float) -> float:
-    return 100.0 * (after - before) / abs(before) if before else math.nan
-
-
 def _baseline_length(m: int) -> int:
     """Baselines longer than 10 nights are cut to a multiple of 5 (of 10 beyond 30; at most MAX_BASELINE):
     fewer null distributions to simulate."""
@@ -269,9 +255,34 @@ def _open_regression(
             at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
             if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
                 continue
-            if worse * _pct(at.win.before, tonight) >= min_effect_pct:
+            if worse * pct_change(at.win.before, tonight) >= min_effect_pct:
                 return s, at
     return None
+
+
+def _open_judgement(
+    y: np.ndarray, off: int, shown: tuple[int, ...], window: int, alpha: float, s: int, at: _At
+) -> SeriesJudgement:
+    """The judgement of a series whose regression began at night *s* and is still open."""
+    assert at.win is not None
+    n = y.size
+    after = float(np.median(y[n - window :]))
+    return SeriesJudgement(
+        True,
+        f"open since night {off + s + 1}",
+        at.p,
+        at.win.before,
+        after,
+        pct_change(at.win.before, after),
+        off + s,
+        shown,
+        f"flagged on night {off + s + at.win.k} ({at.win.pct:+.1f} %), not recovered",
+        open=True,
+        baseline=(off + at.start, off + at.stop),
+        window_nights=at.win.k,
+        noise=at.model,
+        detectable_pct=detectable_pct(at.model, at.ks, alpha),
+    )
 
 
 def judge_series(
@@ -321,25 +332,7 @@ def judge_series(
             worse=worse,
         )
         if found is not None:
-            s, at = found
-            assert at.win is not None
-            after = float(np.median(y[n - window :]))
-            return SeriesJudgement(
-                True,
-                f"open since night {off + s + 1}",
-                at.p,
-                at.win.before,
-                after,
-                _pct(at.win.before, after),
-                off + s,
-                shown,
-                f"flagged on night {off + s + at.win.k} ({at.win.pct:+.1f} %), not recovered",
-                open=True,
-                baseline=(off + at.start, off + at.stop),
-                window_nights=at.win.k,
-                noise=at.model,
-                detectable_pct=detectable_pct(at.model, at.ks, alpha),
-            )
+            return _open_judgement(y, off, shown, window, alpha, *found)
     at = _judge_at(y, cps, n, window, confirm, min_effect_pct)
     if at is None:
         start = [c for c in cps if c < n - window][-1]
@@ -362,7 +355,7 @@ def judge_series(
             1.0,
             b,
             a,
-            _pct(b, a),
+            pct_change(b, a),
             off + n - min(at.ks),
             shown,
             f"no window of the last {max(at.ks)} nights moved {min_effect_pct:g} %",

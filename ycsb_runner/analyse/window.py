@@ -141,10 +141,6 @@ class _WeightedCdf:
         i = np.searchsorted(self.values, x, side="right")
         return self.upper[np.maximum(i, 1) - 1]
 
-    def quantile(self, q: float) -> float:
-        i = int(np.searchsorted(self.cum, q, side="left"))
-        return float(self.values[min(i, self.values.size - 1)])
-
 
 def _weighted_cdf(values: np.ndarray, w: np.ndarray) -> _WeightedCdf:
     order = np.argsort(values, kind="stable")
@@ -231,7 +227,7 @@ def null(m: int, ks: tuple[int, ...], rho: float) -> Null:
     return Null(margins, _weighted_cdf(np.min(ps, axis=0), w))
 
 
-def _pct(before: float, after: float) -> float:
+def pct_change(before: float, after: float) -> float:
     return 100.0 * (after - before) / abs(before) if before else math.nan
 
 
@@ -284,7 +280,7 @@ def window_test(
     found: list[Window] = []
     for i, k in enumerate(ks):
         before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))
-        pct = _pct(before, after)
+        pct = pct_change(before, after)
         for j, sign in enumerate((1.0, -1.0)):  # 1: the nights went down; -1: up
             if sign * pct <= -min_effect_pct:
                 found.append(Window(k, float(ps[i, j]), before, after, pct))

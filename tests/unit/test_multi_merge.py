@@ -10,6 +10,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from ycsb_runner.parse import parse_output
+from ycsb_runner.parse.errors import ParseError
 from ycsb_runner.parse.hdr import hdr_percentiles
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
@@ -283,3 +284,22 @@ def test_operations_count_read_modify_write_once(tmp_path: Path) -> None:
     _write_log(d / "READ-MODIFY-WRITE.hdr", "READ-MODIFY-WRITE", 1000.0, [[110] * 10])
     _write_log(d / "Intended-READ.hdr", "Intended-READ", 1000.0, [[80] * 15])
     assert operations_in(read_client_logs({"a": d})) == 15 + 10 + 2 + 10 - 10 - 10 + 10 - 10 + 10 - 10 + 0
+
+
+def test_a_client_stopped_before_writing_its_log_is_described_not_raised(tmp_path: Path) -> None:
+    """A client stopped mid-run leaves a 0-byte ``.hdr`` (seen in CI: the step's failure became
+    'UPDATE.hdr is not an HdrHistogram log'); with *problems* it is left out and named, the rest is read."""
+    good = tmp_path / "h1" / "hdr"
+    good.mkdir(parents=True)
+    _write_log(good / "READ.hdr", "READ", 1000.0, [[100, 200], [300]])
+    stopped = tmp_path / "h3" / "hdr"
+    stopped.mkdir(parents=True)
+    (stopped / "UPDATE.hdr").write_bytes(b"")
+    dirs = {"h1": good, "h3": stopped}
+    with pytest.raises(ParseError):
+        read_client_logs(dirs)
+    problems: list[str] = []
+    logs = read_client_logs(dirs, problems)
+    assert [len(log.intervals) for log in logs["h1"]] == [2]
+    assert logs["h3"] == []
+    assert problems == ["client h3: UPDATE.hdr is empty or not an HdrHistogram log, left out of the merge"]

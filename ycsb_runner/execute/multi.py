@@ -453,7 +453,14 @@ def _collect(
             f"the clock offset of {', '.join(unknown)} could not be measured (no GNU date +%N there?): "
             "its logs are merged on its own clock"
         )
-    logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops})
+    unreadable: list[str] = []
+    logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops}, unreadable)
+    if unreadable and record.verdict == "completed":
+        # a client that finished must have written its latencies: the merge would silently miss them
+        record.reasons.extend(unreadable)
+        record.verdict = "failed"
+    else:
+        record.warnings.extend(unreadable)
     logs = align_logs(logs, {s.name: s.clock[0] for s in sessions if s.clock})
     warmup = suite.effective_warmup_s if step.kind == "run" else 0.0
     logs = drop_warmup(logs, warmup)

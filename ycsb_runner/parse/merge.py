@@ -39,17 +39,31 @@ from hdrh.histogram import HdrHistogram
 
 from ycsb_runner.model import ALL_CLIENTS
 
+from .errors import ParseError
 from .hdr import HdrLog, Layout, read_hdr_log
 from .names import NAME_COLUMNS, classify, classify_frame
 from .numbers import percentile_label
 
 
-def read_client_logs(dirs: Mapping[str, str | PathLike[str]]) -> dict[str, list[HdrLog]]:
-    """client -> its ``*.hdr`` logs (a missing folder gives no logs)."""
+def read_client_logs(
+    dirs: Mapping[str, str | PathLike[str]], problems: list[str] | None = None
+) -> dict[str, list[HdrLog]]:
+    """client -> its ``*.hdr`` logs (a missing folder gives no logs). With *problems*, a log that cannot
+    be read (a client stopped before it wrote its first line) is left out and described there instead of
+    raising :class:`ParseError`."""
     out: dict[str, list[HdrLog]] = {}
     for client, d in dirs.items():
         p = Path(d)
-        out[client] = [read_hdr_log(f) for f in sorted(p.glob("*.hdr"))] if p.is_dir() else []
+        out[client] = []
+        for f in sorted(p.glob("*.hdr")) if p.is_dir() else []:
+            try:
+                out[client].append(read_hdr_log(f))
+            except ParseError:
+                if problems is None:
+                    raise
+                problems.append(
+                    f"client {client}: {f.name} is empty or not an HdrHistogram log, left out of the merge"
+                )
     return out
 
 

@@ -96,7 +96,10 @@ def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
         from dataclasses import replace
 
         suite = replace(suite, audit=replace(suite.audit, strategy=opts.audit_strategy))
-    return suite, build_plan(suite)
+    from ycsb_runner.estimate import earlier_rates
+
+    measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
+    return suite, build_plan(suite, measured)
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

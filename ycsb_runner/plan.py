@@ -8,15 +8,61 @@ Reload rule (``dataset.reload = "auto"``): a run whose mix inserts (insert > 0) 
 ``recordcount``, so the next run would see a different dataset and, if it inserts too, collide with the
 keys already inserted. The dataset is therefore reloaded before any run that follows a run with inserts.
 ``always`` reloads before every measured run; ``never`` loads once.
+
+Duration estimate: each load and run step at the throughput earlier runs of the suite measured for the same
+step (phase, mix, threads, record count, target) against the same target (``MeasuredRates``, gathered by
+``ycsb_runner.estimate``), else at an assumed rate that says so: the suite's ``estimated_throughput`` on a
+server of yours, at most ``EMBEDDED_OPS_S`` on the embedded server. The step's ``target`` bounds the rate;
+``maxexecutiontime`` caps a run step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ycsb_runner.suite import Mix, Suite
 
 JVM_OVERHEAD_S = 3.0
+# Assumed throughput on the embedded server until a run there measured the step: FerretDB on SQLite scans the
+# collection for every _id lookup (17-180 ops/s measured at 300-10,000 records), so a study's own
+# estimated_throughput (100,000 ops/s for alibaba-audit) would promise minutes for hours.
+EMBEDDED_OPS_S = 100.0
+
+# (phase "load" | "run", mix name ("load" for a load), threads, recordcount, target ops/s (0: unthrottled))
+RateKey = tuple[str, str, int, int, int]
+
+
+def rate_key(phase: str, mix: str, threads: int, recordcount: int, target: int | None) -> RateKey:
+    """The key under which a measured step's throughput estimates a planned one."""
+    return (phase, mix, int(threads), int(recordcount), int(target or 0))
+
+
+@dataclass(frozen=True)
+class MeasuredRates:
+    """Throughput (ops/s, median over runs) per step key from earlier runs against the same target."""
+
+    rates: Mapping[RateKey, float] = field(default_factory=dict)
+    runs: int = 0  # how many earlier runs they come from
+    embedded: bool = True  # the target is the embedded server (the assumed rate when a step is unknown)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def describe_duration(seconds: float) -> str:
+    """``45 s``, ``3.2 min``, ``2.6 h``, ``12 days``; ``unbounded`` for a step with neither operationcount
+    nor maxexecutiontime."""
+    if seconds == float("inf"):
+        return "unbounded"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.0f} days"
 
 
 @dataclass(frozen=True)
@@ -52,17 +98,40 @@ class Step:
 class Plan:
     suite: Suite
     steps: tuple[Step, ...]
+    estimate_source: str = ""  # where the step rates come from: "from 2 earlier runs", "unknown rate: ..."
 
     @property
     def est_seconds(self) -> float:
         return sum(s.est_seconds for s in self.steps)
 
+    @property
+    def estimate(self) -> str:
+        """``3.2 min (from 2 earlier runs)``: the duration and where its rates come from."""
+        return f"{describe_duration(self.est_seconds)} ({self.estimate_source})"
+
     def runs(self) -> list[Step]:
         return [s for s in self.steps if s.kind == "run"]
 
 
-def estimate_run_seconds(suite: Suite) -> float:
-    rate = suite.estimated_throughput
+def assumed_rate(suite: Suite, embedded: bool) -> float:
+    """The throughput assumed for a step no earlier run measured (before any target bounds it)."""
+    return min(suite.estimated_throughput, EMBEDDED_OPS_S) if embedded else suite.estimated_throughput
+
+
+def _assumed_text(suite: Suite, embedded: bool) -> str:
+    rate = assumed_rate(suite, embedded)
+    if embedded:
+        text = f"unknown rate: assuming {rate:,.0f} ops/s on the embedded server"
+    else:
+        text = f"unknown rate: assuming the suite's estimated_throughput, {rate:,.0f} ops/s"
+    bounds = [t for t in (suite.run.target, suite.dataset.load_target) if t and t < rate]
+    if bounds:
+        text += f", at most the target {max(bounds):,} ops/s"
+    return text
+
+
+def estimate_run_seconds(suite: Suite, rate: float) -> float:
+    """A run step at *rate* ops/s (bounded by the suite's target), capped at maxexecutiontime."""
     if suite.run.target:
         rate = min(rate, suite.run.target)
     seconds = float("inf")
@@ -73,8 +142,8 @@ def estimate_run_seconds(suite: Suite) -> float:
     return seconds + JVM_OVERHEAD_S
 
 
-def estimate_load_seconds(suite: Suite) -> float:
-    rate = suite.estimated_throughput
+def estimate_load_seconds(suite: Suite, rate: float) -> float:
+    """A load of recordcount records at *rate* ops/s (bounded by load_target)."""
     if suite.dataset.load_target:
         rate = min(rate, suite.dataset.load_target)
     return suite.dataset.recordcount / rate + JVM_OVERHEAD_S
@@ -92,10 +161,25 @@ def _arm_order(states: tuple[str, ...], repetitions: int, order: str) -> list[tu
     return out
 
 
-def build_plan(suite: Suite) -> Plan:
+def build_plan(suite: Suite, measured: MeasuredRates | None = None) -> Plan:
+    """The suite's steps in order, each with its estimated duration (*measured*: earlier runs' rates; None:
+    none known, against the embedded server)."""
+    measured = measured or MeasuredRates()
+    assumed = assumed_rate(suite, measured.embedded)
+    used: set[bool] = set()  # True: a measured rate was used, False: the assumed one
+
+    def rate(phase: str, mix: str, threads: int) -> float:
+        target = suite.dataset.load_target if phase == "load" else suite.run.target
+        got = measured.rates.get(rate_key(phase, mix, threads, suite.dataset.recordcount, target))
+        used.add(got is not None)
+        return got if got is not None else assumed
+
+    def run_s(mix: Mix, threads: int) -> float:
+        return estimate_run_seconds(suite, rate("run", mix.name, threads))
+
+    load_rate = rate("load", "load", suite.dataset.load_threads)
+    load_s = estimate_load_seconds(suite, load_rate)
     steps: list[Step] = []
-    run_s = estimate_run_seconds(suite)
-    load_s = estimate_load_seconds(suite)
     dirty_by: str | None = None  # the mix whose inserts changed the dataset since the last load
     current_audit: tuple | None = None  # (state, audited ops) last switched to
 
@@ -142,13 +226,22 @@ def build_plan(suite: Suite) -> Plan:
                     audit=first_audit,
                     repetition=None,
                     reason=f"warm-up {w + 1}/{suite.warmup_runs} (discarded)",
-                    est_seconds=run_s,
+                    est_seconds=run_s(mix, threads),
                 )
                 if mix.inserts:
                     dirty_by = mix.name
             for audit, rep in arms:
                 before_run(mix, audit)
-                add("run", threads, mix=mix, audit=audit, repetition=rep, est_seconds=run_s)
+                add("run", threads, mix=mix, audit=audit, repetition=rep, est_seconds=run_s(mix, threads))
                 if mix.inserts:
                     dirty_by = mix.name
-    return Plan(suite=suite, steps=tuple(steps))
+    return Plan(suite=suite, steps=tuple(steps), estimate_source=_source_text(suite, measured, used))
+
+
+def _source_text(suite: Suite, measured: MeasuredRates, used: set[bool]) -> str:
+    """``from 2 earlier runs``, ``unknown rate: assuming 100 ops/s (the embedded server)``, or both."""
+    earlier = f"from {_plural(measured.runs, 'earlier run')}"
+    if used == {True}:
+        return earlier
+    unknown = _assumed_text(suite, measured.embedded)
+    return f"{earlier}; other steps: {unknown}" if True in used else unknown

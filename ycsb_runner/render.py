@@ -325,8 +325,8 @@ def describe_plan(
     suite = plan.suite
     lines = [
         f"# suite {suite.name}: {suite.description}",
-        f"# {len(plan.steps)} steps, {len(plan.runs())} measured runs, estimated "
-        f"{plan.est_seconds / 60:.1f} min (at ~{suite.estimated_throughput:g} ops/s); scale {suite.scale:g}",
+        f"# {len(plan.steps)} steps, {len(plan.runs())} measured runs, estimated {plan.estimate}; "
+        f"scale {suite.scale:g}",
     ]
     for step in plan.steps:
         lines.append(f"## step {step.label}" + (f"  ({step.reason})" if step.reason else ""))

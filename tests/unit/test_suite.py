@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ycsb_runner.plan import build_plan
+from ycsb_runner.plan import MeasuredRates, build_plan
 from ycsb_runner.render import describe_plan
 from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
 
@@ -21,7 +21,7 @@ URL = "mongodb://root:s3cret@host:3717/admin?replicaSet=x"
 
 
 def _render(name: str, *overrides: str) -> str:
-    plan = build_plan(load_suite(name, list(overrides)))
+    plan = build_plan(load_suite(name, list(overrides)), MeasuredRates(embedded=False))  # URL's server
     return describe_plan(
         plan, url=URL, classpath=["<YCSB>/lib/*"], binding_class="ycsbrunner.binding.MongoDbClient"
     )

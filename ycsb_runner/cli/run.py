@@ -141,6 +141,8 @@ def _render_text(
     audit_strategy: str | None = None,
     audit_options: dict | None = None,
     check: bool = True,
+    results: Path | None = None,
+    history_url: str | None = None,
 ) -> tuple[str, object]:
     """The plan as text (after the notice of the programs it runs), and the plan; *check* prints the
     pre-flight findings (without stopping)."""
@@ -151,7 +153,13 @@ def _render_text(
 
     _, plan = prepare(
         BenchOptions(
-            suite=suite_name, url=url, overrides=overrides, scale=scale, audit_strategy=audit_strategy
+            suite=suite_name,
+            url=url,
+            overrides=overrides,
+            scale=scale,
+            audit_strategy=audit_strategy,
+            results=results,
+            history_url=history_url,
         )
     )
     if check:
@@ -264,6 +272,8 @@ def bench(
             audit_strategy=audit_strategy,
             audit_options=_audit_options(audit_option or []),
             check=False,
+            results=results,
+            history_url=history_url,
         )
         sys.stdout.write(text)
         _stop_on_findings(plan, mongodb_url, audit_strategy, _audit_options(audit_option or []))
@@ -295,7 +305,7 @@ def bench(
     _stop_on_findings(plan, mongodb_url, audit_strategy, opts.audit_options)
     for line in _command_notice(plan.suite, audit_strategy, opts.audit_options):
         log(line)
-    log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.est_seconds / 60:.1f} min")
+    log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.estimate}")
     try:
         with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:
             outcome = run_bench(opts, log=log, progress=progress)

@@ -36,9 +36,11 @@ XDIST_FAST ?= -n 2
 # without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' about 40
 # `ycsb-runner` subprocesses recompiles the package. __pycache__/ is ignored by git.
 test test-fast: export PYTHONDONTWRITEBYTECODE =
-# -rs: every skip is listed at the end with what it needs (sshd: apt-get install openssh-server; the seed
-# documents: YCSB_RUNNER_SEEDS), grouped by reason.
+# tools/test-needs.sh installs sshd for the multi-client tests where it can (root with apt-get), else prints
+# the command, and says when the seed documents are not found (YCSB_RUNNER_SEEDS); -rs: every skip is listed
+# at the end with what it needs, grouped by reason.
 test: setup
+	bash tools/test-needs.sh
 	$(BIN)/pytest -q -rs $(XDIST) tests/unit tests/integration
 
 test-fast: $(VENV)/.installed

@@ -31,7 +31,9 @@ SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 HOSTS = ("h1", "h2", "h3")
 
 pytestmark = pytest.mark.skipif(
-    not Path(SSHD).exists(), reason="needs OpenSSH's sshd (apt-get install openssh-server; .ci/run does)"
+    not Path(SSHD).exists(),
+    reason="needs OpenSSH's sshd: sudo apt-get install openssh-server openssh-client "
+    "(make test installs it as root)",
 )
 
 

@@ -44,7 +44,10 @@ def seed_text(number: str) -> str:
     except in CI (``CI`` set), where shared/ is always laid beside the clone: there a missing seed fails."""
     directory = _seed_dir()
     if directory is None:
-        why = "seed documents not found (set YCSB_RUNNER_SEEDS to the shared/seeds folder)"
+        why = (
+            "seed documents 000-004 not found in shared/seeds beside the checkout or a parent folder: "
+            "set YCSB_RUNNER_SEEDS=/path/to/shared/seeds"
+        )
         if os.environ.get("CI"):
             pytest.fail(why)
         pytest.skip(why)

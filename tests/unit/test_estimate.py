@@ -5,6 +5,8 @@ caps it. Earlier runs: the checked-in run folder tests/data/runs/audit-analyse (
 from __future__ import annotations
 
 import dataclasses
+import re
+import shlex
 import shutil
 import socket
 import statistics
@@ -148,3 +150,25 @@ def test_a_multi_client_step_counts_once_at_its_merged_rate() -> None:
     ]
     manifest.steps = [*shares, *manifest.steps[1:]]
     assert step_rates(manifest)[rate_key("load", "load", 2, 300, 0)] == [185.0]
+
+
+def _readme_benches() -> list[list[str]]:
+    """The README's `$ ycsb-runner bench ...` examples on the embedded server (no MONGODB_URL), as argv."""
+    text = (ROOT / "README.md").read_text().replace("\\\n", " ")
+    return [shlex.split(m)[2:] for m in re.findall(r"^\$ (ycsb-runner bench .*)$", text, re.M)]
+
+
+def test_every_readme_bench_example_on_the_embedded_server_is_minutes() -> None:
+    """Issue 22, item 11: the README's examples are runs of minutes, not hours, on the embedded server at its
+    assumed rate (the `restart` example had no maxexecutiontime: 500,000 operations a run, 16.9 h)."""
+    examples = _readme_benches()
+    assert len(examples) >= 4
+    for argv in examples:
+        suite, overrides, scale = argv[0], [], None
+        for flag, value in zip(argv, argv[1:], strict=False):
+            if flag == "--set":
+                overrides.append(value)
+            elif flag == "--scale":
+                scale = float(value)
+        plan = build_plan(load_suite(suite, overrides, scale))
+        assert plan.est_seconds < 30 * 60, (argv, plan.estimate)  # minutes, not hours

@@ -614,3 +614,46 @@ def test_mongos_read_back_of_the_cluster_parameter_is_labelled_the_durable_value
     for host in ("mongos1:27017", "mongos2:27017"):
         assert "config server's durable value" in rows[host]["detail"], rows[host]
     assert all("durable" not in r["detail"] for h, r in rows.items() if not h.startswith("mongos"))
+
+
+def test_audit_restore_allow_unlisted_members(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: `audit restore` refuses, as bench and `audit on|off|status` do, when replSetGetConfig is
+    refused, and goes on with --allow-unlisted-members: the listed members are put back, the warning names
+    them and the hidden member (which hello does not list) is left as it was."""
+    from contextlib import contextmanager
+
+    from typer.testing import CliRunner
+
+    import ycsb_runner.cli.audit as cli_audit
+    from ycsb_runner.audit.restore_file import restore_document, write_restore_file
+    from ycsb_runner.cli import app
+
+    dep = Deployment("replicaset", "setAuditConfig")
+    first = dep.strategy()
+    write_restore_file(tmp_path / "audit-restore.json", restore_document(first, first.status()))
+    first.enable(OPS)  # ... and the run is killed here
+    _refuse_replset_config(dep)
+    given: list[dict[str, Any]] = []
+
+    @contextmanager
+    def strategy(name: Any, url: Any, options: dict[str, Any], timeout: Any):
+        given.append(options)
+        yield dep.strategy(**options)
+
+    monkeypatch.setattr(cli_audit, "_strategy", strategy)
+    args = [
+        "audit",
+        "restore",
+        str(tmp_path),
+        "--mongodb-url",
+        "mongodb://admin:pw@rs0:27017/?authSource=admin",
+    ]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code != 0 and "--allow-unlisted-members" in str(refused.exception)
+    assert dep._state(dep.nodes["rs0:27017"])[1] is True  # nothing restored
+    done = CliRunner().invoke(app, [*args, "--allow-unlisted-members"])
+    assert done.exit_code == 0, done.output
+    assert [o["allow_unlisted_members"] for o in given] == [False, True]
+    assert "audit restored (mongodb-runtime)" in done.stdout
+    assert "replSetGetConfig" in done.output and "rs0:27017, rs1:27017" in done.output  # the warning
+    assert dep._state(dep.nodes["rs0:27017"]) == (ORIGINAL, True)

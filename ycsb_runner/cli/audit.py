@@ -291,6 +291,7 @@ def audit_restore(
     timeout: TimeoutOpt = None,
     region: RegionOpt = None,
     endpoint: EndpointOpt = None,
+    allow_unlisted_members: AllowUnlistedOpt = False,
 ) -> None:
     """Put auditing back to the state saved in RUN_DIR before the first switch (after a crash or kill)."""
     from ycsb_runner.audit.restore_file import load_restore_file, mark
@@ -315,7 +316,10 @@ def audit_restore(
                 "(or MONGODB_URL) for the same deployment"
             )
         options.update(
-            url=url, namespace=saved.get("namespace"), target_namespace=saved.get("target_namespace")
+            url=url,
+            namespace=saved.get("namespace"),
+            target_namespace=saved.get("target_namespace"),
+            allow_unlisted_members=allow_unlisted_members,
         )
     elif name == "command":
         options.update(_restore_commands(path, saved, entry, on_cmd, off_cmd, status_cmd))

@@ -21,6 +21,7 @@ from ycsb_runner.analyse.regress import (
     IMPROVEMENT,
     REGRESSION,
     RegressOptions,
+    RegressResult,
     regress,
 )
 from ycsb_runner.analyse.window import NULL_DRAWS, window_test
@@ -316,3 +317,50 @@ def test_regress_refuses_values_that_would_make_the_verdict_meaningless(
     res = runner.invoke(app, ["regress", "tencent-analyse-tiny", "--results", str(results), option, value])
     # a UserError: the console entry point prints it as one line and exits 2 (tests/unit/test_docs.py)
     assert isinstance(res.exception, UserError) and str(res.exception).startswith(option), res.output
+
+
+def test_regress_report_with_nothing_flagged_still_plots_the_series(tmp_path: Path) -> None:
+    """Issue 22, item 10: "Trends" is not empty when nothing is flagged: the tested series are plotted."""
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0, 1.01])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    out = tmp_path / "report"
+    doc = runner.invoke(app, ["regress", "tencent-analyse-tiny", "--results", str(results), "-f", "json"])
+    tested = len(json.loads(doc.stdout)["rows"])
+    res = runner.invoke(
+        app, ["regress", "tencent-analyse-tiny", "--results", str(results), "--report", str(out)]
+    )
+    assert res.exit_code in (0, 2), res.output  # no change, or cannot tell: never flagged
+    page = (out / "regress.html").read_text()
+    assert "No series flagged." in page and "No series flagged; the tested series" in page
+    figures = sorted((out / "regress-figures").glob("*.png"))
+    assert 3 <= tested <= 12 and len(figures) == tested and page.count("data:image/png;base64,") == tested
+    assert "throughput_ops_s" in figures[0].name  # throughput first
+
+
+def test_trend_ticks_keep_the_date_and_the_tags_stay_off_the_title(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22, item 10: x ticks of stamped run ids keep the date (they were cut to their last 14
+    characters); the change's tags are in the legend, not an annotation over the title."""
+    from ycsb_runner.analyse import regress_report
+
+    assert regress_report.run_tick("20261201-230518-alibaba-audit") == "2026-12-01 23:05"
+    assert regress_report.run_tick("night-07") == "night-07"
+    assert regress_report.run_tick("a-very-long-run-id-of-my-own") == "a-very-long-run-id-…"
+    ids = [f"202611{d:02d}-020000-quick" for d in range(1, 9)]
+    series = pd.DataFrame({"run_id": ids, "value": [10.0] * 6 + [5.0] * 2})
+    series["low"], series["high"] = series["value"] * 0.9, series["value"] * 1.1
+    series.attrs["change_index"] = 6
+    key = ("run", "a", 4, "", "OVERALL", "throughput_ops_s")
+    result = RegressResult(pd.DataFrame(), 1, "", "quick", ids[-1], series_values={key: series})
+    row = dict(zip(("phase", "mix", "threads", "audit", "operation", "metric"), key, strict=True))
+    row.update(verdict="regression", change_run=ids[6], change_tags="sha=abc123", before_median=10.0)
+    row.update(after_median=5.0, change_pct=-50.0, p_adjusted=0.001)
+    figures = []
+    monkeypatch.setattr(regress_report, "png", lambda fig: figures.append(fig) or b"")
+    regress_report.trend_plot(result, key, row)
+    (ax,) = figures[0].axes
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "2026-11-01 02:00"
+    assert len(ax.texts) == 0  # no annotation that can cover the title
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"change begins: {ids[6]} (sha=abc123)" in labels

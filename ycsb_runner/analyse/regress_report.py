@@ -15,6 +15,7 @@ import pandas as pd
 from ycsb_runner.analyse.plots import plt, png
 from ycsb_runner.analyse.regress import (
     COLUMNS,
+    IMPROVEMENT,
     REGRESSION,
     RegressResult,
     accepted_changes,
@@ -26,6 +27,18 @@ from ycsb_runner.store import atomic_write_bytes, atomic_write_text
 from ycsb_runner.studies import METRICS, OPERATION_METRICS
 
 TABLE_COLUMNS = [c for c in COLUMNS if c not in ("direction", "nights", "note")]  # the report's table
+MAX_TRENDS = 12  # series plotted when none is flagged (throughput first)
+_STAMP = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
+
+
+def run_tick(run_id: str) -> str:
+    """A run id as an x tick: its date and time when it begins with one (``20261201-230518-quick`` ->
+    ``2026-12-01 23:05``), else the id itself (at most 20 characters, cut at the end)."""
+    m = _STAMP.match(str(run_id))
+    if m:
+        return f"{m[1]}-{m[2]}-{m[3]} {m[4]}:{m[5]}"
+    text = str(run_id)
+    return text if len(text) <= 20 else text[:19] + "…"
 
 
 def _label(metric: str) -> str:
@@ -40,7 +53,8 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     values = series["value"].to_numpy(float)
     low, high = series["low"].to_numpy(float), series["high"].to_numpy(float)
     fig, ax = plt.subplots(figsize=(8, 3.2))
-    color = "#c0392b" if row["verdict"] == REGRESSION else "#27ae60"
+    changed = row["verdict"] in (REGRESSION, IMPROVEMENT)
+    color = {REGRESSION: "#c0392b", IMPROVEMENT: "#27ae60"}.get(row["verdict"], "#2980b9")
     ax.errorbar(
         nights,
         values,
@@ -58,30 +72,52 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
         if cp != c:
             ax.axvline(cp - 0.5, color="#bdc3c7", ls=":", lw=1)
     if c >= 0:
-        ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=f"change begins: {row['change_run']}")
+        tags = f" ({row['change_tags']})" if row.get("change_tags") else ""  # in the legend, off the plot
+        begins = "change begins" if changed else "nights tested from"  # no change: the window tested
+        ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=f"{begins}: {row['change_run']}{tags}")
         ax.hlines(row["before_median"], 0, c - 0.5, colors="#7f8c8d", lw=1, label="before (median)")
-        ax.hlines(row["after_median"], c - 0.5, len(series) - 1, colors=color, lw=1.5, label="after (median)")
-        if row.get("change_tags"):
-            ax.annotate(
-                row["change_tags"],
-                (c, values[c]),
-                xytext=(8, 12),
-                textcoords="offset points",
-                fontsize=8,
-                color=color,
-                arrowprops={"arrowstyle": "-", "color": color, "lw": 0.8},
-            )
+        after = "after (median)" if changed else "tested nights (median)"
+        ax.hlines(row["after_median"], c - 0.5, len(series) - 1, colors=color, lw=1.5, label=after)
     ax.set_xticks(nights)
-    ax.set_xticklabels([str(r)[-14:] for r in series["run_id"]], rotation=45, ha="right", fontsize=7)
+    ax.set_xticklabels([run_tick(r) for r in series["run_id"]], rotation=45, ha="right", fontsize=7)
     ax.set_ylabel(_label(str(row["metric"])), fontsize=8)
+    change = _finite(row.get("change_pct"))
+    p_adj = _finite(row.get("p_adjusted"))
     ax.set_title(
-        f"{row['phase']} {row['mix']} t{row['threads']} {row['operation']} {row['metric']}: "
-        f"{row['verdict']} {row['change_pct']:+.1f} % (p adj {row['p_adjusted']:.2g})",
+        f"{row['phase']} {row['mix']} t{row['threads']} {row['operation']} {row['metric']}: {row['verdict']}"
+        + (f" {change:+.1f} %" if change is not None else "")
+        + (f" (p adj {p_adj:.2g})" if p_adj is not None else ""),
         fontsize=9,
     )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=2, frameon=False)
     return png(fig)
+
+
+def _finite(v: object) -> float | None:
+    try:
+        f = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return f if np.isfinite(f) else None
+
+
+def trend_rows(table: pd.DataFrame) -> tuple[list[dict], str]:
+    """The series to plot: the flagged ones; when none is, the tested series anyway (throughput first, at
+    most MAX_TRENDS), and a note of what is left out."""
+    shown = flagged(table)
+    if not shown.empty:
+        rest = len(table) - len(shown)
+        return shown.to_dict("records"), f"{rest} unflagged series not plotted." if rest else ""
+    if table.empty:
+        return [], ""
+    order = table.assign(_first=(table["metric"] != "throughput_ops_s").astype(int))
+    order = order.sort_values(["_first"], kind="stable").drop(columns="_first")
+    rows = order.head(MAX_TRENDS).to_dict("records")
+    note = "No series flagged; the tested series"
+    if len(table) > MAX_TRENDS:
+        note += f" ({MAX_TRENDS} of {len(table)}, throughput first)"
+    return rows, note + "."
 
 
 def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
@@ -154,8 +190,12 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
     md += lifecycle_md
     h.append("<h2>Trends</h2>")
     md.append("## Trends\n")
+    rows, note = trend_rows(result.table)
+    if note:
+        h.append(f"<p>{html.escape(note)}</p>")
+        md.append(f"{note}\n")
     fig_dir = out_dir / "regress-figures"
-    for i, row in enumerate(shown.to_dict("records")):
+    for i, row in enumerate(rows):
         key = tuple(row[k] for k in ("phase", "mix", "threads", "audit", "operation", "metric"))
         match = next((k for k in result.series_values if tuple(map(str, k)) == tuple(map(str, key))), None)
         if match is None:

@@ -1,0 +1,86 @@
+"""Report figures in detail (issue 22, item 10): a short step's load chart starts at the step's start and
+names its single status point in the singular; legends sit below the axes (never over a line, e.g. the
+INSERT p99 one); the audit chart's bar labels stay inside its frame. Figures are caught before they are
+rendered to PNG and measured in display coordinates."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from ycsb_runner.analyse import plots
+from ycsb_runner.model import RunResult
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+
+
+@pytest.fixture
+def figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    caught: list[Any] = []
+
+    def keep(fig: Any) -> bytes:
+        fig.canvas.draw()
+        caught.append(fig)
+        return b""
+
+    monkeypatch.setattr(plots, "png", keep)
+    return caught
+
+
+def _one_status_point(tmp_path: Path) -> RunResult:
+    run_dir = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "run"))
+    ts = pd.read_csv(run_dir / "timeseries.csv")
+    load = ts["step"] == "01-load-t2"
+    ts = ts[~load | (ts["status_index"] <= 1)]  # the load step keeps its first status line only
+    ts.to_csv(run_dir / "timeseries.csv", index=False)
+    return RunResult.load(run_dir)
+
+
+def test_a_short_steps_load_chart_starts_at_zero_and_says_one_status_point(tmp_path: Path, figures) -> None:
+    panels, _ = plots.plot_step_timeseries(_one_status_point(tmp_path), "load")
+    assert len(panels) == len(figures) == 1
+    ax_tp, ax_lat = figures[0].axes
+    assert ax_tp.get_title().endswith("\n1 status point")
+    low, high = ax_lat.get_xlim()
+    assert low == 0 and high >= 1.0  # not 1.9 to 2.1 around the one point
+
+
+def test_latency_legends_sit_below_the_axes(figures) -> None:
+    run = RunResult.load(RUNS / "tencent-analyse")
+    plots.plot_step_timeseries(run, "load")
+    plots.plot_step_timeseries(run, "run")
+    assert len(figures) >= 3
+    for fig in figures:
+        ax_lat = fig.axes[1]
+        legend, frame = ax_lat.get_legend().get_window_extent(), ax_lat.get_window_extent()
+        assert legend.y1 <= frame.y0, (legend, frame)  # below the plotting area: covers no line
+        assert any(
+            "INSERT" in t.get_text() or "READ" in t.get_text() for t in ax_lat.get_legend().get_texts()
+        )
+
+
+def test_audit_bar_labels_stay_inside_the_frame(figures) -> None:
+    overhead = pd.DataFrame(
+        {
+            "mix": ["insert100"] * 3,
+            "label": ["throughput (ops/s)", "INSERT avg (µs)", "INSERT p99 (µs)"],
+            "change_pct": [84.5, -46.0, 39.0],
+            "ci_low_pct": [60.0, -70.0, 10.0],
+            "ci_high_pct": [110.0, -20.0, 75.0],
+            "published_pct": [-5.0, 12.0, None],
+            "n": [3, 3, 3],
+        }
+    )
+    assert len(plots.plot_audit_overhead(overhead)) == 1
+    (ax,) = figures[0].axes
+    frame = ax.get_window_extent()
+    labels = ax.texts
+    assert len(labels) == 3 and {t.get_text() for t in labels} == {"+84.5%", "-46.0%", "+39.0%"}
+    for text in labels:
+        box = text.get_window_extent()
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1, (text.get_text(), box, frame)
+    assert ax.get_legend().get_window_extent().y1 <= frame.y0  # the legend is below, under no label

@@ -84,3 +84,23 @@ def test_audit_bar_labels_stay_inside_the_frame(figures) -> None:
         box = text.get_window_extent()
         assert frame.x0 <= box.x0 and box.x1 <= frame.x1, (text.get_text(), box, frame)
     assert ax.get_legend().get_window_extent().y1 <= frame.y0  # the legend is below, under no label
+
+
+def test_a_report_without_an_instance_size_says_which_published_size_it_shows(tmp_path: Path) -> None:
+    """Issue 22, item 3: `compare --reference` refuses without --size; the report, which cannot ask, says
+    which published size it compares with instead of using 2C4G silently."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.cli import app
+
+    run_dir = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "run"))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    del manifest["suite"]["scaling"]["size"]
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    res = CliRunner().invoke(app, ["compare", str(run_dir), "--reference", "tencent-mongodb44"])
+    assert res.exit_code != 0 and "--size" in str(res.exception)
+    page = write_report(run_dir)[0].read_text()
+    assert "the run names no instance size: published figures of 2C4G" in page

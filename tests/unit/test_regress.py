@@ -364,3 +364,24 @@ def test_trend_ticks_keep_the_date_and_the_tags_stay_off_the_title(monkeypatch: 
     assert len(ax.texts) == 0  # no annotation that can cover the title
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert f"change begins: {ids[6]} (sha=abc123)" in labels
+
+
+def test_a_flagging_regress_keeps_the_change_and_its_p_value_at_80_columns(tmp_path: Path) -> None:
+    """Issue 22, item 8: at 80 columns the flagged table keeps what the user came for (which series, its
+    change, the corrected p) and names the columns it hides."""
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6, 0.6])
+    runner = CliRunner()
+    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    res = runner.invoke(
+        app, ["regress", "tencent-analyse-tiny", "--results", str(results)], env={"COLUMNS": "80"}
+    )
+    assert res.exit_code == 1, res.output
+    lines = res.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if " metric " in line)
+    assert lines[header].split() == ["phase", "mix", "operation", "metric", "change_pct", "p_adjusted"]
+    rows = [line.split() for line in lines[header + 1 :] if line.startswith(" ") and "%" not in line]
+    throughput = [r for r in rows if r[:4] == ["load", "load", "OVERALL", "throughput_ops_s"]]
+    assert throughput and throughput[0][4] == "-40.0" and float(throughput[0][5]) < 0.01
+    assert all(len(line) <= 80 for line in lines[: header + 1 + len(rows)])
+    assert any(line.startswith("not shown:") and "after_median" in line for line in lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -89,6 +90,23 @@ def test_dry_run_refuses_what_bench_refuses_with_the_plan_and_one_error() -> Non
     fixed = ["--set", "threads=[20,40]", "--set", "load_threads=40", "--set", "mongodb.url_options.w=1"]
     res = CliRunner().invoke(app, ["bench", "tencent-threads", "--scale", "0.0002", "--dry-run", *fixed])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        (["--max-error-rate", "5"], "--max-error-rate 5.0: must be a number from 0 to 1"),
+        (["--run-id", "../../evil"], "--run-id '../../evil'"),
+        (["--tag", "novalue"], "--tag 'novalue': expected KEY=VALUE"),
+    ],
+)
+def test_dry_run_refuses_the_options_bench_refuses(tmp_path, option: list[str], says: str) -> None:
+    """Issue 22, item 5: a bench option that bench refuses (exit 2) is refused by --dry-run too."""
+    for dry in (["--dry-run"], []):
+        res = CliRunner().invoke(app, ["bench", "quick", *dry, *option, "--results", str(tmp_path)])
+        assert isinstance(res.exception, UserError) and res.exception.exit_code == 2, (dry, res.output)
+        assert says in str(res.exception)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_audit_strategy_options_are_checked_before_the_server_starts(tmp_path) -> None:

@@ -262,6 +262,13 @@ def bench(
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
     if dry_run:  # the plan, then the same checks as a real bench: what bench refuses exits 2 here too
+        from ycsb_runner.bench import BenchOptions, check_options
+        from ycsb_runner.history import parse_tags
+
+        parse_tags(tag or [])
+        check_options(
+            BenchOptions(suite=suite, url=mongodb_url, max_error_rate=max_error_rate, run_id=run_id)
+        )
         text, plan = _render_text(
             suite,
             mongodb_url,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `make test` needs besides the venv: OpenSSH's sshd and ssh-keygen for the multi-client tests (they start
+# What `make test` needs besides the venv: OpenSSH's sshd, ssh and ssh-keygen for the multi-client tests (they start
 # sshd instances on loopback ports), and the seed documents for the reference-table tests. Installs sshd
 # where it can (root with apt-get, as CI runs; or passwordless sudo in CI), else says the one command to run;
 # never fails: a missing piece only skips the tests that need it, and pytest -rs lists them again at the end.
@@ -11,7 +11,7 @@ have_sshd() {
     if [ -n "${SSHD:-}" ]; then
         [ -x "$SSHD" ]
     else
-        { command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; } && command -v ssh-keygen >/dev/null 2>&1
+        { command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; } && command -v ssh-keygen >/dev/null 2>&1 && command -v ssh >/dev/null 2>&1
     fi
 }
 

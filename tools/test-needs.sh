@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What `make test` needs besides the venv: OpenSSH's sshd, ssh and ssh-keygen for the multi-client tests (they start
-# sshd instances on loopback ports), and the seed documents for the reference-table tests. Installs sshd
+# What `make test` needs besides the venv: OpenSSH's sshd, ssh and ssh-keygen for the multi-client tests (they
+# start sshd instances on loopback ports), and the seed documents for the reference-table tests. Installs sshd
 # where it can (root with apt-get, as CI runs; or passwordless sudo in CI), else says the one command to run;
 # never fails: a missing piece only skips the tests that need it, and pytest -rs lists them again at the end.
 # SSHD=PATH checks that file instead of sshd on PATH or /usr/sbin/sshd (for the tests of this script).

@@ -95,7 +95,7 @@ def steady_findings(suite: Suite) -> list[Finding]:
     ``--set`` that makes the step long enough (or its intervals short enough)."""
     from math import ceil
 
-    from ycsb_runner.analyse.steady import MIN_STEADY_INTERVALS
+    from ycsb_runner.analyse import MIN_STEADY_INTERVALS
     from ycsb_runner.suite import expected_step_seconds
 
     seconds = expected_step_seconds(suite)

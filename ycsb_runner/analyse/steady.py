@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_STEADY_INTERVALS = 10  # fewer kept intervals and neither the trend nor the CV means much
+from ycsb_runner.analyse import MIN_STEADY_INTERVALS
+
 DRIFT_MIN_PCT = 5.0  # fitted change over the steady window, % of its mean, that counts as a drift
 STALL_SHARE = 0.10  # an interval below 10 % of the median throughput is stalled
 STALL_MIN_INTERVALS = 2  # consecutive stalled intervals that make a stall

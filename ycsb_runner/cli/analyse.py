@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.markup import escape
 
-from ycsb_runner.analyse.stats import DEFAULT_ALPHA
+from ycsb_runner.analyse import DEFAULT_ALPHA
 from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
 from ycsb_runner.console import err_console
 from ycsb_runner.studies import metric_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:

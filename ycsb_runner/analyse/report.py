@@ -311,8 +311,12 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                 (
                     f"timeseries-{phase}",
                     f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
-                    f"latency per operation (bottom, one unit for every panel), from the {source}; "
-                    "the shaded start is the warm-up cut (steps.csv warmup_end_s)",
+                    f"latency per operation (bottom, one unit for every panel), from the {source}"
+                    + (
+                        "; the shaded start is the warm-up cut (steps.csv warmup_end_s)"
+                        if phase == "run"
+                        else ""
+                    ),
                     panels,
                 )
             )

@@ -204,7 +204,7 @@ class SteadyState:
                     f"{who}only {test.n} intervals after the warm-up: too few to judge stationarity "
                     "(a longer run or a shorter status_interval)"
                 )
-            elif not test.stationary:
+            if not test.stationary:
                 out.append(who + test.describe())
         return out
 

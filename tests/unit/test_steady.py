@@ -161,3 +161,36 @@ def test_a_fixed_warmup_wins_over_the_rule(ramped_logs) -> None:
     assert steady.rule == "warmup_s" and steady.warmup_s == {"local": 5.0}
     assert steady.figures()["warmup_end_s"] == 5.0
     assert min(iv.start_s for log in steady.kept["local"] for iv in log.intervals) == 5.0
+
+
+def test_each_client_gets_its_own_cut_and_a_stalled_one_is_named(tmp_path: Path) -> None:
+    """Three load generators: b starts 7 s after a and ramps up over 10 intervals instead of 20; c has no
+    ramp but its connection stalls for 8 s. The cut follows each client's own ramp; only c is named. (A
+    stall inside the kept window raises its variance so much that it can hide a short ramp from the
+    rule's tolerance: c has none.)"""
+    rng = np.random.default_rng(4)
+    dirs = {}
+    spec = (("a", 0.0, 20, None), ("b", 7.0, 10, None), ("c", 3.0, 1, 50))
+    for client, offset, ramp, stall in spec:
+        ivs = []
+        for i in range(90):
+            n = int(200 * min(i + 1, ramp) / ramp) + int(rng.integers(0, 3))
+            if stall is not None and stall <= i < stall + 8:
+                n = 0
+            ivs.append([int(v) for v in rng.integers(500, 5000, n)])
+        d = tmp_path / client
+        d.mkdir()
+        _write_log(d / "READ.hdr", "READ", 1_700_000_000.0 + offset, ivs)
+        dirs[client] = d
+    steady = steady_state(read_client_logs(dirs))
+    assert abs(steady.warmup_s["a"] - 20) <= 2 and abs(steady.warmup_s["b"] - 10) <= 2
+    assert steady.warmup_s["c"] <= 2
+    assert steady.tests["a"].stationary and steady.tests["b"].stationary and steady.tests["c"].stall
+    (warning,) = steady.warnings()
+    assert warning.startswith("client c: not stationary: throughput stalled")
+    assert steady.figures()["stationary"] is False and steady.figures()["steady_stall_s"] == 8.0
+    firsts = {
+        c: min(iv.start_s + (log.start_time_s or 0) for log in ls for iv in log.intervals)
+        for c, ls in steady.kept.items()
+    }
+    assert firsts["b"] - firsts["a"] == pytest.approx(7 + steady.warmup_s["b"] - steady.warmup_s["a"])

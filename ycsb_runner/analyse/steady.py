@@ -9,7 +9,10 @@ noise, and the raw minimum then lands anywhere in that flat part (it over-trunca
 *first* ``d`` whose statistic is within one standard error of the minimum (a variance's relative standard
 error, ``sqrt(2 / (n - d_min - 1))``), the one-standard-error rule of model selection. A minimum at
 ``n // 2`` says the run never settled (no steady state found). A suite's fixed ``warmup_s`` wins over the
-rule.
+rule. The tolerance is relative to the kept window's variance: a stall inside the window raises it so much
+that a short ramp before it may be kept (the step is flagged for the stall anyway). With 1 % noise a ramp
+of 20 intervals is cut within 2 intervals of its end; the noisier the series, the earlier the cut (at 5 %
+noise about 4 intervals early: the last part of the ramp is within the noise).
 
 **Stationarity.** Over the kept intervals: the least-squares slope of throughput against time, in % of
 the window's mean per minute, with a 95 % interval whose standard error is widened for the residuals'

@@ -17,7 +17,7 @@ import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import (
     Interrupted,
@@ -27,13 +27,14 @@ from ycsb_runner.errors import (
     interrupted_exit_code,
     signal_name,
 )
-from ycsb_runner.model import RunResult, mark_abandoned
 from ycsb_runner.paths import check_name, results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker, check_url, check_url_files
-from ycsb_runner.server import EmbeddedServer, ServerInfo
-from ycsb_runner.store import atomic_write_csv
 from ycsb_runner.suite import Suite, load_suite
+
+if TYPE_CHECKING:  # pandas, pymongo and psutil load only when a bench runs: render and --help need none
+    from ycsb_runner.model import RunResult
+    from ycsb_runner.server import ServerInfo
 
 
 @dataclass
@@ -225,6 +226,8 @@ def run_bench(
 ) -> BenchOutcome:
     from ycsb_runner.execute.runner import Hooks, Runner, check_connection
     from ycsb_runner.install import ensure_ycsb, find_java
+    from ycsb_runner.model import RunResult, mark_abandoned
+    from ycsb_runner.server import EmbeddedServer
 
     suite, plan = prepare(opts)
     if opts.url is not None:
@@ -445,6 +448,8 @@ def finish_run_folder(
     """What every run folder gets at the end, finished or not: its record in the history (*history* =
     (results folder, history URL); None: not indexed), the study table and the report."""
     from ycsb_runner.analyse.table import study_table
+    from ycsb_runner.model import RunResult
+    from ycsb_runner.store import atomic_write_csv
 
     out = Finished()
     if history is not None:

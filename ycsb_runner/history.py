@@ -58,6 +58,7 @@ OPERATION_FIGURES = {
     "p99_us": "p99_us",
 }
 OVERALL = "OVERALL"
+STATIONARY = "stationary"  # 1.0 / 0.0 per run step with a steady-state test (ycsb_runner.analyse.steady)
 # one accepted change of one series: from change_run on, the series' nights are its new normal
 ACCEPT_COLUMNS = [
     "suite",
@@ -165,6 +166,8 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
 
     for label, step in measured.items():
         add(label, OVERALL, "throughput_ops_s", step.throughput_ops_s)
+        if isinstance(step.figures.get("stationary"), bool):  # not a series regress tests: a flag it names
+            add(label, OVERALL, STATIONARY, float(step.figures["stationary"]))
     ops = result.operations
     if not ops.empty and "operation" in ops:
         ops = ops[ops["step"].isin(measured) & (ops.get("kind", "op") == "op")]

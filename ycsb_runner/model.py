@@ -654,6 +654,28 @@ COLUMNS: dict[str, dict[str, str]] = {
         "measured_window_start": "one client with `warmup_s`: first interval after the warm-up (epoch s)",
         "measured_window_s": "one client with `warmup_s`: from there to the last interval's end (s)",
         "measured_window_operations": "one client with `warmup_s`: operations in that window",
+        "warmup_rule": "run steps with HDR interval logs: how the warm-up end was chosen: `warmup_s` (the"
+        " suite's fixed figure, which wins) or `MSER` (the rule of `ycsb_runner.analyse.steady` on the"
+        " throughput per status interval, each client on its own)",
+        "warmup_end_s": "seconds cut from the start (the longest cut of any client)",
+        "steady_start": "first interval after the warm-up (epoch s; several clients: the common window of"
+        " the kept intervals)",
+        "steady_s": "length of the steady-state window (s)",
+        "steady_operations": "operations in it",
+        "throughput_steady_ops_s": "steady_operations / steady_s: the steady-state throughput (beside"
+        " `throughput_ops_s`, which stays YCSB's whole-run figure unless `warmup_s` is set)",
+        "steady_intervals": "status intervals in the steady-state window",
+        "steady_cv": "coefficient of variation of the window's throughput per interval",
+        "steady_slope_pct_per_min": "least-squares slope of throughput over the window, % of its mean per"
+        " minute",
+        "steady_slope_low_pct_per_min": "its 95 % interval's lower end (standard error widened for the lag-1"
+        " autocorrelation of the residuals)",
+        "steady_slope_high_pct_per_min": "its upper end",
+        "steady_stall_s": "the longest stall in the window: consecutive intervals below 10 % of the median"
+        " throughput (s; 0: none)",
+        "stationary": "false when the slope's interval excludes 0 and the fitted change over the window is"
+        " at least 5 % of the mean (a drift), or when it stalled for 2 intervals or more; the step's"
+        " `warnings` say which",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -685,6 +707,12 @@ COLUMNS: dict[str, dict[str, str]] = {
         "returns": "operations with a return code",
         "errors": "operations whose return code is not OK",
         "error_rate": "errors / returns",
+        "steady_operations": "run steps with HDR interval logs: operations in the intervals after the"
+        " warm-up cut (steps.csv `warmup_rule`; several clients: in the common window of those intervals)",
+        "steady_average_latency_us": "mean latency over them (µs, from the added HDR histograms)",
+        "steady_max_latency_us": "maximum latency over them (µs)",
+        "steady_p<N>_us": "the N-th percentile over them (µs), exact from one histogram of the kept"
+        " intervals; the columns without `steady_` are over the whole run (YCSB's, or after `warmup_s`)",
         "union_operations": "client=all rows of multi-client steps: operations in every interval logged"
         " (after the warm-up), beside the common window's percentiles",
         "union_p<N>_us": "client=all rows of multi-client steps: the N-th percentile over the union of the"

@@ -88,9 +88,51 @@ def server_findings(suite: Suite, *, embedded: bool) -> list[Finding]:
     return out
 
 
+def steady_findings(suite: Suite) -> list[Finding]:
+    """Run steps too short to leave a steady-state window after the warm-up: at least
+    ``MIN_STEADY_INTERVALS`` status intervals after a fixed ``warmup_s``; with the warm-up rule (which may
+    cut a third of a step, at most half), a step of at least 1.5 times that many. The advice is the
+    ``--set`` that makes the step long enough (or its intervals short enough)."""
+    from math import ceil
+
+    from ycsb_runner.analyse import MIN_STEADY_INTERVALS
+    from ycsb_runner.suite import expected_step_seconds
+
+    seconds = expected_step_seconds(suite)
+    interval = max(int(suite.run.status_interval), 1)
+    if seconds <= 0 or not suite.measurement.type.startswith("hdrhistogram"):
+        return []
+    warmup = suite.effective_warmup_s
+    if warmup > 0:
+        left = (seconds - warmup) / interval
+        need_s = warmup + MIN_STEADY_INTERVALS * interval
+        what = f"after warmup_s = {warmup:g} s"
+    else:
+        left = seconds / interval * 2 / 3
+        need_s = MIN_STEADY_INTERVALS * interval * 3 / 2
+        what = "after the warm-up rule's cut (up to a third)"
+    if left >= MIN_STEADY_INTERVALS:
+        return []
+    fixes = []
+    if interval > 1 and (seconds - max(warmup, 0)) * (1 if warmup > 0 else 2 / 3) >= MIN_STEADY_INTERVALS:
+        fixes.append("--set status_interval=1")
+    if suite.run.maxexecutiontime or not suite.run.operationcount:
+        fixes.append(f"--set maxexecutiontime={ceil(need_s)}")
+    else:  # the step ends when its operations are done
+        fixes.append(f"--set operationcount={ceil(need_s * suite.estimated_throughput)}")
+    return [
+        Finding(
+            "warning",
+            f"run steps of about {seconds:.0f} s with {interval} s status intervals leave {max(left, 0):.0f} "
+            f"intervals {what}, fewer than the {MIN_STEADY_INTERVALS} the steady-state figures and the "
+            f"stationarity test need: {' or '.join(fixes)}",
+        )
+    ]
+
+
 def preflight(suite: Suite, *, embedded: bool) -> list[Finding]:
     """Every finding for *suite* on the embedded server (``embedded``) or an external one."""
-    return scaling_findings(suite) + server_findings(suite, embedded=embedded)
+    return scaling_findings(suite) + server_findings(suite, embedded=embedded) + steady_findings(suite)
 
 
 def _is_argv(value: object) -> bool:

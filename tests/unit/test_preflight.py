@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.preflight import preflight
+from ycsb_runner.preflight import preflight, steady_findings
 from ycsb_runner.suite import load_suite
 
 
@@ -29,7 +29,7 @@ def test_scaled_thread_study_gets_threads_target_and_w0_advice() -> None:
     fixed = load_suite(
         "tencent-threads", ["threads=[20,40]", "load_threads=40", "mongodb.url_options.w=1"], 0.0002
     )
-    assert preflight(fixed, embedded=True) == []
+    assert [f for f in preflight(fixed, embedded=True) if f not in steady_findings(fixed)] == []
     assert _messages(preflight(suite, embedded=False), "error") == []
 
 
@@ -43,7 +43,8 @@ def test_target_advice_names_a_rate_that_fits() -> None:
 
 def test_unscaled_study_has_no_scaling_advice() -> None:
     assert preflight(load_suite("alibaba-audit"), embedded=False) == []
-    assert preflight(load_suite("quick", scale=0.5), embedded=True) == []
+    half = load_suite("quick", scale=0.5)  # 8-s steps: only the steady-state advice
+    assert [f for f in preflight(half, embedded=True) if f not in steady_findings(half)] == []
 
 
 def test_scale_fits_the_status_interval_to_the_step() -> None:
@@ -122,3 +123,30 @@ def test_audit_strategy_options_are_checked_before_the_server_starts(tmp_path) -
     res = runner.invoke(app, [*base, "--audit-strategy", "mongodb-runtime"])
     assert res.exit_code != 0 and "needs MONGODB_URL" in str(res.exception)
     assert list(tmp_path.iterdir()) == []
+
+
+def _fixed_by(message: str) -> list[str]:
+    return re.findall(r"--set (\S+)", message)
+
+
+def test_steps_too_short_for_a_steady_state_get_the_set_that_fixes_it() -> None:
+    assert steady_findings(load_suite("quick")) == []  # 15 one-second intervals
+    for overrides, scale in ((["warmup_s=10"], 1.0), (["status_interval=2"], 1.0), ([], 0.5)):
+        suite = load_suite("quick", overrides, scale=scale)
+        (finding,) = steady_findings(suite)
+        assert finding.level == "warning" and "fewer than the 10" in finding.message
+        assert any(f.message == finding.message for f in preflight(suite, embedded=True))
+        for fix in _fixed_by(finding.message):  # each --set it names leaves a steady-state window
+            assert steady_findings(load_suite("quick", [*overrides, fix], scale=scale)) == [], fix
+    assert _fixed_by(steady_findings(load_suite("quick", ["status_interval=2"]))[0].message) == [
+        "status_interval=1",
+        "maxexecutiontime=30",
+    ]
+
+
+def test_a_step_bounded_by_its_operations_is_lengthened_by_operationcount() -> None:
+    suite = load_suite("alibaba-audit", ["operationcount=10000", "status_interval=1"])  # 0.1 s at 100,000
+    (finding,) = steady_findings(suite)
+    (fix,) = _fixed_by(finding.message)
+    assert fix.startswith("operationcount=")
+    assert steady_findings(load_suite("alibaba-audit", ["status_interval=1", fix])) == []

@@ -145,10 +145,41 @@ def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
             )
         ax_lat.set_xlabel("seconds into the step")
         ax_lat.set_xlim(0, max(end, 1.0) * 1.05)  # from the step's start, also with one status point
+        _mark_warmup(ax_tp, ax_lat, info)
         for ax in (ax_tp, ax_lat):
             ax.grid(alpha=0.3)
         panels.append(png(fig))
     return panels, " and ".join(sorted(sources)) or "YCSB status lines"
+
+
+def _mark_warmup(ax_tp: Any, ax_lat: Any, info: pd.Series) -> None:
+    """The steady state on a step's panel: the warm-up cut (steps.csv ``warmup_end_s``) shaded and
+    labelled with its rule, and a non-stationary window named in red."""
+    cut = info.get("warmup_end_s")
+    if cut is not None and not pd.isna(cut) and float(cut) > 0:
+        for ax in (ax_tp, ax_lat):
+            ax.axvspan(0, float(cut), color="#999", alpha=0.18, linewidth=0)
+            ax.axvline(float(cut), color="#555", linestyle="--", linewidth=1)
+        ax_tp.annotate(
+            f"warm-up {float(cut):.0f} s ({info.get('warmup_rule') or 'cut'})",
+            xy=(float(cut), 0.02),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, 0),
+            textcoords="offset points",
+            fontsize=7,
+            color="#333",
+        )
+    if str(info.get("stationary")).lower() == "false":
+        ax_tp.text(
+            0.99,
+            0.97,
+            "not stationary",
+            transform=ax_tp.transAxes,
+            ha="right",
+            va="top",
+            fontsize=8,
+            color="#c44e52",
+        )
 
 
 # --- percentile spectrum ------------------------------------------------------------------------------

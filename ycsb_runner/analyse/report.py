@@ -131,9 +131,27 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
 
 
 def steps_frame(run: RunResult) -> pd.DataFrame:
-    cols = ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]
+    cols = ["step", "phase", "verdict", "throughput_ops_s", "throughput_steady_ops_s", "warmup_end_s"]
+    cols += ["stationary", "runtime_ms", "reasons", "warnings"]
     return (
         run.steps[[c for c in cols if c in run.steps]] if not run.steps.empty else pd.DataFrame(columns=cols)
+    )
+
+
+def steady_note(run: RunResult) -> str | None:
+    """The run steps whose steady-state window is not stationary, with what their warnings say."""
+    steps = run.steps
+    if steps.empty or "stationary" not in steps:
+        return None
+    bad = steps[steps["stationary"].astype(str).str.lower() == "false"]
+    if bad.empty:
+        return None
+    lines = []
+    for _, row in bad.iterrows():
+        said = [w for w in str(row.get("warnings") or "").split("; ") if "not stationary" in w]
+        lines.append(f"{row['step']}: {said[0] if said else 'not stationary'}")
+    return f"{len(bad)} of {int((steps['phase'] == 'run').sum())} run steps not stationary: " + "; ".join(
+        lines
     )
 
 
@@ -293,7 +311,12 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                 (
                     f"timeseries-{phase}",
                     f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
-                    f"latency per operation (bottom, one unit for every panel), from the {source}",
+                    f"latency per operation (bottom, one unit for every panel), from the {source}"
+                    + (
+                        "; the shaded start is the warm-up cut (steps.csv warmup_end_s)"
+                        if phase == "run"
+                        else ""
+                    ),
                     panels,
                 )
             )
@@ -437,6 +460,9 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(stats_shown)]
     h += ["<h2>Steps</h2>", _html_table(steps)]
     md += ["## Steps\n", markdown_table(steps)]
+    if unsteady := steady_note(run):
+        h.append(f"<p class='warn'>{html.escape(unsteady)}</p>")
+        md.append(f"**{unsteady}**\n")
     h.append("</body></html>\n")
     html_path, md_path = out / "report.html", out / "report.md"
     atomic_write_text(html_path, "\n".join(h))

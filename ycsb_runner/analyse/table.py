@@ -465,12 +465,45 @@ def generic_table(run: RunResult) -> pd.DataFrame:
     return out
 
 
+def unsteady_steps(run: RunResult) -> list[tuple[str, str]]:
+    """(step, what its warnings say) for each run step whose steady-state window is not stationary
+    (steps.csv ``stationary`` false; ``ycsb_runner.analyse.steady``)."""
+    steps = run.steps
+    if steps.empty or "stationary" not in steps:
+        return []
+    bad = steps[(steps["phase"] == "run") & (steps["stationary"].astype(str).str.lower() == "false")]
+    out = []
+    for _, row in bad.iterrows():
+        said = [w for w in str(row.get("warnings") or "").split("; ") if "not stationary" in w]
+        out.append((str(row["step"]), said[0].removeprefix("not stationary: ") if said else "not stationary"))
+    return out
+
+
+def unsteady_caption(run: RunResult, who: str = "") -> str | None:
+    """One line naming the run's non-stationary steps (None when there are none)."""
+    bad = unsteady_steps(run)
+    if not bad:
+        return None
+    runs = int((run.steps["phase"] == "run").sum())
+    listed = "; ".join(f"{step}: {what}" for step, what in bad)
+    return f"{who}{len(bad)} of {runs} run steps not stationary, their figures still moved: {listed}"
+
+
 def study_table(run_dir: Path | str | RunResult) -> pd.DataFrame:
-    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]``)."""
+    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]``);
+    ``attrs["unsteady"]`` names its non-stationary steps."""
     run = load_run(run_dir)
     kind = layout_of(run)
     if kind == "tencent":
-        return tencent_table(run)
-    if kind == "audit":
-        return audit_table(run)
-    return generic_table(run)
+        out = tencent_table(run)
+    elif kind == "audit":
+        out = audit_table(run)
+    else:
+        out = generic_table(run)
+    unsteady = unsteady_caption(run)
+    if unsteady:
+        out.attrs["unsteady"] = unsteady
+        if not out.empty and "mix" in out:  # flag the rows too
+            bad = {m for m in run.steps.set_index("step").loc[[s for s, _ in unsteady_steps(run)], "mix"]}
+            out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
+    return out

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.markup import escape
 
-from ycsb_runner.analyse.stats import DEFAULT_ALPHA
+from ycsb_runner.analyse import DEFAULT_ALPHA
 from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
 from ycsb_runner.console import err_console
 from ycsb_runner.studies import metric_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
@@ -34,14 +36,16 @@ def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = 
     """A study table: the audit layout's prose cells as one block per mix when a row does not fit."""
     layout = df.attrs.get("layout", "generic")
     caveat = df.attrs.get("caption") or None
+    unsteady = df.attrs.get("unsteady") or None
+    extra = {k: v for k, v in (("audit_unverified", caveat), ("not_stationary", unsteady)) if v}
     emit(
         df,
         fmt,
         title,
-        {"audit_unverified": caveat} if caveat else None,
+        extra or None,
         priority=STUDY_PRIORITY.get(layout, ()),
         wide=wide or layout == "audit",
-        caption=caveat,
+        caption="\n".join(c for c in (caveat, unsteady) if c) or None,
     )
 
 
@@ -113,6 +117,16 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
     if keyed and df["published_threads"].nunique() > 1:  # matched by thread count: one column says it
         return shown.drop(columns=["published_threads"]), THREADS_REFERENCE_PRIORITY
     return shown, REFERENCE_PRIORITY
+
+
+def _unsteady(base_dir: Path, contender: str | None) -> str | None:
+    """The caption line when a compared run has non-stationary steps (``analyse.table.unsteady_caption``)."""
+    from ycsb_runner.analyse.table import unsteady_caption
+    from ycsb_runner.model import RunResult
+
+    folders = [("baseline", base_dir)] + ([("contender", run_folder(contender))] if contender else [])
+    lines = [c for who, d in folders if (c := unsteady_caption(RunResult.load(d), f"{who} {d.name}: "))]
+    return ("compares non-stationary steps: " + " | ".join(lines)) if lines else None
 
 
 def side_by_side(df: pd.DataFrame) -> bool:
@@ -206,6 +220,10 @@ def compare_cmd(
             title += ": side by side (one run each: differences shown, no significance claimed)"
             shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
             priority = SIDE_BY_SIDE_PRIORITY
+    unsteady = _unsteady(base_dir, contender)
+    if unsteady:
+        caption = f"{caption}\n{unsteady}" if caption else unsteady
+        extra["not_stationary"] = unsteady
     caveat = df.attrs.get("audit_unverified") or ""
     if caveat:
         title += " [UNVERIFIED AUDIT]"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import pandas as pd
 import typer
 
 from ycsb_runner.cli.options import ClientOpt, Format, FormatOpt, SetOpt, emit, log
@@ -45,6 +44,8 @@ def probe_client_cmd(
             probe_client(c, s, java=java.path, classpath=install.classpath, threads=t, seconds=seconds)
         )
     path = save_probes(results)
+    import pandas as pd
+
     df = pd.DataFrame(
         [{"client": r.client, "threads": r.threads, "mix": r.mix, "ops_s": round(r.ops_s)} for r in results]
     )

@@ -157,6 +157,25 @@ def _judge(
     return history, regress(runs, metrics, suite, opts, history.accepts(suite))
 
 
+def _unsteady_nights(history: History, run_ids: list[str]) -> str | None:
+    """The line saying which of the compared nights had non-stationary steps (history metric
+    ``stationary`` = 0), or None."""
+    from ycsb_runner.history import STATIONARY
+
+    if not run_ids:
+        return None
+    m = history.metrics([str(r) for r in run_ids])
+    bad = m[(m["metric"] == STATIONARY) & (m["value"] == 0)] if not m.empty else m
+    if bad.empty:
+        return None
+    runs = sorted(set(bad["run_id"]))
+    shown = ", ".join(runs[-5:]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+    return (
+        f"compares non-stationary steps: {len(bad)} step(s) of {len(runs)} of the {len(run_ids)} runs "
+        f"were not in steady state ({shown}; see their steps.csv warnings)"
+    )
+
+
 def _lifecycle(out: RegressResult, fmt: Format) -> None:
     """After the table: one line per open regression (the run it began at) and per acceptance in effect."""
     from ycsb_runner.analyse.regress import accepted_changes, open_changes
@@ -213,7 +232,7 @@ def regress_cmd(
     from ycsb_runner.analyse.regress import flagged
 
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
-    _, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
+    history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     summary = out.summary()
     shown = out.table if show_all or fmt in (Format.csv, Format.json) else flagged(out.table)
     title = f"regress {suite}: {out.reason}; correction {out.correction_text}"
@@ -234,6 +253,8 @@ def regress_cmd(
             compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
             emit(compact, fmt, title, priority=TERMINAL_PRIORITY)
         _lifecycle(out, fmt)
+    if unsteady := _unsteady_nights(history, out.runs_used):
+        log(unsteady)
     if report is not None:
         from ycsb_runner.analyse.regress_report import write_regress_report
 

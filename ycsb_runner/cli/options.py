@@ -7,12 +7,14 @@ import re
 import textwrap
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 
 from ycsb_runner.console import err_console, out_console
+
+if TYPE_CHECKING:  # pandas loads with the first command that needs a frame (not render, not --help)
+    import pandas as pd
 
 
 class Format(StrEnum):

@@ -7,8 +7,8 @@ import math
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -16,7 +16,11 @@ from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
-from ycsb_runner.parse import ParsedRun, parse_export, parse_output
+
+if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
+    import pandas as pd
+
+    from ycsb_runner.parse import ParsedRun
 
 _JSON_START = re.compile(rb"\s*(?:\{|\[\s*\{)\s*\"metric\"")
 _TABLE_COLUMNS = [
@@ -44,6 +48,8 @@ def _read(path: Path) -> bytes:
 
 
 def _load(path: Path, stderr: Path | None) -> ParsedRun:
+    from ycsb_runner.parse import parse_export, parse_output
+
     data = _read(path)
     if path.suffix.lower() == ".json" or _JSON_START.match(data[:4096]):
         return parse_export(data)
@@ -212,6 +218,8 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
             frame.insert(0, "verdict", run.verdict.status)
             frame.insert(0, "file", name)
             frames.append(frame)
+        import pandas as pd
+
         from ycsb_runner.store import formula_safe
 
         formula_safe(pd.concat(frames, ignore_index=True)).to_csv(sys.stdout, index=False)

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import typer
 
 from ycsb_runner.cli.options import Format, emit
 from ycsb_runner.console import out_console
-from ycsb_runner.reference import list_references, load_reference, select
-from ycsb_runner.reference.english import with_english
-from ycsb_runner.reference.render import (
-    cell_text,
-    tidy_numbers,
-    to_csv,
-    to_json_document,
-    to_markdown,
-)
-from ycsb_runner.termtable import print_frame
+
+if TYPE_CHECKING:  # the tables (pandas) load when a command shows one, not for --help
+    import pandas as pd
 
 app = typer.Typer(
     help="Published vendor reference tables (Alibaba audit overhead, Tencent MongoDB per size and per "
@@ -32,6 +26,10 @@ def list_command(
     ),
 ) -> None:
     """List the reference tables: name, rows, title and source document."""
+    import pandas as pd
+
+    from ycsb_runner.reference import list_references
+
     rows = [{"name": i.name, "rows": i.rows, "title": i.title, "source": i.source} for i in list_references()]
     emit(pd.DataFrame(rows, columns=["name", "rows", "title", "source"]), output_format, "Reference tables")
 
@@ -56,6 +54,10 @@ def show_command(
     ),
 ) -> None:
     """Show one reference table (filtered by --size/--mix/--storage) as a table, CSV, Markdown or JSON."""
+    from ycsb_runner.reference import load_reference, select
+    from ycsb_runner.reference.english import with_english
+    from ycsb_runner.reference.render import tidy_numbers, to_csv, to_json_document, to_markdown
+
     frame = with_english(load_reference(name))
     prov = frame.attrs["provenance"]
     rows = select(frame, size=size, mix=mix, storage=storage)
@@ -93,6 +95,11 @@ def column_header(name: str) -> str:
 
 def _print_table(frame: pd.DataFrame, *, title: str, caption: str, wide: bool) -> None:
     """Fitted to the terminal (``termtable``): hidden columns are named; ``--wide``: one block per row."""
+    import pandas as pd
+
+    from ycsb_runner.reference.render import cell_text
+    from ycsb_runner.termtable import print_frame
+
     text = pd.DataFrame({column_header(c): [cell_text(v) for v in frame[c]] for c in frame.columns})
     keys = [c for c in text.columns if c in ("mix", "size", "threads", "storage")]
     setup = [c for c in text.columns if c in ("records", "disk (GB)")]

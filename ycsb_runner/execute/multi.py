@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from ycsb_runner.analyse.steady import steady_state
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.split import ClientShare, split_step
@@ -51,6 +52,7 @@ from ycsb_runner.parse.merge import (
     read_client_logs,
     union_window,
     window_logs,
+    with_steady,
 )
 from ycsb_runner.plan import Step
 from ycsb_runner.render import _propescape, _propkey, render_step
@@ -463,6 +465,7 @@ def _collect(
         record.warnings.extend(unreadable)
     logs = align_logs(logs, {s.name: s.clock[0] for s in sessions if s.clock})
     warmup = suite.effective_warmup_s if step.kind == "run" else 0.0
+    steady = steady_state(logs, warmup) if step.kind == "run" else None
     logs = drop_warmup(logs, warmup)
     percentiles = list(suite.measurement.percentiles)
     figures = window_figures(logs, warmup, merged.get("throughput"))
@@ -481,8 +484,22 @@ def _collect(
                 "are those of the union"
             )
     union = merged_latencies(client_histograms(logs), percentiles)
-    merged_ops = merge_operations(per_ops, latencies, percentiles)
-    runner._add_frame("operations", record, with_union(merged_ops, union, percentiles))
+    merged_ops = with_union(merge_operations(per_ops, latencies, percentiles), union, percentiles)
+    if steady is not None:  # the rule's (or warmup_s's) cut per client, over the common window of the rest
+        record.figures.update(steady.figures())
+        kept_window = common_window(steady.kept)
+        kept = steady.kept
+        if kept_window is not None and kept_window.throughput is not None:
+            kept = window_logs(kept, kept_window.start_s, kept_window.end_s)
+            record.figures.update(
+                steady_start=kept_window.start_s,
+                steady_s=kept_window.length_s,
+                steady_operations=kept_window.ops,
+                throughput_steady_ops_s=kept_window.throughput,
+            )
+        record.warnings.extend(steady.warnings())
+        merged_ops = with_steady(merged_ops, kept, percentiles)
+    runner._add_frame("operations", record, merged_ops)
 
 
 def window_figures(logs: Any, warmup_s: float, sum_over_max: float | None) -> dict[str, Any]:

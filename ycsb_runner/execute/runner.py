@@ -401,7 +401,7 @@ class Runner:
         out_dir = self.run_dir.step_dir(step.label)
         warmup = self.suite.effective_warmup_s if step.kind == "run" else 0.0
         suite = self.suite
-        if warmup > 0 and suite.measurement.type.startswith("hdrhistogram"):  # the cut needs interval logs
+        if step.kind == "run" and suite.measurement.type.startswith("hdrhistogram"):  # steady state: logs
             suite = dataclasses.replace(
                 suite, measurement=dataclasses.replace(suite.measurement, hdr_fileoutput=True)
             )
@@ -503,8 +503,8 @@ class Runner:
         self._add_frame("summary", record, parsed.summary)
         self._add_frame("timeseries", record, _status_times(parsed.status))
         operations = parsed.operations
-        if warmup > 0 and hdr_dir is not None:
-            operations = self._after_warmup(record, parsed.operations, hdr_dir, warmup)
+        if hdr_dir is not None and step.kind == "run":
+            operations = self._steady_state(record, parsed.operations, hdr_dir, warmup)
         elif warmup > 0:
             record.warnings.append(
                 f"warmup_s = {warmup:g} not applied: it needs measurement.type hdrhistogram (interval logs)"
@@ -517,22 +517,45 @@ class Runner:
                     f"{self.suite.run.target}: the client or the server is saturated"
                 )
 
-    def _after_warmup(
+    def _steady_state(
         self, record: StepRecord, operations: pd.DataFrame, hdr_dir: Path, warmup: float
     ) -> pd.DataFrame:
-        """A single client's run without its first *warmup* seconds, from its HDR interval logs: the
-        throughput over the rest and the percentiles of its intervals (YCSB's own figures stay in
-        summary.csv and in ``figures.throughput_ycsb_ops_s``)."""
+        """A single client's steady state from its HDR interval logs (``ycsb_runner.analyse.steady``): the
+        warm-up cut (a fixed *warmup* wins over the rule), the stationarity of the rest, and the
+        ``steady_*`` columns beside YCSB's whole-run figures. With a fixed *warmup* the step's headline
+        figures are those after it, as before; with the rule alone they stay YCSB's."""
+        from ycsb_runner.analyse.steady import steady_state
+        from ycsb_runner.parse.merge import read_client_logs, union_window, with_steady
+
+        problems: list[str] = []
+        logs = read_client_logs({record.keys.client: hdr_dir}, problems)
+        record.warnings.extend(problems)
+        steady = steady_state(logs, warmup)
+        if warmup > 0:
+            operations = self._after_warmup(record, operations, steady.kept, warmup)
+        record.figures.update(steady.figures())
+        window = union_window(steady.kept)
+        if window is not None and window.throughput is not None:
+            record.figures.update(
+                steady_start=window.start_s,
+                steady_s=window.length_s,
+                steady_operations=window.ops,
+                throughput_steady_ops_s=window.throughput,
+            )
+        record.warnings.extend(steady.warnings())
+        return with_steady(operations, steady.kept, list(self.suite.measurement.percentiles))
+
+    def _after_warmup(self, record: StepRecord, operations: pd.DataFrame, logs: Any, warmup: float) -> Any:
+        """A single client's run without its first *warmup* seconds (*logs*: its HDR interval logs after
+        the cut): the throughput over the rest and the percentiles of its intervals (YCSB's own figures
+        stay in summary.csv and in ``figures.throughput_ycsb_ops_s``)."""
         from ycsb_runner.parse.merge import (
             client_histograms,
-            drop_warmup,
             merge_operations,
             merged_latencies,
-            read_client_logs,
             union_window,
         )
 
-        logs = drop_warmup(read_client_logs({record.keys.client: hdr_dir}), warmup)
         window = union_window(logs)
         record.figures.update(warmup_s=warmup, throughput_ycsb_ops_s=record.throughput_ops_s)
         if window is None or window.throughput is None:

@@ -150,16 +150,18 @@ def _span(logs: Sequence[HdrLog]) -> tuple[float, float] | None:
     return min(a for a, _ in ivs), max(b for _, b in ivs)
 
 
-def drop_warmup(logs: Logs, warmup_s: float) -> dict[str, list[HdrLog]]:
+def drop_warmup(logs: Logs, warmup_s: float | Mapping[str, float]) -> dict[str, list[HdrLog]]:
     """Each client's intervals that start at least *warmup_s* after that client's own first interval
-    (every JVM warms up from its own start, a late one too). Pure."""
+    (every JVM warms up from its own start, a late one too); *warmup_s* one figure for every client or
+    one per client (a client not in it: none cut). Pure."""
     out: dict[str, list[HdrLog]] = {}
     for client, ls in logs.items():
         span = _span(_counted(ls)) or _span(ls)
-        if span is None or warmup_s <= 0:
+        cut_s = float(warmup_s.get(client, 0.0) if isinstance(warmup_s, Mapping) else warmup_s)
+        if span is None or cut_s <= 0:
             out[client] = list(ls)
             continue
-        cut = span[0] + warmup_s
+        cut = span[0] + cut_s
         out[client] = [
             replace(log, intervals=[iv for iv in log.intervals if _absolute(log, iv.start_s) >= cut - 1e-9])
             for log in ls
@@ -178,6 +180,51 @@ def window_logs(logs: Logs, start_s: float, end_s: float) -> dict[str, list[HdrL
         c: [replace(log, intervals=[iv for iv in log.intervals if inside(log, iv)]) for log in ls]
         for c, ls in logs.items()
     }
+
+
+@dataclass(frozen=True)
+class IntervalSeries:
+    """One client's operations per status interval (every measurement's intervals of one tick added):
+    epoch starts and lengths (s) and YCSB's operations in each."""
+
+    start_s: np.ndarray
+    length_s: np.ndarray
+    ops: np.ndarray
+
+    @property
+    def throughput(self) -> np.ndarray:
+        return self.ops / np.maximum(self.length_s, 1e-9)
+
+    @property
+    def mid_s(self) -> np.ndarray:
+        return self.start_s + self.length_s / 2
+
+
+def interval_series(logs: Sequence[HdrLog]) -> IntervalSeries:
+    """The operations of one client's logs per interval. YCSB's status thread ends every measurement's
+    interval in the same pass, so intervals whose ends lie within a quarter of the median interval length
+    of each other are one tick. Pure."""
+    rows = [
+        (_absolute(log, iv.start_s), iv.length_s, -iv.total if log.name == "READ-MODIFY-WRITE" else iv.total)
+        for log in _counted(logs)
+        for iv in log.intervals
+    ]
+    if not rows:
+        empty = np.zeros(0)
+        return IntervalSeries(empty, empty, empty)
+    rows.sort(key=lambda r: r[0] + r[1])
+    gap = 0.25 * float(np.median([r[1] for r in rows]))
+    ticks: list[list[float]] = []  # [start, end, ops]
+    for start, length, n in rows:
+        end = start + length
+        if ticks and end - ticks[-1][1] <= gap:
+            ticks[-1][0] = min(ticks[-1][0], start)
+            ticks[-1][1] = max(ticks[-1][1], end)
+            ticks[-1][2] += n
+        else:
+            ticks.append([start, end, float(n)])
+    t = np.array(ticks)
+    return IntervalSeries(t[:, 0], t[:, 1] - t[:, 0], t[:, 2])
 
 
 def operations_in(logs: Logs) -> int:
@@ -347,3 +394,27 @@ def merge_overall(per_client: Mapping[str, Mapping[str, float | None]]) -> dict[
         "throughput": total / (window_ms / 1000.0) if window_ms else None,
         "throughput_sum_of_clients": sum(float(o.get("throughput") or 0.0) for o in per_client.values()),
     }
+
+
+STEADY_PREFIX = "steady_"
+
+
+def with_steady(operations: pd.DataFrame, kept: Logs, percentiles: Sequence[float]) -> pd.DataFrame:
+    """*operations* with the steady-state figures of each section beside its whole-run ones: from one
+    histogram per section of the kept intervals (*kept*: the logs after the warm-up cut, all clients
+    added): ``steady_operations``, ``steady_average_latency_us``, ``steady_max_latency_us`` and
+    ``steady_p<N>_us``. Sections without kept intervals get NaN. Pure."""
+    if operations is None or operations.empty:
+        return operations
+    lat = merged_latencies(client_histograms(kept), percentiles)
+    out = operations.copy()
+    if lat.empty:
+        rows = pd.DataFrame(columns=["operations", "mean_us", "max_us"])
+    else:
+        rows = lat[lat["client"] == ALL_CLIENTS].set_index("section")
+    cols = {"operations": "operations", "average_latency_us": "mean_us", "max_latency_us": "max_us"}
+    cols.update({f"{percentile_label(p)}_us": f"{percentile_label(p)}_us" for p in percentiles})
+    for name, source in cols.items():
+        values = out["section"].map(rows[source]) if source in rows else np.nan
+        out[STEADY_PREFIX + name] = values
+    return out

@@ -239,6 +239,9 @@ class Manifest:
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
+    #: ``ycsb-runner findmax``: the search's parameters, its probes and the found rate
+    #: (``ycsb_runner.findmax.summary``); None for a bench run
+    findmax: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
 
     @property
@@ -276,7 +279,12 @@ class Manifest:
                 if s.keys.phase in ("load", "run")
             }
         )
-        blob = json.dumps([self.suite.name, self.suite.repetitions, cells], sort_keys=True)
+        parts: list[Any] = [self.suite.name, self.suite.repetitions, cells]
+        if self.findmax is not None:  # the probes' targets differ night by night; the search's bound does not
+            from ycsb_runner.findmax import config_key
+
+            parts.append(config_key(self.findmax))
+        blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
@@ -299,6 +307,7 @@ class Manifest:
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
+            **({"findmax": self.findmax} if self.findmax is not None else {}),
             "fingerprint": self.fingerprint,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -338,6 +347,7 @@ class Manifest:
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
                 tool=d.get("tool") or {},
                 tags={str(k): str(v) for k, v in (d.get("tags") or {}).items()},
+                findmax=d.get("findmax") if isinstance(d.get("findmax"), dict) else None,
                 format_version=version,
             )
         except (KeyError, TypeError, ValueError) as err:

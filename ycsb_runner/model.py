@@ -664,6 +664,9 @@ COLUMNS: dict[str, dict[str, str]] = {
         "measured_window_start": "one client with `warmup_s`: first interval after the warm-up (epoch s)",
         "measured_window_s": "one client with `warmup_s`: from there to the last interval's end (s)",
         "measured_window_operations": "one client with `warmup_s`: operations in that window",
+        "findmax_target_ops_s": "`findmax` probes: the step's `-target` (ops/s; split over the clients)",
+        "findmax_passed": "`findmax` probes: whether the probe met the bound (manifest `findmax.probes`)",
+        "findmax_latency_us": "`findmax` probes: the bound's statistic after the warm-up, worst operation (µs)",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -776,6 +779,18 @@ def results_markdown() -> str:
         " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
         " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
         " (`command`, `restart`), else `null`.",
+        "",
+        "A `ycsb-runner findmax` run folder is a bench folder whose run steps are the search's probes (one"
+        " step per probe, each at its own `-target`; `steps.csv` has the `findmax_*` columns) and whose"
+        " manifest has a `findmax` object: the search's parameters (`mix`, `threads`, `bound` with"
+        " `statistic`, `limit_us` and `label`, `max_error_rate`, `probe_s`, `max_probes`, `resolution_pct`,"
+        " `start_ops_s`, `min_achieved`), `probes` (per probe: `step`, `target`, `throughput_ops_s`,"
+        " `latency_us`, `worst_operation`, `error_rate`, `passed`, `reasons`), and what it found:"
+        " `max_ops_s` (the highest passing target below every failing one, null when none passed),"
+        " `lowest_failing_ops_s`, `converged` (the two within `resolution_pct`) and `done`. The search's"
+        " parameters are part of the `fingerprint`; the history records `max_ops_s` as the series"
+        " `phase=findmax`, `metric=findmax_ops_s` (higher is better) instead of the probes' figures. The"
+        " report's curve is `report-figures/findmax.png`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

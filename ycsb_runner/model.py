@@ -666,7 +666,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "measured_window_operations": "one client with `warmup_s`: operations in that window",
         "findmax_target_ops_s": "`findmax` probes: the step's `-target` (ops/s; split over the clients)",
         "findmax_passed": "`findmax` probes: whether the probe met the bound (manifest `findmax.probes`)",
-        "findmax_latency_us": "`findmax` probes: the bound's statistic after the warm-up, worst operation (µs)",
+        "findmax_latency_us": "`findmax` probes: the bound's statistic after the warm-up, worst operation"
+        " (µs)",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },

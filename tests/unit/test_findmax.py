@@ -144,3 +144,31 @@ def test_the_summary_is_json_and_names_what_was_found() -> None:
     assert fm.found_text(doc).startswith(f"max {doc['max_ops_s']} ops/s under p99 <= 10 ms")
     frame = fm.search_frame(doc)
     assert list(frame["target_ops_s"]) == [p.target for p in probes]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--mix", "c-read100", "--p99", "10 parsecs"],
+            "error: --p99 10 parsecs: give a latency with its unit",
+        ),
+        (["--p99", "10ms"], "error: suite quick has mixes a-read50-update50"),
+        (["--mix", "c-read100"], "error: findmax needs exactly one latency bound"),
+        (["--mix", "c-read100", "--avg", "1ms", "--probe-s", "1"], "error: --probe-s 1: a probe needs"),
+    ],
+)
+def test_cli_mistakes_are_one_line_errors_before_anything_runs(args: list[str], message: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ycsb_runner", "findmax", "quick", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(message) and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -79,9 +79,10 @@ def findmax(
     """The highest -target rate (ops/s) whose probes meet a latency bound.
 
     Loads once, then runs one probe per target: doubling while probes pass, then bisecting to
-    --resolution. A probe passes when it achieves 97 % of its target, the bound holds after its
-    warm-up, and errors stay under --max-error-rate. With several --client, each target is split
-    across them. The run folder, history series (findmax_ops_s) and report are like bench's.
+    the resolution. A probe passes when it achieves 97 % of its target, the bound holds after
+    its warm-up (warmup_s), and its error rate is at most the maximum. With several --client,
+    each target is split across them. It writes a run folder like bench, adds the found rate
+    to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
     from ycsb_runner.bench import BenchOptions, prepare, run_findmax
     from ycsb_runner.console import BenchProgress

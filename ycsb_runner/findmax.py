@@ -184,20 +184,23 @@ def converged(probes: Sequence[Probe], resolution_pct: float) -> bool:
     return lo is not None and hi is not None and (hi <= lo * (1 + resolution_pct / 100) or hi - lo <= 1)
 
 
-def next_target(probes: Sequence[Probe], start: int, resolution_pct: float, max_probes: int) -> int | None:
+def next_target(
+    probes: Sequence[Probe], start: int, resolution_pct: float, max_probes: int, floor: int = 1
+) -> int | None:
     """The target of the next probe, or None when the search is over (converged, out of probes, or no
-    rate of at least 1 op/s met the bound)."""
+    rate of at least *floor* ops/s met the bound)."""
+    floor = max(1, int(floor))
     if not probes:
-        return max(1, int(start))
+        return max(floor, int(start))
     if len(probes) >= max_probes or converged(probes, resolution_pct):
         return None
     lo, hi = _bracket(probes)
     if hi is None:  # every probe passed: grow
         assert lo is not None
         return int(math.ceil(lo * GROWTH))
-    if lo is None:  # every probe at or below hi failed: shrink
-        down = int(hi / GROWTH)
-        return down if down >= 1 else None
+    if lo is None:  # every probe at or below hi failed: shrink, down to the floor once
+        down = max(int(hi / GROWTH), floor)
+        return down if down < hi else None
     mid = int(round(math.sqrt(lo * hi)))
     return mid if lo < mid < hi else None
 

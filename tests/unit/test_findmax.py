@@ -172,3 +172,37 @@ def test_cli_mistakes_are_one_line_errors_before_anything_runs(args: list[str], 
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_shrinking_phase_stops_at_the_floor() -> None:
+    """YCSB cannot pace a thread below about 0.5 op/s: the search goes no lower than one op/s per thread."""
+    probes: list[fm.Probe] = []
+    while (t := fm.next_target(probes, 100, 5, 30, floor=16)) is not None:
+        probes.append(probe(t, False))
+    assert [p.target for p in probes] == [100, 50, 25, 16]
+    assert fm.next_target([], 4, 5, 30, floor=16) == 16
+
+
+def test_the_achieved_rate_leaves_out_the_closing_interval() -> None:
+    """Probe 1 of a real 16-thread run at -target 100 (its READ.hdr, after a 1.2-s warm-up): 400 operations
+    in four full seconds, then YCSB's closing 0.18 s and 0.01 s with 2 and 0. The window of every interval
+    says 96 ops/s (a failed probe); the full intervals say 100."""
+    import numpy as np
+
+    from ycsb_runner.execute.findmax_runner import full_interval_rate
+    from ycsb_runner.parse.hdr import HdrInterval, HdrLog, Layout
+    from ycsb_runner.parse.merge import drop_warmup, union_window
+
+    def iv(start: float, length: float, n: int) -> HdrInterval:
+        return HdrInterval(start, length, 0.01, Layout(1, 3), np.array([0, n], dtype="int64"))
+
+    shape = [(0.058, 0.461, 70), (0.519, 0.998, 99), (1.517, 1.001, 103), (2.518, 0.999, 99)]
+    shape += [(3.517, 1.001, 99), (4.518, 0.999, 99), (5.517, 0.179, 2), (5.696, 0.008, 0)]
+    read = HdrLog("READ.hdr", "READ", 1000.0, [iv(*s) for s in shape])
+    cleanup = HdrLog("CLEANUP.hdr", "CLEANUP", 1000.0, [iv(5.7, 0.004, 16)])
+    logs = {"local": [read, cleanup]}
+    whole = union_window(drop_warmup(logs, 1.2))
+    assert whole is not None and whole.throughput == pytest.approx(402 / 4.187, rel=1e-6)
+    assert full_interval_rate(logs, 1.2) == pytest.approx(400 / 4.0, rel=1e-3)
+    two = {"a": [read], "b": [HdrLog("READ.hdr", "READ", 1000.3, read.intervals)]}  # clients add up
+    assert full_interval_rate(two, 1.2) == pytest.approx(200, rel=1e-3)

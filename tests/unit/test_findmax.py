@@ -206,3 +206,34 @@ def test_the_achieved_rate_leaves_out_the_closing_interval() -> None:
     assert full_interval_rate(logs, 1.2) == pytest.approx(400 / 4.0, rel=1e-3)
     two = {"a": [read], "b": [HdrLog("READ.hdr", "READ", 1000.3, read.intervals)]}  # clients add up
     assert full_interval_rate(two, 1.2) == pytest.approx(200, rel=1e-3)
+
+
+def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None:
+    """Two clients' READ logs: 10 ops at 1 ms in the warm-up, then 30 at 2 ms and 10 at 10 ms (client a),
+    40 at 3 ms (client b): the mean of the kept 80 is (60 + 100 + 120) / 80 ms; p99 is in the 10-ms
+    bucket; the warm-up's and CLEANUP's values are not in them."""
+    import numpy as np
+    from hdrh.histogram import HdrHistogram
+
+    from ycsb_runner.execute.findmax_runner import steady_latencies
+    from ycsb_runner.parse.hdr import HdrInterval, HdrLog, Layout
+
+    layout = Layout(1, 3)
+
+    def iv(start: float, values: dict[int, int]) -> HdrInterval:
+        hist = HdrHistogram(1, 3_600_000_000, 3)
+        for v, n in values.items():
+            hist.record_value(v, n)
+        counts = np.ctypeslib.as_array(hist.counts)[: hist.counts_len].astype("int64")
+        return HdrInterval(start, 1.0, 0.0, layout, counts)
+
+    a = HdrLog("READ.hdr", "READ", 100.0, [iv(0, {1000: 10}), iv(1, {2000: 30}), iv(2, {10_000: 10})])
+    b = HdrLog("READ.hdr", "READ", 100.2, [iv(0, {1000: 10}), iv(1, {3000: 40})])
+    cleanup = HdrLog("CLEANUP.hdr", "CLEANUP", 100.0, [iv(3, {500_000: 2})])
+    logs = {"a": [a, cleanup], "b": [b]}
+    avg = steady_latencies(logs, 1.0, "avg")
+    assert avg.keys() == {"READ"} and avg["READ"] == pytest.approx(
+        (60_000 + 100_000 + 120_000) / 80, rel=2e-3
+    )
+    assert 9_990 <= steady_latencies(logs, 1.0, "p99")["READ"] <= 10_010
+    assert steady_latencies(logs, 0.0, "avg")["READ"] < avg["READ"]  # the 1-ms warm-up counted in

@@ -411,8 +411,9 @@ def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> list
 
 def plot_findmax(search: dict[str, Any]) -> list[bytes]:
     """``findmax``: the bound's latency (worst operation, steady-state window) against the achieved
-    throughput of every probe, passing probes filled and failing ones hollow, each labelled with its
-    target; the bound as a horizontal line, the found maximum as a vertical one."""
+    throughput of every probe, joined in the order of their targets (past saturation the curve bends
+    back: more offered, less achieved), passing probes filled and failing ones hollow, each labelled with
+    its target; the bound as a horizontal line, the found maximum as a vertical one."""
     probes = [p for p in search.get("probes", []) if p.get("throughput_ops_s") is not None]
     if not probes:
         return []
@@ -420,7 +421,7 @@ def plot_findmax(search: dict[str, Any]) -> list[bytes]:
     lats = [p["latency_us"] for p in probes if p.get("latency_us") is not None]
     unit, div = latency_unit(max([*lats, float(bound["limit_us"])]))
     fig, ax = plt.subplots(figsize=(5.6, 4.4), layout="constrained")
-    order = sorted(probes, key=lambda p: p["throughput_ops_s"])
+    order = sorted(probes, key=lambda p: p["target"])  # the curve as the offered load grows
     ax.plot(
         [p["throughput_ops_s"] for p in order if p.get("latency_us") is not None],
         [p["latency_us"] / div for p in order if p.get("latency_us") is not None],

@@ -16,7 +16,7 @@ import pandas as pd
 from ycsb_runner import findmax as fm
 from ycsb_runner.errors import RunFailed
 from ycsb_runner.execute.runner import Runner
-from ycsb_runner.model import Manifest, StepRecord, whole_steps
+from ycsb_runner.model import ALL_CLIENTS, Manifest, StepRecord, whole_steps
 from ycsb_runner.plan import Step, estimate_load_seconds, estimate_run_seconds
 
 
@@ -76,6 +76,25 @@ def full_interval_rate(logs: dict[str, list[Any]], warmup_s: float) -> float | N
     return total if seen else None
 
 
+def steady_latencies(logs: dict[str, list[Any]], warmup_s: float, statistic: str) -> dict[str, float]:
+    """operation -> *statistic* (``p99``, ``p95`` or ``avg``, µs) of the step's HDR intervals after each
+    client's warm-up, all clients' histograms added: the measured operations only (no CLEANUP, Intended-
+    or -FAILED sections)."""
+    from ycsb_runner.parse.merge import client_histograms, drop_warmup, merged_latencies
+
+    lat = merged_latencies(client_histograms(drop_warmup(logs, warmup_s)), [95.0, 99.0])
+    if lat.empty:
+        return {}
+    lat = lat[(lat["client"] == ALL_CLIENTS) & (lat["kind"] == "op") & (lat["section"] != "CLEANUP")]
+    lat = lat[~lat["intended"].astype(bool) & lat["outcome"].fillna("").astype(str).isin(["", "nan"])]
+    column = "mean_us" if statistic == "avg" else f"{statistic}_us"
+    return {
+        str(r["operation"]): float(r[column])
+        for _, r in lat.iterrows()
+        if r["operations"] > 0 and pd.notna(r[column])
+    }
+
+
 class FindmaxRunner(Runner):
     """A :class:`Runner` whose run steps are the search's probes (``plan`` holds the load step only)."""
 
@@ -128,10 +147,14 @@ class FindmaxRunner(Runner):
         dirs = {c.name: c / "hdr" for c in sorted((step_dir / "clients").glob("*"))} or {
             "local": step_dir / "hdr"
         }
+        warmup = self.suite.effective_warmup_s
         try:
-            achieved = full_interval_rate(read_client_logs(dirs, []), self.suite.effective_warmup_s)
-        except (OSError, ValueError):  # a damaged log: the step's own window figure
-            achieved = None
+            logs = read_client_logs(dirs, [])
+            achieved = full_interval_rate(logs, warmup)
+            steady = steady_latencies(logs, warmup, self.options.bound.statistic)
+        except (OSError, ValueError):  # a damaged log: the step's own figures (operations.csv)
+            achieved, steady = None, {}
+        latencies = steady or latencies
         probe = fm.judge_probe(
             record.label,
             target,

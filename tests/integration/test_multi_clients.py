@@ -548,4 +548,6 @@ def test_findmax_splits_each_probes_target_across_the_clients(
         shares = {c["client"]: c["target"] for c in runs[p["step"]]["figures"]["clients"]}
         assert sum(shares.values()) == p["target"] and set(shares) == {"local", "h2"}
         assert abs(shares["local"] - shares["h2"]) <= 1
-        assert p["throughput_ops_s"] == runs[p["step"]]["throughput_ops_s"]  # the merged, common-window rate
+        # both clients' rates over their whole intervals, next to the merged common-window rate of the step
+        assert p["throughput_ops_s"] == pytest.approx(runs[p["step"]]["throughput_ops_s"], rel=0.1)
+        assert p["throughput_ops_s"] >= 0.97 * p["target"] or not p["passed"]

@@ -237,3 +237,26 @@ def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None
     )
     assert 9_990 <= steady_latencies(logs, 1.0, "p99")["READ"] <= 10_010
     assert steady_latencies(logs, 0.0, "avg")["READ"] < avg["READ"]  # the 1-ms warm-up counted in
+
+
+def test_the_report_of_a_findmax_run_draws_the_curve_and_lists_the_probes(results) -> None:
+    """A real run folder whose run steps stand for probes: the report opens with the probes (no per-mix
+    means over them) and has the latency-vs-throughput figure."""
+    from ycsb_runner.analyse.report import write_report
+
+    folder = results / "tencent-analyse"
+    m = json.loads((folder / "manifest.json").read_text())
+    opts = fm.FindmaxOptions(mix="read50_update50", bound=fm.Bound("p99", 10_000.0), threads=2)
+    runs = [s for s in m["steps"] if s["phase"] == "run"]
+    probes = [
+        fm.Probe(s["step"], 100 * (i + 1), s["throughput_ops_s"], 4000.0 * (i + 1), "READ", 0.0, i < 2)
+        for i, s in enumerate(runs)
+    ]
+    m["findmax"] = fm.summary(opts, probes, 100, True)
+    (folder / "manifest.json").write_text(json.dumps(m))
+    html_path, md_path = write_report(folder)
+    text = html_path.read_text()
+    assert "Max throughput: max 200 ops/s under p99 &lt;= 10 ms (lowest failing 300" in text
+    assert (folder / "report-figures" / "findmax.png").stat().st_size > 10_000
+    assert "per-mix" not in md_path.read_text()
+    assert md_path.read_text().count("| pass |") == 2

@@ -82,6 +82,7 @@ SLOW_FIRST = (
     "tests/unit/test_parse_properties.py",  # 48 s
     "tests/integration/test_bench_integration.py",  # 30 s
     "tests/integration/test_nightly_integration.py",  # 150 s (was 100 s; 2 more slow nights, ~25 s each)
+    "tests/integration/test_findmax_integration.py",  # 120 s (a search of ~7 probes, then a 7-target sweep)
     "tests/integration/test_binding_workloads.py",  # 28 s
     "tests/unit/test_analyse_runs.py",  # 23 s
     "tests/integration/test_binding_parity.py",  # 20 s

@@ -59,6 +59,8 @@ class BenchOptions:
     history: bool = True  # index the run in the history at its end
     lock: bool = True  # refuse to run while another bench holds the target's lock
     clients: list[str] = field(default_factory=list)  # load generators (--client); empty: the suite's
+    # ``findmax``: load once, then probe -target rates for the highest that meets a latency bound
+    findmax: Any = None  # ycsb_runner.findmax.FindmaxOptions
 
 
 @dataclass
@@ -100,6 +102,12 @@ def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     from ycsb_runner.estimate import earlier_rates
 
     measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
+    if opts.findmax is not None:  # the load alone: the probes are chosen as they run
+        from ycsb_runner.execute.findmax_runner import findmax_plan
+
+        suite, opts.findmax = findmax_plan(suite, opts.findmax)
+        plan = build_plan(suite, measured)
+        return suite, Plan(suite=suite, steps=plan.steps[:1])
     return suite, build_plan(suite, measured)
 
 
@@ -295,7 +303,14 @@ def run_bench(
                 interval_s=opts.sample_interval_s,
                 target=suite.run.target,
             )
-        runner = Runner(
+        runner_class: Any = Runner
+        extra: dict[str, Any] = {}
+        if opts.findmax is not None:
+            from ycsb_runner.execute.findmax_runner import FindmaxRunner
+
+            # a probe's errors are judged against the search's bound; they do not fail its step
+            runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
+        runner = runner_class(
             plan,
             url=url,
             install=install,
@@ -305,10 +320,11 @@ def run_bench(
             hooks=hooks,
             templates=opts.templates,
             jvm_args=opts.jvm_args,
-            max_error_rate=opts.max_error_rate,
+            max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
             keep_going=opts.keep_going,
             progress=progress,
             clients=clients,
+            **extra,
         )
         del guard
         stage["run_dir"] = run_dir.root
@@ -351,6 +367,20 @@ def run_bench(
                 exit_code=NOT_RECORDED,
             )
         return BenchOutcome(result=run_dir, runner=runner, report=finished.report)
+
+
+def run_findmax(
+    opts: BenchOptions,
+    findmax: Any,
+    *,
+    log: Callable[[str], None] = print,
+    progress: Callable[[str, dict], None] | None = None,
+) -> BenchOutcome:
+    """``ycsb-runner findmax``: *opts* as for :func:`run_bench`, *findmax* a
+    :class:`ycsb_runner.findmax.FindmaxOptions`; the run folder's manifest holds the search (``findmax``)."""
+    from dataclasses import replace
+
+    return run_bench(replace(opts, findmax=findmax), log=log, progress=progress)
 
 
 @contextlib.contextmanager

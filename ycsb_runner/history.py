@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import MANIFEST, RunResult, epoch_of, iso_utc
+from ycsb_runner.model import MANIFEST, NO_AUDIT, RunResult, epoch_of, iso_utc
 
 HISTORY_FILE = "history.sqlite"
 HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
@@ -59,6 +59,9 @@ OPERATION_FIGURES = {
 }
 OVERALL = "OVERALL"
 STATIONARY = "stationary"  # 1.0 / 0.0 per run step with a steady-state test (ycsb_runner.analyse.steady)
+# a findmax run's series: phase and step "findmax", the found rate under the run's bound
+FINDMAX = "findmax"
+FINDMAX_METRIC = "findmax_ops_s"
 # one accepted change of one series: from change_run on, the series' nights are its new normal
 ACCEPT_COLUMNS = [
     "suite",
@@ -164,6 +167,24 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
             }
         )
 
+    if m.findmax is not None:  # the probes' figures follow their targets: the found rate is the series
+        measured = {k: s for k, s in measured.items() if s.keys.phase == "load"}
+        found = _num(m.findmax.get("max_ops_s"))
+        if m.status == "completed" and found is not None:
+            rows.append(
+                {
+                    "run_id": m.run_id,
+                    "step": FINDMAX,
+                    "repetition": 0,
+                    "phase": FINDMAX,
+                    "mix": str(m.findmax.get("mix") or ""),
+                    "threads": int(m.findmax.get("threads") or 0),
+                    "audit": NO_AUDIT,
+                    "operation": OVERALL,
+                    "metric": FINDMAX_METRIC,
+                    "value": found,
+                }
+            )
     for label, step in measured.items():
         add(label, OVERALL, "throughput_ops_s", step.throughput_ops_s)
         if isinstance(step.figures.get("stationary"), bool):  # not a series regress tests: a flag it names

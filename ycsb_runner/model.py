@@ -239,6 +239,9 @@ class Manifest:
     steps: list[StepRecord] = field(default_factory=list)
     tool: dict[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
+    #: ``ycsb-runner findmax``: the search's parameters, its probes and the found rate
+    #: (``ycsb_runner.findmax.summary``); None for a bench run
+    findmax: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
 
     @property
@@ -276,7 +279,12 @@ class Manifest:
                 if s.keys.phase in ("load", "run")
             }
         )
-        blob = json.dumps([self.suite.name, self.suite.repetitions, cells], sort_keys=True)
+        parts: list[Any] = [self.suite.name, self.suite.repetitions, cells]
+        if self.findmax is not None:  # the probes' targets differ night by night; the search's bound does not
+            from ycsb_runner.findmax import config_key
+
+            parts.append(config_key(self.findmax))
+        blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
@@ -299,6 +307,7 @@ class Manifest:
             "plan_estimate_s": self.plan_estimate_s,
             "driver_settings": self.driver_settings,
             "tags": self.tags,
+            **({"findmax": self.findmax} if self.findmax is not None else {}),
             "fingerprint": self.fingerprint,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -338,6 +347,7 @@ class Manifest:
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
                 tool=d.get("tool") or {},
                 tags={str(k): str(v) for k, v in (d.get("tags") or {}).items()},
+                findmax=d.get("findmax") if isinstance(d.get("findmax"), dict) else None,
                 format_version=version,
             )
         except (KeyError, TypeError, ValueError) as err:
@@ -676,6 +686,10 @@ COLUMNS: dict[str, dict[str, str]] = {
         "stationary": "false when the slope's interval excludes 0 and the fitted change over the window is"
         " at least 5 % of the mean (a drift), or when it stalled for 2 intervals or more; the step's"
         " `warnings` say which",
+        "findmax_target_ops_s": "`findmax` probes: the step's `-target` (ops/s; split over the clients)",
+        "findmax_passed": "`findmax` probes: whether the probe met the bound (manifest `findmax.probes`)",
+        "findmax_latency_us": "`findmax` probes: the bound's statistic after the warm-up, worst operation"
+        " (µs)",
         "server_*": "server figures over the step from serverStatus deltas (see server_metrics.csv)",
         "client_*": "client figures over the step (see client_metrics.csv)",
     },
@@ -794,6 +808,18 @@ def results_markdown() -> str:
         " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
         " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
         " (`command`, `restart`), else `null`.",
+        "",
+        "A `ycsb-runner findmax` run folder is a bench folder whose run steps are the search's probes (one"
+        " step per probe, each at its own `-target`; `steps.csv` has the `findmax_*` columns) and whose"
+        " manifest has a `findmax` object: the search's parameters (`mix`, `threads`, `bound` with"
+        " `statistic`, `limit_us` and `label`, `max_error_rate`, `probe_s`, `max_probes`, `resolution_pct`,"
+        " `start_ops_s`, `min_achieved`), `probes` (per probe: `step`, `target`, `throughput_ops_s`,"
+        " `latency_us`, `worst_operation`, `error_rate`, `passed`, `reasons`), and what it found:"
+        " `max_ops_s` (the highest passing target below every failing one, null when none passed),"
+        " `lowest_failing_ops_s`, `converged` (the two within `resolution_pct`) and `done`. The search's"
+        " parameters are part of the `fingerprint`; the history records `max_ops_s` as the series"
+        " `phase=findmax`, `metric=findmax_ops_s` (higher is better) instead of the probes' figures. The"
+        " report's curve is `report-figures/findmax.png`.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

@@ -50,13 +50,17 @@ OPERATION_METRICS: dict[str, Metric] = {
         Metric("p99_us", "p99 latency", "µs", False),
     )
 }
+# Per-run figures of the run history: one value per run (``findmax``: the found rate under its bound).
+RUN_METRICS: dict[str, Metric] = {
+    m.name: m for m in (Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True),)
+}
 CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
 def metric_label(name: str) -> str:
     """``read_avg_us`` -> ``read avg latency (µs)``: a figure's label and unit (the name when unknown)."""
-    m = METRICS.get(name) or OPERATION_METRICS.get(name)
+    m = METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name)
     if m is None:
         return name
     return f"{m.label} ({m.unit})" if m.unit else m.label
@@ -64,7 +68,7 @@ def metric_label(name: str) -> str:
 
 def higher_is_better(metric: str) -> bool | None:
     """The direction of a registered metric (None for one the registry does not know)."""
-    m = METRICS.get(metric) or OPERATION_METRICS.get(metric)
+    m = METRICS.get(metric) or OPERATION_METRICS.get(metric) or RUN_METRICS.get(metric)
     return m.higher_is_better if m else None
 
 

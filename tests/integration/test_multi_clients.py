@@ -529,3 +529,27 @@ def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:
     run = sm[sm["phase"] == "run"]
     assert len(run) >= 1 and set(run["client"]) == {"all"}  # the server's figures belong to the whole step
     assert (run["ops_per_s"].dropna() > 0).any()
+
+
+def test_findmax_splits_each_probes_target_across_the_clients(
+    ssh_hosts: Path, mongo_url: str, tmp_path: Path
+) -> None:
+    from ycsb_runner.bench import run_findmax
+    from ycsb_runner.findmax import FindmaxOptions, make_bound
+
+    outcome = run_findmax(
+        BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path, clients=["local", "h2"], report=False),
+        FindmaxOptions(mix=None, bound=make_bound(avg="10s"), probe_s=4, max_probes=2, start=41),
+        log=lambda _m: None,
+    )
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    probes = manifest["findmax"]["probes"]
+    assert [p["target"] for p in probes][:1] == [41] and len(probes) == 2
+    runs = {s["step"]: s for s in manifest["steps"] if s["phase"] == "run" and s["client"] == "all"}
+    for p in probes:
+        shares = {c["client"]: c["target"] for c in runs[p["step"]]["figures"]["clients"]}
+        assert sum(shares.values()) == p["target"] and set(shares) == {"local", "h2"}
+        assert abs(shares["local"] - shares["h2"]) <= 1
+        # both clients' rates over their whole intervals, next to the merged common-window rate of the step
+        assert p["throughput_ops_s"] == pytest.approx(runs[p["step"]]["throughput_ops_s"], rel=0.1)
+        assert p["throughput_ops_s"] >= 0.97 * p["target"] or not p["passed"]

@@ -283,3 +283,52 @@ def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, st
         )
     else:
         assert n == 0 and any("skipped cut" in line for line in said), said
+
+
+def _as_findmax(folder: Path, run_id: str, found: int | None, limit_us: float = 10_000.0) -> Path:
+    """A copy of the run folder as if findmax had run it: its run steps are the probes."""
+    from ycsb_runner import findmax as fm
+
+    m = json.loads((folder / "manifest.json").read_text())
+    m["run_id"] = run_id
+    opts = fm.FindmaxOptions(mix="read50_update50", bound=fm.Bound("p99", limit_us), threads=2)
+    probes = [
+        fm.Probe(s["step"], 100 * (i + 1), s["throughput_ops_s"], 5000.0, "READ", 0.0, True)
+        for i, s in enumerate(x for x in m["steps"] if x["phase"] == "run")
+    ]
+    m["findmax"] = {**fm.summary(opts, probes, 100, True), "max_ops_s": found}
+    out = folder.parent / run_id
+    shutil.copytree(folder, out)
+    (out / "manifest.json").write_text(json.dumps(m))
+    return out
+
+
+def test_a_findmax_run_records_its_found_rate_not_its_probes(results: Path) -> None:
+    from ycsb_runner.analyse.regress import RegressOptions, regress
+
+    src = results / "tencent-analyse"
+    rec = run_record(RunResult.load(_as_findmax(src, "fm-1", 1234)))
+    m = pd.DataFrame(rec.metrics)
+    assert set(m["phase"]) == {"load", "findmax"}  # the probes' own figures follow their targets: left out
+    row = m[m["phase"] == "findmax"].iloc[0]
+    assert (row["metric"], row["value"], row["mix"], row["threads"]) == (
+        "findmax_ops_s",
+        1234,
+        "read50_update50",
+        2,
+    )
+    # other probe targets, same bound: one series; another bound: another series
+    a = RunResult.load(results / "fm-1").manifest
+    b = RunResult.load(_as_findmax(src, "fm-2", 999)).manifest
+    c = RunResult.load(_as_findmax(src, "fm-3", 999, limit_us=5000.0)).manifest
+    b.findmax["probes"][0]["target"] = 777
+    assert a.fingerprint == b.fingerprint != c.fingerprint
+    assert a.fingerprint != RunResult.load(src).manifest.fingerprint
+    # regress judges it higher-is-better: eight nights near 1000, then two at 700
+    values = [1000, 1010, 990, 1005, 995, 1002, 998, 1003, 700, 690]
+    recs = [run_record(RunResult.load(_as_findmax(src, f"night-{i:02d}", v))) for i, v in enumerate(values)]
+    runs = pd.DataFrame([r.run for r in recs])
+    metrics = pd.DataFrame([row for r in recs for row in r.metrics])
+    out = regress(runs, metrics, "tencent-analyse-tiny", RegressOptions()).table
+    found = out[out["metric"] == "findmax_ops_s"].iloc[0]
+    assert found["verdict"] == "regression" and found["direction"] == "worse"

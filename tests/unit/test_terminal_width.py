@@ -158,6 +158,7 @@ def test_piped_output_follows_columns() -> None:
         ("render",),
         ("regress",),
         ("regress", "accept"),
+        ("findmax",),
     ],
 )
 def test_help_is_not_cut(command: tuple[str, ...]) -> None:

@@ -435,3 +435,66 @@ def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> list
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False, handlelength=2.6)
         panels += [png(fig_tp), png(fig_lat)]
     return panels
+
+
+# --- findmax ------------------------------------------------------------------------------------------
+
+
+def plot_findmax(search: dict[str, Any]) -> list[bytes]:
+    """``findmax``: the bound's latency (worst operation, steady-state window) against the achieved
+    throughput of every probe, joined in the order of their targets (past saturation the curve bends
+    back: more offered, less achieved), passing probes filled and failing ones hollow, each labelled with
+    its target; the bound as a horizontal line, the found maximum as a vertical one."""
+    probes = [p for p in search.get("probes", []) if p.get("throughput_ops_s") is not None]
+    if not probes:
+        return []
+    bound = search["bound"]
+    lats = [p["latency_us"] for p in probes if p.get("latency_us") is not None]
+    unit, div = latency_unit(max([*lats, float(bound["limit_us"])]))
+    fig, ax = plt.subplots(figsize=(5.6, 4.4), layout="constrained")
+    order = sorted(probes, key=lambda p: p["target"])  # the curve as the offered load grows
+    ax.plot(
+        [p["throughput_ops_s"] for p in order if p.get("latency_us") is not None],
+        [p["latency_us"] / div for p in order if p.get("latency_us") is not None],
+        color="#999",
+        linewidth=1,
+        zorder=1,
+    )
+    for passed, style in ((True, {"color": "#2a7d2a"}), (False, {"facecolors": "none", "color": "#c82333"})):
+        part = [p for p in probes if bool(p["passed"]) is passed and p.get("latency_us") is not None]
+        if part:
+            ax.scatter(
+                [p["throughput_ops_s"] for p in part],
+                [p["latency_us"] / div for p in part],
+                s=36,
+                zorder=3,
+                label="probe passed" if passed else "probe failed",
+                **style,
+            )
+    for p in probes:
+        if p.get("latency_us") is not None:
+            ax.annotate(
+                f"{p['target']}",
+                (p["throughput_ops_s"], p["latency_us"] / div),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=7,
+                color="#555",
+            )
+    ax.axhline(
+        float(bound["limit_us"]) / div, color="#c82333", linestyle="--", label=f"bound {bound['label']}"
+    )
+    found = search.get("max_ops_s")
+    if found is not None:
+        ax.axvline(float(found), color="#2a7d2a", linestyle=":", label=f"found max {found} ops/s")
+    ax.set(
+        title=f"{search.get('mix', '')}, {search.get('threads', '')} threads: {bound['statistic']} latency "
+        "vs throughput",
+        xlabel="achieved throughput (ops/s, after the warm-up; labels: target)",
+    )
+    ax.set_ylabel(f"{bound['statistic']} latency ({unit}, worst operation)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    return [png(fig)]

@@ -46,7 +46,7 @@ from ycsb_runner.analyse.changepoint import DEFAULT_PERMUTATIONS, HOLM, MIN_BASE
 from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.studies import higher_is_better
 
-DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us")
+DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "findmax_ops_s")  # findmax_ops_s: findmax runs
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
 NO_CHANGE = "no change"

@@ -257,6 +257,21 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
 
     out: list[Figure] = []
     extra: dict[str, Any] = {}
+    search = run.manifest.findmax
+    if search:
+        panels = plots.plot_findmax(search)
+        if panels:
+            found = search.get("max_ops_s")
+            out.append(
+                (
+                    "findmax",
+                    f"findmax: {search['bound']['statistic']} latency (worst operation, after the warm-up) "
+                    "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
+                    f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
+                    f"maximum {found if found is not None else 'none'} ops/s (dotted)",
+                    panels,
+                )
+            )
     if layout_of(run) == "audit":
         overhead = audit_overhead(run)
         extra["overhead"] = overhead
@@ -399,8 +414,16 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         head = "Audit overhead per mix (on vs off, % of the off value)"
         h += [f"<h2>{head}</h2>", _html_table(shown)]
         md += [f"## {head}\n", markdown_table(shown)]
-    h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
-    md += [f"## {title}\n", markdown_table(table)]
+    if run.manifest.findmax:  # the search instead of the study table
+        from ycsb_runner.findmax import found_text, search_frame
+
+        head = f"Max throughput: {found_text(run.manifest.findmax)}"
+        probes = search_frame(run.manifest.findmax)
+        h += [f"<h2>{html.escape(head)}</h2>", _html_table(probes)]
+        md += [f"## {head}\n", markdown_table(probes)]
+    else:  # (a findmax run's per-mix means would average probes at different targets)
+        h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
+        md += [f"## {title}\n", markdown_table(table)]
     ref = extra.get("reference")
     if ref is not None and not ref.empty:
         sizes = ", ".join(dict.fromkeys(ref["size"].astype(str)))

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner import __version__
-from ycsb_runner.cli import analyse, audit, clients, history, parse, reference, run, server
+from ycsb_runner.cli import analyse, audit, clients, findmax, history, parse, reference, run, server
 
 app = typer.Typer(
     help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
@@ -53,3 +53,4 @@ app.add_typer(reference.app, name="reference")
 app.add_typer(audit.app, name="audit")
 history.register(app)
 clients.register(app)  # probe-client
+findmax.register(app)

@@ -106,7 +106,9 @@ ConfirmOpt = Annotated[
 MetricOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--metric", metavar="NAME", help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us (repeatable)."
+        "--metric",
+        metavar="NAME",
+        help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us, findmax_ops_s (repeatable).",
     ),
 ]
 
@@ -126,9 +128,9 @@ def _options(
 ) -> RegressOptions:
     from ycsb_runner.analyse.regress import RegressOptions
     from ycsb_runner.errors import UserError
-    from ycsb_runner.studies import OPERATION_METRICS
+    from ycsb_runner.studies import OPERATION_METRICS, RUN_METRICS
 
-    known = {"throughput_ops_s", *OPERATION_METRICS}
+    known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS}
     bad = [m for m in metric or [] if m not in known]
     if bad:
         raise UserError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")

@@ -308,45 +308,7 @@ class Runner:
         self.flush()
         try:
             for step in self.plan.steps:
-                keys = step_keys(self.run_dir.run_id, step, self.suite)
-                record = StepRecord(keys=keys, index=step.index, reason=step.reason)
-                self.records.append(record)
-                record.started_at = time.time()
-                self.progress("step-start", {"step": step})
-                try:
-                    if step.kind == "audit":
-                        self._audit_step(step, record)
-                    else:
-                        self._ycsb_step(step, record, private)
-                except KeyboardInterrupt as exc:
-                    record.verdict = "interrupted"
-                    record.reasons.append(f"interrupted by {signal_name(exc)}")
-                    record.ended_at = time.time()
-                    self.status = "interrupted"
-                    self.error = f"interrupted by {signal_name(exc)}"
-                    raise
-                except UserError as err:
-                    record.verdict = "failed"
-                    record.reasons.append(str(err))
-                    record.ended_at = time.time()
-                    self.status = "failed"
-                    self.error = f"{step.label}: {err}"
-                    raise
-                except OSError as err:
-                    record.verdict = "failed"
-                    record.reasons.append(str(_disk_error(self.run_dir.root / "steps" / step.label, err)))
-                    record.ended_at = time.time()
-                    raise
-                record.ended_at = time.time()
-                self.progress("step-end", {"step": step, "record": record})
-                self.flush()
-                if record.verdict not in ("completed", "pending") and not self.keep_going:
-                    self.status = "failed"
-                    self.error = f"{step.label}: {'; '.join(record.reasons)}"
-                    raise RunFailed(
-                        f"step {step.label} failed: {'; '.join(record.reasons)} "
-                        f"(logs in {self.run_dir.root / 'steps' / step.label})"
-                    )
+                self._run_step(step, private)
             failed = [r for r in self.records if r.verdict not in ("completed", "pending")]
             self.status = "failed" if failed else "completed"
             if failed:
@@ -357,6 +319,49 @@ class Runner:
                 self.status = "failed"
                 self.error = str(err)
             raise
+
+    def _run_step(self, step: Step, private: Path) -> StepRecord:
+        """Run one step, record it and save the folder; RunFailed when it failed (unless keep_going)."""
+        keys = step_keys(self.run_dir.run_id, step, self.suite)
+        record = StepRecord(keys=keys, index=step.index, reason=step.reason)
+        self.records.append(record)
+        record.started_at = time.time()
+        self.progress("step-start", {"step": step})
+        try:
+            if step.kind == "audit":
+                self._audit_step(step, record)
+            else:
+                self._ycsb_step(step, record, private)
+        except KeyboardInterrupt as exc:
+            record.verdict = "interrupted"
+            record.reasons.append(f"interrupted by {signal_name(exc)}")
+            record.ended_at = time.time()
+            self.status = "interrupted"
+            self.error = f"interrupted by {signal_name(exc)}"
+            raise
+        except UserError as err:
+            record.verdict = "failed"
+            record.reasons.append(str(err))
+            record.ended_at = time.time()
+            self.status = "failed"
+            self.error = f"{step.label}: {err}"
+            raise
+        except OSError as err:
+            record.verdict = "failed"
+            record.reasons.append(str(_disk_error(self.run_dir.root / "steps" / step.label, err)))
+            record.ended_at = time.time()
+            raise
+        record.ended_at = time.time()
+        self.progress("step-end", {"step": step, "record": record})
+        self.flush()
+        if record.verdict not in ("completed", "pending") and not self.keep_going:
+            self.status = "failed"
+            self.error = f"{step.label}: {'; '.join(record.reasons)}"
+            raise RunFailed(
+                f"step {step.label} failed: {'; '.join(record.reasons)} "
+                f"(logs in {self.run_dir.root / 'steps' / step.label})"
+            )
+        return record
 
     def _audit_step(self, step: Step, record: StepRecord) -> None:
         strategy = self.hooks.audit

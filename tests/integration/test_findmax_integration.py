@@ -1,0 +1,123 @@
+"""``findmax`` on the embedded server, checked against an independent sweep of fixed targets.
+
+The search runs first (workload C, 16 threads, an average-latency bound); then the test runs plain
+``bench`` steps at fixed ``-target`` rates around what it found and judges each from its own run folder
+(steps.csv and the step's READ.hdr), not with the search's code: a target meets the bound when it achieved
+97 % of it and the average latency after the warm-up is within the bound. The found rate must lie within
+one resolution step of [the highest swept target that met the bound, the next target of the grid], widened
+by three grid steps (12 % each) either way for the drift of a busy shared machine between the search and
+the sweep (a minute apart); whether the strict relation held is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hdrh.histogram import HdrHistogram
+
+from ycsb_runner.bench import BenchOptions, run_bench, run_findmax
+from ycsb_runner.findmax import FindmaxOptions, make_bound
+from ycsb_runner.parse.hdr import read_hdr_log
+
+pytestmark = pytest.mark.integration
+
+SUITE = str(Path(__file__).parents[1] / "suites" / "findmax.toml")
+# The bound: the average over the steady-state window. At 100-300 ops/s the server answers in 5-10 ms on
+# average (20 ms while the machine is busy), and 16 / throughput once saturated (80-150 ms): 30 ms is met
+# until the queue builds (about 80 % of capacity). A p99 bound is not: one stall of the shared machine put
+# p99 at 245 ms at 93 ops/s.
+AVG = "30ms"
+LIMIT_US = 30_000.0
+PROBE_S = 6
+RESOLUTION = 5.0
+GRID = 1.12  # the sweep's step: about two resolution steps
+SWEEP = (-3, -2, -1, 0, 1, 2, 3)
+
+
+def _sweep_point(mongo_url: str, results: Path, target: int) -> tuple[bool, float, float]:
+    """(met the bound, achieved ops/s, average latency µs) of one fixed-target bench, read from its folder."""
+    out = run_bench(
+        BenchOptions(
+            suite=SUITE,
+            url=mongo_url,
+            results=results,
+            overrides=[f"target={target}", f"maxexecutiontime={PROBE_S}", f"warmup_s={0.2 * PROBE_S:g}"],
+            monitors=False,
+            report=False,
+            history=False,
+            lock=False,
+        ),
+        log=lambda _m: None,
+    )
+    steps = pd.read_csv(out.run_dir / "steps.csv")
+    run = steps[steps["phase"] == "run"].iloc[0]
+    assert run["verdict"] == "completed", run["reasons"]
+    # READ.hdr after the warm-up: the average latency of every interval, the achieved rate of the whole
+    # 1-s intervals (YCSB's closing interval, a fraction of a second around its shutdown, is left out)
+    ivs = read_hdr_log(out.run_dir / "steps" / run["step"] / "hdr" / "READ.hdr").intervals
+    first = min(iv.start_s for iv in ivs)
+    after = [iv for iv in ivs if iv.start_s >= first + 0.2 * PROBE_S - 1e-9]
+    one = HdrHistogram(1, 3_600_000_000, 3)
+    for iv in after:
+        for i in iv.counts.nonzero()[0]:
+            one.record_value(int(iv.layout.lowest_values(i.reshape(1))[0]), int(iv.counts[i]))
+    whole = [iv for iv in after if iv.length_s >= 0.9]
+    achieved = sum(iv.total for iv in whole) / sum(iv.length_s for iv in whole)
+    avg = float(one.get_mean_value())
+    return achieved >= 0.97 * target and avg <= LIMIT_US, achieved, avg
+
+
+def test_findmax_agrees_with_a_sweep_of_fixed_targets(mongo_url: str, tmp_path: Path) -> None:
+    outcome = run_findmax(
+        BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path, monitors=False, lock=False),
+        FindmaxOptions(
+            mix=None, bound=make_bound(avg=AVG), probe_s=PROBE_S, resolution_pct=RESOLUTION, start=100
+        ),
+        log=lambda _m: None,
+    )
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    search = manifest["findmax"]
+    found = search["max_ops_s"]
+    probes = search["probes"]
+    print(
+        "findmax probes:",
+        [(p["target"], round(p["throughput_ops_s"]), round(p["latency_us"])) for p in probes],
+    )
+    assert found is not None and search["converged"], search
+    # one run step per probe, each at its own -target, judged on its steady-state window
+    runs = [s for s in manifest["steps"] if s["phase"] == "run"]
+    assert [s["step"] for s in runs] == [p["step"] for p in probes]
+    for s, p in zip(runs, probes, strict=True):
+        assert s["argv"][s["argv"].index("-target") + 1] == str(p["target"])
+        assert (
+            s["figures"]["warmup_s"] == pytest.approx(0.2 * PROBE_S)
+            and s["figures"]["findmax_passed"] is p["passed"]
+        )
+    assert found in [p["target"] for p in probes if p["passed"]]
+    assert search["lowest_failing_ops_s"] <= found * (1 + RESOLUTION / 100) + 1
+    # the history has the found rate as its series; the report its curve
+    with sqlite3.connect(tmp_path / "history.sqlite") as con:
+        rows = con.execute("SELECT phase, metric, value FROM metrics WHERE phase = 'findmax'").fetchall()
+    assert rows == [("findmax", "findmax_ops_s", float(found))]
+    assert (outcome.run_dir / "report-figures" / "findmax.png").stat().st_size > 0
+    assert "Max throughput: max" in (outcome.run_dir / "report.html").read_text()
+
+    grid = sorted({max(1, round(found * GRID**k)) for k in SWEEP})
+    sweep = {t: _sweep_point(mongo_url, tmp_path / "sweep", t) for t in grid}
+    print("sweep:", {t: (ok, round(x), round(avg)) for t, (ok, x, avg) in sweep.items()})
+    passing = [t for t, (ok, _, _) in sweep.items() if ok]
+    assert passing, f"no swept target met the bound: {sweep}"
+    best = max(passing)  # the highest swept target that met the bound
+    step = 1 + RESOLUTION / 100
+    strict = (
+        best / step <= found <= best * GRID * step
+    )  # the acceptance: within a resolution step of [best, next)
+    print(f"found {found}, highest passing swept target {best}: within one resolution step: {strict}")
+    # the margin the machine allows: three grid steps (12 % each) either way beyond the resolution step. Other
+    # jobs on the 2 shared cores moved the server's capacity by up to 1.4x between the search and the sweep
+    # (a minute apart): found 135 then every swept target up to 190 passed; found 114 then 160 passed.
+    assert best / (GRID**3 * step) <= found <= best * GRID**3 * step, (found, sweep)

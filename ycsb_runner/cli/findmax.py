@@ -1,0 +1,166 @@
+"""``findmax``: the highest -target rate that meets a latency bound (``ycsb_runner.findmax``)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ycsb_runner.cli.options import (
+    ClientOpt,
+    Format,
+    FormatOpt,
+    HistoryUrlOpt,
+    ResultsOpt,
+    ScaleOpt,
+    SetOpt,
+    SuiteArg,
+    TagOpt,
+    UrlOpt,
+    emit,
+    log,
+)
+from ycsb_runner.errors import RunFailed, RunInterrupted, interrupted_exit_code, signal_name
+from ycsb_runner.findmax import (
+    DEFAULT_MAX_PROBES,
+    DEFAULT_PROBE_S,
+    DEFAULT_RESOLUTION_PCT,
+    found_text,
+    search_frame,
+)
+
+_LATENCY = "LATENCY"
+
+
+def findmax(
+    suite: SuiteArg,
+    mix: Annotated[
+        str | None, typer.Option(metavar="MIX", help="The mix to probe (default: the suite's only one).")
+    ] = None,
+    p99: Annotated[
+        str | None, typer.Option(metavar=_LATENCY, help="Bound: p99 latency at most this, e.g. 10ms.")
+    ] = None,
+    p95: Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: p95 latency, e.g. 5ms.")] = None,
+    avg: Annotated[
+        str | None, typer.Option(metavar=_LATENCY, help="Bound: average latency, e.g. 800us.")
+    ] = None,
+    max_error_rate: Annotated[
+        float, typer.Option(metavar="RATE", help="A probe with more failed operations fails.")
+    ] = 0.01,
+    threads: Annotated[
+        int | None, typer.Option(metavar="N", help="YCSB threads (default: the suite's most).")
+    ] = None,
+    probe_s: Annotated[
+        int, typer.Option(metavar="S", help="Seconds per probe; warmup_s (default 1/5) is cut.")
+    ] = DEFAULT_PROBE_S,
+    max_probes: Annotated[int, typer.Option(metavar="N", help="Stop after N probes.")] = DEFAULT_MAX_PROBES,
+    resolution: Annotated[
+        float, typer.Option(metavar="PCT", help="Stop when pass and fail are within PCT %.")
+    ] = DEFAULT_RESOLUTION_PCT,
+    start: Annotated[
+        int | None,
+        typer.Option(metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4)."),
+    ] = None,
+    mongodb_url: UrlOpt = None,
+    set_: SetOpt = None,
+    scale: ScaleOpt = None,
+    results: ResultsOpt = None,
+    run_id: Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")] = None,
+    monitors: Annotated[bool, typer.Option(help="Sample server and client metrics.")] = True,
+    report: Annotated[bool, typer.Option(help="Write report.html and report.md.")] = True,
+    tag: TagOpt = None,
+    history_url: HistoryUrlOpt = None,
+    lock: Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")] = True,
+    client: ClientOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """The highest -target rate (ops/s) whose probes meet a latency bound.
+
+    Loads once, then runs one probe per target: doubling while probes pass, then bisecting to
+    the resolution. A probe passes when it achieves 97 % of its target, the bound holds after
+    its warm-up (warmup_s), and its error rate is at most the maximum. With several --client,
+    each target is split across them. It writes a run folder like bench, adds the found rate
+    to the history (series findmax_ops_s, for regress) and draws the curve in the report.
+    """
+    from ycsb_runner.bench import BenchOptions, prepare, run_findmax
+    from ycsb_runner.console import BenchProgress
+    from ycsb_runner.execute.findmax_runner import estimated_seconds
+    from ycsb_runner.findmax import FindmaxOptions, make_bound
+    from ycsb_runner.history import parse_tags
+
+    search = FindmaxOptions(
+        mix=mix,
+        bound=make_bound(p99=p99, p95=p95, avg=avg),
+        max_error_rate=max_error_rate,
+        threads=threads,
+        probe_s=probe_s,
+        max_probes=max_probes,
+        resolution_pct=resolution,
+        start=start,
+    )
+    opts = BenchOptions(
+        suite=suite,
+        url=mongodb_url,
+        overrides=set_ or [],
+        scale=scale,
+        results=results,
+        run_id=run_id,
+        monitors=monitors,
+        report=report,
+        tags=parse_tags(tag or []),
+        history_url=history_url,
+        lock=lock,
+        clients=client or [],
+        findmax=search,
+    )
+    plan_suite, plan = prepare(opts)
+    search = opts.findmax
+    est = estimated_seconds(plan_suite, search)
+    log(
+        f"findmax {plan_suite.name} {search.mix}: {search.bound.label}, {search.threads} threads, "
+        f"probes of {search.probe_s} s (at most {search.max_probes}, about {est / 60:.0f} min)"
+    )
+    run_s = [search.probe_s + 3.0] * search.max_probes
+    try:
+        with BenchProgress(1 + search.max_probes, step_seconds=[plan.est_seconds, *run_s]) as progress:
+            outcome = run_findmax(opts, search, log=log, progress=progress)
+    except KeyboardInterrupt as exc:
+        raise RunInterrupted(
+            f"{signal_name(exc)}: stopped before the run started", exit_code=interrupted_exit_code(exc)
+        ) from None
+    except RunFailed as err:
+        if err.run_dir is not None:
+            with contextlib.suppress(OSError):
+                _print_search(err.run_dir, fmt)
+                log(f"results so far: {err.run_dir}")
+        raise
+    _print_search(outcome.run_dir, fmt)
+    if outcome.report:
+        log(f"report: {outcome.report}")
+    log(f"results: {outcome.run_dir}")
+
+
+def _print_search(run_dir: Path, fmt: Format) -> None:
+    from ycsb_runner.model import RunResult
+
+    try:
+        m = RunResult.load(run_dir).manifest
+    except Exception as err:  # noqa: BLE001 - the error that stopped the run matters more
+        log(f"cannot show the results: {err}")
+        return
+    search = m.findmax or {"probes": [], "bound": {"label": "?"}}
+    text = found_text(search)
+    emit(
+        search_frame(search),
+        fmt,
+        f"findmax {m.run_id}: {text}",
+        extra={"run_id": m.run_id, "run_dir": str(run_dir), "status": m.status, "findmax": search},
+        priority=("step", "target_ops_s", "achieved_ops_s", "latency_ms", "verdict"),
+        labels={"target_ops_s": "target", "achieved_ops_s": "achieved", "latency_ms": "latency ms"},
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(findmax)

@@ -1,0 +1,267 @@
+"""``findmax``'s runner: load once, then one run step per probe, each at the target the search chooses.
+
+The search itself is :mod:`ycsb_runner.findmax` (pure); this runner turns each probe's step into its
+steady-state figures (the step's throughput and operations after ``warmup_s``, as every run step has them,
+one client or several), judges it, and keeps the search in the manifest (``findmax``) after every probe.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ycsb_runner import findmax as fm
+from ycsb_runner.errors import RunFailed
+from ycsb_runner.execute.runner import Runner
+from ycsb_runner.model import ALL_CLIENTS, Manifest, StepRecord, whole_steps
+from ycsb_runner.plan import Step, estimate_load_seconds, estimate_run_seconds
+
+
+def probe_figures(operations: pd.DataFrame, column: str) -> tuple[dict[str, float], float]:
+    """(operation -> *column*, error rate) of one step's operations rows: the measured operations (no
+    CLEANUP, no intended or failed-outcome sections); error rate = failed / returned operations."""
+    ops = whole_steps(operations)
+    ops = ops[(ops.get("kind", "op") == "op") & (ops["operation"] != "CLEANUP")]
+    if "intended" in ops:
+        ops = ops[~ops["intended"].astype(str).str.lower().eq("true")]
+    returns = pd.to_numeric(ops.get("returns"), errors="coerce") if "returns" in ops else None
+    errors = pd.to_numeric(ops.get("errors"), errors="coerce") if "errors" in ops else None
+    rate = 0.0
+    if returns is not None and errors is not None and returns.fillna(0).sum() > 0:
+        rate = float(errors.fillna(0).sum() / returns.fillna(0).sum())
+    if "outcome" in ops:
+        ops = ops[ops["outcome"].isna() | (ops["outcome"].astype(str).isin(["", "nan"]))]
+    latencies: dict[str, float] = {}
+    if column in ops:
+        for _, row in ops.iterrows():
+            v = pd.to_numeric(row[column], errors="coerce")
+            if pd.notna(v) and (row.get("operations") or 0) > 0:
+                op = str(row["operation"])
+                latencies[op] = max(float(v), latencies.get(op, float("-inf")))
+    return latencies, rate
+
+
+def full_interval_rate(logs: dict[str, list[Any]], warmup_s: float) -> float | None:
+    """The ops/s of a step's steady-state window over its full intervals, summed over the clients (each
+    client's HDR logs after its own warm-up, from its first interval to the end of its last interval at
+    least half as long as the usual one). YCSB's closing interval spans the shutdown, with few or no
+    operations in it: counted in, it would make a probe look short of its target by up to a pacing tick
+    per thread (3 % at 16 threads and 100 ops/s over 5 s)."""
+    from statistics import median
+
+    from ycsb_runner.parse.merge import drop_warmup, union_window, window_logs
+
+    total, seen = 0.0, False
+    for client, ls in drop_warmup(logs, warmup_s).items():
+        ivs = [
+            ((log.start_time_s or 0.0) + iv.start_s, iv.length_s)
+            for log in ls
+            if log.name != "CLEANUP" and not log.name.startswith("Intended-")
+            for iv in log.intervals
+        ]
+        if not ivs:
+            continue
+        usual = median(length for _, length in ivs)
+        full = [start + length for start, length in ivs if length >= 0.5 * usual]
+        if not full:
+            continue
+        first = min(start for start, _ in ivs)
+        window = union_window(window_logs({client: ls}, first, max(full)))
+        if window is not None and window.throughput is not None:
+            total += window.throughput
+            seen = True
+    return total if seen else None
+
+
+def steady_latencies(logs: dict[str, list[Any]], warmup_s: float, statistic: str) -> dict[str, float]:
+    """operation -> *statistic* (``p99``, ``p95`` or ``avg``, µs) of the step's HDR intervals after each
+    client's warm-up, all clients' histograms added: the measured operations only (no CLEANUP, Intended-
+    or -FAILED sections)."""
+    from ycsb_runner.parse.merge import client_histograms, drop_warmup, merged_latencies
+
+    lat = merged_latencies(client_histograms(drop_warmup(logs, warmup_s)), [95.0, 99.0])
+    if lat.empty:
+        return {}
+    lat = lat[(lat["client"] == ALL_CLIENTS) & (lat["kind"] == "op") & (lat["section"] != "CLEANUP")]
+    lat = lat[~lat["intended"].astype(bool) & lat["outcome"].fillna("").astype(str).isin(["", "nan"])]
+    column = "mean_us" if statistic == "avg" else f"{statistic}_us"
+    return {
+        str(r["operation"]): float(r[column])
+        for _, r in lat.iterrows()
+        if r["operations"] > 0 and pd.notna(r[column])
+    }
+
+
+class FindmaxRunner(Runner):
+    """A :class:`Runner` whose run steps are the search's probes (``plan`` holds the load step only)."""
+
+    def __init__(self, *args: Any, findmax: fm.FindmaxOptions, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.options = findmax
+        self.base_suite = self.suite
+        self.start = max(fm.start_rate(findmax, self.suite.estimated_throughput), int(findmax.threads or 1))
+        self.probes: list[fm.Probe] = []
+        self.done = False
+
+    def _fill_manifest(self) -> Manifest:
+        m = super()._fill_manifest()
+        m.findmax = fm.summary(self.options, self.probes, self.start, self.done)
+        return m
+
+    def _probe_step(self, target: int) -> Step:
+        suite = self.base_suite
+        mix = suite.mixes[0]
+        n = len(self.probes) + 1
+        return Step(
+            index=len(self.records) + 1,
+            kind="run",
+            threads=int(self.options.threads or suite.run.threads[0]),
+            mix=mix,
+            repetition=n,
+            reason=f"findmax probe {n}: target {target} ops/s",
+            est_seconds=estimate_run_seconds(suite),
+        )
+
+    def _reload_step(self) -> Step:
+        ds = self.base_suite.dataset
+        return Step(
+            index=len(self.records) + 1,
+            kind="load",
+            threads=ds.load_threads,
+            reason=f"reload: the previous probe ({self.base_suite.mixes[0].name}) inserted records",
+            est_seconds=estimate_load_seconds(self.base_suite),
+        )
+
+    def _judge(self, record: StepRecord, target: int) -> fm.Probe:
+        parts = [
+            df for df in self.frames["operations"] if not df.empty and (df["step"] == record.label).any()
+        ]
+        ops = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["operation"])
+        latencies, error_rate = probe_figures(ops, self.options.bound.column)
+        from ycsb_runner.parse.merge import read_client_logs
+
+        step_dir = self.run_dir.root / "steps" / record.label
+        dirs = {c.name: c / "hdr" for c in sorted((step_dir / "clients").glob("*"))} or {
+            "local": step_dir / "hdr"
+        }
+        warmup = self.suite.effective_warmup_s
+        try:
+            logs = read_client_logs(dirs, [])
+            achieved = full_interval_rate(logs, warmup)
+            steady = steady_latencies(logs, warmup, self.options.bound.statistic)
+        except (OSError, ValueError):  # a damaged log: the step's own figures (operations.csv)
+            achieved, steady = None, {}
+        latencies = steady or latencies
+        probe = fm.judge_probe(
+            record.label,
+            target,
+            achieved if achieved is not None else record.throughput_ops_s,
+            latencies,
+            error_rate,
+            self.options.bound,
+            self.options.max_error_rate,
+        )
+        record.figures.update(
+            findmax_target_ops_s=target,
+            findmax_passed=probe.passed,
+            findmax_latency_us=probe.latency_us,
+        )
+        if probe.reasons:
+            record.warnings.append("findmax probe failed: " + "; ".join(probe.reasons))
+        return probe
+
+    def _run_steps(self, private: Path) -> None:
+        self.flush()
+        try:
+            for step in self.plan.steps:  # the load
+                self._run_step(step, private)
+            opts = self.options
+            # YCSB paces each thread at target / threads ops/s and fails below about 0.5 op/s per thread
+            floor = int(opts.threads or 1)
+            while (
+                target := fm.next_target(self.probes, self.start, opts.resolution_pct, opts.max_probes, floor)
+            ) is not None:
+                if self.probes and self.base_suite.mixes[0].inserts:
+                    self._run_step(self._reload_step(), private)
+                self.suite = dataclasses.replace(
+                    self.base_suite, run=dataclasses.replace(self.base_suite.run, target=target)
+                )
+                try:
+                    record = self._run_step(self._probe_step(target), private)
+                finally:
+                    self.suite = self.base_suite
+                self.probes.append(self._judge(record, target))
+                self.flush()
+            self.done = True
+            self.status = "completed"
+        except RunFailed:
+            raise
+        except BaseException:
+            if self.status == "running":
+                self.status = "failed"
+            raise
+
+
+def findmax_plan(suite: Any, opts: fm.FindmaxOptions) -> tuple[Any, fm.FindmaxOptions]:
+    """The suite as findmax runs it (one mix, one thread count, probes of ``probe_s`` seconds, the bound's
+    percentile measured, a steady-state window after ``warmup_s``) and the options with the mix and the
+    thread count resolved; one-line errors for what cannot be searched."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.suite import INT_MAX, _did_you_mean
+
+    opts.check()
+    names = [m.name for m in suite.mixes]
+    if opts.mix is None:
+        if len(names) != 1:
+            raise UserError(f"suite {suite.name} has mixes {', '.join(names)}: choose one with --mix")
+        mix = suite.mixes[0]
+    else:
+        found = [m for m in suite.mixes if m.name == opts.mix]
+        if not found:
+            raise UserError(
+                f"--mix {opts.mix}: suite {suite.name} has no such mix{_did_you_mean(opts.mix, names)}; "
+                f"its mixes: {', '.join(names)}"
+            )
+        mix = found[0]
+    if suite.audit.states:
+        raise UserError(
+            f"suite {suite.name} switches audit logging: findmax probes one setting; --set audit=[] (or "
+            "audit=off)"
+        )
+    if not suite.measurement.type.startswith("hdrhistogram"):
+        raise UserError(
+            f"findmax needs measurement.type = hdrhistogram (the steady-state window is cut from HDR "
+            f"interval logs), not {suite.measurement.type}"
+        )
+    threads = int(opts.threads or max(suite.run.threads))
+    percentiles = tuple(suite.measurement.percentiles)
+    if opts.bound.statistic != "avg":
+        wanted = float(opts.bound.statistic[1:])
+        if wanted not in percentiles:
+            percentiles = tuple(sorted({*percentiles, wanted}))
+    warmup = suite.effective_warmup_s or round(fm.DEFAULT_WARMUP_SHARE * opts.probe_s, 3)
+    if warmup >= opts.probe_s:
+        raise UserError(
+            f"warmup_s = {warmup:g} leaves nothing of a {opts.probe_s}-s probe: raise --probe-s or lower "
+            "warmup_s"
+        )
+    suite = dataclasses.replace(
+        suite,
+        mixes=(mix,),
+        run=dataclasses.replace(
+            suite.run, threads=(threads,), maxexecutiontime=int(opts.probe_s), operationcount=INT_MAX
+        ),
+        measurement=dataclasses.replace(suite.measurement, percentiles=percentiles),
+        warmup_s=float(warmup) if suite.clients.warmup_s is None else suite.warmup_s,
+        repetitions=1,
+        warmup_runs=0,
+    )
+    return suite, dataclasses.replace(opts, mix=mix.name, threads=threads)
+
+
+def estimated_seconds(suite: Any, opts: fm.FindmaxOptions) -> float:
+    """An upper estimate: the load and every probe the search may run."""
+    return estimate_load_seconds(suite) + opts.max_probes * estimate_run_seconds(suite)

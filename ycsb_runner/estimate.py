@@ -10,6 +10,7 @@ step) give one throughput per step key (``plan.rate_key``); the estimate takes t
 
 from __future__ import annotations
 
+import os
 import socket
 import statistics
 from collections import defaultdict
@@ -17,7 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import ALL_CLIENTS, Manifest, RunResult, StepRecord
+from ycsb_runner.model import ALL_CLIENTS, MANIFEST, Manifest, RunResult, StepRecord
+from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 from ycsb_runner.plan import MeasuredRates, RateKey, rate_key
 
 MAX_RUNS = 5  # the newest runs that measured a step of the suite
@@ -95,8 +97,20 @@ def rates_from(manifests: Iterable[Manifest], suite: str, target: str, embedded:
     )
 
 
+def _any_run(results: Path) -> bool:
+    """Whether *results* holds a history file or a run folder."""
+    if (results / HISTORY_FILE).exists():
+        return True
+    try:
+        return any((p / MANIFEST).is_file() for p in results.iterdir())
+    except OSError:
+        return False
+
+
 def _candidates(results: Path, history_url: str | None, suite: str) -> list[Path]:
     """The suite's run folders, newest first: from the history, else the folders under *results*."""
+    if not (history_url or os.environ.get(HISTORY_ENV)) and not _any_run(results):
+        return []  # nothing measured yet: no need to load the history (and pandas, for `render`)
     from ycsb_runner.history import open_history, run_folders
 
     try:

@@ -29,9 +29,8 @@ import pandas as pd
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, RunResult, epoch_of, iso_utc
+from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
-HISTORY_FILE = "history.sqlite"
-HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
 SCHEMA_VERSION = 2  # 2: the accepts table (a file of version 1 gets it when opened)
 
 RUN_COLUMNS = [

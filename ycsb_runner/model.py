@@ -14,18 +14,19 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import check_name
 from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
+
+if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
+    import pandas as pd
 
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
@@ -83,6 +84,8 @@ def with_units(df: pd.DataFrame) -> pd.DataFrame:
 
 def local_times_to_utc(values: pd.Series) -> pd.Series:
     """YCSB's status-line timestamps (naive local time, ``2026-12-01 07:13:16.553``) as ISO-8601 UTC."""
+    import pandas as pd
+
     parsed = pd.to_datetime(values, errors="coerce", format="mixed")
     if parsed.isna().all():
         return pd.Series([None] * len(values), index=values.index, dtype=object)
@@ -374,6 +377,8 @@ def new_run_id(suite_name: str, now: float | None = None) -> str:
 
 def normalise_keys(df: pd.DataFrame) -> pd.DataFrame:
     """Key columns as written: text keys as str, ``threads`` and ``repetition`` as int."""
+    import pandas as pd
+
     if df.empty:
         return df
     df = df.copy()
@@ -495,6 +500,8 @@ class RunResult:
 
     def write_frame(self, name: str, df: pd.DataFrame) -> Path:
         """Write ``<name>.csv``; key columns first (an empty frame still gets its header)."""
+        import pandas as pd
+
         if df.empty and not len(df.columns):
             df = pd.DataFrame(columns=list(KEY_COLUMNS))
         missing = [k for k in KEY_COLUMNS if k not in df.columns]
@@ -508,6 +515,8 @@ class RunResult:
 
     def save(self, frames: dict[str, pd.DataFrame]) -> None:
         """The manifest, steps.csv and the given frames, each file atomically."""
+        import pandas as pd
+
         self.save_manifest()
         self.write_frame("steps", pd.DataFrame([s.csv_row() for s in self.manifest.steps]))
         for name, df in frames.items():
@@ -518,6 +527,8 @@ class RunResult:
     def frame(self, name: str) -> pd.DataFrame:
         """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
         the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""
+        import pandas as pd
+
         if name not in self._frames:
             path = self.root / f"{name}.csv"
             needed = REQUIRED_COLUMNS.get(name, ())
@@ -598,7 +609,8 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
 
 def _json_safe(obj: Any) -> Any:
     """NaN/inf are not JSON: store them as null; numpy scalars as Python numbers."""
-    if isinstance(obj, np.generic):
+    np = sys.modules.get("numpy")  # not loaded: obj cannot be a numpy scalar
+    if np is not None and isinstance(obj, np.generic):
         obj = obj.item()
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None

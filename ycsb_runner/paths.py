@@ -23,6 +23,10 @@ def cache_dir() -> Path:
     return Path(env).expanduser().resolve() if env else project_root() / ".cache"
 
 
+HISTORY_FILE = "history.sqlite"  # <results>/history.sqlite unless a history URL is given
+HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
+
+
 def results_dir() -> Path:
     """``$YCSB_RUNNER_RESULTS`` or ``<project>/results``: one folder per run."""
     env = os.environ.get("YCSB_RUNNER_RESULTS")

@@ -12,11 +12,12 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -72,6 +73,8 @@ def formula_safe(df: pd.DataFrame) -> pd.DataFrame:
         if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
             return "'" + value
         return value
+
+    import pandas as pd
 
     text = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
     if not text and not any(isinstance(c, str) and c.startswith(FORMULA_START) for c in df.columns):

@@ -117,7 +117,7 @@ def findmax(
     )
     plan_suite, plan = prepare(opts)
     search = opts.findmax
-    est = estimated_seconds(plan_suite, search)
+    est = estimated_seconds(plan.steps[0].est_seconds, search)
     log(
         f"findmax {plan_suite.name} {search.mix}: {search.bound.label}, {search.threads} threads, "
         f"probes of {search.probe_s} s (at most {search.max_probes}, about {est / 60:.0f} min)"

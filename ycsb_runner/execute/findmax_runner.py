@@ -17,7 +17,7 @@ from ycsb_runner import findmax as fm
 from ycsb_runner.errors import RunFailed
 from ycsb_runner.execute.runner import Runner
 from ycsb_runner.model import ALL_CLIENTS, Manifest, StepRecord, whole_steps
-from ycsb_runner.plan import Step, estimate_load_seconds, estimate_run_seconds
+from ycsb_runner.plan import JVM_OVERHEAD_S, Step, estimate_run_seconds
 
 
 def probe_figures(operations: pd.DataFrame, column: str) -> tuple[dict[str, float], float]:
@@ -122,7 +122,7 @@ class FindmaxRunner(Runner):
             mix=mix,
             repetition=n,
             reason=f"findmax probe {n}: target {target} ops/s",
-            est_seconds=estimate_run_seconds(suite),
+            est_seconds=estimate_run_seconds(suite, float(target)),
         )
 
     def _reload_step(self) -> Step:
@@ -132,7 +132,7 @@ class FindmaxRunner(Runner):
             kind="load",
             threads=ds.load_threads,
             reason=f"reload: the previous probe ({self.base_suite.mixes[0].name}) inserted records",
-            est_seconds=estimate_load_seconds(self.base_suite),
+            est_seconds=self.plan.steps[0].est_seconds,  # as the first load
         )
 
     def _judge(self, record: StepRecord, target: int) -> fm.Probe:
@@ -262,6 +262,7 @@ def findmax_plan(suite: Any, opts: fm.FindmaxOptions) -> tuple[Any, fm.FindmaxOp
     return suite, dataclasses.replace(opts, mix=mix.name, threads=threads)
 
 
-def estimated_seconds(suite: Any, opts: fm.FindmaxOptions) -> float:
-    """An upper estimate: the load and every probe the search may run."""
-    return estimate_load_seconds(suite) + opts.max_probes * estimate_run_seconds(suite)
+def estimated_seconds(load_seconds: float, opts: fm.FindmaxOptions) -> float:
+    """An upper estimate: the load (as the plan estimated it) and every probe the search may run (each
+    ends at ``probe_s``)."""
+    return load_seconds + opts.max_probes * (opts.probe_s + JVM_OVERHEAD_S)

@@ -441,7 +441,7 @@ def finish_run_folder(
 ) -> Finished:
     """What every run folder gets at the end, finished or not: its record in the history (*history* =
     (results folder, history URL); None: not indexed), the study table and the report."""
-    from ycsb_runner.analyse.table import study_table
+    from ycsb_runner.studies import layout_named, study_table
 
     out = Finished()
     if history is not None:
@@ -457,7 +457,7 @@ def finish_run_folder(
                 log(f"warning: the run was not added to the history: {err}")
     try:
         df = study_table(RunResult.load(result.root))
-        if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:
+        if layout_named(df.attrs["layout"]).own_table and not df.empty:
             atomic_write_csv(result.root / "study_table.csv", df)
         if report:
             from ycsb_runner.analyse.report import write_report

@@ -1,5 +1,6 @@
 """No import circle inside ycsb_runner/: every ``import`` of a package module, at module level or inside a
-function (a deferred import still ties the two modules together), read from the source with ast."""
+function (a deferred import still ties the two modules together), read from the source with ast. Imports
+under ``if TYPE_CHECKING:`` are left out: they name a type for the checker and never run."""
 
 from __future__ import annotations
 
@@ -20,11 +21,27 @@ def module_names(root: Path) -> dict[str, Path]:
     return out
 
 
+def _typing_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", "")
+            if name == "TYPE_CHECKING":
+                out.update(id(n) for child in node.body for n in ast.walk(child))
+    return out
+
+
 def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
-    """The package modules *path* (module *name*) imports anywhere in its body."""
+    """The package modules *path* (module *name*) imports anywhere in its body (not for typing only)."""
     is_package = path.name == "__init__.py"
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _typing_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -90,7 +107,9 @@ def test_the_graph_sees_deferred_relative_and_from_package_imports(tmp_path: Pat
     (pkg / "sub" / "__init__.py").write_text("from .b import thing\n")
     (pkg / "a.py").write_text("def f():\n    from pkg.sub import b\n")
     (pkg / "sub" / "b.py").write_text("from ..c import x\nthing = 1\n")
-    (pkg / "c.py").write_text("import pkg.a\nx = 1\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nimport pkg.a\nif TYPE_CHECKING:\n    import pkg.sub\nx = 1\n"
+    )
     graph = import_graph(pkg)
     assert graph == {
         "pkg": set(),

@@ -14,17 +14,11 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.analyse.table import (  # noqa: E402
-    audit_ab,
-    layout_of,
-    load_run,
-    step_metrics,
-    study_of_run,
-    study_table,
-)
+from ycsb_runner.analyse.table import load_run, step_metrics  # noqa: E402
+from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
-from ycsb_runner.studies import metric_label  # noqa: E402
+from ycsb_runner.studies import study_of_run, study_table  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 @media (max-width:900px){body{margin:1em}}
@@ -178,19 +172,18 @@ def scaled_note(run: RunResult) -> str | None:
     study set it."""
     from ycsb_runner.analyse.compare import run_vs_study
     from ycsb_runner.reference import load_reference, select
-    from ycsb_runner.studies import study_of
 
     suite = run.manifest.suite
     scale = suite.scaling.get("scale", 1.0) or 1.0
     overrides = suite.scaling.get("overrides") or []
     if scale == 1 and not overrides:
         return None
-    study = study_of(suite.study, suite.audit_states)
+    study = study_of_run(run)
     ref = None
     if study.reference:
         ref = load_reference(study.reference)
         size = suite.scaling.get("size")
-        if size and "size" in ref and study.layout != "audit":
+        if size and "size" in ref and study.table_layout.sized_reference:
             ref = select(ref, size=size)
     return run_vs_study(run, ref)
 
@@ -209,39 +202,15 @@ def failure_banner(run: RunResult) -> str:
     return text + " Only completed steps are in the tables and figures below."
 
 
-def _reference_compare(run: RunResult) -> tuple[pd.DataFrame | None, str]:
-    """compare_reference for the run's study (the smallest published size when the run names none)."""
-    from ycsb_runner.analyse.compare import compare_reference
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.reference import load_reference
-    from ycsb_runner.studies import study_of
-
-    suite = run.manifest.suite
-    study = study_of(suite.study, suite.audit_states)
-    if not study.reference or study.layout != "tencent":
-        return None, ""
-    note = ""
-    size = None
-    if not suite.scaling.get("size"):
-        sizes = list(dict.fromkeys(load_reference(study.reference)["size"]))
-        if len(sizes) > 1:
-            size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
-    try:
-        return compare_reference(run, study.reference, size=size), note
-    except UserError as err:
-        return None, str(err)
-
-
 def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
     """Every plot that has data, and the tables they stand on (``overhead``, ``reference``)."""
     from ycsb_runner.analyse import plots
-    from ycsb_runner.analyse.table import audit_overhead
 
     out: list[Figure] = []
-    extra: dict[str, Any] = {}
-    if layout_of(run) == "audit":
-        overhead = audit_overhead(run)
-        extra["overhead"] = overhead
+    study = study_of_run(run)
+    extra: dict[str, Any] = study.table_layout.report_tables(run, study)
+    overhead = extra.get("overhead")
+    if overhead is not None:
         panels = plots.plot_audit_overhead(overhead)
         if panels:
             out.append(
@@ -253,11 +222,8 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                     panels,
                 )
             )
-    cmp, note = _reference_compare(run)
-    if cmp is not None or note:
-        extra["reference_note"] = note
+    cmp, note = extra.get("reference"), extra.get("reference_note") or ""
     if cmp is not None:
-        extra["reference"] = cmp
         panels = plots.plot_reference_ratio(cmp)
         if panels:
             out.append(
@@ -275,7 +241,6 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
         if cmp is not None:
             from ycsb_runner.reference import load_reference, select
 
-            study = study_of_run(run)
             ref = load_reference(study.reference or "")
             sizes = cmp["size"].dropna().unique().tolist()
             published = select(ref, size=sizes[0]) if sizes else ref
@@ -345,7 +310,8 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
     figures, extra = _figures(run)
     meta = metadata(run)
     steps = steps_frame(run)
-    ab = audit_ab(run) if layout_of(run) == "audit" else None
+    study = study_of_run(run)
+    ab = study.table_layout.statistics(run, study)
     note = scaled_note(run)
 
     h = [
@@ -363,7 +329,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
         md.append(f"> **{caveat}**\n")
     if note:
-        whose = "study's" if study_of_run(run).reference else "suite's own"
+        whose = "study's" if study.reference else "suite's own"
         h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
         md.append(f"> **Not the {whose} setting.** {note}\n")
     sub = extra.get("reference_note") or ""

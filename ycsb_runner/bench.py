@@ -458,7 +458,7 @@ def finish_run_folder(
     try:
         df = study_table(RunResult.load(result.root))
         if layout_named(df.attrs["layout"]).own_table and not df.empty:
-            atomic_write_csv(result.root / "study_table.csv", df)
+            atomic_write_csv(result.study_table_path, df)
         if report:
             from ycsb_runner.analyse.report import write_report
 

@@ -16,7 +16,7 @@ import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse.table import load_run, step_metrics  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
-from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 from ycsb_runner.studies import study_of_run, study_table  # noqa: E402
 
@@ -358,7 +358,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         md += [f"## {head}\n", markdown_table(shown), f"{rest}\n" if rest else ""]
     h.append("<h2>Plots</h2>")
     md.append("## Plots\n")
-    fig_dir = out / "report-figures"
+    fig_dir = out / REPORT_FIGURES
     for stem, caption, panels in figures:
         images = []
         for i, png in enumerate(panels, 1):
@@ -368,7 +368,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
                 f"<img alt='{html.escape(caption)} ({i}/{len(panels)})' src=\"data:image/png;base64,{b64}\">"
             )
             atomic_write_bytes(fig_dir / name, png)
-            md.append(f"![{caption} ({i}/{len(panels)})](report-figures/{name})\n")
+            md.append(f"![{caption} ({i}/{len(panels)})]({REPORT_FIGURES}/{name})\n")
         h.append(
             f"<figure><div class='panels'>{''.join(images)}</div>"
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -404,7 +404,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
     h += ["<h2>Steps</h2>", _html_table(steps)]
     md += ["## Steps\n", markdown_table(steps)]
     h.append("</body></html>\n")
-    html_path, md_path = out / "report.html", out / "report.md"
+    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
     atomic_write_text(html_path, "\n".join(h))
     atomic_write_text(md_path, "\n".join(md))
     return html_path, md_path

@@ -50,7 +50,9 @@ def table_cmd(
     run_dir = run_folder(run_dir)
     df = study_table(run_dir)
     if save:
-        _save(run_dir, "study_table.csv", df)
+        from ycsb_runner.model import STUDY_TABLE
+
+        _save(run_dir, STUDY_TABLE, df)
     emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
 
 

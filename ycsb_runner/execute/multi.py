@@ -38,7 +38,7 @@ from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.split import ClientShare, split_step
 from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
-from ycsb_runner.model import StepRecord
+from ycsb_runner.model import CLIENTS_DIR, HDR_DIR, STDERR, STDOUT, StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
@@ -149,7 +149,7 @@ def split_for(step: Step, suite: Any, names: list[str]) -> list[ClientShare]:
 
 def _pump(session: _Session, masker: Any, on_line: Any) -> None:
     assert session.proc is not None and session.proc.stderr is not None
-    with open(session.folder / "stderr.txt", "w", encoding="utf-8") as out:
+    with open(session.folder / STDERR, "w", encoding="utf-8") as out:
         for raw in session.proc.stderr:
             line = masker(raw.decode("utf-8", errors="replace"))
             if not session.ready.is_set() and line.strip() == READY:
@@ -194,7 +194,7 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
     shares = split_for(step, suite, [c.name for c in clients])
     record.keys = dataclasses.replace(record.keys, client=ALL_CLIENTS)
     sessions = [
-        _Session(c, s, out_dir / "clients" / c.spec.folder) for c, s in zip(clients, shares, strict=True)
+        _Session(c, s, out_dir / CLIENTS_DIR / c.spec.folder) for c, s in zip(clients, shares, strict=True)
     ]
     for s in sessions:
         s.folder.mkdir(parents=True, exist_ok=True)
@@ -218,7 +218,7 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             workload_file=wd / "workload.properties",
             connection_file=wd / "connection.properties",
             jvm_args=ctx.jvm_args,
-            hdr_dir=wd / "hdr",
+            hdr_dir=wd / HDR_DIR,
             env=ctx.env,
         )
         extra = s.share.properties()
@@ -332,10 +332,10 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
                 s.stdout.close()
             raw = private / f"{s.folder.name}.stdout"
             if raw.exists():
-                _copy_masked(raw, s.folder / "stdout.txt", ctx.masker)
+                _copy_masked(raw, s.folder / STDOUT, ctx.masker)
             if s.workdir:
                 with contextlib.suppress(Exception):
-                    s.client.fetch_dir(f"{s.workdir}/hdr", s.folder / "hdr")
+                    s.client.fetch_dir(f"{s.workdir}/{HDR_DIR}", s.folder / HDR_DIR)
                 s.client.remove(s.workdir)
         record.exit_code = next((s.exit_code for s in sessions if s.exit_code), 0)
     _collect(ctx, step, record, sessions, failed, bound_s if timed_out else None)
@@ -390,8 +390,8 @@ def _collect(
         expected = s.share.insertcount if step.kind == "load" else None
         try:
             parsed = parse_output(
-                (s.folder / "stdout.txt").read_bytes() if (s.folder / "stdout.txt").exists() else b"",
-                (s.folder / "stderr.txt").read_bytes() if (s.folder / "stderr.txt").exists() else b"",
+                (s.folder / STDOUT).read_bytes() if (s.folder / STDOUT).exists() else b"",
+                (s.folder / STDERR).read_bytes() if (s.folder / STDERR).exists() else b"",
                 exit_code=s.exit_code,
                 expected_ops=expected,
                 max_error_rate=ctx.max_error_rate,
@@ -399,7 +399,7 @@ def _collect(
         except ParseError as err:
             detail.update(verdict="failed", reasons=[str(err)])
             if s.name not in failed_names and not detail["stopped"]:
-                reasons.append(f"client {s.name}: {err}; see {s.folder / 'stderr.txt'}")
+                reasons.append(f"client {s.name}: {err}; see {s.folder / STDERR}")
             details.append(detail)
             continue
         detail.update(
@@ -445,7 +445,7 @@ def _collect(
             "its logs are merged on its own clock"
         )
     unreadable: list[str] = []
-    logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops}, unreadable)
+    logs = read_client_logs({s.name: s.folder / HDR_DIR for s in sessions if s.name in per_ops}, unreadable)
     if unreadable and record.verdict == "completed":
         # a client that finished must have written its latencies: the merge would silently miss them
         record.reasons.extend(unreadable)

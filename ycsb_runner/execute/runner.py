@@ -35,6 +35,7 @@ from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
     LOAD_MIX,
+    MANIFEST,
     NO_AUDIT,
     Manifest,
     RunResult,
@@ -298,10 +299,10 @@ class Runner:
         if not self.error:
             self.error = str(first)
         if self.run_dir.save_status(self.status, self.error):
-            return f" (manifest.json says {self.status}; CSVs may be incomplete)"
-        if not (self.run_dir.root / "manifest.json").exists():
-            return " (manifest.json could not be written)"
-        return " (manifest.json could not be updated: it still says running)"
+            return f" ({MANIFEST} says {self.status}; CSVs may be incomplete)"
+        if not self.run_dir.manifest_path.exists():
+            return f" ({MANIFEST} could not be written)"
+        return f" ({MANIFEST} could not be updated: it still says running)"
 
     def _run_steps(self, private: Path) -> None:
         self.flush()
@@ -333,7 +334,7 @@ class Runner:
                     raise
                 except OSError as err:
                     record.verdict = "failed"
-                    record.reasons.append(str(_disk_error(self.run_dir.root / "steps" / step.label, err)))
+                    record.reasons.append(str(_disk_error(self.run_dir.step_path(step.label), err)))
                     record.ended_at = time.time()
                     raise
                 record.ended_at = time.time()
@@ -344,7 +345,7 @@ class Runner:
                     self.error = f"{step.label}: {'; '.join(record.reasons)}"
                     raise RunFailed(
                         f"step {step.label} failed: {'; '.join(record.reasons)} "
-                        f"(logs in {self.run_dir.root / 'steps' / step.label})"
+                        f"(logs in {self.run_dir.step_path(step.label)})"
                     )
             failed = [r for r in self.records if r.verdict not in ("completed", "pending")]
             self.status = "failed" if failed else "completed"
@@ -389,7 +390,7 @@ class Runner:
             suite = dataclasses.replace(
                 suite, measurement=dataclasses.replace(suite.measurement, hdr_fileoutput=True)
             )
-        hdr_dir = out_dir / "hdr" if suite.measurement.hdr_fileoutput else None
+        hdr_dir = self.run_dir.hdr_dir(step.label) if suite.measurement.hdr_fileoutput else None
         if hdr_dir:
             hdr_dir.mkdir(exist_ok=True)
         conn_file = private / "connection.properties"
@@ -460,7 +461,7 @@ class Runner:
             )
         except ParseError as err:  # YCSB printed nothing a parser can use (e.g. the JVM did not start)
             record.verdict = "failed"
-            record.reasons = [f"{err}; exit code {result.exit_code}; see {out_dir / 'stderr.txt'}"]
+            record.reasons = [f"{err}; exit code {result.exit_code}; see {result.stderr_path}"]
             return
         record.verdict = parsed.verdict.status
         record.reasons = list(parsed.verdict.reasons)

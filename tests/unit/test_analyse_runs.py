@@ -17,11 +17,12 @@ from typer.testing import CliRunner
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.analyse.compare import compare_runs
-from ycsb_runner.analyse.report import display_frame, write_report
+from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import audit_ab, change_text, load_run, mix_shares, scenario_label
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
+from ycsb_runner.output import display_frame
 from ycsb_runner.reference import load_reference, select
 from ycsb_runner.studies import compare_reference, study_of_run, study_table
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pandas as pd  # noqa: E402
 from ycsb_runner.analyse.table import load_run, step_metrics  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
+from ycsb_runner.output import display_frame, markdown_table  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 from ycsb_runner.studies import study_of_run, study_table  # noqa: E402
 
@@ -36,37 +36,6 @@ figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-
 
 
 # --- text ---------------------------------------------------------------------------------------------
-
-
-def _fmt(v: Any) -> str:
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
-    return str(v)
-
-
-def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
-    """Every cell as text: numbers rounded, NaN as "-". ``compact``: "<mean> ± <stdev>" in one cell and the
-    "<x> stdev/min/max" spread columns dropped (when the stdev is NaN, e.g. n = 1, only the mean)."""
-    if df.empty:
-        return df
-    text = df.apply(lambda col: col.map(_fmt))
-    if not compact:
-        return text
-    for col in df.columns:
-        sd = f"{col} stdev"
-        if sd in df.columns:
-            has = df[sd].notna()
-            text.loc[has, col] = text.loc[has, col] + " ± " + text.loc[has, sd]
-    spread = [
-        c
-        for c in df.columns
-        if isinstance(c, str)
-        and c.rsplit(" ", 1)[-1] in ("stdev", "min", "max")
-        and c.rsplit(" ", 1)[0] in df.columns
-    ]
-    return text.drop(columns=spread)
 
 
 def _text(v: Any, none: str = "-") -> str:
@@ -148,20 +117,6 @@ def _html_table(df: pd.DataFrame) -> str:
         return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
 
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
-
-
-def markdown_table(df: pd.DataFrame) -> str:
-    """*df* as a Markdown table (cells as in ``display_frame``)."""
-    d = display_frame(df)
-    if d.empty:
-        return "_(no rows)_\n"
-
-    def esc(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |", "|" + "---|" * len(d.columns)]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in d.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
 
 
 Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)

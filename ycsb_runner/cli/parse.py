@@ -190,7 +190,7 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
     runs = [(str(path), _load(path, stderr)) for path in files]
 
     if fmt is Format.markdown:
-        from ycsb_runner.analyse.report import markdown_table
+        from ycsb_runner.output import markdown_table
 
         for name, run in runs:
             typer.echo(f"## {name}: {run.verdict.status}\n\n{markdown_table(_frame(run, table))}")

@@ -54,7 +54,7 @@ from ycsb_runner.parse.merge import (
     window_logs,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import _propescape, _propkey, render_step
+from ycsb_runner.render import property_lines, render_step
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0
@@ -222,9 +222,7 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             env=ctx.env,
         )
         extra = s.share.properties()
-        workload = rendered.workload_properties + "".join(
-            f"{_propkey(k)}={_propescape(v)}\n" for k, v in extra.items()
-        )
+        workload = rendered.workload_properties + property_lines(extra)
         s.argv_masked = rendered.masked_argv()
         (s.folder / "workload.properties").write_text(workload)
         (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")

@@ -7,12 +7,14 @@ import json
 import math
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import typer
 
 from ycsb_runner.console import out_console
+
+if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without one start without it
+    import pandas as pd
 
 
 class Format(StrEnum):
@@ -25,6 +27,8 @@ class Format(StrEnum):
 
 
 def _fmt(v: Any) -> str:
+    import pandas as pd
+
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, float):

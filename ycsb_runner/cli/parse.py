@@ -16,7 +16,6 @@ from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import STDOUT
 from ycsb_runner.parse import ParsedRun, parse_export, parse_output
 
 _JSON_START = re.compile(rb"\s*(?:\{|\[\s*\{)\s*\"metric\"")
@@ -35,6 +34,8 @@ _TABLE_COLUMNS = [
 def _read(path: Path) -> bytes:
     """The bytes of a YCSB capture: a file, or a pipe (``parse <(...)``, a FIFO); one-line errors else."""
     if path.is_dir():
+        from ycsb_runner.model import STDOUT
+
         raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path / STDOUT}")
     if not path.exists():
         raise UserError(f"file not found: {path}")

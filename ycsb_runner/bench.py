@@ -477,9 +477,9 @@ def finish_run_folder(
 ) -> Finished:
     """What every run folder gets at the end, finished or not: its record in the history (*history* =
     (results folder, history URL); None: not indexed), the study table and the report."""
-    from ycsb_runner.analyse.table import study_table
     from ycsb_runner.model import RunResult
     from ycsb_runner.store import atomic_write_csv
+    from ycsb_runner.studies import layout_named, study_table
 
     out = Finished()
     if history is not None:
@@ -495,8 +495,8 @@ def finish_run_folder(
                 log(f"warning: the run was not added to the history: {err}")
     try:
         df = study_table(RunResult.load(result.root))
-        if df.attrs.get("layout") in ("audit", "tencent") and not df.empty:
-            atomic_write_csv(result.root / "study_table.csv", df)
+        if layout_named(df.attrs["layout"]).own_table and not df.empty:
+            atomic_write_csv(result.study_table_path, df)
         if report:
             from ycsb_runner.analyse.report import write_report
 

@@ -30,6 +30,16 @@ if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by rea
 
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
+# The folder layout of a run (RESULTS.md): every other module asks for these names and paths here.
+STEPS_DIR = "steps"  # steps/<step>/ holds each step's raw logs
+HDR_DIR = "hdr"  # steps/<step>/hdr/ (and steps/<step>/clients/<client>/hdr/): YCSB's .hdr interval logs
+CLIENTS_DIR = "clients"  # steps/<step>/clients/<client>/: one load generator's logs of a multi-client step
+STDOUT = "stdout.txt"  # a YCSB process's stdout (credentials masked)
+STDERR = "stderr.txt"
+STUDY_TABLE = "study_table.csv"
+REPORT_HTML = "report.html"
+REPORT_MD = "report.md"
+REPORT_FIGURES = "report-figures"  # the report's images as PNG files, beside report.md
 LOCAL_CLIENT = "local"
 ALL_CLIENTS = "all"  # the client of merged rows, when several load generators ran a step
 NO_AUDIT = "none"  # a step whose audit state the suite does not control
@@ -432,7 +442,7 @@ class RunResult:
             n += 1
             root = results / f"{run_id}-{n}"
         try:
-            (root / "steps").mkdir(parents=True)
+            (root / STEPS_DIR).mkdir(parents=True)
         except OSError as err:
             raise _disk_error(root, err) from err
         return cls(root, Manifest(run_id=root.name, suite=suite))
@@ -461,19 +471,47 @@ class RunResult:
     def run_id(self) -> str:
         return self.manifest.run_id
 
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST
+
+    @property
+    def study_table_path(self) -> Path:
+        return self.root / STUDY_TABLE
+
+    def step_path(self, label: str) -> Path:
+        """``steps/<label>/`` (not created)."""
+        return self.root / STEPS_DIR / label
+
     def step_dir(self, label: str) -> Path:
-        d = self.root / "steps" / label
+        """``steps/<label>/``, created when missing."""
+        d = self.step_path(label)
         d.mkdir(parents=True, exist_ok=True)
         return d
 
+    def hdr_dir(self, label: str) -> Path:
+        """``steps/<label>/hdr/``: a single-client step's interval logs (it may not exist)."""
+        return self.step_path(label) / HDR_DIR
+
+    def client_hdr_dirs(self, label: str) -> dict[str, Path]:
+        """client -> its ``hdr/`` folder in step *label*: ``clients/<name>/hdr`` of a multi-client step,
+        else ``{LOCAL_CLIENT: steps/<label>/hdr}``."""
+        step = self.step_path(label)
+        clients = sorted(p for p in (step / CLIENTS_DIR).glob("*") if p.is_dir())
+        return {c.name: c / HDR_DIR for c in clients} or {LOCAL_CLIENT: step / HDR_DIR}
+
+    def hdr_dirs(self) -> list[Path]:
+        """Every single-client step's ``hdr/`` folder that exists, in step order."""
+        return sorted((self.root / STEPS_DIR).glob(f"*/{HDR_DIR}"))
+
     def save_manifest(self) -> None:
-        atomic_write_json(self.root / MANIFEST, _json_safe(self.manifest.to_json()))
+        atomic_write_json(self.manifest_path, _json_safe(self.manifest.to_json()))
 
     def save_status(self, status: str, error: str | None) -> bool:
         """Set the saved manifest's status and error when the full manifest cannot be written (a full disk):
         the last saved manifest, compacted, written atomically or else over the old file's own bytes (the
         new text is no longer). True when saved."""
-        path = self.root / MANIFEST
+        path = self.manifest_path
         try:
             old = path.read_bytes()
             doc = json.loads(old)

@@ -117,6 +117,11 @@ def _propkey(key: object) -> str:
     return _propchars(str(key), _KEY_SPECIAL, leading_space=True)
 
 
+def property_lines(properties: dict[str, object]) -> str:
+    """``key=value`` lines as ``java.util.Properties`` reads them back (keys and values escaped)."""
+    return "".join(f"{_propkey(k)}={_propescape(v)}\n" for k, v in properties.items())
+
+
 def _propcomment(text: object) -> str:
     """Text for a ``#`` comment line: escaped like a value, so that it cannot end the comment line."""
     return _propchars(str(text), frozenset(), leading_space=False)

@@ -1,87 +1,198 @@
-"""What ycsb-runner knows about each published study, in one registry keyed by a suite's ``study``.
+"""What ycsb-runner knows about each published study, in one registry keyed by a suite's ``study``, and the
+table layouts the studies use, in a second registry.
 
 A suite says which study it reproduces (``study = "tencent-mongodb44"``); a user's own suite may say so too.
-The registry gives the table layout, the metrics the study reports and their direction, and the reference
-table to compare with. Nothing else in the package looks at a suite's name. A suite without ``study`` is
-``generic`` (or ``audit-ab`` when it switches audit logging: the off/on comparison needs that layout).
+The study registry gives the study's layout, the metrics it reports and the reference table to compare
+with. A layout (a :class:`Layout` subclass) gives the study's table, its comparison with the published table,
+the tables the report shows before it (and plots), and the columns a narrow terminal keeps. Nothing else in
+the package looks at a suite's name or a layout's name. A suite without ``study`` is ``generic`` (or
+``audit-ab`` when it switches audit logging: the off/on comparison needs that layout).
+
+A new study in an existing layout is one :class:`Study` entry (plus its suite and reference data); a new
+layout is one :class:`Layout` subclass, registered with :func:`register_layout`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
+# the metric registry lives in ycsb_runner.metrics; re-exported for the modules that read it from here
+from ycsb_runner.metrics import (  # noqa: F401
+    CLIENT_METRICS,
+    METRICS,
+    OPERATION_METRICS,
+    RUN_METRICS,
+    SERVER_METRICS,
+    Metric,
+    higher_is_better,
+    metric_label,
+)
 
-@dataclass(frozen=True)
-class Metric:
-    """A per-step figure the tables, compare and regress work on."""
+if TYPE_CHECKING:
+    import pandas as pd
 
-    name: str  # the column of ``analyse.table.step_metrics``
-    label: str
-    unit: str
-    higher_is_better: bool | None  # None: no better or worse (e.g. a rate that follows the mix)
-    side: str = "client"  # "client" (YCSB) or "server" (serverStatus)
-
-
-METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("throughput_ops_s", "throughput", "ops/s", True),
-        Metric("read_avg_us", "read avg latency", "µs", False),
-        Metric("write_avg_us", "write avg latency", "µs", False),
-        Metric("read_p99_us", "read p99 latency", "µs", False),
-        Metric("write_p99_us", "write p99 latency", "µs", False),
-        Metric("error_rate", "error rate", "", False),
-        Metric("server_cpu_pct", "server CPU", "%", False, "server"),
-        Metric("server_reads_avg_rt_us", "server reads avg RT", "µs", False, "server"),
-        Metric("server_writes_avg_rt_us", "server writes avg RT", "µs", False, "server"),
-        Metric("server_query_per_s", "server query/s", "ops/s", True, "server"),
-        Metric("server_insert_per_s", "server insert/s", "ops/s", True, "server"),
-        Metric("server_update_per_s", "server update/s", "ops/s", True, "server"),
-        Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
-    )
-}
-# Per-operation figures of the run history (``ycsb_runner.history``), one series per step cell and operation.
-OPERATION_METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("avg_us", "average latency", "µs", False),
-        Metric("p50_us", "p50 latency", "µs", False),
-        Metric("p95_us", "p95 latency", "µs", False),
-        Metric("p99_us", "p99 latency", "µs", False),
-    )
-}
-# Per-run figures of the run history: one value per run (``findmax``: the found rate under its bound).
-RUN_METRICS: dict[str, Metric] = {
-    m.name: m for m in (Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True),)
-}
-CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
-SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
-
-
-def metric_label(name: str) -> str:
-    """``read_avg_us`` -> ``read avg latency (µs)``: a figure's label and unit (the name when unknown)."""
-    m = METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name)
-    if m is None:
-        return name
-    return f"{m.label} ({m.unit})" if m.unit else m.label
-
-
-def higher_is_better(metric: str) -> bool | None:
-    """The direction of a registered metric (None for one the registry does not know)."""
-    m = METRICS.get(metric) or OPERATION_METRICS.get(metric) or RUN_METRICS.get(metric)
-    return m.higher_is_better if m else None
+    from ycsb_runner.model import RunResult
 
 
 @dataclass(frozen=True)
 class Study:
     name: str
     title: str
-    layout: str  # "audit" (off vs on per mix), "tencent" (per-mix means), "generic"
+    layout: str  # the name of a registered Layout: its table, reference comparison and report tables
     metrics: tuple[str, ...]  # what the study reports, in its order
     reference: str | None = None  # the published table (``ycsb_runner.reference``)
     reference_keys: tuple[str, ...] = ("mix",)  # how measured rows meet published ones
     # measured metric -> the reference table's column(s) for it
     reference_columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # measured metric -> (reference column, unit) of the published figure in its other unit
+    reference_other_unit: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def table_layout(self) -> Layout:
+        return layout_named(self.layout)
+
+
+class Layout:
+    """How a study's runs are tabled, compared with its published table and shown.
+
+    Subclass it, set ``name``, implement ``table`` (and ``reference`` when studies in the layout publish a
+    table), register an instance with :func:`register_layout` and name it in a :class:`Study`'s ``layout``.
+    The analysis functions a layout calls are imported where they are used: the analysis modules read the
+    metric registry (:mod:`ycsb_runner.metrics`), never this module."""
+
+    name: ClassVar[str] = ""
+    # the columns a narrow terminal keeps first (the rest are hidden and named under the table)
+    priority: ClassVar[tuple[str, ...]] = ()
+    # the table's cells are prose: a row that does not fit the terminal is shown as one block
+    prose: ClassVar[bool] = False
+    # the study's own table: saved as study_table.csv when a bench ends and shown under its results
+    own_table: ClassVar[bool] = True
+    # published rows are picked by the instance size the run was made for (``--set size=...``)
+    sized_reference: ClassVar[bool] = True
+    # the tables compare audit off with audit on: the run's audit caveat goes with them
+    audited: ClassVar[bool] = False
+
+    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+        """Measured vs published rows (``ycsb_runner.analyse.compare.REFERENCE_COLUMNS``)."""
+        from ycsb_runner.errors import UserError
+
+        raise UserError(f"study {study.name} has no published table to compare with")
+
+    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+        """What the report shows (and plots) before the study table: ``overhead`` (audit on vs off in %),
+        ``reference`` (measured vs published) and ``reference_note`` (which published figures)."""
+        return {}
+
+    def statistics(self, run: RunResult, study: Study) -> pd.DataFrame | None:
+        """The long-form statistics the report lists after the run's description (None: none)."""
+        return None
+
+
+class MeansLayout(Layout):
+    """Per-mix means over the repetitions of client-side throughput, read/write latency and server CPU, set
+    against a table published per instance size (and thread count)."""
+
+    name = "means"
+    priority = ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase")
+
+    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+        from ycsb_runner.analyse.table import means_table
+
+        return means_table(run)
+
+    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+        from ycsb_runner.analyse.compare import means_reference
+
+        return means_reference(run, study, size, storage)
+
+    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+        """The published figures of the run's size (the smallest published when the run names none)."""
+        from ycsb_runner.errors import UserError
+        from ycsb_runner.reference import load_reference
+
+        if not study.reference:
+            return {}
+        note = ""
+        size = None
+        if not run.manifest.suite.scaling.get("size"):
+            sizes = list(dict.fromkeys(load_reference(study.reference)["size"]))
+            if len(sizes) > 1:
+                size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
+        try:
+            return {"reference": compare_reference(run, study.reference, size=size), "reference_note": note}
+        except UserError as err:
+            return {"reference_note": str(err)}
+
+
+class OffOnLayout(Layout):
+    """Audit off vs on per mix from the server-side figures (the change, its verdict), set against a
+    published change."""
+
+    name = "off-on"
+    prose = True
+    sized_reference = False
+    audited = True
+
+    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+        from ycsb_runner.analyse.table import audit_table
+
+        return audit_table(run, study)
+
+    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+        from ycsb_runner.analyse.compare import audit_reference
+
+        return audit_reference(run, study, size, storage)
+
+    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+        from ycsb_runner.analyse.table import audit_overhead
+
+        return {"overhead": audit_overhead(run, study)}
+
+    def statistics(self, run: RunResult, study: Study) -> pd.DataFrame | None:
+        from ycsb_runner.analyse.table import audit_ab
+
+        return audit_ab(run, study.metrics)
+
+
+class GenericLayout(Layout):
+    """Every figure per phase, mix, threads and audit state: for suites that reproduce no study."""
+
+    name = "generic"
+    priority = ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads")
+    own_table = False
+
+    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+        from ycsb_runner.analyse.table import generic_table
+
+        return generic_table(run)
+
+
+LAYOUTS: dict[str, Layout] = {}
+
+
+def register_layout(layout: Layout) -> Layout:
+    """Add *layout* to the registry under its ``name`` (a study names it in its ``layout``)."""
+    if not layout.name:
+        raise ValueError(f"{type(layout).__name__} has no name")
+    LAYOUTS[layout.name] = layout
+    return layout
+
+
+def layout_named(name: str) -> Layout:
+    """A registered layout (KeyError naming the known ones otherwise: a study names an unknown layout)."""
+    try:
+        return LAYOUTS[name]
+    except KeyError:
+        raise KeyError(f"unknown layout {name!r}: known layouts are {', '.join(LAYOUTS)}") from None
+
+
+for _layout in (MeansLayout(), OffOnLayout(), GenericLayout()):
+    register_layout(_layout)
 
 
 _TENCENT_COLUMNS = {
@@ -125,15 +236,16 @@ STUDIES: dict[str, Study] = {
         Study(
             "alibaba-audit",
             "Alibaba Cloud: the cost of audit logging (server CPU, response time, opcounters)",
-            "audit",
+            OffOnLayout.name,
             _AUDIT_METRICS,
             reference="alibaba-audit",
             reference_columns=_ALIBABA_COLUMNS,
+            reference_other_unit=ALIBABA_OTHER_UNIT,
         ),
         Study(
             "tencent-mongodb44",
             "Tencent Cloud MongoDB 4.4: throughput, latency and CPU per instance size and mix",
-            "tencent",
+            MeansLayout.name,
             _TENCENT_METRICS,
             reference="tencent-mongodb44",
             reference_columns=_TENCENT_COLUMNS,
@@ -141,14 +253,14 @@ STUDIES: dict[str, Study] = {
         Study(
             "tencent-threads",
             "Tencent Cloud: throughput, latency and CPU at 100 and 200 threads",
-            "tencent",
+            MeansLayout.name,
             _TENCENT_METRICS,
             reference="tencent-threads",
             reference_keys=("mix", "threads"),
             reference_columns=_TENCENT_COLUMNS,
         ),
-        Study("audit-ab", "audit off vs on per mix", "audit", _AUDIT_METRICS),
-        Study("generic", "per-mix results", "generic", CLIENT_METRICS + SERVER_METRICS),
+        Study("audit-ab", "audit off vs on per mix", OffOnLayout.name, _AUDIT_METRICS),
+        Study("generic", "per-mix results", GenericLayout.name, CLIENT_METRICS + SERVER_METRICS),
     )
 }
 
@@ -179,3 +291,55 @@ def study_for_reference(reference: str) -> Study:
             return s
     known = ", ".join(s.reference for s in STUDIES.values() if s.reference)
     raise UserError(f"unknown reference table {reference!r}: known tables are {known}")
+
+
+def study_of_run(run: RunResult) -> Study:
+    """The study the run's suite declared (``audit-ab`` or ``generic`` when it declared none)."""
+    return study_of(run.manifest.suite.study, run.manifest.suite.audit_states)
+
+
+def _load(run: Path | str | RunResult) -> RunResult:
+    from ycsb_runner.analyse.table import load_run
+
+    return load_run(run)
+
+
+def study_table(run_dir: Path | str | RunResult) -> pd.DataFrame:
+    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]`` names
+    the layout; ``attrs["unsteady"]`` names its non-stationary steps)."""
+    from ycsb_runner.analyse.table import unsteady_caption, unsteady_steps
+
+    run = _load(run_dir)
+    study = study_of_run(run)
+    layout = study.table_layout
+    out = layout.table(run, study)
+    out.attrs["layout"] = layout.name
+    unsteady = unsteady_caption(run)
+    if unsteady:
+        out.attrs["unsteady"] = unsteady
+        if not out.empty and "mix" in out:  # flag the rows too
+            bad = set(run.steps.set_index("step").loc[[s for s, _ in unsteady_steps(run)], "mix"])
+            out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
+    return out
+
+
+def compare_reference(
+    run_dir: Path | str | RunResult, reference_name: str, size: str | None = None, storage: str | None = None
+) -> pd.DataFrame:
+    """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured/published,
+    in the layout of the study that published *reference_name*.
+
+    Per-mix means (Tencent's tables): throughput, RAL, WAL (client-side means) and CPU. Off vs on (Alibaba's):
+    the off->on change of each server figure (percent; CPU in percentage points) against the published change
+    (0 where it says "no significant change"). ``size`` defaults to the size the run was made for
+    (``--set size=...``) where the published rows are per size.
+    """
+    from ycsb_runner.analyse.compare import finish_reference
+
+    study = study_for_reference(reference_name)
+    run = _load(run_dir)
+    layout = study.table_layout
+    out = layout.reference(run, study, size, storage)
+    return finish_reference(
+        out, run, study, size, storage, sized=layout.sized_reference, audited=layout.audited
+    )

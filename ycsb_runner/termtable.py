@@ -1,6 +1,6 @@
 """Tables for a terminal of any width: numbers are never cut, columns are chosen by width.
 
-``print_frame`` takes a frame whose cells are already text (``analyse.report.display_frame``) and prints it
+``print_frame`` takes a frame whose cells are already text (``output.display_frame``) and prints it
 so that it fits the console's width (``COLUMNS`` when piped):
 
 1. every column gets the width it needs; a number (``1,234``, ``12.5%``, ``106 ± 16.43``) always gets its full

@@ -16,13 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.compare import compare_reference, compare_runs
-from ycsb_runner.analyse.report import display_frame, write_report
-from ycsb_runner.analyse.table import audit_ab, change_text, load_run, mix_shares, scenario_label, study_table
+from ycsb_runner.analyse.compare import compare_runs
+from ycsb_runner.analyse.report import write_report
+from ycsb_runner.analyse.table import audit_ab, change_text, load_run, mix_shares, scenario_label
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
+from ycsb_runner.output import display_frame
 from ycsb_runner.reference import load_reference, select
+from ycsb_runner.studies import compare_reference, study_of_run, study_table
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -51,7 +53,7 @@ def _op_mean(run_dir: Path, mix: str, op: str) -> float:
 def test_tencent_table_equals_operations_csv(tencent: Path) -> None:
     table = study_table(tencent)
     steps = RunResult.load(tencent).steps
-    assert table.attrs["layout"] == "tencent"
+    assert table.attrs["layout"] == "means"
     assert table["mix"].tolist() == ["load", "read50_update50", "read100"]
     t = table.set_index("mix")
     assert t.loc["load", "n"] == 1 and t.loc["read100", "n"] == 2
@@ -77,7 +79,7 @@ def test_layout_comes_from_the_declared_study_not_the_name(tencent: Path) -> Non
     assert manifest["suite"]["study"] == "tencent-mongodb44"
     manifest["suite"]["name"] = "my-own-sizing-suite"
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert study_table(tencent).attrs["layout"] == "tencent"
+    assert study_table(tencent).attrs["layout"] == "means"
     manifest["suite"]["study"] = None
     (tencent / "manifest.json").write_text(json.dumps(manifest))
     assert study_table(tencent).attrs["layout"] == "generic"
@@ -242,7 +244,7 @@ def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_p
 def test_audit_table_off_vs_on(audit: Path) -> None:
     run = load_run(audit)
     table = study_table(run)
-    assert table.attrs["layout"] == "audit"
+    assert table.attrs["layout"] == "off-on"
     assert table.columns[:2].tolist() == ["mix", "scenario"]
     row = table.iloc[0]
     assert row["scenario"] == "insert:read:update=0:50:50"
@@ -253,7 +255,7 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
     assert reads.startswith("read avg (client-side, YCSB) ")
     assert reads.endswith(" [server reports no reads_avg_rt]")
     # the throughput cell is the off -> on comparison of the steps' YCSB throughput, in the study's words
-    ab = audit_ab(run).set_index("metric")
+    ab = audit_ab(run, study_of_run(run).metrics).set_index("metric")
     steps = run.steps[run.steps["phase"] == "run"]
     off = steps[steps["audit"] == "off"]["throughput_ops_s"]
     on = steps[steps["audit"] == "on"]["throughput_ops_s"]
@@ -294,7 +296,7 @@ def test_alibaba_reference_compare(audit: Path) -> None:
     assert mine.loc["server_query_per_s", "published"] == -15.0
     assert mine.loc["server_reads_avg_rt_us", "published"] == 200.0
     assert mine.loc["server_cpu_pct", "published"] == 0.0  # "no significant change" in the study
-    ab = audit_ab(load_run(audit)).set_index(["mix", "metric"])
+    ab = audit_ab(load_run(audit), study_of_run(load_run(audit)).metrics).set_index(["mix", "metric"])
     want = ab.loc[("read50_update50", "server_query_per_s"), "change_pct"]
     assert mine.loc["server_query_per_s", "measured"] == pytest.approx(want)
     assert mine.loc["server_reads_avg_rt_us", "note"].startswith("unavailable")

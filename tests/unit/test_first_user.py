@@ -14,12 +14,10 @@ import pytest
 from test_reference import _seed_004_rows, seed_text
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.compare import compare_reference
-from ycsb_runner.analyse.table import study_table
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.reference import mix_key, normalise_size
-from ycsb_runner.studies import METRICS
+from ycsb_runner.studies import METRICS, compare_reference, study_table
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

@@ -11,9 +11,10 @@ import pytest
 
 from ycsb_runner.analyse.plots import latency_over_time, latency_unit, short_step
 from ycsb_runner.analyse.report import scaled_note, write_report
-from ycsb_runner.analyse.table import audit_ab, audit_overhead, study_table
+from ycsb_runner.analyse.table import audit_ab, audit_overhead
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
+from ycsb_runner.studies import study_of_run, study_table
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -30,7 +31,7 @@ def tencent(tmp_path: Path) -> Path:
 
 def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> None:
     run = RunResult.load(audit)
-    over = audit_overhead(run).set_index("metric")
+    over = audit_overhead(run, study_of_run(run)).set_index("metric")
     ab = audit_ab(run, ("throughput_ops_s", "server_cpu_pct", "read_avg_us")).set_index("metric")
     for metric in ("throughput_ops_s", "server_cpu_pct"):
         a, b = ab.loc[metric, "a_mean"], ab.loc[metric, "b_mean"]
@@ -93,8 +94,8 @@ def test_thread_counts_are_matched_by_value() -> None:
 
 
 def test_published_remarks_in_english_beside_the_original() -> None:
-    from ycsb_runner.analyse.compare import compare_reference
     from ycsb_runner.reference.english import english
+    from ycsb_runner.studies import compare_reference
 
     assert english("上涨 3 个百分点（+15%）") == "up 3 percentage points (+15%)"
     assert english("query 降低 5000（-15%）； update 降低 5000（-15%）") == (

@@ -1,18 +1,25 @@
-"""Compare a run with a published reference table, or two runs of the same suite (pyperf/esrally style)."""
+"""Compare a run with a published reference table, or two runs of the same suite (pyperf/esrally style).
+
+The rows of a reference comparison come from ``means_reference`` or ``audit_reference``, as the study's
+layout chooses (``ycsb_runner.studies.compare_reference``)."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.analyse.table import audit_ab, load_run, metric_in_mix, step_metrics
 from ycsb_runner.errors import UserError
+from ycsb_runner.metrics import METRICS, higher_is_better
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
-from ycsb_runner.studies import ALIBABA_OTHER_UNIT, METRICS, Study, higher_is_better, study_for_reference
+
+if TYPE_CHECKING:
+    from ycsb_runner.studies import Study
 
 REFERENCE_COLUMNS = [
     "mix",
@@ -69,7 +76,8 @@ def _ratio(measured: float, published: float) -> float:
     return measured / published
 
 
-def _tencent_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+def means_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    """Measured per-mix means (client-side throughput, RAL, WAL; server CPU) against the published ones."""
     ref = load_reference(study.reference or study.name)
     size = size or run.manifest.suite.scaling.get("size")
     if size is None and ref["size"].nunique() > 1:
@@ -190,17 +198,18 @@ def _in_mix(metric: str, mix: str) -> bool:
     return metric_in_mix(metric, mix)
 
 
-def _published_other(pub: pd.Series, metric: str) -> str:
+def _published_other(pub: pd.Series, metric: str, study: Study) -> str:
     """The published change in its other unit: ``+300 µs`` (the cell is +250 %), ``+15 % of the off value``
     (the cell is +3 pp); "" where the study gives none."""
-    col, unit = ALIBABA_OTHER_UNIT.get(metric, ("", ""))
+    col, unit = study.reference_other_unit.get(metric, ("", ""))
     value = pub.get(col)
     if not col or value is None or value != value:
         return ""
     return f"{float(value):+,.0f} {unit}"
 
 
-def _audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+def audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    """The measured off -> on change of each server figure against the published change."""
     ref = select(load_reference(study.reference or study.name), size=size, storage=storage)
     ab = audit_ab(run, study.metrics)
     rows = []
@@ -236,7 +245,7 @@ def _audit_reference(run: RunResult, study: Study, size: str | None, storage: st
                     "published": published,
                     "unit": "%" if pct else "pp",
                     "ratio": _ratio(measured, published),
-                    "published_other": _published_other(pub, metric),
+                    "published_other": _published_other(pub, metric, study),
                     "published_text": _with_english(pub[text_col]),
                     "measured_n": int(got["n_a"] + got["n_b"]) if got is not None else 0,
                     "note": note,
@@ -245,29 +254,25 @@ def _audit_reference(run: RunResult, study: Study, size: str | None, storage: st
     return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
 
 
-def compare_reference(
-    run_dir: Path | str | RunResult, reference_name: str, size: str | None = None, storage: str | None = None
+def finish_reference(
+    out: pd.DataFrame,
+    run: RunResult,
+    study: Study,
+    size: str | None,
+    storage: str | None,
+    *,
+    sized: bool,
+    audited: bool,
 ) -> pd.DataFrame:
-    """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured/published.
-
-    Tencent tables: throughput, RAL, WAL (client-side means) and CPU.
-    Alibaba: the off->on change of each server
-    figure (percent; CPU in percentage points) against the published change (0 where it says "no significant
-    change"). ``size`` defaults to the size the run was made for (``--set size=...``).
-    """
-    study = study_for_reference(reference_name)
-    run = load_run(run_dir)
-    if study.layout == "audit":
-        out = _audit_reference(run, study, size, storage)
-    else:
-        out = _tencent_reference(run, study, size, storage)
-    out.attrs["reference"] = reference_name
+    """A reference comparison's common part: typed threads, the table's name, what the run did next to the
+    study (*sized*: published rows are per the run's instance size) and the audit caveat (*audited*)."""
+    out.attrs["reference"] = study.reference
     out["threads"] = out["threads"].astype("Int64")
-    size = size or (run.manifest.suite.scaling.get("size") if study.layout != "audit" else None)
+    size = size or (run.manifest.suite.scaling.get("size") if sized else None)
     out.attrs["run_vs_study"] = run_vs_study(
         run, select(load_reference(study.reference or study.name), size=size, storage=storage)
     )
-    out.attrs["audit_unverified"] = run.manifest.audit_caveat if study.layout == "audit" else ""
+    out.attrs["audit_unverified"] = run.manifest.audit_caveat if audited else ""
     return out
 
 

@@ -63,7 +63,7 @@ def short_step(step: str, row: pd.Series | dict | None = None) -> str:
 
 def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
     """(time_s, operation, p50/p95/p99 or avg/p90/p99 columns in µs) of one step, and where it came from."""
-    hdr_dir = run.root / "steps" / step / "hdr"
+    hdr_dir = run.hdr_dir(step)
     if hdr_dir.is_dir() and any(hdr_dir.glob("*.hdr")):
         from ycsb_runner.parse import hdr_intervals
 
@@ -190,7 +190,7 @@ def spectrum_frame(run: RunResult) -> tuple[pd.DataFrame, str]:
     from ycsb_runner.parse import hdr_percentiles
 
     rows = []
-    for hdr_dir in sorted((run.root / "steps").glob("*/hdr")):
+    for hdr_dir in run.hdr_dirs():
         if not any(hdr_dir.glob("*.hdr")):
             continue
         try:

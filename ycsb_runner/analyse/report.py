@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -14,17 +13,12 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.analyse.table import (  # noqa: E402
-    audit_ab,
-    layout_of,
-    load_run,
-    step_metrics,
-    study_of_run,
-    study_table,
-)
-from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.analyse.table import load_run, step_metrics  # noqa: E402
+from ycsb_runner.metrics import metric_label  # noqa: E402
+from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
+from ycsb_runner.output import display_frame, markdown_table  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
-from ycsb_runner.studies import metric_label  # noqa: E402
+from ycsb_runner.studies import study_of_run, study_table  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 @media (max-width:900px){body{margin:1em}}
@@ -42,37 +36,6 @@ figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-
 
 
 # --- text ---------------------------------------------------------------------------------------------
-
-
-def _fmt(v: Any) -> str:
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
-    return str(v)
-
-
-def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
-    """Every cell as text: numbers rounded, NaN as "-". ``compact``: "<mean> ± <stdev>" in one cell and the
-    "<x> stdev/min/max" spread columns dropped (when the stdev is NaN, e.g. n = 1, only the mean)."""
-    if df.empty:
-        return df
-    text = df.apply(lambda col: col.map(_fmt))
-    if not compact:
-        return text
-    for col in df.columns:
-        sd = f"{col} stdev"
-        if sd in df.columns:
-            has = df[sd].notna()
-            text.loc[has, col] = text.loc[has, col] + " ± " + text.loc[has, sd]
-    spread = [
-        c
-        for c in df.columns
-        if isinstance(c, str)
-        and c.rsplit(" ", 1)[-1] in ("stdev", "min", "max")
-        and c.rsplit(" ", 1)[0] in df.columns
-    ]
-    return text.drop(columns=spread)
 
 
 def _text(v: Any, none: str = "-") -> str:
@@ -174,20 +137,6 @@ def _html_table(df: pd.DataFrame) -> str:
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
 
 
-def markdown_table(df: pd.DataFrame) -> str:
-    """*df* as a Markdown table (cells as in ``display_frame``)."""
-    d = display_frame(df)
-    if d.empty:
-        return "_(no rows)_\n"
-
-    def esc(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |", "|" + "---|" * len(d.columns)]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in d.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
-
-
 Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)
 
 
@@ -196,19 +145,18 @@ def scaled_note(run: RunResult) -> str | None:
     study set it."""
     from ycsb_runner.analyse.compare import run_vs_study
     from ycsb_runner.reference import load_reference, select
-    from ycsb_runner.studies import study_of
 
     suite = run.manifest.suite
     scale = suite.scaling.get("scale", 1.0) or 1.0
     overrides = suite.scaling.get("overrides") or []
     if scale == 1 and not overrides:
         return None
-    study = study_of(suite.study, suite.audit_states)
+    study = study_of_run(run)
     ref = None
     if study.reference:
         ref = load_reference(study.reference)
         size = suite.scaling.get("size")
-        if size and "size" in ref and study.layout != "audit":
+        if size and "size" in ref and study.table_layout.sized_reference:
             ref = select(ref, size=size)
     return run_vs_study(run, ref)
 
@@ -227,36 +175,13 @@ def failure_banner(run: RunResult) -> str:
     return text + " Only completed steps are in the tables and figures below."
 
 
-def _reference_compare(run: RunResult) -> tuple[pd.DataFrame | None, str]:
-    """compare_reference for the run's study (the smallest published size when the run names none)."""
-    from ycsb_runner.analyse.compare import compare_reference
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.reference import load_reference
-    from ycsb_runner.studies import study_of
-
-    suite = run.manifest.suite
-    study = study_of(suite.study, suite.audit_states)
-    if not study.reference or study.layout != "tencent":
-        return None, ""
-    note = ""
-    size = None
-    if not suite.scaling.get("size"):
-        sizes = list(dict.fromkeys(load_reference(study.reference)["size"]))
-        if len(sizes) > 1:
-            size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
-    try:
-        return compare_reference(run, study.reference, size=size), note
-    except UserError as err:
-        return None, str(err)
-
-
 def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
     """Every plot that has data, and the tables they stand on (``overhead``, ``reference``)."""
     from ycsb_runner.analyse import plots
-    from ycsb_runner.analyse.table import audit_overhead
 
     out: list[Figure] = []
-    extra: dict[str, Any] = {}
+    study = study_of_run(run)
+    extra: dict[str, Any] = study.table_layout.report_tables(run, study)
     search = run.manifest.findmax
     if search:
         panels = plots.plot_findmax(search)
@@ -272,9 +197,8 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                     panels,
                 )
             )
-    if layout_of(run) == "audit":
-        overhead = audit_overhead(run)
-        extra["overhead"] = overhead
+    overhead = extra.get("overhead")
+    if overhead is not None:
         panels = plots.plot_audit_overhead(overhead)
         if panels:
             out.append(
@@ -286,11 +210,8 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                     panels,
                 )
             )
-    cmp, note = _reference_compare(run)
-    if cmp is not None or note:
-        extra["reference_note"] = note
+    cmp, note = extra.get("reference"), extra.get("reference_note") or ""
     if cmp is not None:
-        extra["reference"] = cmp
         panels = plots.plot_reference_ratio(cmp)
         if panels:
             out.append(
@@ -308,7 +229,6 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
         if cmp is not None:
             from ycsb_runner.reference import load_reference, select
 
-            study = study_of_run(run)
             ref = load_reference(study.reference or "")
             sizes = cmp["size"].dropna().unique().tolist()
             published = select(ref, size=sizes[0]) if sizes else ref
@@ -383,7 +303,8 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
     figures, extra = _figures(run)
     meta = metadata(run)
     steps = steps_frame(run)
-    ab = audit_ab(run) if layout_of(run) == "audit" else None
+    study = study_of_run(run)
+    ab = study.table_layout.statistics(run, study)
     note = scaled_note(run)
 
     h = [
@@ -401,7 +322,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
         md.append(f"> **{caveat}**\n")
     if note:
-        whose = "study's" if study_of_run(run).reference else "suite's own"
+        whose = "study's" if study.reference else "suite's own"
         h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
         md.append(f"> **Not the {whose} setting.** {note}\n")
     sub = extra.get("reference_note") or ""
@@ -438,7 +359,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         md += [f"## {head}\n", markdown_table(shown), f"{rest}\n" if rest else ""]
     h.append("<h2>Plots</h2>")
     md.append("## Plots\n")
-    fig_dir = out / "report-figures"
+    fig_dir = out / REPORT_FIGURES
     for stem, caption, panels in figures:
         images = []
         for i, png in enumerate(panels, 1):
@@ -448,7 +369,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
                 f"<img alt='{html.escape(caption)} ({i}/{len(panels)})' src=\"data:image/png;base64,{b64}\">"
             )
             atomic_write_bytes(fig_dir / name, png)
-            md.append(f"![{caption} ({i}/{len(panels)})](report-figures/{name})\n")
+            md.append(f"![{caption} ({i}/{len(panels)})]({REPORT_FIGURES}/{name})\n")
         h.append(
             f"<figure><div class='panels'>{''.join(images)}</div>"
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -487,7 +408,7 @@ def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = N
         h.append(f"<p class='warn'>{html.escape(unsteady)}</p>")
         md.append(f"**{unsteady}**\n")
     h.append("</body></html>\n")
-    html_path, md_path = out / "report.html", out / "report.md"
+    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
     atomic_write_text(html_path, "\n".join(h))
     atomic_write_text(md_path, "\n".join(md))
     return html_path, md_path

@@ -1,13 +1,11 @@
-"""Per-mix tables of a run in the layout of the study its suite reproduces.
+"""Per-mix tables of a run, one function per table layout; which one a run gets is the study registry's
+choice (``ycsb_runner.studies``: ``study_table``), by the ``study`` the suite declares:
 
-The layout comes from the study registry (``ycsb_runner.studies``), by the ``study`` the suite declares:
-
-* Tencent studies: mix | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%): client-side YCSB
+* ``means_table``: mix | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
-* Audit studies (Alibaba, or any suite that switches audit off/on):
-  scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters — audit off vs on per mix from the server-side
-  figures, with the change and the verdict of ``stats.ab_table``.
-* Anything else: a generic per-mix table.
+* ``audit_table``: scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters — audit off vs on per mix from
+  the server-side figures, with the change and the verdict of ``stats.ab_table``.
+* ``generic_table``: a per-mix table of every figure.
 
 ``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from.
 """
@@ -17,15 +15,18 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
+from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
 from ycsb_runner.model import RunResult, whole_steps
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
-from ycsb_runner.studies import CLIENT_METRICS, SERVER_METRICS, Study, higher_is_better, study_of
+
+if TYPE_CHECKING:
+    from ycsb_runner.studies import Study
 
 KEYS = ["phase", "mix", "threads", "audit", "repetition"]
 GROUP = ["phase", "mix", "threads", "audit"]
@@ -37,16 +38,6 @@ NOT_SAMPLED = "not sampled"
 def load_run(run_dir: Path | str | RunResult) -> RunResult:
     """Open a result folder (UserError when it is not one)."""
     return run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
-
-
-def study_of_run(run: RunResult) -> Study:
-    """The study the run's suite declared (``audit-ab`` or ``generic`` when it declared none)."""
-    return study_of(run.manifest.suite.study, run.manifest.suite.audit_states)
-
-
-def layout_of(run: RunResult) -> str:
-    """ "tencent", "audit" or "generic": from the study registry."""
-    return study_of_run(run).layout
 
 
 def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
@@ -145,7 +136,7 @@ def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
     }
 
 
-def tencent_table(run: RunResult) -> pd.DataFrame:
+def means_table(run: RunResult) -> pd.DataFrame:
     """mix | threads | n | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%) (+ stdev/min/max columns)."""
     m = step_metrics(run)
     rows = []
@@ -169,7 +160,7 @@ def tencent_table(run: RunResult) -> pd.DataFrame:
     order = _mix_order(run, out["mix"].unique().tolist())
     out["_o"] = out["mix"].map(order.index)
     out = out.sort_values(["_o", "threads"], kind="stable").drop(columns="_o").reset_index(drop=True)
-    out.attrs.update(layout="tencent", title=f"{run.suite_name}: per-mix results (client-side YCSB averages)")
+    out.attrs.update(title=f"{run.suite_name}: per-mix results (client-side YCSB averages)")
     return out
 
 
@@ -195,10 +186,8 @@ def scenario_label(mix: str) -> str:
     return "insert:read:update=" + ":".join(f"{shares.get(k, 0):g}" for k in ("insert", "read", "update"))
 
 
-def audit_ab(run: RunResult, metrics: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off); the metrics
-    default to the ones the run's study reports."""
-    metrics = metrics or study_of_run(run).metrics
+def audit_ab(run: RunResult, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off)."""
     m = step_metrics(run)
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
     if m.empty:
@@ -285,7 +274,7 @@ def metric_in_mix(metric: str, mix: str) -> bool:
     return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
-def audit_overhead(run: RunResult) -> pd.DataFrame:
+def audit_overhead(run: RunResult, study: Study) -> pd.DataFrame:
     """Audit on vs off per (mix, metric) in %: the change, its 95% interval, the published change.
 
     Metrics: the study's, those that concern the mix's operations; a server response time the server does
@@ -293,7 +282,6 @@ def audit_overhead(run: RunResult) -> pd.DataFrame:
     off value here (the table's CpuUsage cell keeps percentage points)."""
     from ycsb_runner.reference import load_reference, select
 
-    study = study_of_run(run)
     ab = audit_ab(run, tuple(study.metrics) + tuple(CLIENT_FALLBACK.values()))
     ref = load_reference(study.reference) if study.reference else None
     rows = []
@@ -370,16 +358,14 @@ def audit_overhead(run: RunResult) -> pd.DataFrame:
 
 
 def METRICS_LABEL(metric: str) -> str:  # noqa: N802 - reads like the registry it looks up
-    from ycsb_runner.studies import METRICS
-
     m = METRICS.get(metric)
     return f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
 
 
-def audit_table(run: RunResult) -> pd.DataFrame:
+def audit_table(run: RunResult, study: Study) -> pd.DataFrame:
     """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix, then the
     throughput and CPU change in % (numbers for scripts and plots)."""
-    ab = audit_ab(run, tuple(study_of_run(run).metrics) + tuple(CLIENT_FALLBACK.values()))
+    ab = audit_ab(run, tuple(study.metrics) + tuple(CLIENT_FALLBACK.values()))
     m = step_metrics(run)
     rows = []
     for (mix, threads), part in ab.groupby(["mix", "threads"], sort=False):
@@ -422,7 +408,6 @@ def audit_table(run: RunResult) -> pd.DataFrame:
     caveat = run.manifest.audit_caveat
     what = "UNVERIFIED audit" if caveat else "audit"
     out.attrs.update(
-        layout="audit",
         title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
         caption=caveat,
     )
@@ -461,7 +446,7 @@ def generic_table(run: RunResult) -> pd.DataFrame:
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
-    out.attrs.update(layout="generic", title=f"{run.suite_name}: per-mix results")
+    out.attrs.update(title=f"{run.suite_name}: per-mix results")
     return out
 
 
@@ -487,23 +472,3 @@ def unsteady_caption(run: RunResult, who: str = "") -> str | None:
     runs = int((run.steps["phase"] == "run").sum())
     listed = "; ".join(f"{step}: {what}" for step, what in bad)
     return f"{who}{len(bad)} of {runs} run steps not stationary, their figures still moved: {listed}"
-
-
-def study_table(run_dir: Path | str | RunResult) -> pd.DataFrame:
-    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]``);
-    ``attrs["unsteady"]`` names its non-stationary steps."""
-    run = load_run(run_dir)
-    kind = layout_of(run)
-    if kind == "tencent":
-        out = tencent_table(run)
-    elif kind == "audit":
-        out = audit_table(run)
-    else:
-        out = generic_table(run)
-    unsteady = unsteady_caption(run)
-    if unsteady:
-        out.attrs["unsteady"] = unsteady
-        if not out.empty and "mix" in out:  # flag the rows too
-            bad = {m for m in run.steps.set_index("step").loc[[s for s, _ in unsteady_steps(run)], "mix"]}
-            out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
-    return out

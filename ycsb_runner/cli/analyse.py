@@ -11,7 +11,7 @@ from rich.markup import escape
 from ycsb_runner.analyse import DEFAULT_ALPHA
 from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
 from ycsb_runner.console import err_console
-from ycsb_runner.studies import metric_label
+from ycsb_runner.metrics import metric_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,16 +25,12 @@ def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
     err_console.print(f"wrote {escape(str(path))}")
 
 
-# What a narrow terminal keeps first, per study layout (the rest is hidden, named under the table).
-STUDY_PRIORITY = {
-    "tencent": ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase"),
-    "generic": ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads"),
-}
-
-
 def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False) -> None:
-    """A study table: the audit layout's prose cells as one block per mix when a row does not fit."""
-    layout = df.attrs.get("layout", "generic")
+    """A study table, with the columns its layout keeps first on a narrow terminal; a layout's prose cells
+    as one block per mix when a row does not fit."""
+    from ycsb_runner.studies import layout_named
+
+    layout = layout_named(df.attrs["layout"])
     caveat = df.attrs.get("caption") or None
     unsteady = df.attrs.get("unsteady") or None
     extra = {k: v for k, v in (("audit_unverified", caveat), ("not_stationary", unsteady)) if v}
@@ -43,8 +39,8 @@ def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = 
         fmt,
         title,
         extra or None,
-        priority=STUDY_PRIORITY.get(layout, ()),
-        wide=wide or layout == "audit",
+        priority=layout.priority,
+        wide=wide or layout.prose,
         caption="\n".join(c for c in (caveat, unsteady) if c) or None,
     )
 
@@ -53,12 +49,14 @@ def table_cmd(
     run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False, wide: WideOpt = False
 ) -> None:
     """The run's per-mix table in the layout of the study its suite reproduces."""
-    from ycsb_runner.analyse.table import study_table
+    from ycsb_runner.studies import study_table
 
     run_dir = run_folder(run_dir)
     df = study_table(run_dir)
     if save:
-        _save(run_dir, "study_table.csv", df)
+        from ycsb_runner.model import STUDY_TABLE
+
+        _save(run_dir, STUDY_TABLE, df)
     emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
 
 
@@ -99,7 +97,7 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The terminal view of a ``compare --reference`` table and its column priorities: an audit study's
     off -> on changes with their unit in every cell (``-45.8 %``, ``+3.0 pp``); the published remark in
     English only (``--format csv`` has the original beside it)."""
-    from ycsb_runner.studies import METRICS
+    from ycsb_runner.metrics import METRICS
 
     if df.empty:
         return df, REFERENCE_PRIORITY
@@ -186,8 +184,9 @@ def compare_cmd(
     """Compare two runs (significance over repetitions; side by side without) or a run with a published
     --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
     --contender ID`."""
-    from ycsb_runner.analyse.compare import compare_reference, compare_runs
+    from ycsb_runner.analyse.compare import compare_runs
     from ycsb_runner.errors import UserError
+    from ycsb_runner.studies import compare_reference
 
     runs = [r for r in (run_dir, contender) if r is not None]
     baseline = baseline_opt or (runs.pop(0) if runs else None)

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from ycsb_runner.console import err_console, out_console
-
-if TYPE_CHECKING:  # pandas loads with the first command that needs a frame (not render, not --help)
-    import pandas as pd
-
-
-class Format(StrEnum):
-    """Every command that prints a table takes ``--format``; ``markdown`` where a table is shown."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    markdown = "markdown"
-
+from ycsb_runner.console import err_console
+from ycsb_runner.output import Format, emit  # noqa: F401 - the commands read both from here
 
 UrlOpt = Annotated[
     str | None,
@@ -145,55 +131,6 @@ def log(msg: str) -> None:
     from rich.markup import escape
 
     err_console.print(escape(wrap_message(msg, err_console.width)), soft_wrap=True)
-
-
-def emit(
-    df: pd.DataFrame,
-    fmt: Format,
-    title: str,
-    extra: dict | None = None,
-    *,
-    priority: tuple[str, ...] = (),
-    wide: bool = False,
-    caption: str | None = None,
-    labels: dict[str, str] | None = None,
-    whole: tuple[str, ...] = (),
-) -> None:
-    """Print *df* as a table that fits the terminal, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown.
-
-    The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
-    rename columns for the table only; *whole* columns are never folded (``termtable.print_frame``); CSV and
-    JSON always carry every column under its own name."""
-    if fmt is Format.csv:
-        from ycsb_runner.store import formula_safe
-
-        typer.echo(formula_safe(df).to_csv(index=False), nl=False)
-    elif fmt is Format.json:
-        records = json.loads(df.to_json(orient="records", force_ascii=False))
-        typer.echo(
-            json.dumps({"title": title, **(extra or {}), "rows": records}, indent=2, ensure_ascii=False)
-        )
-    elif fmt is Format.markdown:
-        from ycsb_runner.analyse.report import markdown_table
-
-        typer.echo(f"## {title}\n\n{markdown_table(df)}", nl=False)
-    else:
-        from ycsb_runner.analyse.report import display_frame
-        from ycsb_runner.termtable import print_frame
-
-        shown = display_frame(df)
-        labels = labels or {}
-        shown = shown.rename(columns=labels)
-        print_frame(
-            shown,
-            title=title,
-            caption=caption,
-            console=out_console,
-            priority=tuple(labels.get(c, c) for c in priority),
-            wide=wide,
-            show_all_hint="--wide or --format csv shows them",
-            whole=tuple(labels.get(c, c) for c in whole),
-        )
 
 
 HistoryUrlOpt = Annotated[

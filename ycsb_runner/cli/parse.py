@@ -38,7 +38,9 @@ _TABLE_COLUMNS = [
 def _read(path: Path) -> bytes:
     """The bytes of a YCSB capture: a file, or a pipe (``parse <(...)``, a FIFO); one-line errors else."""
     if path.is_dir():
-        raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path}/stdout.txt")
+        from ycsb_runner.model import STDOUT
+
+        raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path / STDOUT}")
     if not path.exists():
         raise UserError(f"file not found: {path}")
     try:
@@ -195,7 +197,7 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
     runs = [(str(path), _load(path, stderr)) for path in files]
 
     if fmt is Format.markdown:
-        from ycsb_runner.analyse.report import markdown_table
+        from ycsb_runner.output import markdown_table
 
         for name, run in runs:
             typer.echo(f"## {name}: {run.verdict.status}\n\n{markdown_table(_frame(run, table))}")

@@ -335,8 +335,8 @@ def bench(
 def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None:
     """The results table and, for study suites, the study's table; with --format json one summary."""
     from ycsb_runner.analyse.results import print_results, results_table
-    from ycsb_runner.analyse.table import study_table
     from ycsb_runner.model import RunResult, iso_utc
+    from ycsb_runner.studies import layout_named, study_table
 
     try:
         result = RunResult.load(run_dir)
@@ -346,7 +346,7 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
     if fmt is Format.table:
         print_results(result)
         study = study_table(result)
-        if study.attrs.get("layout") in ("audit", "tencent") and not study.empty:
+        if layout_named(study.attrs["layout"]).own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
             emit_study_table(study, Format.table, study.attrs.get("title", result.run_id))

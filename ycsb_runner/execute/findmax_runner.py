@@ -143,10 +143,7 @@ class FindmaxRunner(Runner):
         latencies, error_rate = probe_figures(ops, self.options.bound.column)
         from ycsb_runner.parse.merge import read_client_logs
 
-        step_dir = self.run_dir.root / "steps" / record.label
-        dirs = {c.name: c / "hdr" for c in sorted((step_dir / "clients").glob("*"))} or {
-            "local": step_dir / "hdr"
-        }
+        dirs = self.run_dir.client_hdr_dirs(record.label)
         warmup = self.suite.effective_warmup_s
         try:
             logs = read_client_logs(dirs, [])

@@ -36,9 +36,10 @@ import pandas as pd
 from ycsb_runner.analyse.steady import steady_state
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
+from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.split import ClientShare, split_step
 from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
-from ycsb_runner.model import StepRecord
+from ycsb_runner.model import CLIENTS_DIR, HDR_DIR, STDERR, STDOUT, StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
@@ -55,7 +56,7 @@ from ycsb_runner.parse.merge import (
     with_steady,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import _propescape, _propkey, render_step
+from ycsb_runner.render import property_lines, render_step
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0
@@ -150,7 +151,7 @@ def split_for(step: Step, suite: Any, names: list[str]) -> list[ClientShare]:
 
 def _pump(session: _Session, masker: Any, on_line: Any) -> None:
     assert session.proc is not None and session.proc.stderr is not None
-    with open(session.folder / "stderr.txt", "w", encoding="utf-8") as out:
+    with open(session.folder / STDERR, "w", encoding="utf-8") as out:
         for raw in session.proc.stderr:
             line = masker(raw.decode("utf-8", errors="replace"))
             if not session.ready.is_set() and line.strip() == READY:
@@ -187,15 +188,15 @@ def _stop(session: _Session) -> None:
         proc.wait(10)
 
 
-def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: Path) -> None:
-    """Run *step* on ``runner.clients`` and fill *record* and the runner's frames (see the module doc)."""
-    suite = runner.suite
-    clients: list[Client] = runner.clients
-    out_dir = runner.run_dir.step_dir(step.label)
+def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, private: Path) -> None:
+    """Run *step* on ``ctx.clients`` and fill *record* and ``ctx.frames`` (see the module doc)."""
+    suite = ctx.suite
+    clients: list[Client] = ctx.clients
+    out_dir = ctx.run_dir.step_dir(step.label)
     shares = split_for(step, suite, [c.name for c in clients])
     record.keys = dataclasses.replace(record.keys, client=ALL_CLIENTS)
     sessions = [
-        _Session(c, s, out_dir / "clients" / c.spec.folder) for c, s in zip(clients, shares, strict=True)
+        _Session(c, s, out_dir / CLIENTS_DIR / c.spec.folder) for c, s in zip(clients, shares, strict=True)
     ]
     for s in sessions:
         s.folder.mkdir(parents=True, exist_ok=True)
@@ -212,20 +213,18 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
         rendered = render_step(
             dataclasses.replace(step, threads=s.share.threads),
             _suite_for(suite, s.share),
-            url=runner.url,
-            java=runner.java.path,
-            classpath=[str(Path(c).absolute()) for c in runner.install.classpath],
-            binding_class=runner.install.binding_class,
+            url=ctx.url,
+            java=ctx.java.path,
+            classpath=[str(Path(c).absolute()) for c in ctx.install.classpath],
+            binding_class=ctx.install.binding_class,
             workload_file=wd / "workload.properties",
             connection_file=wd / "connection.properties",
-            jvm_args=runner.jvm_args,
-            hdr_dir=wd / "hdr",
-            env=runner.env,
+            jvm_args=ctx.jvm_args,
+            hdr_dir=wd / HDR_DIR,
+            env=ctx.env,
         )
         extra = s.share.properties()
-        workload = rendered.workload_properties + "".join(
-            f"{_propkey(k)}={_propescape(v)}\n" for k, v in extra.items()
-        )
+        workload = rendered.workload_properties + property_lines(extra)
         s.argv_masked = rendered.masked_argv()
         (s.folder / "workload.properties").write_text(workload)
         (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
@@ -241,16 +240,14 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             record.argv = s.argv_masked
 
     def on_line(s: _Session, line: str) -> None:
-        from ycsb_runner.execute.runner import STATUS_RE
-
-        m = STATUS_RE.search(line)
-        if m:
-            s.last_ops, s.last_cur = int(m.group(2)), float((m.group(3) or "0").replace(",", ""))
-            runner.progress(
+        status = status_line(line)
+        if status is not None:
+            s.last_ops, s.last_cur = status.ops, status.cur
+            ctx.progress(
                 "status",
                 {
                     "step": step,
-                    "sec": int(m.group(1)),
+                    "sec": status.sec,
                     "ops": sum(x.last_ops for x in sessions),
                     "cur": sum(x.last_cur for x in sessions),
                 },
@@ -260,9 +257,7 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
     timed_out = False
     bound_s = 0.0
     telemetry = ClientTelemetry() if step.kind == "run" else None
-    monitor = (
-        runner.hooks.monitors(step, runner.url) if (runner.hooks.monitors and step.kind == "run") else None
-    )
+    monitor = ctx.monitor_for(step)
     try:
         with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
             errors = [f.exception() for f in [pool.submit(prepare, s) for s in sessions]]
@@ -270,7 +265,7 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
             if err is not None:
                 raise err
         if step.kind == "load":
-            runner._drop_collection()
+            ctx.drop_collection()
         for s in sessions:
             s.stdout = open(private / f"{s.folder.name}.stdout", "wb")  # noqa: SIM115 - closed in finally
             s.proc = subprocess.Popen(
@@ -281,7 +276,7 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
                 start_new_session=True,
             )
             s.pump = threading.Thread(
-                target=_pump, args=(s, runner.masker, on_line), name=f"ycsb-{s.name}", daemon=True
+                target=_pump, args=(s, ctx.masker, on_line), name=f"ycsb-{s.name}", daemon=True
             )
             s.pump.start()
         wait_until = time.time() + READY_TIMEOUT_S
@@ -337,17 +332,17 @@ def run_multi_client_step(runner: Any, step: Step, record: StepRecord, private: 
                 s.stdout.close()
             raw = private / f"{s.folder.name}.stdout"
             if raw.exists():
-                _copy_masked(raw, s.folder / "stdout.txt", runner.masker)
+                _copy_masked(raw, s.folder / STDOUT, ctx.masker)
             if s.workdir:
                 with contextlib.suppress(Exception):
-                    s.client.fetch_dir(f"{s.workdir}/hdr", s.folder / "hdr")
+                    s.client.fetch_dir(f"{s.workdir}/{HDR_DIR}", s.folder / HDR_DIR)
                 s.client.remove(s.workdir)
         record.exit_code = next((s.exit_code for s in sessions if s.exit_code), 0)
-    _collect(runner, step, record, sessions, failed, bound_s if timed_out else None)
+    _collect(ctx, step, record, sessions, failed, bound_s if timed_out else None)
     if telemetry is not None:
-        _store_telemetry(runner, record, telemetry)
-    if monitor is not None:
-        _store_server_metrics(runner, record, monitor)
+        _store_telemetry(ctx, record, telemetry)
+    if monitor is not None:  # the server's figures (the clients' part is replaced by the telemetry)
+        store_monitor(record, monitor, ctx.frames, server_only=True)
 
 
 def _exit_reason(code: int, s: _Session) -> str:
@@ -366,14 +361,14 @@ def _copy_masked(src: Path, dst: Path, masker: Any) -> None:
 
 
 def _collect(
-    runner: Any,
+    ctx: StepContext,
     step: Step,
     record: StepRecord,
     sessions: list[_Session],
     failed: list[tuple[str, str]],
     timed_out_after: float | None,
 ) -> None:
-    suite = runner.suite
+    suite = ctx.suite
     failed_names = dict(failed)
     per_ops: dict[str, Any] = {}
     overall: dict[str, dict] = {}
@@ -395,16 +390,16 @@ def _collect(
         expected = s.share.insertcount if step.kind == "load" else None
         try:
             parsed = parse_output(
-                (s.folder / "stdout.txt").read_bytes() if (s.folder / "stdout.txt").exists() else b"",
-                (s.folder / "stderr.txt").read_bytes() if (s.folder / "stderr.txt").exists() else b"",
+                (s.folder / STDOUT).read_bytes() if (s.folder / STDOUT).exists() else b"",
+                (s.folder / STDERR).read_bytes() if (s.folder / STDERR).exists() else b"",
                 exit_code=s.exit_code,
                 expected_ops=expected,
-                max_error_rate=runner.max_error_rate,
+                max_error_rate=ctx.max_error_rate,
             )
         except ParseError as err:
             detail.update(verdict="failed", reasons=[str(err)])
             if s.name not in failed_names and not detail["stopped"]:
-                reasons.append(f"client {s.name}: {err}; see {s.folder / 'stderr.txt'}")
+                reasons.append(f"client {s.name}: {err}; see {s.folder / STDERR}")
             details.append(detail)
             continue
         detail.update(
@@ -422,11 +417,9 @@ def _collect(
         overall[s.name] = parsed.overall
         per_ops[s.name] = parsed.operations
         if step.kind != "warmup":
-            runner._add_frame("summary", _with_keys(record, keys), parsed.summary)
-            from ycsb_runner.execute.runner import _status_times
-
-            runner._add_frame("timeseries", _with_keys(record, keys), _status_times(parsed.status))
-            runner._add_frame("operations", _with_keys(record, keys), parsed.operations)
+            ctx.frames.add("summary", keys, parsed.summary)
+            ctx.frames.add("timeseries", keys, status_times(parsed.status))
+            ctx.frames.add("operations", keys, parsed.operations)
     stopped = [d["client"] for d in details if d.get("stopped")]
     if failed and stopped:
         reasons.append(f"stopped {', '.join(stopped)}")
@@ -441,11 +434,7 @@ def _collect(
     record.reasons = reasons
     _capacity_warning(record, [s.name for s in sessions], int(step.threads))
     if step.kind == "load":
-        record.documents = runner._count_documents()
-        if record.documents is not None and record.documents != suite.dataset.recordcount:
-            record.warnings.append(
-                f"the collection holds {record.documents} documents after loading {suite.dataset.recordcount}"
-            )
+        ctx.check_documents(record)
     if step.kind == "warmup":
         record.discarded = True
         return
@@ -456,7 +445,7 @@ def _collect(
             "its logs are merged on its own clock"
         )
     unreadable: list[str] = []
-    logs = read_client_logs({s.name: s.folder / "hdr" for s in sessions if s.name in per_ops}, unreadable)
+    logs = read_client_logs({s.name: s.folder / HDR_DIR for s in sessions if s.name in per_ops}, unreadable)
     if unreadable and record.verdict == "completed":
         # a client that finished must have written its latencies: the merge would silently miss them
         record.reasons.extend(unreadable)
@@ -499,7 +488,7 @@ def _collect(
             )
         record.warnings.extend(steady.warnings())
         merged_ops = with_steady(merged_ops, kept, percentiles)
-    runner._add_frame("operations", record, merged_ops)
+    ctx.frames.add("operations", record.keys, merged_ops)
 
 
 def window_figures(logs: Any, warmup_s: float, sum_over_max: float | None) -> dict[str, Any]:
@@ -532,7 +521,7 @@ def with_union(merged: pd.DataFrame, union: pd.DataFrame, percentiles: list[floa
     return out
 
 
-def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry) -> None:
+def _store_telemetry(ctx: StepContext, record: StepRecord, telemetry: ClientTelemetry) -> None:
     """Each client's CPU/memory/network: client_metrics.csv rows by client, figures, saturation warnings."""
     results = telemetry.results()
     by_name = {d["client"]: d for d in record.figures.get("clients", [])}
@@ -542,25 +531,11 @@ def _store_telemetry(runner: Any, record: StepRecord, telemetry: ClientTelemetry
             by_name[name]["telemetry"] = {k: v for k, v in summary.items() if not pd.isna(v)}
         record.warnings.extend(res["warnings"])
         keys = dataclasses.replace(record.keys, client=name)
-        runner._add_frame("client_metrics", _with_keys(record, keys), series_with_time(res["series"]))
+        ctx.frames.add("client_metrics", keys, series_with_time(res["series"]))
     busiest = [r["summary"].get("host_cpu_pct") for r in results.values()]
     busiest = [b for b in busiest if b is not None and not pd.isna(b)]
     if busiest:
         record.figures["client_host_cpu_pct_max"] = max(busiest)
-
-
-def _store_server_metrics(runner: Any, record: StepRecord, monitor: Any) -> None:
-    """The server figures of the step's monitor (its client-side part is replaced by the telemetry)."""
-    from ycsb_runner.execute.runner import _epoch_times
-
-    try:
-        res = monitor.results()
-    except Exception as err:  # noqa: BLE001 - a sampler problem must not lose the run
-        record.warnings.append(f"metric sampling failed: {err}")
-        return
-    record.figures.update({k: v for k, v in res.get("figures", {}).items() if k.startswith("server_")})
-    record.warnings.extend(w for w in res.get("warnings", []) if "serverStatus" in w or "server CPU" in w)
-    runner._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
 
 
 def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> None:
@@ -573,8 +548,3 @@ def _capacity_warning(record: StepRecord, clients: list[str], threads: int) -> N
             f"measured {record.throughput_ops_s:.0f} ops/s, above {SAFE_SHARE:.0%} of what the clients can "
             f"generate ({cap:.0f} ops/s, probe-client): add clients"
         )
-
-
-def _with_keys(record: StepRecord, keys: Any) -> StepRecord:
-    """A stand-in record whose keys are one client's (``Runner._add_frame`` reads only ``keys``)."""
-    return dataclasses.replace(record, keys=keys)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.lifetime import die_with_parent
+from ycsb_runner.model import STDERR, STDOUT
 from ycsb_runner.secrets import mask_bytes
 
 
@@ -94,8 +95,8 @@ def run_phase(
 ) -> PhaseResult:
     """Run *argv* and return when it ends, times out (killed) or is interrupted (killed, then re-raised)."""
     stdout_tmp = private_dir / "stdout.partial"
-    stdout_path = out_dir / "stdout.txt"
-    stderr_path = out_dir / "stderr.txt"
+    stdout_path = out_dir / STDOUT
+    stderr_path = out_dir / STDERR
     if (full := _private_full(private_dir)) is not None:
         raise full
     started = time.time()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
-import re
 import shutil
 import socket
 import tempfile
@@ -27,30 +26,28 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 from ycsb_runner import __version__
 from ycsb_runner.audit import unverified_audit
 from ycsb_runner.errors import RunFailed, UserError, signal_name
+from ycsb_runner.execute.common import Frames, StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
+from ycsb_runner.execute.multi import run_multi_client_step
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
     LOAD_MIX,
+    MANIFEST,
     NO_AUDIT,
     Manifest,
     RunResult,
     StepKeys,
     StepRecord,
     SuiteInfo,
-    add_keys,
-    iso_utc,
-    local_times_to_utc,
 )
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.plan import Plan, Step
-from ycsb_runner.render import CORE_WORKLOAD, database_name, environment, render_step
+from ycsb_runner.render import CORE_WORKLOAD, environment, render_step
 from ycsb_runner.secrets import Masker
 from ycsb_runner.store import _disk_error
-
-STATUS_RE = re.compile(r"(\d+) sec: (\d+) operations;(?: ([\d.,]+) current ops/sec;)?")
 
 
 def _short(err: Exception) -> str:
@@ -168,18 +165,28 @@ class Runner:
         self.progress = progress or (lambda event, data: None)
         self.masker = Masker()
         self.records: list[StepRecord] = []
-        self.frames: dict[str, list[pd.DataFrame]] = {
-            "summary": [],
-            "timeseries": [],
-            "operations": [],
-            "server_metrics": [],
-            "client_metrics": [],
-        }
+        self.frames = Frames()
         self.status = "running"
         self.started_at = time.time()
         self.host = host_facts()
         run_dir.manifest.suite = self.suite_info(self.suite, templates)
         self.error: str | None = None
+        # what the step executors (this one and execute.multi) read: one context for the whole run
+        self.context = StepContext(
+            suite=self.suite,
+            url=url,
+            java=java,
+            install=install,
+            run_dir=run_dir,
+            env=self.env,
+            masker=self.masker,
+            frames=self.frames,
+            jvm_args=self.jvm_args,
+            max_error_rate=max_error_rate,
+            progress=self.progress,
+            monitors=self.hooks.monitors,
+            clients=self.clients,
+        )
 
     # --- manifest and CSVs ---------------------------------------------------------------------------------
 
@@ -238,17 +245,10 @@ class Runner:
 
     def flush(self) -> None:
         self._fill_manifest()
-        frames = {
-            name: pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-            for name, parts in self.frames.items()
-            if parts or name in ("summary", "timeseries", "operations")
-        }
-        self.run_dir.save(frames)
+        self.run_dir.save(self.frames.tables())
 
     def _add_frame(self, name: str, record: StepRecord, df: pd.DataFrame | None) -> None:
-        if df is None or df.empty:
-            return
-        self.frames[name].append(add_keys(df, record.keys))
+        self.frames.add(name, record.keys, df)
 
     # --- steps ----------------------------------------------------------------------------------------------
 
@@ -299,10 +299,10 @@ class Runner:
         if not self.error:
             self.error = str(first)
         if self.run_dir.save_status(self.status, self.error):
-            return f" (manifest.json says {self.status}; CSVs may be incomplete)"
-        if not (self.run_dir.root / "manifest.json").exists():
-            return " (manifest.json could not be written)"
-        return " (manifest.json could not be updated: it still says running)"
+            return f" ({MANIFEST} says {self.status}; CSVs may be incomplete)"
+        if not self.run_dir.manifest_path.exists():
+            return f" ({MANIFEST} could not be written)"
+        return f" ({MANIFEST} could not be updated: it still says running)"
 
     def _run_steps(self, private: Path) -> None:
         self.flush()
@@ -348,7 +348,7 @@ class Runner:
             raise
         except OSError as err:
             record.verdict = "failed"
-            record.reasons.append(str(_disk_error(self.run_dir.root / "steps" / step.label, err)))
+            record.reasons.append(str(_disk_error(self.run_dir.step_path(step.label), err)))
             record.ended_at = time.time()
             raise
         record.ended_at = time.time()
@@ -359,7 +359,7 @@ class Runner:
             self.error = f"{step.label}: {'; '.join(record.reasons)}"
             raise RunFailed(
                 f"step {step.label} failed: {'; '.join(record.reasons)} "
-                f"(logs in {self.run_dir.root / 'steps' / step.label})"
+                f"(logs in {self.run_dir.step_path(step.label)})"
             )
         return record
 
@@ -381,28 +381,13 @@ class Runner:
             record.audit_nodes = [dict(n) for n in state.nodes]
         record.verdict = "completed"
 
-    def _drop_collection(self) -> None:
-        db = database_name(self.url)
-        with MongoClient(self.url, serverSelectionTimeoutMS=10000) as client:
-            client[db].drop_collection(self.suite.mongodb.table)
-
-    def _count_documents(self) -> int | None:
-        try:
-            db = database_name(self.url)
-            with MongoClient(self.url, serverSelectionTimeoutMS=10000) as client:
-                return int(client[db][self.suite.mongodb.table].count_documents({}))
-        except PyMongoError:
-            return None
-
     @property
     def multi_client(self) -> bool:
         return bool(self.clients) and [c.name for c in self.clients] != ["local"]
 
     def _ycsb_step(self, step: Step, record: StepRecord, private: Path) -> None:
         if self.multi_client:  # several load generators, or a remote one: split, run together, merge
-            from ycsb_runner.execute.multi import run_multi_client_step
-
-            return run_multi_client_step(self, step, record, private)
+            return run_multi_client_step(self.context, step, record, private)
         out_dir = self.run_dir.step_dir(step.label)
         warmup = self.suite.effective_warmup_s if step.kind == "run" else 0.0
         suite = self.suite
@@ -410,7 +395,7 @@ class Runner:
             suite = dataclasses.replace(
                 suite, measurement=dataclasses.replace(suite.measurement, hdr_fileoutput=True)
             )
-        hdr_dir = out_dir / "hdr" if suite.measurement.hdr_fileoutput else None
+        hdr_dir = self.run_dir.hdr_dir(step.label) if suite.measurement.hdr_fileoutput else None
         if hdr_dir:
             hdr_dir.mkdir(exist_ok=True)
         conn_file = private / "connection.properties"
@@ -438,21 +423,16 @@ class Runner:
             " ".join(record.argv) + "\n\n# as a release-tarball command:\n" + rendered.ycsb_cli + "\n"
         )
         if step.kind == "load":
-            self._drop_collection()
+            self.context.drop_collection()
 
-        monitor = (
-            self.hooks.monitors(step, self.url) if (self.hooks.monitors and step.kind == "run") else None
-        )
+        monitor = self.context.monitor_for(step)
         last: dict[str, Any] = {}
 
         def on_line(line: str) -> None:
             if (settings := parse_settings_line(line)) is not None:
                 record.driver_settings = settings
-            m = STATUS_RE.search(line)
-            if m:
-                last.update(
-                    sec=int(m.group(1)), ops=int(m.group(2)), cur=float((m.group(3) or "0").replace(",", ""))
-                )
+            if (status := status_line(line)) is not None:
+                last.update(sec=status.sec, ops=status.ops, cur=status.cur)
                 self.progress("status", {"step": step, **last})
 
         def on_start(pid: int) -> None:
@@ -473,7 +453,7 @@ class Runner:
             conn_file.unlink(missing_ok=True)
             if monitor is not None:
                 monitor.stop()
-                self._store_monitor(step, record, monitor)
+                store_monitor(record, monitor, self.frames)
         record.exit_code = result.exit_code
         expected = self.suite.dataset.recordcount if step.kind == "load" else None
         try:
@@ -486,7 +466,7 @@ class Runner:
             )
         except ParseError as err:  # YCSB printed nothing a parser can use (e.g. the JVM did not start)
             record.verdict = "failed"
-            record.reasons = [f"{err}; exit code {result.exit_code}; see {out_dir / 'stderr.txt'}"]
+            record.reasons = [f"{err}; exit code {result.exit_code}; see {result.stderr_path}"]
             return
         record.verdict = parsed.verdict.status
         record.reasons = list(parsed.verdict.reasons)
@@ -496,17 +476,12 @@ class Runner:
         record.throughput_ops_s = parsed.overall.get("throughput")
         record.runtime_ms = parsed.overall.get("runtime_ms")
         if step.kind == "load":
-            record.documents = self._count_documents()
-            if record.documents is not None and record.documents != self.suite.dataset.recordcount:
-                record.warnings.append(
-                    f"the collection holds {record.documents} documents after loading "
-                    f"{self.suite.dataset.recordcount}"
-                )
+            self.context.check_documents(record)
         if step.kind == "warmup":
             record.discarded = True
             return
         self._add_frame("summary", record, parsed.summary)
-        self._add_frame("timeseries", record, _status_times(parsed.status))
+        self._add_frame("timeseries", record, status_times(parsed.status))
         operations = parsed.operations
         if hdr_dir is not None and step.kind == "run":
             operations = self._steady_state(record, parsed.operations, hdr_dir, warmup)
@@ -578,35 +553,6 @@ class Runner:
         percentiles = list(self.suite.measurement.percentiles)
         latencies = merged_latencies(client_histograms(logs), percentiles)
         return merge_operations({record.keys.client: operations}, latencies, percentiles)
-
-    def _store_monitor(self, step: Step, record: StepRecord, monitor: Any) -> None:
-        try:
-            res = monitor.results()
-        except Exception as err:  # noqa: BLE001 - a sampler problem must not lose the run
-            record.warnings.append(f"metric sampling failed: {err}")
-            return
-        record.figures.update(res.get("figures", {}))
-        record.warnings.extend(res.get("warnings", []))
-        self._add_frame("server_metrics", record, _epoch_times(res.get("server_series")))
-        self._add_frame("client_metrics", record, _epoch_times(res.get("client_series")))
-
-
-def _status_times(df: pd.DataFrame | None) -> pd.DataFrame | None:
-    """Status lines: YCSB's local ``timestamp`` becomes ``time`` in ISO-8601 UTC."""
-    if df is None or df.empty or "timestamp" not in df:
-        return df
-    df = df.copy()
-    df.insert(list(df.columns).index("timestamp"), "time", local_times_to_utc(df["timestamp"]))
-    return df.drop(columns="timestamp")
-
-
-def _epoch_times(df: pd.DataFrame | None) -> pd.DataFrame | None:
-    """Sampler series: epoch ``t`` becomes ``time`` in ISO-8601 UTC."""
-    if df is None or df.empty or "t" not in df:
-        return df
-    df = df.copy()
-    df.insert(list(df.columns).index("t"), "time", df["t"].map(iso_utc))
-    return df.drop(columns="t")
 
 
 def binding_upserts(step: Step, suite: Any) -> bool:

@@ -39,15 +39,13 @@ def cell_text(value: Any, missing: str = "-") -> str:
 
 
 def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing: str = "-") -> str:
-    """A GitHub-style pipe table; numeric columns are right-aligned, ``|`` in text is escaped."""
+    """A GitHub-style pipe table (``output.pipe_table``); numeric columns are right-aligned."""
+    from ycsb_runner.output import pipe_table
+
     tidy = tidy_numbers(frame, whole)
-    header = [str(c) for c in tidy.columns]
     align = ["---:" if is_number_column(tidy[c]) else "---" for c in tidy.columns]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    for row in tidy.itertuples(index=False):
-        cells = [cell_text(v, missing).replace("|", "\\|").replace("\n", " ") for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    rows = ([cell_text(v, missing) for v in row] for row in tidy.itertuples(index=False))
+    return pipe_table([str(c) for c in tidy.columns], rows, align)
 
 
 def to_csv(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:

@@ -1,0 +1,123 @@
+"""No import circle inside ycsb_runner/: every ``import`` of a package module, at module level or inside a
+function (a deferred import still ties the two modules together), read from the source with ast. Imports
+under ``if TYPE_CHECKING:`` are left out: they name a type for the checker and never run."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file of the package (``pkg/__init__.py`` is ``pkg``)."""
+    out: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _typing_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", "")
+            if name == "TYPE_CHECKING":
+                out.update(id(n) for child in node.body for n in ast.walk(child))
+    return out
+
+
+def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules *path* (module *name*) imports anywhere in its body (not for typing only)."""
+    is_package = path.name == "__init__.py"
+    out: set[str] = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _typing_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the module's package, one level up per extra dot
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            # `from pkg import mod` imports the module pkg.mod; `from mod import name`, the module mod
+            targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in known else source for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # `import a.b.c` of a name below a module: its module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    modules = module_names(root)
+    known = set(modules)
+    return {name: imported_modules(name, path, known) for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle (``[a, b, ..., a]``), or None. Depth-first search with an explicit path."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    for start in sorted(graph):
+        if start in state:
+            continue
+        path = [start]
+        stack = [iter(sorted(graph[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+                continue
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
+    return None
+
+
+def test_the_package_has_no_import_circle() -> None:
+    graph = import_graph(PACKAGE)
+    assert len(graph) > 50 and sum(len(v) for v in graph.values()) > 100  # the walk saw the package
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_graph_sees_deferred_relative_and_from_package_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from .b import thing\n")
+    (pkg / "a.py").write_text("def f():\n    from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("from ..c import x\nthing = 1\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nimport pkg.a\nif TYPE_CHECKING:\n    import pkg.sub\nx = 1\n"
+    )
+    graph = import_graph(pkg)
+    assert graph == {
+        "pkg": set(),
+        "pkg.sub": {"pkg.sub.b"},
+        "pkg.a": {"pkg.sub.b"},
+        "pkg.sub.b": {"pkg.c"},
+        "pkg.c": {"pkg.a"},
+    }
+    assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
+    (pkg / "c.py").write_text("x = 1\n")
+    assert find_cycle(import_graph(pkg)) is None

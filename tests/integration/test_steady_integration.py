@@ -15,10 +15,10 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from ycsb_runner.analyse.report import write_report
-from ycsb_runner.analyse.table import study_table
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.parse.hdr import read_hdr_log
 from ycsb_runner.server import ServerInfo
+from ycsb_runner.studies import study_table
 
 pytestmark = pytest.mark.integration
 

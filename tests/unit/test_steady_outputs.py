@@ -10,11 +10,12 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse.report import write_report
-from ycsb_runner.analyse.table import study_table, unsteady_steps
+from ycsb_runner.analyse.table import unsteady_steps
 from ycsb_runner.cli import app
 from ycsb_runner.cli.history import _unsteady_nights
 from ycsb_runner.history import rebuild
 from ycsb_runner.model import RunResult
+from ycsb_runner.studies import study_table
 
 WHAT = "throughput still falling 7.9 %/min at the end (95 % interval -9.0 to -6.8 %/min over the 60 s window)"
 

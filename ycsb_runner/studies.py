@@ -92,6 +92,13 @@ class Layout:
         """The long-form statistics the report lists after the run's description (None: none)."""
         return None
 
+    def figures(
+        self, run: RunResult, study: Study, tables: dict[str, Any]
+    ) -> list[tuple[str, str, list[bytes]]]:
+        """The layout's own report figures, after those of *tables* (``report_tables``: the audit overhead
+        and measured/published plots): (file stem, caption, one PNG per panel)."""
+        return []
+
 
 class MeansLayout(Layout):
     """Per-mix means over the repetitions of client-side throughput, read/write latency and server CPU, set

@@ -22,6 +22,7 @@ from ycsb_runner.studies import LAYOUTS, STUDIES, Layout, Study, register_layout
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
 RUNS = Path(__file__).parents[1] / "data" / "runs"
+PNG = b"\x89PNG\r\n\x1a\n toy"  # the report stores a figure's bytes as they are
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
@@ -113,6 +114,9 @@ class ToyLayout(Layout):
 
         return means_reference(run, study, size, storage)
 
+    def figures(self, run: RunResult, study: Study, tables: dict) -> list[tuple[str, str, list[bytes]]]:
+        return [("toy-figure", "the toy layout's own figure", [PNG])]
+
 
 @pytest.fixture()
 def toy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -155,5 +159,10 @@ def test_a_layout_registered_from_outside_gives_the_table(toy_run: Path) -> None
     cmp = studies.compare_reference(toy_run, "tencent-mongodb44", size="2C4G", storage="cloud")
     assert set(cmp["size"]) == {"2C4G"} and set(cmp["mix"]) >= set(steps["mix"]) - {"load"}
     # the report shows the toy table under its title
-    _, md = write_report(toy_run)
-    assert "## tencent-analyse-tiny: best throughput per mix (a toy)" in md.read_text()
+    html, md = write_report(toy_run)
+    text = md.read_text()
+    assert "## tencent-analyse-tiny: best throughput per mix (a toy)" in text
+    # and its own figure, among the report's figures
+    assert "![the toy layout's own figure (1/1)](report-figures/toy-figure.png)" in text
+    assert (toy_run / "report-figures" / "toy-figure.png").read_bytes() == PNG
+    assert "the toy layout&#x27;s own figure" in html.read_text()

@@ -222,6 +222,7 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                     panels,
                 )
             )
+    out += study.table_layout.figures(run, study, extra)  # a layout's own figures (none for the built-in)
     m = step_metrics(run)
     runs = m[m["phase"] == "run"]
     if runs["threads"].nunique() > 1:

@@ -137,7 +137,7 @@ class FindmaxRunner(Runner):
 
     def _judge(self, record: StepRecord, target: int) -> fm.Probe:
         parts = [
-            df for df in self.frames["operations"] if not df.empty and (df["step"] == record.label).any()
+            df for df in self.frames.parts["operations"] if not df.empty and (df["step"] == record.label).any()
         ]
         ops = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["operation"])
         latencies, error_rate = probe_figures(ops, self.options.bound.column)

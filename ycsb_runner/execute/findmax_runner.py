@@ -135,9 +135,16 @@ class FindmaxRunner(Runner):
             est_seconds=self.plan.steps[0].est_seconds,  # as the first load
         )
 
+    def _use_suite(self, suite: Any) -> None:
+        """The suite the next step runs with, for this runner and for the step executors' context."""
+        self.suite = suite
+        self.context.suite = suite
+
     def _judge(self, record: StepRecord, target: int) -> fm.Probe:
         parts = [
-            df for df in self.frames.parts["operations"] if not df.empty and (df["step"] == record.label).any()
+            df
+            for df in self.frames.parts["operations"]
+            if not df.empty and (df["step"] == record.label).any()
         ]
         ops = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["operation"])
         latencies, error_rate = probe_figures(ops, self.options.bound.column)
@@ -183,13 +190,15 @@ class FindmaxRunner(Runner):
             ) is not None:
                 if self.probes and self.base_suite.mixes[0].inserts:
                     self._run_step(self._reload_step(), private)
-                self.suite = dataclasses.replace(
-                    self.base_suite, run=dataclasses.replace(self.base_suite.run, target=target)
+                self._use_suite(
+                    dataclasses.replace(
+                        self.base_suite, run=dataclasses.replace(self.base_suite.run, target=target)
+                    )
                 )
                 try:
                     record = self._run_step(self._probe_step(target), private)
                 finally:
-                    self.suite = self.base_suite
+                    self._use_suite(self.base_suite)
                 self.probes.append(self._judge(record, target))
                 self.flush()
             self.done = True

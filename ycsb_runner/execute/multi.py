@@ -480,12 +480,7 @@ def _collect(
         kept = steady.kept
         if kept_window is not None and kept_window.throughput is not None:
             kept = window_logs(kept, kept_window.start_s, kept_window.end_s)
-            record.figures.update(
-                steady_start=kept_window.start_s,
-                steady_s=kept_window.length_s,
-                steady_operations=kept_window.ops,
-                throughput_steady_ops_s=kept_window.throughput,
-            )
+            record.figures.update(kept_window.steady_figures())
         record.warnings.extend(steady.warnings())
         merged_ops = with_steady(merged_ops, kept, percentiles)
     ctx.frames.add("operations", record.keys, merged_ops)

@@ -516,12 +516,7 @@ class Runner:
         record.figures.update(steady.figures())
         window = union_window(steady.kept)
         if window is not None and window.throughput is not None:
-            record.figures.update(
-                steady_start=window.start_s,
-                steady_s=window.length_s,
-                steady_operations=window.ops,
-                throughput_steady_ops_s=window.throughput,
-            )
+            record.figures.update(window.steady_figures())
         record.warnings.extend(steady.warnings())
         return with_steady(operations, steady.kept, list(self.suite.measurement.percentiles))
 

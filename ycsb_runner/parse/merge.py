@@ -119,6 +119,15 @@ class Window:
     def throughput(self) -> float | None:
         return self.ops / self.length_s if self.length_s > 0 else None
 
+    def steady_figures(self) -> dict[str, float | None]:
+        """The step's ``steady_*`` figures when this is its steady-state window (RESULTS.md)."""
+        return {
+            "steady_start": self.start_s,
+            "steady_s": self.length_s,
+            "steady_operations": self.ops,
+            "throughput_steady_ops_s": self.throughput,
+        }
+
 
 def align_logs(logs: Logs, offsets: Mapping[str, float]) -> dict[str, list[HdrLog]]:
     """Each client's logs on the runner's clock: its StartTime less its host's clock offset (host clock

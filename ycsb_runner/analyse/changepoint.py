@@ -39,6 +39,8 @@ DEFAULT_PERMUTATIONS = 199
 DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
+RECOVERED = 0.5  # an open regression is recovered when its nights are back within this share of min-effect
+RECENT = 3  # the nights of this many windows before tonight's are tried as the start of an open regression
 HOLM = "holm"
 BH = "bh"
 
@@ -243,20 +245,28 @@ def _open_regression(
     worse: int,
 ) -> tuple[int, _At] | None:
     """The earliest change toward worse, begun before tonight's window, that the window test flagged when
-    its nights were the newest and that has not recovered: the newest nights are still at least
-    *min_effect_pct* % worse than the nights before it. (night where it began, the test then)"""
+    its nights were the newest and that has not recovered since: on no night after the flag were the
+    newest *window* nights back within RECOVERED of *min_effect_pct* % of the nights before it. A recovery
+    closes the regression for good (a later drop is a new one, for the window test to find): one that
+    hovers near the threshold is one alarm, not a new alarm each time it crosses it, while a sustained
+    step's nights rarely come back that far. (night where it began, the test then)"""
     n = y.size
-    tonight = float(np.median(y[n - window :]))
-    for c in cps:
-        for s in (c - 1, c, c + 1):
-            if s < MIN_BASELINE or s >= n - window:
-                continue
-            before_s = tuple(cp for cp in cps if cp < s)
-            at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
-            if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
-                continue
-            if worse * pct_change(at.win.before, tonight) >= min_effect_pct:
-                return s, at
+    # per night u >= window - 1: the median of the window of nights ending at u
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(y, window), axis=1)
+    # where it may have begun: next to a change point, or on one of the last few nights (a drop flagged
+    # a night or two ago is not yet a change point: it must not go quiet until E-Divisive sees it)
+    near_cps = {s for c in cps for s in (c - 1, c, c + 1)}
+    recent = set(range(n - window - RECENT * window, n - window))
+    for s in sorted(near_cps | recent):
+        if s < MIN_BASELINE or s >= n - window:
+            continue
+        before_s = tuple(cp for cp in cps if cp < s)
+        at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
+        if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
+            continue
+        since = medians[s + 1 :]  # the windows ending on the nights after the flag (s + window - 1)
+        if np.all(worse * pct_change(at.win.before, since) >= RECOVERED * min_effect_pct):
+            return s + window - at.win.k, at  # the first night of the window flagged
     return None
 
 

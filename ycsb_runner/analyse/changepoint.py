@@ -208,6 +208,19 @@ class _At:
     model: NoiseModel
 
 
+def _span(
+    cps: tuple[int, ...], end: int, window: int, confirm: int
+) -> tuple[int, int, tuple[int, ...]] | None:
+    """The baseline [start, stop) and the windows tried of the test of the nights before *end*."""
+    older = [c for c in cps if c < end - window]
+    start = older[-1] if older else 0
+    ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
+    if not ks:
+        return None
+    stop = end - max(ks)
+    return stop - _baseline_length(stop - start), stop, ks
+
+
 def _judge_at(
     y: np.ndarray,
     cps: tuple[int, ...],
@@ -220,15 +233,12 @@ def _judge_at(
     the test would have run on night end - 1. The noise model's correlation comes from every night before
     the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
     and nothing after the night judged is looked at."""
+    span = _span(cps, end, window, confirm)
+    if span is None:
+        return None
+    start, stop, ks = span
     pre = y[: end - window]
     rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre)
-    older = [c for c in cps if c < end - window]
-    start = older[-1] if older else 0
-    ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
-    if not ks:
-        return None
-    stop = end - max(ks)
-    start = stop - _baseline_length(stop - start)
     p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho)
     model = noise_model(y[start:stop])
     return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
@@ -261,6 +271,15 @@ def _open_regression(
         if s < MIN_BASELINE or s >= n - window:
             continue
         before_s = tuple(cp for cp in cps if cp < s)
+        span = _span(before_s, s + window, window, confirm)
+        if (
+            span is None
+            or not any(  # the test's window k would be too small a change or has recovered
+                _stays_worse(y, medians[s + 1 :], span[0], s + window, k, worse, min_effect_pct)
+                for k in span[2]
+            )
+        ):
+            continue  # (cheap: most nights are not the start of anything)
         at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
         if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
             continue
@@ -268,6 +287,18 @@ def _open_regression(
         if np.all(worse * pct_change(at.win.before, since) >= RECOVERED * min_effect_pct):
             return s + window - at.win.k, at  # the first night of the window flagged
     return None
+
+
+def _stays_worse(
+    y: np.ndarray, since: np.ndarray, start: int, end: int, k: int, worse: int, min_effect_pct: float
+) -> bool:
+    """Whether the window of the k nights before *end* is *min_effect_pct* % worse than the nights from
+    *start* before it, and the windows *since* have not come back within RECOVERED of it."""
+    before = float(np.median(y[start : end - k]))
+    return bool(
+        worse * pct_change(before, float(np.median(y[end - k : end]))) >= min_effect_pct
+        and np.all(worse * pct_change(before, since) >= RECOVERED * min_effect_pct)
+    )
 
 
 def _open_judgement(

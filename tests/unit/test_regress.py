@@ -385,3 +385,33 @@ def test_a_flagging_regress_keeps_the_change_and_its_p_value_at_80_columns(tmp_p
     assert throughput and throughput[0][4] == "-40.0" and float(throughput[0][5]) < 0.01
     assert all(len(line) <= 80 for line in lines[: header + 1 + len(rows)])
     assert any(line.startswith("not shown:") and "after_median" in line for line in lines)
+
+
+def test_trend_plot_shades_the_baseline_that_regress_judged_against() -> None:
+    from ycsb_runner.analyse.regress_report import baseline_span
+
+    nights = _nights(16)
+    nights[-2:] = [
+        {k: v * (0.6 if k == "throughput_ops_s" else 1.5) for k, v in n.items()} for n in nights[-2:]
+    ]
+    res = regress(*_history(nights), "quick", RegressOptions())
+    row = res.table[res.table["metric"] == "throughput_ops_s"].iloc[0]
+    key = next(k for k in res.series_values if "throughput_ops_s" in k)
+    lo, hi = baseline_span(res.series_values[key].attrs)
+    assert row["verdict"] == REGRESSION and hi - lo == row["baseline_nights"] > 5
+    assert f"night-{int(lo + 0.5):02d}" == row["baseline_from"] and hi < 14  # it ends before the window
+    assert baseline_span({}) is None and baseline_span({"baseline": (-1, -1)}) is None
+
+
+def test_an_open_regression_closes_only_when_its_nights_come_back() -> None:
+    """Flagged at -15 %, then 3.5 % down (under --min-effect 5, over half of it): still open, not a new alarm
+    each time it crosses 5 %; back to the old level and down 3.5 % again: closed for good."""
+    x = _noisy(26, 31, cv=0.005)
+    x[20:23] *= 0.85
+    x[23:] *= 0.965
+    j = judge_series(x, min_effect_pct=5.0, worse=-1)
+    assert j.open and j.change_index in (19, 20) and -5 < j.change_pct < -2.5
+    y = _noisy(29, 31, cv=0.005)
+    y[20:23] *= 0.85
+    y[26:] *= 0.965  # nights 23-25 back at the old level
+    assert not judge_series(y, min_effect_pct=5.0, worse=-1).open

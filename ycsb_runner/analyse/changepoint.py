@@ -39,6 +39,8 @@ DEFAULT_PERMUTATIONS = 199
 DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
+RECOVERED = 0.5  # an open regression is recovered when its nights are back within this share of min-effect
+RECENT = 3  # the nights of this many windows before tonight's are tried as the start of an open regression
 HOLM = "holm"
 BH = "bh"
 
@@ -206,6 +208,19 @@ class _At:
     model: NoiseModel
 
 
+def _span(
+    cps: tuple[int, ...], end: int, window: int, confirm: int
+) -> tuple[int, int, tuple[int, ...]] | None:
+    """The baseline [start, stop) and the windows tried of the test of the nights before *end*."""
+    older = [c for c in cps if c < end - window]
+    start = older[-1] if older else 0
+    ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
+    if not ks:
+        return None
+    stop = end - max(ks)
+    return stop - _baseline_length(stop - start), stop, ks
+
+
 def _judge_at(
     y: np.ndarray,
     cps: tuple[int, ...],
@@ -218,15 +233,12 @@ def _judge_at(
     the test would have run on night end - 1. The noise model's correlation comes from every night before
     the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
     and nothing after the night judged is looked at."""
+    span = _span(cps, end, window, confirm)
+    if span is None:
+        return None
+    start, stop, ks = span
     pre = y[: end - window]
     rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre)
-    older = [c for c in cps if c < end - window]
-    start = older[-1] if older else 0
-    ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
-    if not ks:
-        return None
-    stop = end - max(ks)
-    start = stop - _baseline_length(stop - start)
     p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho)
     model = noise_model(y[start:stop])
     return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
@@ -243,21 +255,50 @@ def _open_regression(
     worse: int,
 ) -> tuple[int, _At] | None:
     """The earliest change toward worse, begun before tonight's window, that the window test flagged when
-    its nights were the newest and that has not recovered: the newest nights are still at least
-    *min_effect_pct* % worse than the nights before it. (night where it began, the test then)"""
+    its nights were the newest and that has not recovered since: on no night after the flag were the
+    newest *window* nights back within RECOVERED of *min_effect_pct* % of the nights before it. A recovery
+    closes the regression for good (a later drop is a new one, for the window test to find): one that
+    hovers near the threshold is one alarm, not a new alarm each time it crosses it, while a sustained
+    step's nights rarely come back that far. (night where it began, the test then)"""
     n = y.size
-    tonight = float(np.median(y[n - window :]))
-    for c in cps:
-        for s in (c - 1, c, c + 1):
-            if s < MIN_BASELINE or s >= n - window:
-                continue
-            before_s = tuple(cp for cp in cps if cp < s)
-            at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
-            if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
-                continue
-            if worse * pct_change(at.win.before, tonight) >= min_effect_pct:
-                return s, at
+    # per night u >= window - 1: the median of the window of nights ending at u
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(y, window), axis=1)
+    # where it may have begun: next to a change point, or on one of the last few nights (a drop flagged
+    # a night or two ago is not yet a change point: it must not go quiet until E-Divisive sees it)
+    near_cps = {s for c in cps for s in (c - 1, c, c + 1)}
+    recent = set(range(n - window - RECENT * window, n - window))
+    for s in sorted(near_cps | recent):
+        if s < MIN_BASELINE or s >= n - window:
+            continue
+        before_s = tuple(cp for cp in cps if cp < s)
+        span = _span(before_s, s + window, window, confirm)
+        if (
+            span is None
+            or not any(  # the test's window k would be too small a change or has recovered
+                _stays_worse(y, medians[s + 1 :], span[0], s + window, k, worse, min_effect_pct)
+                for k in span[2]
+            )
+        ):
+            continue  # (cheap: most nights are not the start of anything)
+        at = _judge_at(y, before_s, s + window, window, confirm, min_effect_pct)
+        if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
+            continue
+        since = medians[s + 1 :]  # the windows ending on the nights after the flag (s + window - 1)
+        if np.all(worse * pct_change(at.win.before, since) >= RECOVERED * min_effect_pct):
+            return s + window - at.win.k, at  # the first night of the window flagged
     return None
+
+
+def _stays_worse(
+    y: np.ndarray, since: np.ndarray, start: int, end: int, k: int, worse: int, min_effect_pct: float
+) -> bool:
+    """Whether the window of the k nights before *end* is *min_effect_pct* % worse than the nights from
+    *start* before it, and the windows *since* have not come back within RECOVERED of it."""
+    before = float(np.median(y[start : end - k]))
+    return bool(
+        worse * pct_change(before, float(np.median(y[end - k : end]))) >= min_effect_pct
+        and np.all(worse * pct_change(before, since) >= RECOVERED * min_effect_pct)
+    )
 
 
 def _open_judgement(

@@ -46,8 +46,16 @@ def _label(metric: str) -> str:
     return f"{m.label} ({m.unit})" if m and m.unit else metric
 
 
+def baseline_span(attrs: dict) -> tuple[float, float] | None:
+    """The x range of the nights the window was judged against (``attrs["baseline"]``, [start, end) as
+    regress stores it), edges between nights; None when the series has none (untested, accepted)."""
+    start, end = attrs.get("baseline", (-1, -1))
+    return (start - 0.5, end - 0.5) if 0 <= start < end else None
+
+
 def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
-    """One series: nights on x, value with min-max spread, the change point and its night's tags."""
+    """One series: nights on x, value with min-max spread, the baseline's nights shaded, the change point and
+    its night's tags."""
     series = result.series_values[key]
     nights = np.arange(len(series))
     values = series["value"].to_numpy(float)
@@ -67,6 +75,9 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
         ms=4,
         label="night (median, min-max)",
     )
+    span = baseline_span(series.attrs)
+    if span is not None:
+        ax.axvspan(*span, color="#3498db", alpha=0.08, label=f"baseline ({int(span[1] - span[0])} nights)")
     c = int(series.attrs.get("change_index", -1))
     for cp in series.attrs.get("change_points", []):
         if cp != c:

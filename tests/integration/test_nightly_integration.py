@@ -187,17 +187,48 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     waits = CliRunner().invoke(
         app, ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), *NOISY, "-f", "json"]
     )
-    _no_alarm(waits)
+    _no_alarm(waits, nights, allow_before=f"night-{SLOW_NIGHT}")  # the slow night alone waits for a second
     assert json.loads(waits.stdout)["confirm"] == 2
 
 
-def _no_alarm(res: Any) -> None:
+def _measured_change(nights: Path, row: dict, newest: str) -> float:
+    """The test's own figure for a flagged series: the median of its nights from ``change_run`` to *newest*
+    against the median of the normal nights before, in % (from the history's values, not from regress)."""
+    h = SqliteHistory(nights / "history.sqlite")
+    runs = h.runs().set_index("run_id")
+    m = h.metrics(runs.index.tolist())
+    keys = ("phase", "mix", "operation", "metric")
+    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
+    values = m.set_index("run_id")["value"]
+    order = [f"night-{i}" for i in range(NIGHTS) if f"night-{i}" in values.index]
+    start, end = order.index(row["change_run"]), order.index(newest)
+    before = values[[r for r in order[:start] if runs.loc[r, "tags"].get("server") == "normal"]]
+    after = values[order[start : end + 1]]
+    return float((after.median() / before.median() - 1) * 100)
+
+
+def _no_alarm(res: Any, nights: Path, *, allow_before: str | None = None) -> None:
     """No series regressed; exit 0 when some series could tell, else exit 2 saying it could not tell (these
     few nights of the embedded server beside other test workers vary by tens of percent): never a pass
-    that was not judged."""
+    that was not judged.
+
+    The test workers beside these "normal" nights can slow several nights in a row: in one fresh-clone run
+    nights 5-7 ran at 122, 108 and 94 ops/s against 170-196 before, a change regress rightly keeps open. So an
+    alarm is allowed when it began before *allow_before* (the first slow night) and the nights themselves,
+    as this test measures them from the history, moved by --min-effect the flagged way."""
     doc = json.loads(res.stdout)
+    flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
+    for row in flagged:
+        assert allow_before is not None, res.output
+        order = [f"night-{i}" for i in range(NIGHTS)]
+        assert order.index(row["change_run"]) < order.index(allow_before), res.output
+        change = _measured_change(nights, row, doc["newest_run"])
+        worse = -change if row["metric"] == "throughput_ops_s" else change
+        assert worse >= doc["min_effect_pct"], (row, change)
+    if flagged:
+        assert res.exit_code == 1, res.output
+        return
     verdicts = {r["verdict"] for r in doc["rows"]}
-    assert "regression" not in verdicts, res.output
     if verdicts & {"no change", "improvement"}:
         assert res.exit_code == 0, res.output
     else:
@@ -240,7 +271,11 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
         doc = json.loads(res.stdout)
         flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
         assert res.exit_code == 1, f"night {night}: {doc['decision']}\n{_figures(nights, doc)}"
-        assert all(r["change_run"] in (f"night-{SLOW_NIGHT - 1}", f"night-{SLOW_NIGHT}") for r in flagged)
+        for r in flagged:  # the slow nights' change, or an earlier one the normal nights really show
+            if r["change_run"] not in (f"night-{SLOW_NIGHT - 1}", f"night-{SLOW_NIGHT}"):
+                change = _measured_change(nights, r, f"night-{SLOW_NIGHT - 1}")
+                worse = -change if r["metric"] == "throughput_ops_s" else change
+                assert worse >= doc["min_effect_pct"], (r, change, _figures(nights, doc))
         opened |= {r["change_run"] for r in flagged}
     table = runner.invoke(app, base)
     assert table.exit_code == 1 and "open since night-" in table.stdout, table.output
@@ -268,7 +303,7 @@ def test_regress_passes_the_unchanged_history(nights: Path) -> None:
     res = CliRunner().invoke(
         app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal", *NOISY, "-f", "json"]
     )
-    _no_alarm(res)
+    _no_alarm(res, nights, allow_before=f"night-{SLOW_NIGHT}")
 
 
 def test_regress_cannot_decide_on_two_nights(nights: Path) -> None:

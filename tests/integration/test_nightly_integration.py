@@ -51,8 +51,9 @@ SLOW_NIGHT = SLOW_NIGHTS[0]
 # the server's work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request
 # (2 s: 'Still waiting for thread'). At half the time (issue 20's nights) the server is not always what
 # limits these small runs: in one run here the two nights were as fast as the normal ones (load 80 and 77
-# ops/s, normal nights 79-184), in another 60-77 % slower.
-THROTTLE = {"share": 0.1, "period_s": 0.5}
+# ops/s, normal nights 79-184), in another 60-77 % slower. At 10 % a night failed that way beside two CPU
+# burners (issue 22's acceptance); 20 % still leaves the slow nights about 5x slower.
+THROTTLE = {"share": 0.2, "period_s": 0.5}
 
 
 class Throttle:

@@ -44,7 +44,7 @@ def _write_log(path: Path, name: str, start: float, intervals: list[list[int]]) 
         h = HdrHistogram(1, 3_600_000_000, 3)
         for v in values:
             h.record_value(int(v))
-        lines.append(f"{float(i):.3f},1.000,{max(values) / 1e6:.3f},{h.encode().decode()}")
+        lines.append(f"{float(i):.3f},1.000,{max(values, default=0) / 1e6:.3f},{h.encode().decode()}")
     path.write_text("\n".join(lines) + "\n")
 
 

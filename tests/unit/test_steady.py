@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hdrh.histogram import HdrHistogram
+from test_multi_merge import _write_log  # one writer of YCSB-shaped interval logs for the unit tests
 
 from ycsb_runner.analyse.steady import mser_cut, stationarity, steady_state
 from ycsb_runner.parse.merge import interval_series, read_client_logs, with_steady
@@ -90,21 +91,6 @@ def test_a_stall_in_the_middle_is_flagged_even_without_a_trend() -> None:
 
 
 # --- from HDR interval logs -------------------------------------------------------------------------------
-
-
-def _write_log(path: Path, name: str, start: float, intervals: list[list[int]]) -> None:
-    lines = [
-        f"#[Logging for: {name}]",
-        "#[Histogram log format version 1.1]",
-        f"#[StartTime: {start:.3f} (seconds since epoch), whenever]",
-        '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"',
-    ]
-    for i, values in enumerate(intervals):
-        h = HdrHistogram(1, 3_600_000_000, 3)
-        for v in values:
-            h.record_value(int(v))
-        lines.append(f"{float(i):.3f},1.000,{max(values, default=0) / 1e6:.3f},{h.encode().decode()}")
-    path.write_text("\n".join(lines) + "\n")
 
 
 @pytest.fixture

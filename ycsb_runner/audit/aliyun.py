@@ -24,6 +24,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
+from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, cloud_preflight, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[aliyun]'"
@@ -241,3 +242,46 @@ class AliyunStrategy(AuditStrategy):
                 ]
             )
         return line
+
+
+def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
+    return AliyunStrategy(
+        opts.get("instance_id") or "",
+        client=opts.get("sdk_client"),
+        **pick(
+            opts,
+            "region_id",
+            "endpoint",
+            "protocol",
+            "role_type",
+            "service_type",
+            "storage_period",
+            "set_filter",
+            "wait_s",
+            "poll_s",
+        ),
+    )
+
+
+def _restore(request: RestoreRequest) -> dict[str, Any]:
+    given = request.given
+    options = {**request.saved, "region_id": given["region"], "endpoint": given["endpoint"]}
+    options.pop("region", None)
+    return options
+
+
+register_strategy(
+    StrategySpec(
+        name="aliyun",
+        help="Alibaba Cloud ApsaraDB for MongoDB's audit log service (--instance-id dds-...).",
+        make=_make,
+        cli_options=lambda given: {
+            "instance_id": given["instance_id"],
+            "region_id": given["region"],
+            "endpoint": given["endpoint"],
+            "wait_s": given["timeout"] or 600.0,
+        },
+        preflight=cloud_preflight("aliyun"),
+        restore=_restore,
+    )
+)

@@ -25,6 +25,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
+from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, cloud_preflight, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[tencent]'"
@@ -302,3 +303,36 @@ class TencentStrategy(AuditStrategy):
                 ),
             ]
         return shlex.join(argv)
+
+
+def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
+    return TencentStrategy(
+        opts.get("instance_id") or "",
+        client=opts.get("sdk_client"),
+        **pick(opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"),
+    )
+
+
+def _restore(request: RestoreRequest) -> dict[str, Any]:
+    given = request.given
+    options = {**request.saved, "region": given["region"], "endpoint": given["endpoint"]}
+    options.pop("region_id", None)
+    return options
+
+
+register_strategy(
+    StrategySpec(
+        name="tencent",
+        help="TencentDB for MongoDB's audit service (--instance-id cmgo-...).",
+        make=_make,
+        cli_options=lambda given: {
+            "instance_id": given["instance_id"],
+            "region": given["region"],
+            "endpoint": given["endpoint"],
+            "namespace": given["namespace"],
+            "wait_s": given["timeout"] or 600.0,
+        },
+        preflight=cloud_preflight("tencent"),
+        restore=_restore,
+    )
+)

@@ -24,6 +24,7 @@ from ycsb_runner.cli.options import (
     UrlOpt,
     emit,
     log,
+    renderer,
 )
 from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
@@ -345,13 +346,13 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
     except UserError as err:
         log(f"cannot show the results: {err}")
         return
-    if fmt is Format.table:
+    if renderer(fmt).terminal:
         print_results(result)
         study = study_table(result)
         if layout_named(study.attrs["layout"]).own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
-            emit_study_table(study, Format.table, study.attrs.get("title", result.run_id))
+            emit_study_table(study, fmt, study.attrs.get("title", result.run_id))
         return
     ops = results_table(result)
     m = result.manifest

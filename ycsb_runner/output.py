@@ -23,14 +23,20 @@ if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without
     import pandas as pd
 
 
-def _fmt(v: Any) -> str:
-    import pandas as pd
-
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+def cell_text(value: Any, *, fine: bool = False) -> str:
+    """A cell of a shown table as text: None, NA and NaN as "-"; a float rounded: from 100 up to a whole
+    number (``1,234``), below to 2 decimals; *fine* (``parse``'s figures, where a fraction such as an
+    error rate matters): fractions to 4 decimals, whole numbers bare, others to 1 decimal. The rest as
+    ``str``."""
+    if value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
-    return str(v)
+    if not isinstance(value, float):
+        return str(value)
+    if not fine:
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    if abs(value) < 1 and value != 0:
+        return f"{value:.4f}"
+    return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
 
 
 def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
@@ -38,7 +44,7 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
     "<x> stdev/min/max" spread columns dropped (when the stdev is NaN, e.g. n = 1, only the mean)."""
     if df.empty:
         return df
-    text = df.apply(lambda col: col.map(_fmt))
+    text = df.apply(lambda col: col.map(cell_text))
     if not compact:
         return text
     for col in df.columns:

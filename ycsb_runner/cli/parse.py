@@ -16,7 +16,7 @@ from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
-from ycsb_runner.output import View, renderer
+from ycsb_runner.output import View, cell_text, renderer
 
 if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
     import pandas as pd
@@ -62,27 +62,13 @@ def _load(path: Path, stderr: Path | None) -> ParsedRun:
     return parse_output(data, _read(err_path) if err_path else b"")
 
 
-def _cell(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return (
-            f"{value:.4f}"
-            if abs(value) < 1 and value != 0
-            else f"{value:,.0f}"
-            if value.is_integer()
-            else f"{value:,.1f}"
-        )
-    return str(value)
-
-
 def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
     console.print(
         f"[bold]{escape(name)}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
-        f"runtime={_cell(run.overall.get('runtime_ms'))} ms  "
-        f"throughput={_cell(run.overall.get('throughput'))} ops/s",
+        f"runtime={cell_text(run.overall.get('runtime_ms'), fine=True)} ms  "
+        f"throughput={cell_text(run.overall.get('throughput'), fine=True)} ops/s",
         highlight=False,
     )
     for reason in v.reasons:
@@ -93,7 +79,7 @@ def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations
     for _, title in _TABLE_COLUMNS:
         table.add_column(title, justify="left" if title == "section" else "right")
     for _, row in run.operations.iterrows():
-        table.add_row(*[_cell(row.get(col)) for col, _ in _TABLE_COLUMNS])
+        table.add_row(*[cell_text(row.get(col), fine=True) for col, _ in _TABLE_COLUMNS])
     console.print(table)
 
 
@@ -149,7 +135,7 @@ def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None
     for col in shown.columns:
         table.add_column(str(col), justify="left" if shown[col].dtype == object else "right")
     for row in shown.itertuples(index=False):
-        table.add_row(*[_cell(v) for v in row])
+        table.add_row(*[cell_text(v, fine=True) for v in row])
     console.print(table)
     if limit is not None and len(frame) > limit:
         console.print(f"  ... {len(frame) - limit} more rows (use --format csv for all)", highlight=False)

@@ -24,7 +24,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
-from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, cloud_preflight, pick, register_strategy
+from ycsb_runner.audit.registry import cloud_spec, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[aliyun]'"
@@ -263,25 +263,11 @@ def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
     )
 
 
-def _restore(request: RestoreRequest) -> dict[str, Any]:
-    given = request.given
-    options = {**request.saved, "region_id": given["region"], "endpoint": given["endpoint"]}
-    options.pop("region", None)
-    return options
-
-
 register_strategy(
-    StrategySpec(
-        name="aliyun",
-        help="Alibaba Cloud ApsaraDB for MongoDB's audit log service (--instance-id dds-...).",
-        make=_make,
-        cli_options=lambda given: {
-            "instance_id": given["instance_id"],
-            "region_id": given["region"],
-            "endpoint": given["endpoint"],
-            "wait_s": given["timeout"] or 600.0,
-        },
-        preflight=cloud_preflight("aliyun"),
-        restore=_restore,
+    cloud_spec(
+        "aliyun",
+        "Alibaba Cloud ApsaraDB for MongoDB's audit log service (--instance-id dds-...).",
+        _make,
+        region_key="region_id",
     )
 )

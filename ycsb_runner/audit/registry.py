@@ -93,12 +93,35 @@ def pick(options: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: options[k] for k in keys if options.get(k) is not None}
 
 
-def cloud_preflight(name: str) -> Callable[[dict[str, Any], bool], list[str]]:
-    """The pre-flight check of a cloud service's strategy: it needs the instance id."""
+def cloud_spec(
+    name: str,
+    help: str,
+    make: Callable[[dict[str, Any], Any], AuditStrategy],
+    *,
+    region_key: str,
+    namespace: bool = False,
+) -> StrategySpec:
+    """The spec of a cloud service's strategy: ``--instance-id``, ``--region`` (its option *region_key*),
+    ``--endpoint``, ``--timeout`` (600 s) and with *namespace* ``--namespace`` from the command line; a
+    bench needs ``instance_id``; ``audit restore`` takes the saved options with this command line's region
+    and endpoint."""
 
-    def check(options: dict[str, Any], embedded: bool) -> list[str]:
+    def cli_options(given: dict[str, Any]) -> dict[str, Any]:
+        options = {
+            "instance_id": given["instance_id"],
+            region_key: given["region"],
+            "endpoint": given["endpoint"],
+            "wait_s": given["timeout"] or 600.0,
+        }
+        return {**options, "namespace": given["namespace"]} if namespace else options
+
+    def preflight(options: dict[str, Any], embedded: bool) -> list[str]:
         if options.get("instance_id"):
             return []
         return [f"--audit-strategy {name} needs --audit-option instance_id=..."]
 
-    return check
+    def restore(request: RestoreRequest) -> dict[str, Any]:
+        saved = {k: v for k, v in request.saved.items() if k not in ("region", "region_id")}
+        return {**saved, region_key: request.given["region"], "endpoint": request.given["endpoint"]}
+
+    return StrategySpec(name, help, make, cli_options, preflight, restore)

@@ -25,7 +25,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
-from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, cloud_preflight, pick, register_strategy
+from ycsb_runner.audit.registry import cloud_spec, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[tencent]'"
@@ -313,26 +313,12 @@ def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
     )
 
 
-def _restore(request: RestoreRequest) -> dict[str, Any]:
-    given = request.given
-    options = {**request.saved, "region": given["region"], "endpoint": given["endpoint"]}
-    options.pop("region_id", None)
-    return options
-
-
 register_strategy(
-    StrategySpec(
-        name="tencent",
-        help="TencentDB for MongoDB's audit service (--instance-id cmgo-...).",
-        make=_make,
-        cli_options=lambda given: {
-            "instance_id": given["instance_id"],
-            "region": given["region"],
-            "endpoint": given["endpoint"],
-            "namespace": given["namespace"],
-            "wait_s": given["timeout"] or 600.0,
-        },
-        preflight=cloud_preflight("tencent"),
-        restore=_restore,
+    cloud_spec(
+        "tencent",
+        "TencentDB for MongoDB's audit service (--instance-id cmgo-...).",
+        _make,
+        region_key="region",
+        namespace=True,
     )
 )

@@ -90,11 +90,12 @@ def check_options(opts: BenchOptions) -> None:
 def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
-    from ycsb_runner.audit import STRATEGIES
+    from ycsb_runner.audit import strategy_names
 
+    names = strategy_names()
     for given, where in ((opts.audit_strategy, "--audit-strategy"), (suite.audit.strategy, "audit.strategy")):
-        if given and given not in STRATEGIES:
-            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(STRATEGIES)}")
+        if given and given not in names:
+            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(names)}")
     if opts.audit_strategy:
         from dataclasses import replace
 
@@ -158,71 +159,31 @@ class _ServerHolder:
         self.info = info
 
 
-def _restart_options(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The ``restart`` strategy on the embedded server: restart it with ``on_args`` for "on" and
-    ``off_args`` for "off" (e.g. mongod's --auditDestination ... flags); status = which args it runs with."""
-    from ycsb_runner import server as srv
-    from ycsb_runner.audit import AuditState
-
-    if holder.info is None:
-        raise UserError(
-            "the restart strategy restarts the embedded server: run without MONGODB_URL, or use "
-            "the command strategy with your own restart commands"
-        )
-    on_args = [str(a) for a in options.get("on_args", [])]
-    off_args = [str(a) for a in options.get("off_args", [])]
-    if not on_args:
-        raise UserError(
-            "the restart strategy needs --audit-option on_args='[...]' (server arguments for audit on)"
-        )
-
-    audited: set[str] = set()  # the ops the last "on" restart was for: on_args audit what they audit
-
-    def restart(with_audit: bool, ops: Any) -> None:
-        assert holder.info is not None
-        holder.info = srv.restart(holder.info, on_args if with_audit else off_args)
-        audited.clear()
-        if with_audit:
-            audited.update(ops)
-
-    def status() -> AuditState:
-        assert holder.info is not None
-        argv = holder.info.argv
-        n = len(on_args)
-        on = any(argv[i : i + n] == on_args for i in range(len(argv) - n + 1))
-        return AuditState(
-            enabled=on,
-            ops=frozenset(audited) if on else frozenset(),
-            detail=f"server argv: {' '.join(argv[1:])}",
-            raw={},
-        )
-
-    return {**options, "restart": restart, "status": status}
-
-
 def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
     if not suite.audit.states:
         return None
+    from ycsb_runner.audit import make_strategy, strategy_names, strategy_spec
+
     name = suite.audit.strategy
     if not name:
         raise UserError(
             f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
-            "--audit-strategy NAME (mongodb-runtime, restart, command, aliyun, tencent)"
+            f"--audit-strategy NAME ({', '.join(strategy_names())})"
         )
-    from ycsb_runner.audit import make_strategy
     from ycsb_runner.render import database_name
 
     options = {**suite.audit.options, **opts.audit_options, "url": url}
     options.setdefault("target_namespace", f"{database_name(url)}.{suite.mongodb.table}")
     if suite.audit.namespace_only:
         options.setdefault("namespace", f"{database_name(url)}.{suite.mongodb.table}")
+    spec = strategy_spec(name)
     client = None
-    if name == "mongodb-runtime":
+    if spec.needs_client:
         from pymongo import MongoClient
 
         client = MongoClient(url, serverSelectionTimeoutMS=10000)
-    if name == "restart":
-        options = _restart_options(holder, options)
+    if spec.with_server is not None:
+        options = spec.with_server(holder, options)
     return make_strategy(name, client=client, options=options)
 
 

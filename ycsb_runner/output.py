@@ -1,13 +1,19 @@
-"""How a command prints a table: the one ``--format`` type, the cells of a shown table (numbers rounded, NaN
-as "-"), the one Markdown renderer (``pipe_table``) and ``emit``, which every command's table goes through."""
+"""How a command prints a table: one ``Renderer`` per ``--format`` (registered in ``FORMATS``; the ``Format``
+type lists them), the cells of a shown table (numbers rounded, NaN as "-"), the one Markdown table
+(``pipe_table``) and ``emit``, which every command's table goes through.
+
+A new format is one ``Renderer`` subclass (``table``: one table; ``notes``: lines beside it) and its
+``register_format`` call below; the commands that print their own documents (``parse``, ``reference
+show``) give it their ``views()``."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import typer
 
@@ -17,23 +23,20 @@ if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without
     import pandas as pd
 
 
-class Format(StrEnum):
-    """Every command that prints a table takes ``--format``; ``markdown`` where a table is shown."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    markdown = "markdown"
-
-
-def _fmt(v: Any) -> str:
-    import pandas as pd
-
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+def cell_text(value: Any, *, fine: bool = False) -> str:
+    """A cell of a shown table as text: None, NA and NaN as "-"; a float rounded: from 100 up to a whole
+    number (``1,234``), below to 2 decimals; *fine* (``parse``'s figures, where a fraction such as an
+    error rate matters): fractions to 4 decimals, whole numbers bare, others to 1 decimal. The rest as
+    ``str``."""
+    if value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
-    return str(v)
+    if not isinstance(value, float):
+        return str(value)
+    if not fine:
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    if abs(value) < 1 and value != 0:
+        return f"{value:.4f}"
+    return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
 
 
 def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
@@ -41,7 +44,7 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
     "<x> stdev/min/max" spread columns dropped (when the stdev is NaN, e.g. n = 1, only the mean)."""
     if df.empty:
         return df
-    text = df.apply(lambda col: col.map(_fmt))
+    text = df.apply(lambda col: col.map(cell_text))
     if not compact:
         return text
     for col in df.columns:
@@ -83,9 +86,171 @@ def markdown_table(df: pd.DataFrame) -> str:
     return pipe_table(d.columns, d.itertuples(index=False))
 
 
+@dataclass(frozen=True)
+class View:
+    """One table a command prints. Every format shows ``frame`` under ``title``; JSON adds ``extra``'s keys.
+    The terminal table shows the columns of *priority* first when not all fit (``termtable.print_frame``),
+    renames columns by *labels*, never folds the *whole* columns and prints *caption* under it; ``wide``:
+    every column, one block per row when they do not fit."""
+
+    frame: pd.DataFrame
+    title: str
+    extra: dict | None = None
+    priority: tuple[str, ...] = ()
+    wide: bool = False
+    caption: str | None = None
+    labels: dict[str, str] | None = None
+    whole: tuple[str, ...] = ()
+    #: What tells this table from the others of its document (``parse``: file and verdict); CSV writes a
+    #: document as one table with these as its first columns.
+    keys: dict[str, Any] | None = None
+
+
+class Document(Protocol):
+    """What ``parse`` and ``reference show`` print: their tables as views (what any format can show); a
+    document may also have its own text for a format, an ``as_<format name>()`` method (e.g. ``as_json``)."""
+
+    def views(self) -> list[View]: ...
+
+
+class Renderer:
+    """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
+    ``document``, a command's document: its own text for this format if it has one, else its views as
+    tables, one after the other. ``terminal``: for people at a terminal (commands give it their compact
+    view); ``data``: for programs (commands give it every row and column, raw)."""
+
+    name: ClassVar[str]
+    help: ClassVar[str] = ""
+    terminal: ClassVar[bool] = False
+    data: ClassVar[bool] = False
+
+    def table(self, view: View) -> None:
+        raise NotImplementedError
+
+    def notes(self, heading: str, lines: Sequence[str]) -> None:
+        for line in lines:
+            typer.echo(line)
+
+    def document(self, doc: Document) -> None:
+        own = getattr(doc, f"as_{self.name}", None)
+        if own is not None:
+            own()
+            return
+        for view in doc.views():
+            self.table(view)
+
+
+class TableRenderer(Renderer):
+    name = "table"
+    terminal = True
+
+    def table(self, view: View) -> None:
+        from ycsb_runner.termtable import print_frame
+
+        labels = view.labels or {}
+        shown = display_frame(view.frame).rename(columns=labels)
+        print_frame(
+            shown,
+            title=view.title,
+            caption=view.caption,
+            console=out_console,
+            priority=tuple(labels.get(c, c) for c in view.priority),
+            wide=view.wide,
+            show_all_hint="--wide or --format csv shows them",
+            whole=tuple(labels.get(c, c) for c in view.whole),
+        )
+
+
+class CsvRenderer(Renderer):
+    name = "csv"
+    data = True
+
+    def table(self, view: View) -> None:
+        from ycsb_runner.store import formula_safe
+
+        typer.echo(formula_safe(view.frame).to_csv(index=False), nl=False)
+
+    def document(self, doc: Document) -> None:
+        """One CSV of every view, each row led by its view's ``keys``."""
+        if hasattr(doc, "as_csv"):
+            return super().document(doc)
+        import pandas as pd
+
+        frames = []
+        for view in doc.views():
+            frame = view.frame.copy()
+            for i, (key, value) in enumerate((view.keys or {}).items()):
+                frame.insert(i, key, value)
+            frames.append(frame)
+        self.table(View(pd.concat(frames, ignore_index=True), ""))
+
+
+class JsonRenderer(Renderer):
+    name = "json"
+    data = True
+
+    def table(self, view: View) -> None:
+        records = json.loads(view.frame.to_json(orient="records", force_ascii=False))
+        document = {"title": view.title, **(view.extra or {}), "rows": records}
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+class MarkdownRenderer(Renderer):
+    name = "markdown"
+
+    def table(self, view: View) -> None:
+        typer.echo(f"## {view.title}\n\n{markdown_table(view.frame)}", nl=False)
+
+    def document(self, doc: Document) -> None:
+        """Each view as a table, each followed by a blank line."""
+        if hasattr(doc, "as_markdown"):
+            return super().document(doc)
+        for view in doc.views():
+            self.table(view)
+            typer.echo("")
+
+    def notes(self, heading: str, lines: Sequence[str]) -> None:
+        if lines:
+            typer.echo(f"\n### {heading}\n")
+        for line in lines:
+            typer.echo(f"- {line}")
+
+
+FORMATS: dict[str, Renderer] = {}
+
+
+def register_format(renderer: Renderer) -> Renderer:
+    """Add (or replace) the ``--format`` *renderer.name*; the help texts list them in registration order."""
+    FORMATS[renderer.name] = renderer
+    return renderer
+
+
+for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MarkdownRenderer()):
+    register_format(_renderer)
+
+#: The ``--format`` type: every registered format (the CLI's choices).
+Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]
+
+
+def format_names() -> str:
+    """``table, csv, json or markdown``: the registered formats, for help texts."""
+    names = list(FORMATS)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+
+
+def renderer(fmt: Format | str) -> Renderer:
+    """The renderer of the format *fmt*; UserError naming the registered ones for any other."""
+    try:
+        return FORMATS[str(fmt)]
+    except KeyError:
+        from ycsb_runner.errors import UserError
+
+        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}") from None
+
+
 def emit(
     df: pd.DataFrame,
-    fmt: Format,
+    fmt: Format | str,
     title: str,
     extra: dict | None = None,
     *,
@@ -95,35 +260,8 @@ def emit(
     labels: dict[str, str] | None = None,
     whole: tuple[str, ...] = (),
 ) -> None:
-    """Print *df* as a table that fits the terminal, CSV, JSON (``{"title", "rows", ...extra}``) or Markdown.
-
-    The table shows the columns of *priority* first when not all fit (``termtable.print_frame``); *labels*
-    rename columns for the table only; *whole* columns are never folded (``termtable.print_frame``); CSV and
-    JSON always carry every column under its own name."""
-    if fmt is Format.csv:
-        from ycsb_runner.store import formula_safe
-
-        typer.echo(formula_safe(df).to_csv(index=False), nl=False)
-    elif fmt is Format.json:
-        records = json.loads(df.to_json(orient="records", force_ascii=False))
-        typer.echo(
-            json.dumps({"title": title, **(extra or {}), "rows": records}, indent=2, ensure_ascii=False)
-        )
-    elif fmt is Format.markdown:
-        typer.echo(f"## {title}\n\n{markdown_table(df)}", nl=False)
-    else:
-        from ycsb_runner.termtable import print_frame
-
-        shown = display_frame(df)
-        labels = labels or {}
-        shown = shown.rename(columns=labels)
-        print_frame(
-            shown,
-            title=title,
-            caption=caption,
-            console=out_console,
-            priority=tuple(labels.get(c, c) for c in priority),
-            wide=wide,
-            show_all_hint="--wide or --format csv shows them",
-            whole=tuple(labels.get(c, c) for c in whole),
-        )
+    """Print *df* as a table in the format *fmt* (``View`` says what the other arguments do): fitted to the
+    terminal, CSV, JSON (``{"title", ...extra, "rows"}``), Markdown or a registered format. CSV and JSON
+    always carry every column under its own name."""
+    view = View(df, title, extra, priority, wide, caption, labels, whole)
+    renderer(fmt).table(view)

@@ -135,44 +135,11 @@ def preflight(suite: Suite, *, embedded: bool) -> list[Finding]:
     return scaling_findings(suite) + server_findings(suite, embedded=embedded) + steady_findings(suite)
 
 
-def _is_argv(value: object) -> bool:
-    if isinstance(value, str):
-        return bool(value.strip())
-    return isinstance(value, list) and bool(value) and all(isinstance(a, str) and a for a in value)
-
-
 def audit_findings(strategy: str | None, options: dict, *, embedded: bool) -> list[Finding]:
-    """A bench's audit strategy and its ``--audit-option`` values, checked before the server starts."""
+    """A bench's audit strategy and its ``--audit-option`` values, checked before the server starts (each
+    strategy's own ``preflight``)."""
     if not strategy:
         return []
-    opt = "--audit-option"
-    errors: list[str] = []
-    if strategy == "restart":
-        if not embedded:
-            errors.append(
-                "--audit-strategy restart restarts the embedded server: run without MONGODB_URL, or use "
-                "--audit-strategy command with your own restart commands"
-            )
-        on_args, off_args = options.get("on_args"), options.get("off_args", [])
-        if not (isinstance(on_args, list) and on_args):
-            errors.append(
-                f"--audit-strategy restart needs {opt} on_args='[\"--flag\", ...]' (the server's arguments "
-                "with audit on; off_args for audit off)"
-            )
-        if not isinstance(off_args, list):
-            errors.append(f"{opt} off_args: give a JSON list of server arguments, e.g. off_args='[]'")
-    elif strategy == "command":
-        missing = [k for k in ("on_cmd", "off_cmd", "status_cmd") if not _is_argv(options.get(k))]
-        if missing:
-            errors.append(
-                f"--audit-strategy command needs {', '.join(f'{opt} {k}=...' for k in missing)} "
-                '(each a JSON list like \'["./audit.sh", "on"]\')'
-            )
-    elif strategy == "mongodb-runtime" and embedded:
-        errors.append(
-            "--audit-strategy mongodb-runtime needs MONGODB_URL of MongoDB Enterprise, Percona Server or "
-            "Atlas: the embedded FerretDB has no audit log (use --audit-strategy command or restart)"
-        )
-    elif strategy in ("aliyun", "tencent") and not options.get("instance_id"):
-        errors.append(f"--audit-strategy {strategy} needs {opt} instance_id=...")
-    return [Finding("error", e) for e in errors]
+    from ycsb_runner.audit import strategy_spec
+
+    return [Finding("error", e) for e in strategy_spec(strategy).preflight(options, embedded)]

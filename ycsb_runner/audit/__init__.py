@@ -1,9 +1,17 @@
-"""Audit-logging strategies: turn auditing of YCSB's operations on/off, verify it and restore it."""
+"""Audit-logging strategies: turn auditing of YCSB's operations on/off, verify it and restore it.
+
+Each strategy's module registers itself (``registry.register_strategy``) when this package imports it:
+a new strategy is its module, and its name in the import list below."""
 
 from __future__ import annotations
 
 from typing import Any
 
+# The built-in strategies, imported for their registration, in the order the help texts list them.
+# isort: off
+from ycsb_runner.audit import mongodb_runtime, restart, command, aliyun, tencent  # noqa: F401
+
+# isort: on
 from ycsb_runner.audit.base import (
     OP_COMMANDS,
     YCSB_OPS,
@@ -14,21 +22,20 @@ from ycsb_runner.audit.base import (
     ops_to_commands,
 )
 from ycsb_runner.audit.guard import audit_guard
-from ycsb_runner.errors import UserError
-
-STRATEGIES: tuple[str, ...] = ("mongodb-runtime", "restart", "command", "aliyun", "tencent")
-#: Strategies whose switch ycsb-runner cannot read back as the server's (or service's) audit configuration:
-#: what they flip may not be audit logging at all (the README's state file, the embedded FerretDB).
-UNVERIFIED_STRATEGIES: dict[str, str] = {
-    "command": "the `command` strategy ran your own on/off/status commands",
-    "restart": "the `restart` strategy restarted the server with other arguments",
-}
+from ycsb_runner.audit.registry import (
+    RestoreRequest,
+    StrategySpec,
+    register_strategy,
+    strategy_names,
+    strategy_spec,
+    truthy,
+)
 
 
 def unverified_audit(strategy: str | None) -> str:
     """The caveat every table, report and manifest of a run carries when its audit switch is not verified
     as auditing ("" for the strategies that read the audit configuration back, or no strategy)."""
-    how = UNVERIFIED_STRATEGIES.get(strategy or "")
+    how = strategy_spec(strategy).unverified if strategy in strategy_names() else ""
     if not how:
         return ""
     return (
@@ -39,22 +46,21 @@ def unverified_audit(strategy: str | None) -> str:
 
 __all__ = [
     "OP_COMMANDS",
-    "STRATEGIES",
-    "UNVERIFIED_STRATEGIES",
     "YCSB_OPS",
     "AuditError",
     "AuditState",
     "AuditStrategy",
+    "RestoreRequest",
+    "StrategySpec",
     "audit_guard",
     "make_strategy",
     "normalize_ops",
     "ops_to_commands",
+    "register_strategy",
+    "strategy_names",
+    "strategy_spec",
     "unverified_audit",
 ]
-
-
-def _pick(options: dict[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: options[k] for k in keys if options.get(k) is not None}
 
 
 def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | None = None) -> AuditStrategy:
@@ -78,75 +84,6 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
       ``namespace``, ``wait_s``, ``poll_s``, ``sdk_client``.
     """
     opts = dict(options or {})
-    if name == "mongodb-runtime":
-        from ycsb_runner.audit.mongodb_runtime import MongoRuntimeStrategy
-
-        if client is None:
-            raise UserError("the mongodb-runtime strategy needs a MongoDB connection: pass --mongodb-url")
-        extra = _pick(opts, "target_namespace", "verify_timeout_s", "log", "clock", "sleep")
-        if opts.get("verify_poll_s") is not None:
-            extra["poll_s"] = float(opts["verify_poll_s"])
-        strategy: AuditStrategy = MongoRuntimeStrategy.connect(
-            client,
-            namespace=opts.get("namespace"),
-            url=opts.get("url"),
-            direct=opts.get("direct"),
-            mongos_docs=opts.get("mongos_docs"),
-            upsert=_truthy(opts.get("upsert")),
-            allow_unlisted=_truthy(opts.get("allow_unlisted_members")),
-            **extra,
-        )
-        return strategy
-    strategy = _make_other(name, opts)
-    strategy.upsert = _truthy(opts.get("upsert"))
+    strategy = strategy_spec(name).make(opts, client)
+    strategy.upsert = truthy(opts.get("upsert"))
     return strategy
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in {"1", "true", "yes", "on"}
-    return bool(value)
-
-
-def _make_other(name: str, opts: dict[str, Any]) -> AuditStrategy:
-    if name == "command":
-        from ycsb_runner.audit.command import CommandStrategy
-
-        return CommandStrategy.from_options(opts)
-    if name == "restart":
-        from ycsb_runner.audit.restart import RestartStrategy
-
-        if "restart" not in opts or "status" not in opts:
-            raise UserError(
-                "the restart strategy is driven by the suite runner (it restarts the server), "
-                "not usable from the command line; use mongodb-runtime or command"
-            )
-        return RestartStrategy(opts["restart"], opts["status"], hint=opts.get("hint"))
-    if name == "aliyun":
-        from ycsb_runner.audit.aliyun import AliyunStrategy
-
-        return AliyunStrategy(
-            opts.get("instance_id") or "",
-            client=opts.get("sdk_client"),
-            **_pick(
-                opts,
-                "region_id",
-                "endpoint",
-                "protocol",
-                "role_type",
-                "service_type",
-                "storage_period",
-                "set_filter",
-                "wait_s",
-                "poll_s",
-            ),
-        )
-    if name == "tencent":
-        from ycsb_runner.audit.tencent import TencentStrategy
-
-        return TencentStrategy(
-            opts.get("instance_id") or "",
-            client=opts.get("sdk_client"),
-            **_pick(opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"),
-        )
-    raise UserError(f"unknown audit strategy {name!r}: use one of {', '.join(STRATEGIES)}")

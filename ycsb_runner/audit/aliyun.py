@@ -24,6 +24,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
+from ycsb_runner.audit.registry import cloud_spec, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[aliyun]'"
@@ -241,3 +242,32 @@ class AliyunStrategy(AuditStrategy):
                 ]
             )
         return line
+
+
+def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
+    return AliyunStrategy(
+        opts.get("instance_id") or "",
+        client=opts.get("sdk_client"),
+        **pick(
+            opts,
+            "region_id",
+            "endpoint",
+            "protocol",
+            "role_type",
+            "service_type",
+            "storage_period",
+            "set_filter",
+            "wait_s",
+            "poll_s",
+        ),
+    )
+
+
+register_strategy(
+    cloud_spec(
+        "aliyun",
+        "Alibaba Cloud ApsaraDB for MongoDB's audit log service (--instance-id dds-...).",
+        _make,
+        region_key="region_id",
+    )
+)

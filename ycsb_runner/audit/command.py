@@ -18,6 +18,7 @@ from ycsb_runner.audit.base import (
     mask_secrets,
     normalize_ops,
 )
+from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, register_strategy
 from ycsb_runner.errors import UserError
 
 DEFAULT_ON_REGEX = r"\bon\b|enabled|true"
@@ -215,3 +216,68 @@ def describe_commands(options: dict[str, Any]) -> list[str]:
         assert argv is not None
         out.append(f"{key}: {shlex.join(mask_argv(argv))}")
     return out
+
+
+def _is_argv(value: object) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, list) and bool(value) and all(isinstance(a, str) and a for a in value)
+
+
+def _preflight(options: dict[str, Any], embedded: bool) -> list[str]:
+    missing = [k for k in COMMAND_KEYS if not _is_argv(options.get(k))]
+    if not missing:
+        return []
+    return [
+        f"--audit-strategy command needs {', '.join(f'--audit-option {k}=...' for k in missing)} "
+        '(each a JSON list like \'["./audit.sh", "on"]\')'
+    ]
+
+
+def _restore(request: RestoreRequest) -> dict[str, Any]:
+    """The options for ``audit restore``: the programs only from this command line (a run folder may come
+    from anywhere, so nothing in it is run), the file's non-program settings kept."""
+    path, saved, given = request.path, request.saved, request.given
+    programs = {k: given[k] for k in ("status_cmd", "on_cmd", "off_cmd")}
+    needed = ["status_cmd", "on_cmd" if request.entry.enabled else "off_cmd"]
+    missing = [k for k in needed if programs[k] is None]
+    if missing:
+        used = " ".join(
+            f"--{k.replace('_', '-')} {shlex.quote(json.dumps(saved[k]))}"
+            for k in needed
+            if isinstance(saved.get(k), list)
+        )
+        raise UserError(
+            f"{path}: audit restore never runs programs found in a run folder: pass "
+            + " and ".join(f"--{k.replace('_', '-')}" for k in missing)
+            + (f" (the run used {used})" if used else "")
+        )
+    options: dict[str, Any] = {k: v for k, v in programs.items() if v is not None}
+    if isinstance(saved.get("on_regex"), str):
+        options["on_regex"] = saved["on_regex"]
+    if isinstance(saved.get("timeout_s"), int | float) and not isinstance(saved["timeout_s"], bool):
+        options["timeout_s"] = saved["timeout_s"]
+    if given["timeout"]:
+        options["timeout_s"] = given["timeout"]
+    return options
+
+
+register_strategy(
+    StrategySpec(
+        name="command",
+        help="your own programs switch and report auditing (--on-cmd, --off-cmd, --status-cmd).",
+        make=lambda opts, client: CommandStrategy.from_options(opts),
+        cli_options=lambda given: {
+            "on_cmd": given["on_cmd"],
+            "off_cmd": given["off_cmd"],
+            "status_cmd": given["status_cmd"],
+            "on_regex": given["on_regex"],
+            "timeout_s": given["timeout"] or 120.0,
+        },
+        preflight=_preflight,
+        restore=_restore,
+        programs=describe_commands,
+        program_keys=COMMAND_KEYS,
+        unverified="the `command` strategy ran your own on/off/status commands",
+    )
+)

@@ -51,6 +51,7 @@ from ycsb_runner.audit.base import (
     ops_to_commands,
 )
 from ycsb_runner.audit.filters import CANNOT_VERIFY, FilterSyntaxError, coverage, parse_filter
+from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, pick, register_strategy, truthy
 from ycsb_runner.audit.topology import (
     DirectConnections,
     DirectFn,
@@ -996,3 +997,63 @@ def _read_fcv(client: Any, topo: Topology, direct: DirectFn | None) -> str | Non
 
 def _at(url: str | None) -> str:
     return f" at {mask_secrets(url)}" if url else ""
+
+
+def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
+    if client is None:
+        raise UserError("the mongodb-runtime strategy needs a MongoDB connection: pass --mongodb-url")
+    extra = pick(opts, "target_namespace", "verify_timeout_s", "log", "clock", "sleep")
+    if opts.get("verify_poll_s") is not None:
+        extra["poll_s"] = float(opts["verify_poll_s"])
+    return MongoRuntimeStrategy.connect(
+        client,
+        namespace=opts.get("namespace"),
+        url=opts.get("url"),
+        direct=opts.get("direct"),
+        mongos_docs=opts.get("mongos_docs"),
+        upsert=truthy(opts.get("upsert")),
+        allow_unlisted=truthy(opts.get("allow_unlisted_members")),
+        **extra,
+    )
+
+
+def _preflight(options: dict[str, Any], embedded: bool) -> list[str]:
+    if not embedded:
+        return []
+    return [
+        "--audit-strategy mongodb-runtime needs MONGODB_URL of MongoDB Enterprise, Percona Server or "
+        "Atlas: the embedded FerretDB has no audit log (use --audit-strategy command or restart)"
+    ]
+
+
+def _restore(request: RestoreRequest) -> dict[str, Any]:
+    saved, given = request.saved, request.given
+    url = given["mongodb_url"] or saved.get("url")
+    if not url or "***" in url:
+        raise UserError(
+            f"{request.path} stores the connection string without its password: pass --mongodb-url "
+            "(or MONGODB_URL) for the same deployment"
+        )
+    return {
+        "url": url,
+        "namespace": saved.get("namespace"),
+        "target_namespace": saved.get("target_namespace"),
+        "allow_unlisted_members": given["allow_unlisted_members"],
+    }
+
+
+register_strategy(
+    StrategySpec(
+        name="mongodb-runtime",
+        help="MongoDB Enterprise, Percona Server or Atlas: the audit filter set at runtime.",
+        make=_make,
+        cli_options=lambda given: {
+            "namespace": given["namespace"],
+            "url": given["mongodb_url"],
+            "allow_unlisted_members": given["allow_unlisted_members"],
+        },
+        preflight=_preflight,
+        restore=_restore,
+        needs_client=True,
+    )
+)

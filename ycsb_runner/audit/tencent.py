@@ -25,6 +25,7 @@ from ycsb_runner.audit.base import (
     ops_to_categories,
     settle,
 )
+from ycsb_runner.audit.registry import cloud_spec, pick, register_strategy
 from ycsb_runner.errors import UserError
 
 INSTALL_HINT = "pip install 'ycsb-runner[tencent]'"
@@ -302,3 +303,22 @@ class TencentStrategy(AuditStrategy):
                 ),
             ]
         return shlex.join(argv)
+
+
+def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:
+    return TencentStrategy(
+        opts.get("instance_id") or "",
+        client=opts.get("sdk_client"),
+        **pick(opts, "region", "endpoint", "scheme", "log_expire_day", "namespace", "wait_s", "poll_s"),
+    )
+
+
+register_strategy(
+    cloud_spec(
+        "tencent",
+        "TencentDB for MongoDB's audit service (--instance-id cmgo-...).",
+        _make,
+        region_key="region",
+        namespace=True,
+    )
+)

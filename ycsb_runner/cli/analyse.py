@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ycsb_runner.analyse import DEFAULT_ALPHA
-from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, run_folder
+from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, renderer, run_folder
 from ycsb_runner.console import err_console
 from ycsb_runner.metrics import metric_label
 
@@ -241,7 +241,7 @@ def compare_cmd(
         df = gate[2]
     if save:
         _save(base_dir, name, df)
-    if fmt is Format.table:
+    if renderer(fmt).terminal:
         emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
     else:
         emit(df, fmt, title, extra=extra or None)

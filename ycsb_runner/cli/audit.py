@@ -5,21 +5,28 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
-import json
-import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ycsb_runner.audit import STRATEGIES, AuditState, AuditStrategy, make_strategy, normalize_ops
+from ycsb_runner.audit import (
+    AuditState,
+    AuditStrategy,
+    RestoreRequest,
+    make_strategy,
+    normalize_ops,
+    strategy_names,
+    strategy_spec,
+)
 from ycsb_runner.audit.base import mask_secrets, one_line
 from ycsb_runner.cli.options import UrlOpt
 from ycsb_runner.errors import UserError
 
+STRATEGIES = strategy_names()  # the registered strategies (``ycsb_runner.audit.registry``)
 StrategyName = enum.StrEnum("StrategyName", {n.replace("-", "_"): n for n in STRATEGIES})
 
 app = typer.Typer(
@@ -27,7 +34,8 @@ app = typer.Typer(
     help=(
         "Turn audit logging of YCSB's operations on or off, or show it. Strategies: "
         + ", ".join(STRATEGIES)
-        + "."
+        + ".\n\n\b\n"
+        + "\n".join(f"{n}: {strategy_spec(n).help}" for n in STRATEGIES)
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -41,7 +49,7 @@ StrategyOpt = Annotated[
         "--strategy",
         metavar="NAME",
         case_sensitive=False,
-        help="How to switch auditing: " + ", ".join(STRATEGIES) + " (restart is driven by the suite runner).",
+        help="How to switch auditing: " + ", ".join(STRATEGIES) + ".",
     ),
 ]
 NamespaceOpt = Annotated[
@@ -130,38 +138,8 @@ class StrategyArgs:
     allow_unlisted_members: bool = False
 
     def options(self) -> dict[str, Any]:
-        """The make_strategy options for the chosen strategy. Pure."""
-        name = str(self.strategy.value)
-        if name == "mongodb-runtime":
-            return {
-                "namespace": self.namespace,
-                "url": self.mongodb_url,
-                "allow_unlisted_members": self.allow_unlisted_members,
-            }
-        if name == "command":
-            return {
-                "on_cmd": self.on_cmd,
-                "off_cmd": self.off_cmd,
-                "status_cmd": self.status_cmd,
-                "on_regex": self.on_regex,
-                "timeout_s": self.timeout or 120.0,
-            }
-        if name == "aliyun":
-            return {
-                "instance_id": self.instance_id,
-                "region_id": self.region,
-                "endpoint": self.endpoint,
-                "wait_s": self.timeout or 600.0,
-            }
-        if name == "tencent":
-            return {
-                "instance_id": self.instance_id,
-                "region": self.region,
-                "endpoint": self.endpoint,
-                "namespace": self.namespace,
-                "wait_s": self.timeout or 600.0,
-            }
-        return {}
+        """The make_strategy options for the chosen strategy (its ``cli_options``). Pure."""
+        return strategy_spec(str(self.strategy.value)).cli_options(asdict(self))
 
 
 _SHARED = {
@@ -203,9 +181,9 @@ def _strategy(
     strategy: StrategyName, url: str | None, options: dict[str, Any], timeout: float | None
 ) -> Iterator[AuditStrategy]:
     client = None
-    if strategy.value == "mongodb-runtime":
+    if strategy_spec(strategy.value).needs_client:
         if not url:
-            raise UserError("mongodb-runtime needs --mongodb-url (or MONGODB_URL)")
+            raise UserError(f"{strategy.value} needs --mongodb-url (or MONGODB_URL)")
         from pymongo import MongoClient
         from pymongo.errors import PyMongoError
 
@@ -249,38 +227,6 @@ def audit_on(
         _show(f"audit on ({strat.name})", strat.enable(wanted))
 
 
-def _restore_commands(
-    path: Path,
-    saved: dict[str, Any],
-    entry: AuditState,
-    on_cmd: str | None,
-    off_cmd: str | None,
-    status_cmd: str | None,
-) -> dict[str, Any]:
-    """The command strategy's options for ``audit restore``: the programs only from this command line (a
-    run folder may come from anywhere, so nothing in it is run), the file's non-program settings kept."""
-    given = {"status_cmd": status_cmd, "on_cmd": on_cmd, "off_cmd": off_cmd}
-    needed = ["status_cmd", "on_cmd" if entry.enabled else "off_cmd"]
-    missing = [k for k in needed if given[k] is None]
-    if missing:
-        used = " ".join(
-            f"--{k.replace('_', '-')} {shlex.quote(json.dumps(saved[k]))}"
-            for k in needed
-            if isinstance(saved.get(k), list)
-        )
-        raise UserError(
-            f"{path}: audit restore never runs programs found in a run folder: pass "
-            + " and ".join(f"--{k.replace('_', '-')}" for k in missing)
-            + (f" (the run used {used})" if used else "")
-        )
-    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    if isinstance(saved.get("on_regex"), str):
-        options["on_regex"] = saved["on_regex"]
-    if isinstance(saved.get("timeout_s"), int | float) and not isinstance(saved["timeout_s"], bool):
-        options["timeout_s"] = saved["timeout_s"]
-    return options
-
-
 @app.command("restore")
 def audit_restore(
     run_dir: Annotated[Path, typer.Argument(help="The run folder (or its audit-restore.json).")],
@@ -299,38 +245,27 @@ def audit_restore(
     path, document, entry = load_restore_file(run_dir)
     name = str(document.get("strategy") or "")
     saved = dict(document.get("options") or {})
-    if name not in STRATEGIES or name == "restart" or not document.get("options"):
+    restore = strategy_spec(name).restore if name in strategy_names() else None
+    if restore is None or not document.get("options"):
         raise UserError(
             f"{path}: the {name or 'unknown'} strategy cannot be restored from a file; "
             f"restore by hand: {document.get('manual_restore') or 'see the file'}"
         )
     if document.get("status") == "restored":
         typer.echo(f"{path}: already restored at {document.get('restored_at', '?')}; checking again")
+    given = {
+        "mongodb_url": mongodb_url,
+        "on_cmd": on_cmd,
+        "off_cmd": off_cmd,
+        "status_cmd": status_cmd,
+        "timeout": timeout,
+        "region": region,
+        "endpoint": endpoint,
+        "allow_unlisted_members": allow_unlisted_members,
+    }
     options: dict[str, Any] = {"upsert": bool(document.get("upsert"))}
-    url = None
-    if name == "mongodb-runtime":
-        url = mongodb_url or saved.get("url")
-        if not url or "***" in url:
-            raise UserError(
-                f"{path} stores the connection string without its password: pass --mongodb-url "
-                "(or MONGODB_URL) for the same deployment"
-            )
-        options.update(
-            url=url,
-            namespace=saved.get("namespace"),
-            target_namespace=saved.get("target_namespace"),
-            allow_unlisted_members=allow_unlisted_members,
-        )
-    elif name == "command":
-        options.update(_restore_commands(path, saved, entry, on_cmd, off_cmd, status_cmd))
-        if timeout:
-            options["timeout_s"] = timeout
-    else:
-        options.update(saved, region_id=region, region=region, endpoint=endpoint)
-        if name == "aliyun":
-            options.pop("region", None)
-        else:
-            options.pop("region_id", None)
+    options.update(restore(RestoreRequest(path=path, saved=saved, entry=entry, given=given)))
+    url = options.get("url") if strategy_spec(name).needs_client else None
     strategy_name = StrategyName(name)
     with _strategy(strategy_name, url, options, timeout) as strat:
         try:

@@ -21,6 +21,7 @@ from ycsb_runner.cli.options import (
     VerdictOpt,
     emit,
     log,
+    renderer,
 )
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def runs_cmd(
 
     history = _history(results, history_url)
     df = runs_table(select_runs(history.runs(), _filter(suite, tag, since, until, verdict)))
-    if fmt is Format.table:  # the terminal view: the folder is results/<run_id>, the error in the manifest
+    if renderer(fmt).terminal:  # the terminal view: the folder is results/<run_id>, the error in the manifest
         df = df.drop(columns=["folder", "error"])
     emit(df, fmt, f"runs in {history.where}", priority=RUNS_PRIORITY, whole=("run_id",))
 
@@ -196,11 +197,7 @@ def _lifecycle(out: RegressResult, fmt: Format) -> None:
             f"accepted {a['change_run']} by {a['accepted_by']} at {a['accepted_at']}: {a['why']} "
             f"({a['series']} series{wait})"
         )
-    prefix = "- " if fmt is Format.markdown else ""
-    if lines and fmt is Format.markdown:
-        typer.echo("\n### Open and accepted changes\n")
-    for line in lines:
-        typer.echo(prefix + line)
+    renderer(fmt).notes("Open and accepted changes", lines)
 
 
 @regress_app.command("check", hidden=True, cls=DefaultCommand)
@@ -236,12 +233,11 @@ def regress_cmd(
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
     history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     summary = out.summary()
-    shown = out.table if show_all or fmt in (Format.csv, Format.json) else flagged(out.table)
+    data = renderer(fmt).data  # every series and column, raw; else the flagged ones, compact
+    shown = out.table if show_all or data else flagged(out.table)
     title = f"regress {suite}: {out.reason}; correction {out.correction_text}"
-    if fmt is Format.json:
+    if data:
         emit(shown, fmt, title, extra=summary)
-    elif fmt is Format.csv:
-        emit(shown, fmt, title)
     else:
         if shown.empty and out.exit_code != 2:
             log(f"no flagged series (newest run {out.newest}, {len(out.runs_used)} runs)")

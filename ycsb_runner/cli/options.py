@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner.console import err_console
-from ycsb_runner.output import Format, emit  # noqa: F401 - the commands read both from here
+from ycsb_runner.output import Format, emit, format_names, renderer  # noqa: F401 - the commands read them here
 
 UrlOpt = Annotated[
     str | None,
@@ -96,7 +96,7 @@ def run_folder(run: Path | str) -> Path:
 
 FormatOpt = Annotated[
     Format,
-    typer.Option("--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."),
+    typer.Option("--format", "-f", metavar="FORMAT", help=f"{format_names()}."),
 ]
 WideOpt = Annotated[
     bool, typer.Option("--wide", help="Show every column (one block per row when they do not fit).")

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
+from ycsb_runner.output import View, cell_text, renderer
 
 if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
     import pandas as pd
@@ -61,27 +62,13 @@ def _load(path: Path, stderr: Path | None) -> ParsedRun:
     return parse_output(data, _read(err_path) if err_path else b"")
 
 
-def _cell(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return (
-            f"{value:.4f}"
-            if abs(value) < 1 and value != 0
-            else f"{value:,.0f}"
-            if value.is_integer()
-            else f"{value:,.1f}"
-        )
-    return str(value)
-
-
 def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
     console.print(
         f"[bold]{escape(name)}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
-        f"runtime={_cell(run.overall.get('runtime_ms'))} ms  "
-        f"throughput={_cell(run.overall.get('throughput'))} ops/s",
+        f"runtime={cell_text(run.overall.get('runtime_ms'), fine=True)} ms  "
+        f"throughput={cell_text(run.overall.get('throughput'), fine=True)} ops/s",
         highlight=False,
     )
     for reason in v.reasons:
@@ -92,7 +79,7 @@ def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations
     for _, title in _TABLE_COLUMNS:
         table.add_column(title, justify="left" if title == "section" else "right")
     for _, row in run.operations.iterrows():
-        table.add_row(*[_cell(row.get(col)) for col, _ in _TABLE_COLUMNS])
+        table.add_row(*[cell_text(row.get(col), fine=True) for col, _ in _TABLE_COLUMNS])
     console.print(table)
 
 
@@ -148,7 +135,7 @@ def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None
     for col in shown.columns:
         table.add_column(str(col), justify="left" if shown[col].dtype == object else "right")
     for row in shown.itertuples(index=False):
-        table.add_row(*[_cell(v) for v in row])
+        table.add_row(*[cell_text(v, fine=True) for v in row])
     console.print(table)
     if limit is not None and len(frame) > limit:
         console.print(f"  ... {len(frame) - limit} more rows (use --format csv for all)", highlight=False)
@@ -183,49 +170,38 @@ def parse_cmd(
         raise typer.Exit(err.exit_code) from None
 
 
-def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:
-    try:
-        fmt = Format(fmt)
-    except ValueError:
-        raise UserError(f"unknown --format {fmt!r}: use one of {', '.join(Format)}") from None
-    if table not in TABLES:
-        raise UserError(f"unknown --table {table!r}: use one of {', '.join(TABLES)}")
-    if stderr is not None and len(files) != 1:
-        raise UserError(
-            "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
-        )
-    runs = [(str(path), _load(path, stderr)) for path in files]
+class ParsedDocument:
+    """The parsed captures (``(file name, run)`` pairs) and the chosen table of each, for ``--format``'s
+    renderer: a view per file (titled with its verdict; keyed by file and verdict in one CSV); its own
+    terminal view (verdict, figures and reasons above each table) and JSON document (every figure)."""
 
-    if fmt is Format.markdown:
-        from ycsb_runner.output import markdown_table
+    def __init__(self, runs: list[tuple[str, ParsedRun]], table: str) -> None:
+        self.runs, self.table = runs, table
 
-        for name, run in runs:
-            typer.echo(f"## {name}: {run.verdict.status}\n\n{markdown_table(_frame(run, table))}")
-    elif fmt is Format.table:
+    def views(self) -> list[View]:
+        return [
+            View(
+                _frame(run, self.table),
+                f"{name}: {run.verdict.status}",
+                keys={"file": name, "verdict": run.verdict.status},
+            )
+            for name, run in self.runs
+        ]
+
+    def as_table(self) -> None:
         console = Console()
-        for name, run in runs:
-            if table == DEFAULT_TABLE:
+        for name, run in self.runs:
+            if self.table == DEFAULT_TABLE:
                 _print_table(console, name, run)
                 continue
             _print_table(console, name, run, with_operations=False)
-            shown = _frame(run, table)
-            shown = shown[[c for c in _SHOWN[table] if c in shown.columns]]
-            if table == "summary":
+            shown = _frame(run, self.table)
+            shown = shown[[c for c in _SHOWN[self.table] if c in shown.columns]]
+            if self.table == "summary":
                 shown = shown.rename(columns={"value_str": "value"})
-            _print_frame(console, shown, limit=None if table == "summary" else 200)
-    elif fmt is Format.csv:
-        frames = []
-        for name, run in runs:
-            frame = _frame(run, table).copy()
-            frame.insert(0, "verdict", run.verdict.status)
-            frame.insert(0, "file", name)
-            frames.append(frame)
-        import pandas as pd
+            _print_frame(console, shown, limit=None if self.table == "summary" else 200)
 
-        from ycsb_runner.store import formula_safe
-
-        formula_safe(pd.concat(frames, ignore_index=True)).to_csv(sys.stdout, index=False)
-    else:
+    def as_json(self) -> None:
         payload = [
             {
                 "file": name,
@@ -234,8 +210,20 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
                 "overall": run.overall,
                 "notes": run.notes,
                 "sections": _sections(run),
-                table: json.loads(_frame(run, table).to_json(orient="records", date_format="iso")),
+                self.table: json.loads(_frame(run, self.table).to_json(orient="records", date_format="iso")),
             }
-            for name, run in runs
+            for name, run in self.runs
         ]
         sys.stdout.write(json.dumps(_json_safe(payload), indent=2) + "\n")
+
+
+def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:
+    shown_as = renderer(fmt)
+    if table not in TABLES:
+        raise UserError(f"unknown --table {table!r}: use one of {', '.join(TABLES)}")
+    if stderr is not None and len(files) != 1:
+        raise UserError(
+            "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
+        )
+    runs = [(str(path), _load(path, stderr)) for path in files]
+    shown_as.document(ParsedDocument(runs, table))

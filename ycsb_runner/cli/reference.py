@@ -8,6 +8,7 @@ import typer
 
 from ycsb_runner.cli.options import Format, emit
 from ycsb_runner.console import out_console
+from ycsb_runner.output import View, format_names, renderer
 
 if TYPE_CHECKING:  # the tables (pandas) load when a command shows one, not for --help
     import pandas as pd
@@ -22,7 +23,7 @@ app = typer.Typer(
 @app.command("list")
 def list_command(
     output_format: Format = typer.Option(
-        Format.table, "--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."
+        Format.table, "--format", "-f", metavar="FORMAT", help=f"{format_names()}."
     ),
 ) -> None:
     """List the reference tables: name, rows, title and source document."""
@@ -38,7 +39,7 @@ def list_command(
 def show_command(
     name: str = typer.Argument(..., metavar="NAME", help="Table name, see `ycsb-runner reference list`."),
     output_format: Format = typer.Option(
-        Format.table, "--format", "-f", metavar="FORMAT", help="table, csv, json or markdown."
+        Format.table, "--format", "-f", metavar="FORMAT", help=f"{format_names()}."
     ),
     size: str | None = typer.Option(
         None, "--size", metavar="SIZE", help="Only this instance size, e.g. 4C8G or 4核8GB."
@@ -56,25 +57,52 @@ def show_command(
     """Show one reference table (filtered by --size/--mix/--storage) as a table, CSV, Markdown or JSON."""
     from ycsb_runner.reference import load_reference, select
     from ycsb_runner.reference.english import with_english
-    from ycsb_runner.reference.render import tidy_numbers, to_csv, to_json_document, to_markdown
 
     frame = with_english(load_reference(name))
-    prov = frame.attrs["provenance"]
     rows = select(frame, size=size, mix=mix, storage=storage)
-    if output_format is Format.csv:
-        typer.echo(to_csv(rows, frame), nl=False)
-    elif output_format is Format.markdown:
-        typer.echo(to_markdown(rows, frame), nl=False)
-    elif output_format is Format.json:
-        typer.echo(to_json_document(name, rows, prov), nl=False)
-    else:
-        columns = list(rows.columns) if wide else [c for c in prov["display_columns"] if c in rows.columns]
+    renderer(output_format).document(ReferenceDocument(name, frame, rows, wide))
+
+
+class ReferenceDocument:
+    """A published table's selected *rows* of the whole *frame*, for ``--format``'s renderer: its own text
+    for the built-in formats (whole-number floats as integers, numbers right-aligned in Markdown, the
+    provenance in JSON, the main columns on a terminal), else one view of the rows."""
+
+    def __init__(self, name: str, frame: pd.DataFrame, rows: pd.DataFrame, wide: bool) -> None:
+        self.name, self.frame, self.rows, self.wide = name, frame, rows, wide
+        self.provenance = frame.attrs["provenance"]
+
+    def views(self) -> list[View]:
+        return [View(self.rows, self.provenance["title"], {"name": self.name, "provenance": self.provenance})]
+
+    def as_csv(self) -> None:
+        from ycsb_runner.reference.render import to_csv
+
+        typer.echo(to_csv(self.rows, self.frame), nl=False)
+
+    def as_markdown(self) -> None:
+        from ycsb_runner.reference.render import to_markdown
+
+        typer.echo(to_markdown(self.rows, self.frame), nl=False)
+
+    def as_json(self) -> None:
+        from ycsb_runner.reference.render import to_json_document
+
+        typer.echo(to_json_document(self.name, self.rows, self.provenance), nl=False)
+
+    def as_table(self) -> None:
+        from ycsb_runner.reference.render import tidy_numbers
+
+        prov, rows, frame = self.provenance, self.rows, self.frame
+        columns = (
+            list(rows.columns) if self.wide else [c for c in prov["display_columns"] if c in rows.columns]
+        )
         _print_table(
             tidy_numbers(rows[columns], frame[columns]),
             title=prov["title"],
             caption=f"{prov['source']}; {len(rows)} of {len(frame)} rows; "
-            f"provenance and notes: --format json",
-            wide=wide,
+            "provenance and notes: --format json",
+            wide=self.wide,
         )
 
 

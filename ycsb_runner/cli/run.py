@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ycsb_runner.audit.registry import strategy_names
 from ycsb_runner.cli.options import (
     ClientOpt,
     Format,
@@ -23,6 +24,7 @@ from ycsb_runner.cli.options import (
     UrlOpt,
     emit,
     log,
+    renderer,
 )
 from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
@@ -115,18 +117,21 @@ def _preflight(
 
 
 def _command_notice(suite: object, strategy: str | None, cli_options: dict) -> list[str]:
-    """The lines that say which programs a run will execute (the ``command`` audit strategy), and from
+    """The lines that say which programs a run will execute (an audit strategy's ``programs``), and from
     where: a suite file someone handed you must not run programs unannounced."""
     audit = getattr(suite, "audit", None)
-    if audit is None or not audit.states or (strategy or audit.strategy) != "command":
+    name = strategy or (audit.strategy if audit is not None else None)
+    if audit is None or not audit.states or not name:
         return []
-    from ycsb_runner.audit.command import COMMAND_KEYS, describe_commands
+    from ycsb_runner.audit import strategy_spec
 
-    options = {**audit.options, **cli_options}
-    lines = describe_commands(options)
-    from_suite = [k for k in COMMAND_KEYS if k in audit.options and k not in cli_options]
+    spec = strategy_spec(name)
+    if spec.programs is None:
+        return []
+    lines = spec.programs({**audit.options, **cli_options})
+    from_suite = [k for k in spec.program_keys if k in audit.options and k not in cli_options]
     where = f"suite file {getattr(suite, 'path', '')}" if from_suite else "--audit-option"
-    head = f"notice: this run executes programs (audit strategy command, from the {where}):"
+    head = f"notice: this run executes programs (audit strategy {name}, from the {where}):"
     return [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]
 
 
@@ -225,9 +230,7 @@ def bench(
     dry_run: Annotated[bool, typer.Option(help="Only print what would run (same as `render`).")] = False,
     audit_strategy: Annotated[
         str | None,
-        typer.Option(
-            metavar="NAME", help="How to switch audit: mongodb-runtime, restart, command, aliyun, tencent."
-        ),
+        typer.Option(metavar="NAME", help=f"How to switch audit: {', '.join(strategy_names())}."),
     ] = None,
     audit_option: Annotated[
         list[str] | None,
@@ -343,13 +346,13 @@ def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None
     except UserError as err:
         log(f"cannot show the results: {err}")
         return
-    if fmt is Format.table:
+    if renderer(fmt).terminal:
         print_results(result)
         study = study_table(result)
         if layout_named(study.attrs["layout"]).own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
-            emit_study_table(study, Format.table, study.attrs.get("title", result.run_id))
+            emit_study_table(study, fmt, study.attrs.get("title", result.run_id))
         return
     ops = results_table(result)
     m = result.manifest

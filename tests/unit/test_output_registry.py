@@ -1,0 +1,57 @@
+"""A format registered from outside output.py (here: from the test) is one Renderer, and every command prints
+through it: ``table`` (a run's study table, through ``emit``) and ``parse`` (a document of its own, given to
+the toy as its views) both reach the toy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ycsb_runner import output
+from ycsb_runner.cli.analyse import table_cmd
+from ycsb_runner.cli.parse import _run as parse_run
+from ycsb_runner.errors import UserError
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+class Toy(output.Renderer):
+    """Each table as one line: its title and its size."""
+
+    name = "toy"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def table(self, view: output.View) -> None:
+        self.seen.append(f"{view.title}: {len(view.frame)} rows x {len(view.frame.columns)} columns")
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> Toy:
+    renderer = Toy()
+    monkeypatch.setitem(output.FORMATS, "toy", renderer)
+    return renderer
+
+
+def test_two_commands_print_through_a_registered_format(toy: Toy) -> None:
+    table_cmd(DATA / "runs" / "audit-analyse", fmt="toy")  # type: ignore[arg-type]
+    parse_run([DATA / "ycsb" / "flaky.stdout", DATA / "ycsb" / "hdr_op.stdout"], None, "toy", "operations")
+
+    study, *parsed = toy.seen
+    assert (
+        study
+        == "audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures): 1 rows x 11 columns"
+    )
+    assert [line.split(": ")[0] for line in parsed] == [
+        str(DATA / "ycsb" / "flaky.stdout"),
+        str(DATA / "ycsb" / "hdr_op.stdout"),
+    ]
+    assert all(" rows x " in line and ": 0 rows" not in line for line in parsed), parsed
+    assert "toy" in output.format_names()
+
+
+def test_an_unregistered_format_is_refused() -> None:
+    with pytest.raises(UserError, match="unknown --format 'toy': use one of table, csv, json, markdown"):
+        parse_run([DATA / "ycsb" / "flaky.stdout"], None, "toy", "operations")

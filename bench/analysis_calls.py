@@ -12,7 +12,7 @@ Counts, by a profile hook (``sys.setprofile``) over ycsb_runner's own functions:
 
 Usage::
 
-    .venv/bin/python bench/analysis_calls.py          # report, table, a bench's end on tests/data/runs
+    .venv/bin/python bench/analysis_calls.py          # report, table, compare, a bench's end: tests/data/runs
     .venv/bin/python bench/analysis_calls.py --bench  # also a real `bench` of tests/suites/tiny.toml (~1 min)
 """
 
@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ycsb_runner"
 RUNS = ROOT / "tests" / "data" / "runs"
 ANALYSIS = ("analyse/", "studies.py", "reference/")
+REFERENCE = {"tencent-analyse": "tencent-mongodb44", "audit-analyse": "alibaba-audit"}
 
 
 @dataclass
@@ -140,6 +141,11 @@ def main() -> None:
             print("\n".join(command_calls("report", str(run), "--out", str(out)).lines()))
             print(f"ycsb-runner table {run.name}:")
             print("\n".join(command_calls("table", str(run), "--format", "csv").lines()))
+            print(f"ycsb-runner compare {run.name} {run.name} (two runs):")
+            print("\n".join(command_calls("compare", str(run), str(run), "--format", "csv").lines()))
+            print(f"ycsb-runner compare {run.name} --reference {REFERENCE[run.name]}:")
+            args = ("compare", str(run), "--reference", REFERENCE[run.name], "--format", "csv")
+            print("\n".join(command_calls(*args).lines()))
             print(f"finish_run_folder({run.name}) (run_bench after the steps):")
             print("\n".join(finish_calls(run, Path(tmp) / f"results-{run.name}").lines()))
         if a.bench:

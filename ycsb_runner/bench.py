@@ -33,6 +33,7 @@ from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.suite import Suite, load_suite
 
 if TYPE_CHECKING:  # pandas, pymongo and psutil load only when a bench runs: render and --help need none
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.model import RunResult
     from ycsb_runner.server import ServerInfo
 
@@ -68,6 +69,7 @@ class BenchOutcome:
     result: RunResult
     runner: Any
     report: Path | None = None  # report.html, when written
+    analysis: RunAnalysis | None = None  # of the run folder as written (None: it could not be read back)
 
     @property
     def run_dir(self) -> Path:
@@ -292,8 +294,9 @@ def run_bench(
         try:
             runner.run()
         except KeyboardInterrupt as exc:
+            finished = Finished()
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-                finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
+                finished = finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
             what = (
                 f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
                 f"was not written: ycsb-runner report {run_dir.root}"
@@ -304,10 +307,15 @@ def run_bench(
                 f"{signal_name(exc)}: {what}",
                 run_dir=run_dir.root,
                 exit_code=interrupted_exit_code(exc),
+                analysis=finished.analysis,
             ) from None
         except UserError as err:
-            finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
-            raise RunFailed(str(err), run_dir=run_dir.root, exit_code=err.exit_code) from None
+            finished = finish_run_folder(
+                run_dir, report=opts.report, log=log, history=_history(opts, results)
+            )
+            raise RunFailed(
+                str(err), run_dir=run_dir.root, exit_code=err.exit_code, analysis=finished.analysis
+            ) from None
         stage["completed"] = True
         try:
             finished = finish_run_folder(
@@ -326,8 +334,9 @@ def run_bench(
                 f"would judge the nights before it; fix the history, then `ycsb-runner history rebuild`",
                 run_dir=run_dir.root,
                 exit_code=NOT_RECORDED,
+                analysis=finished.analysis,
             )
-        return BenchOutcome(result=run_dir, runner=runner, report=finished.report)
+        return BenchOutcome(result=run_dir, runner=runner, report=finished.report, analysis=finished.analysis)
 
 
 def run_findmax(
@@ -414,6 +423,7 @@ NOT_RECORDED = 3
 
 @dataclass
 class Finished:
+    analysis: RunAnalysis | None = None  # of the folder as written (None: it could not be read back)
     report: Path | None = None  # report.html, when written
     history_error: str | None = None  # why the run is not in the history (None: indexed, or not asked)
 
@@ -437,31 +447,41 @@ def finish_run_folder(
     history: tuple[Path, str | None] | None = None,
 ) -> Finished:
     """What every run folder gets at the end, finished or not: its record in the history (*history* =
-    (results folder, history URL); None: not indexed), the study table and the report."""
-    from ycsb_runner.model import RunResult
+    (results folder, history URL); None: not indexed), the study table and the report, all from one
+    analysis of the folder read back once as written (what ``report`` and ``history rebuild`` read later).
+    """
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.store import atomic_write_csv
-    from ycsb_runner.studies import layout_named, study_table
 
     out = Finished()
+    try:
+        analysis = RunAnalysis.of(result.root)
+    except UserError as err:  # damaged while it was written (a full disk, say)
+        if history is not None:
+            out.history_error = str(err)
+            log(f"warning: the run was not added to the history: {err}")
+        log(f"warning: could not finish {result.root}: {err}")
+        return out
+    out.analysis = analysis
     if history is not None:
         from ycsb_runner.history import index_run
 
         with signals_deferred():
             try:
-                index_run(result, *history)
+                index_run(analysis.run, *history)
             except (UserError, OSError) as err:  # the folder is complete: `history rebuild` indexes it
                 out.history_error = (
                     str(err) if isinstance(err, UserError) else f"{err.strerror}: {err.filename}"
                 )
                 log(f"warning: the run was not added to the history: {err}")
     try:
-        df = study_table(RunResult.load(result.root))
-        if layout_named(df.attrs["layout"]).own_table and not df.empty:
+        df = analysis.table
+        if analysis.layout.own_table and not df.empty:
             atomic_write_csv(result.study_table_path, df)
         if report:
             from ycsb_runner.analyse.report import write_report
 
-            out.report = write_report(result.root)[0]
+            out.report = write_report(analysis)[0]
     except UserError as err:  # a full disk, say: the run's own error matters more
         log(f"warning: could not finish {result.root}: {err}")
     return out

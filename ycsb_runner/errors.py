@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 
 class UserError(Exception):
@@ -18,13 +19,22 @@ class UserError(Exception):
 
 
 class RunFailed(UserError):
-    """A run started and did not complete; ``run_dir`` holds what was measured (None before it existed)."""
+    """A run started and did not complete; ``run_dir`` holds what was measured (None before it existed) and
+    ``analysis`` its :class:`~ycsb_runner.analyse.analysis.RunAnalysis` when the folder was read back."""
 
     exit_code = 1
 
-    def __init__(self, message: str, *, run_dir: Path | None = None, exit_code: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        run_dir: Path | None = None,
+        exit_code: int | None = None,
+        analysis: Any = None,
+    ) -> None:
         super().__init__(message, exit_code=exit_code)
         self.run_dir = run_dir
+        self.analysis = analysis
 
 
 class RunInterrupted(RunFailed):

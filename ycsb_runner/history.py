@@ -479,9 +479,9 @@ def open_history(results: Path, url: str | None = None) -> History:
 
 
 def index_run(result: RunResult, results: Path, url: str | None = None) -> History:
-    """Index one run folder (re-indexing replaces its record)."""
+    """Index one loaded run folder (re-indexing replaces its record)."""
     history = open_history(results, url)
-    history.index(run_record(RunResult.load(result.root)))
+    history.index(run_record(result))
     return history
 
 

@@ -36,7 +36,10 @@ HDR_DIR = "hdr"  # steps/<step>/hdr/ (and steps/<step>/clients/<client>/hdr/): Y
 CLIENTS_DIR = "clients"  # steps/<step>/clients/<client>/: one load generator's logs of a multi-client step
 STDOUT = "stdout.txt"  # a YCSB process's stdout (credentials masked)
 STDERR = "stderr.txt"
+WORKLOAD_PROPERTIES = "workload.properties"  # the step's workload properties (YCSB's -P), beside stdout.txt
+COMMAND = "command.txt"  # the step's exact command (masked) and its release-tarball form
 STUDY_TABLE = "study_table.csv"
+COMPARE_CSV = "compare-{}.csv"  # `compare --save`: compare-<reference or contender>.csv
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
 REPORT_FIGURES = "report-figures"  # the report's images as PNG files, beside report.md
@@ -478,6 +481,10 @@ class RunResult:
     @property
     def study_table_path(self) -> Path:
         return self.root / STUDY_TABLE
+
+    def compare_path(self, other: str) -> Path:
+        """``compare-<other>.csv``: this run compared with a published table or another run (``--save``)."""
+        return self.root / COMPARE_CSV.format(other)
 
     def step_path(self, label: str) -> Path:
         """``steps/<label>/`` (not created)."""

@@ -19,6 +19,7 @@ import jinja2
 
 from ycsb_runner import __version__
 from ycsb_runner.errors import UserError
+from ycsb_runner.model import STEPS_DIR, WORKLOAD_PROPERTIES
 from ycsb_runner.paths import templates_dir
 from ycsb_runner.plan import Plan, Step
 from ycsb_runner.secrets import mask_url
@@ -350,7 +351,7 @@ def describe_plan(
             java="java",
             classpath=classpath,
             binding_class=binding_class,
-            workload_file=Path(f"results/<run>/steps/{step.label}/workload.properties"),
+            workload_file=Path("results/<run>") / STEPS_DIR / step.label / WORKLOAD_PROPERTIES,
             connection_file=Path("<private>/connection.properties"),
             env=env,
         )

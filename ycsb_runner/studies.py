@@ -15,7 +15,6 @@ layout is one :class:`Layout` subclass, registered with :func:`register_layout`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 # the metric registry lives in ycsb_runner.metrics; re-exported for the modules that read it from here
@@ -33,6 +32,7 @@ from ycsb_runner.metrics import (  # noqa: F401
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.model import RunResult
 
 
@@ -59,8 +59,11 @@ class Layout:
 
     Subclass it, set ``name``, implement ``table`` (and ``reference`` when studies in the layout publish a
     table), register an instance with :func:`register_layout` and name it in a :class:`Study`'s ``layout``.
-    The analysis functions a layout calls are imported where they are used: the analysis modules read the
-    metric registry (:mod:`ycsb_runner.metrics`), never this module."""
+    Each method is given the run's :class:`~ycsb_runner.analyse.analysis.RunAnalysis` (``a.run``, its
+    ``step_metrics`` and ``off_on`` statistics, each computed once) and is called at most once per run (and
+    reference): the analysis keeps what it returns. The analysis functions a layout calls are imported where
+    they are used: the analysis modules read the metric registry (:mod:`ycsb_runner.metrics`), never this
+    module."""
 
     name: ClassVar[str] = ""
     # the columns a narrow terminal keeps first (the rest are hidden and named under the table)
@@ -74,26 +77,26 @@ class Layout:
     # the tables compare audit off with audit on: the run's audit caveat goes with them
     audited: ClassVar[bool] = False
 
-    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
         raise NotImplementedError
 
-    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    def reference(self, a: RunAnalysis, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         """Measured vs published rows (``ycsb_runner.analyse.compare.REFERENCE_COLUMNS``)."""
         from ycsb_runner.errors import UserError
 
         raise UserError(f"study {study.name} has no published table to compare with")
 
-    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+    def report_tables(self, a: RunAnalysis, study: Study) -> dict[str, Any]:
         """What the report shows (and plots) before the study table: ``overhead`` (audit on vs off in %),
         ``reference`` (measured vs published) and ``reference_note`` (which published figures)."""
         return {}
 
-    def statistics(self, run: RunResult, study: Study) -> pd.DataFrame | None:
+    def statistics(self, a: RunAnalysis, study: Study) -> pd.DataFrame | None:
         """The long-form statistics the report lists after the run's description (None: none)."""
         return None
 
     def figures(
-        self, run: RunResult, study: Study, tables: dict[str, Any]
+        self, a: RunAnalysis, study: Study, tables: dict[str, Any]
     ) -> list[tuple[str, str, list[bytes]]]:
         """The layout's own report figures, after those of *tables* (``report_tables``: the audit overhead
         and measured/published plots): (file stem, caption, one PNG per panel)."""
@@ -107,17 +110,17 @@ class MeansLayout(Layout):
     name = "means"
     priority = ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase")
 
-    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
         from ycsb_runner.analyse.table import means_table
 
-        return means_table(run)
+        return means_table(a.run, a.step_metrics)
 
-    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    def reference(self, a: RunAnalysis, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         from ycsb_runner.analyse.compare import means_reference
 
-        return means_reference(run, study, size, storage)
+        return means_reference(a.run, study, size, storage, a.step_metrics)
 
-    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+    def report_tables(self, a: RunAnalysis, study: Study) -> dict[str, Any]:
         """The published figures of the run's size (the smallest published when the run names none)."""
         from ycsb_runner.errors import UserError
         from ycsb_runner.reference import load_reference
@@ -126,12 +129,12 @@ class MeansLayout(Layout):
             return {}
         note = ""
         size = None
-        if not run.manifest.suite.scaling.get("size"):
+        if not a.run.manifest.suite.scaling.get("size"):
             sizes = list(dict.fromkeys(load_reference(study.reference)["size"]))
             if len(sizes) > 1:
                 size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
         try:
-            return {"reference": compare_reference(run, study.reference, size=size), "reference_note": note}
+            return {"reference": a.reference(study.reference, size=size), "reference_note": note}
         except UserError as err:
             return {"reference_note": str(err)}
 
@@ -145,25 +148,25 @@ class OffOnLayout(Layout):
     sized_reference = False
     audited = True
 
-    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
         from ycsb_runner.analyse.table import audit_table
 
-        return audit_table(run, study)
+        return audit_table(a.run, study, a.step_metrics, a.off_on)
 
-    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    def reference(self, a: RunAnalysis, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         from ycsb_runner.analyse.compare import audit_reference
 
-        return audit_reference(run, study, size, storage)
+        return audit_reference(a.run, study, size, storage, a.off_on)
 
-    def report_tables(self, run: RunResult, study: Study) -> dict[str, Any]:
+    def report_tables(self, a: RunAnalysis, study: Study) -> dict[str, Any]:
         from ycsb_runner.analyse.table import audit_overhead
 
-        return {"overhead": audit_overhead(run, study)}
+        return {"overhead": audit_overhead(a.run, study, a.off_on)}
 
-    def statistics(self, run: RunResult, study: Study) -> pd.DataFrame | None:
-        from ycsb_runner.analyse.table import audit_ab
+    def statistics(self, a: RunAnalysis, study: Study) -> pd.DataFrame | None:
+        from ycsb_runner.analyse.table import metric_rows
 
-        return audit_ab(run, study.metrics)
+        return metric_rows(a.off_on, study.metrics)
 
 
 class GenericLayout(Layout):
@@ -173,10 +176,10 @@ class GenericLayout(Layout):
     priority = ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads")
     own_table = False
 
-    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
+    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
         from ycsb_runner.analyse.table import generic_table
 
-        return generic_table(run)
+        return generic_table(a.run, a.step_metrics)
 
 
 LAYOUTS: dict[str, Layout] = {}
@@ -303,50 +306,3 @@ def study_for_reference(reference: str) -> Study:
 def study_of_run(run: RunResult) -> Study:
     """The study the run's suite declared (``audit-ab`` or ``generic`` when it declared none)."""
     return study_of(run.manifest.suite.study, run.manifest.suite.audit_states)
-
-
-def _load(run: Path | str | RunResult) -> RunResult:
-    from ycsb_runner.analyse.table import load_run
-
-    return load_run(run)
-
-
-def study_table(run_dir: Path | str | RunResult) -> pd.DataFrame:
-    """The run's per-mix table in the layout of the study its suite reproduces (``df.attrs["layout"]`` names
-    the layout; ``attrs["unsteady"]`` names its non-stationary steps)."""
-    from ycsb_runner.analyse.table import unsteady_caption, unsteady_steps
-
-    run = _load(run_dir)
-    study = study_of_run(run)
-    layout = study.table_layout
-    out = layout.table(run, study)
-    out.attrs["layout"] = layout.name
-    unsteady = unsteady_caption(run)
-    if unsteady:
-        out.attrs["unsteady"] = unsteady
-        if not out.empty and "mix" in out:  # flag the rows too
-            bad = set(run.steps.set_index("step").loc[[s for s, _ in unsteady_steps(run)], "mix"])
-            out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
-    return out
-
-
-def compare_reference(
-    run_dir: Path | str | RunResult, reference_name: str, size: str | None = None, storage: str | None = None
-) -> pd.DataFrame:
-    """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured/published,
-    in the layout of the study that published *reference_name*.
-
-    Per-mix means (Tencent's tables): throughput, RAL, WAL (client-side means) and CPU. Off vs on (Alibaba's):
-    the off->on change of each server figure (percent; CPU in percentage points) against the published change
-    (0 where it says "no significant change"). ``size`` defaults to the size the run was made for
-    (``--set size=...``) where the published rows are per size.
-    """
-    from ycsb_runner.analyse.compare import finish_reference
-
-    study = study_for_reference(reference_name)
-    run = _load(run_dir)
-    layout = study.table_layout
-    out = layout.reference(run, study, size, storage)
-    return finish_reference(
-        out, run, study, size, storage, sized=layout.sized_reference, audited=layout.audited
-    )

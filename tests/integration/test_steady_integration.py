@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.report import write_report
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.parse.hdr import read_hdr_log
 from ycsb_runner.server import ServerInfo
-from ycsb_runner.studies import study_table
 
 pytestmark = pytest.mark.integration
 
@@ -104,7 +104,7 @@ def test_a_run_with_a_10_s_server_stop_is_flagged_not_stationary(server: ServerI
     print(
         f"stalled at {stalled[0]:.1f}; throughput_ops_s {step.throughput_ops_s:.1f}; {shown}; {step.warnings}"
     )
-    table = study_table(run)
+    table = RunAnalysis.of(run).table
     assert "not stationary" in table.attrs["unsteady"] and (table["not stationary"] == "yes").any()
     _, md = write_report(run)
     text = md.read_text()

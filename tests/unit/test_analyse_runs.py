@@ -16,15 +16,16 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse import stats
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.compare import compare_runs
 from ycsb_runner.analyse.report import write_report
-from ycsb_runner.analyse.table import audit_ab, change_text, load_run, mix_shares, scenario_label
+from ycsb_runner.analyse.table import audit_ab, change_text, mix_shares, scenario_label, step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import display_frame
 from ycsb_runner.reference import load_reference, select
-from ycsb_runner.studies import compare_reference, study_of_run, study_table
+from ycsb_runner.studies import study_of_run
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -51,7 +52,7 @@ def _op_mean(run_dir: Path, mix: str, op: str) -> float:
 
 
 def test_tencent_table_equals_operations_csv(tencent: Path) -> None:
-    table = study_table(tencent)
+    table = RunAnalysis.of(tencent).table
     steps = RunResult.load(tencent).steps
     assert table.attrs["layout"] == "means"
     assert table["mix"].tolist() == ["load", "read50_update50", "read100"]
@@ -79,14 +80,14 @@ def test_layout_comes_from_the_declared_study_not_the_name(tencent: Path) -> Non
     assert manifest["suite"]["study"] == "tencent-mongodb44"
     manifest["suite"]["name"] = "my-own-sizing-suite"
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert study_table(tencent).attrs["layout"] == "means"
+    assert RunAnalysis.of(tencent).table.attrs["layout"] == "means"
     manifest["suite"]["study"] = None
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert study_table(tencent).attrs["layout"] == "generic"
+    assert RunAnalysis.of(tencent).table.attrs["layout"] == "generic"
 
 
 def test_compare_run_with_itself_is_no_change(tencent: Path) -> None:
-    cmp = compare_runs(tencent, tencent)
+    cmp = compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(tencent))
     assert not cmp.empty
     assert (cmp["change"].fillna(0) == 0).all()
     repeated = cmp[(cmp["n_baseline"] == 2) & (cmp["n_contender"] == 2)]
@@ -105,7 +106,9 @@ def test_compare_directions_come_from_the_registry(tencent: Path, tmp_path: Path
     ops = pd.read_csv(slower / "operations.csv")
     ops["average_latency_us"] = ops["average_latency_us"] * 2
     ops.to_csv(slower / "operations.csv", index=False)
-    cmp = compare_runs(tencent, slower, alpha=0.05).set_index(["mix", "metric"])  # 2 + 2 runs
+    cmp = compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(slower), alpha=0.05).set_index(
+        ["mix", "metric"]
+    )  # 2 + 2 runs
     assert cmp.loc[("read100", "throughput_ops_s"), "change_pct"] == pytest.approx(-50)
     assert cmp.loc[("read100", "throughput_ops_s"), "direction"] == "worse"
     assert cmp.loc[("read100", "read_avg_us"), "change_pct"] == pytest.approx(100)
@@ -118,15 +121,15 @@ def test_compare_different_suites_is_a_clear_error(tencent: Path, tmp_path: Path
     manifest["suite"]["name"] = "alibaba-audit"
     (other / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(UserError, match="different suites.*tencent-analyse-tiny.*alibaba-audit"):
-        compare_runs(tencent, other)
+        compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(other))
 
 
 @pytest.mark.parametrize("size", [None, "4C8G"])
 def test_reference_compare_has_published_numbers(tencent: Path, size: str | None) -> None:
-    cmp = compare_reference(tencent, "tencent-mongodb44", size=size, storage="cloud")
+    cmp = RunAnalysis.of(tencent).reference("tencent-mongodb44", size=size, storage="cloud")
     pub = select(load_reference("tencent-mongodb44"), size=size or "2C4G", storage="cloud").set_index("mix")
     assert set(cmp["size"]) == {size or "2C4G"}
-    table = study_table(tencent).set_index("mix")
+    table = RunAnalysis.of(tencent).table.set_index("mix")
     for metric, pub_col, mine in (
         ("throughput_ops_s", "throughput_ops_s", "throughput (ops/sec)"),
         ("read_avg_us", "ral_us", "RAL (µs)"),
@@ -242,8 +245,8 @@ def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_p
 
 
 def test_audit_table_off_vs_on(audit: Path) -> None:
-    run = load_run(audit)
-    table = study_table(run)
+    run = RunResult.load(audit)
+    table = RunAnalysis.of(run).table
     assert table.attrs["layout"] == "off-on"
     assert table.columns[:2].tolist() == ["mix", "scenario"]
     row = table.iloc[0]
@@ -255,7 +258,7 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
     assert reads.startswith("read avg (client-side, YCSB) ")
     assert reads.endswith(" [server reports no reads_avg_rt]")
     # the throughput cell is the off -> on comparison of the steps' YCSB throughput, in the study's words
-    ab = audit_ab(run, study_of_run(run).metrics).set_index("metric")
+    ab = audit_ab(step_metrics(run), study_of_run(run).metrics).set_index("metric")
     steps = run.steps[run.steps["phase"] == "run"]
     off = steps[steps["audit"] == "off"]["throughput_ops_s"]
     on = steps[steps["audit"] == "on"]["throughput_ops_s"]
@@ -289,14 +292,15 @@ def test_report_cli_default_location(audit: Path) -> None:
 
 
 def test_alibaba_reference_compare(audit: Path) -> None:
-    cmp = compare_reference(audit, "alibaba-audit")
+    cmp = RunAnalysis.of(audit).reference("alibaba-audit")
     mine = cmp[cmp["mix"] == "read50_update50"].set_index("metric")
     # only the figures of the mix's operations; published numbers from the shipped table
     assert "server_insert_per_s" not in mine.index
     assert mine.loc["server_query_per_s", "published"] == -15.0
     assert mine.loc["server_reads_avg_rt_us", "published"] == 200.0
     assert mine.loc["server_cpu_pct", "published"] == 0.0  # "no significant change" in the study
-    ab = audit_ab(load_run(audit), study_of_run(load_run(audit)).metrics).set_index(["mix", "metric"])
+    run = RunResult.load(audit)
+    ab = audit_ab(step_metrics(run), study_of_run(run).metrics).set_index(["mix", "metric"])
     want = ab.loc[("read50_update50", "server_query_per_s"), "change_pct"]
     assert mine.loc["server_query_per_s", "measured"] == pytest.approx(want)
     assert mine.loc["server_reads_avg_rt_us", "note"].startswith("unavailable")

@@ -14,10 +14,11 @@ import pytest
 from test_reference import _seed_004_rows, seed_text
 from typer.testing import CliRunner
 
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.reference import mix_key, normalise_size
-from ycsb_runner.studies import METRICS, compare_reference, study_table
+from ycsb_runner.studies import METRICS
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -33,7 +34,7 @@ def _invoke(*args: str, env: dict | None = None):
 # ------------------------------------------------------------------------------- 1: unverified audit
 def test_a_state_file_audit_says_it_is_unverified_everywhere(tmp_path: Path) -> None:
     run = _copy(tmp_path, "audit-analyse")  # audit switched by the `command` strategy (a state file)
-    table = study_table(run)
+    table = RunAnalysis.of(run).table
     assert "UNVERIFIED audit" in table.attrs["title"] and "command" in table.attrs["caption"]
     res = _invoke("table", str(run))
     assert res.exit_code == 0 and "UNVERIFIED AUDIT" in res.stdout
@@ -59,7 +60,7 @@ def test_the_manifest_records_the_caveat_and_verified_strategies_carry_none(tmp_
     manifest["audit_strategy"], manifest["audit_unverified"] = "mongodb-runtime", None
     (run / "manifest.json").write_text(json.dumps(manifest))
     assert RunResult.load(run).manifest.audit_caveat == ""
-    assert "UNVERIFIED" not in study_table(run).attrs["title"]
+    assert "UNVERIFIED" not in RunAnalysis.of(run).table.attrs["title"]
     manifest["audit_strategy"], manifest["audit_unverified"] = "command", unverified_audit("command")
     (run / "manifest.json").write_text(json.dumps(manifest))
     again = RunResult.load(run).manifest
@@ -105,7 +106,7 @@ def _seed_000_cells() -> dict[tuple[str, str], tuple[float, str, str]]:
 def test_every_alibaba_compare_cell_has_the_seeds_number_and_unit(tmp_path: Path) -> None:
     seed = _seed_000_cells()
     assert len({mix for mix, _ in seed}) == 6
-    cmp = compare_reference(_copy(tmp_path, "audit-analyse"), "alibaba-audit")
+    cmp = RunAnalysis.of(_copy(tmp_path, "audit-analyse")).reference("alibaba-audit")
     assert len(cmp) and set(cmp["unit"]) == {"%", "pp"}
     for row in cmp.itertuples():
         published, unit, other = seed[(row.mix, row.metric)]
@@ -123,7 +124,7 @@ def test_every_tencent_threads_cell_has_the_seeds_number_and_unit(tmp_path: Path
         (normalise_size(r["cells"][0]), int(r["cells"][1]), r["ratio"]): r["cells"] for r in _seed_004_rows()
     }
     for size in ("2C4G", "48C512G"):
-        cmp = compare_reference(run, "tencent-threads", size=size)
+        cmp = RunAnalysis.of(run).reference("tencent-threads", size=size)
         for row in cmp.itertuples():
             read = int(row.mix.split("_")[0].removeprefix("read"))
             cells = seed[(size, row.published_threads, f"{read}:{100 - read}")]
@@ -151,11 +152,11 @@ def _threads_run(tmp_path: Path, threads: dict[int, int]) -> Path:
 def test_threads_are_matched_by_value_never_by_position(tmp_path: Path) -> None:
     scaled = _threads_run(tmp_path, {1: 8, 2: 16})
     with pytest.raises(UserError, match=r"ran 8, 16 threads; tencent-threads publishes 100, 200 threads"):
-        compare_reference(scaled, "tencent-threads", size="2C4G")
+        RunAnalysis.of(scaled).reference("tencent-threads", size="2C4G")
     res = _invoke("compare", str(scaled), "--reference", "tencent-threads", "--size", "2C4G")
     assert res.exit_code == 1 and "--set threads=[100,200]" in str(res.exception)
     half = _threads_run(tmp_path, {1: 100, 2: 8})
-    cmp = compare_reference(half, "tencent-threads", size="2C4G")
+    cmp = RunAnalysis.of(half).reference("tencent-threads", size="2C4G")
     at_100 = cmp[cmp["published_threads"] == 100]
     assert (at_100["threads"] == 100).all() and at_100["measured"].notna().any()
     at_200 = cmp[(cmp["published_threads"] == 200) & (cmp["mix"] == "read50_update50")]
@@ -221,7 +222,7 @@ def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(tmp_path: Pa
     assert html.index("id='run-failed'") < html.index("<h2>")
     assert banner.startswith("id='run-failed'><strong>This run FAILED: step 05-run-read100-t2-r1 failed")
     assert "Not completed:" in banner.split("</div>")[0] and "(failed)" in banner.split("</div>")[0]
-    cmp = compare_reference(run, "tencent-mongodb44")
+    cmp = RunAnalysis.of(run).reference("tencent-mongodb44")
     assert set(cmp[cmp["mix"] == "read100"]["note"]) == {"mix ran and failed: no completed step"}
     assert set(cmp[cmp["mix"] == "insert100"]["note"]) == {"mix not in this run"}
     completed = write_report(_copy(tmp_path, "tencent-analyse"))[0].read_text()
@@ -330,7 +331,7 @@ def test_one_latency_unit_name_and_readable_reference_headers(tmp_path: Path) ->
 
 def test_generic_table_has_every_operations_average_and_results_one_throughput(tmp_path: Path) -> None:
     from ycsb_runner.analyse.results import results_table, results_text
-    from ycsb_runner.analyse.table import generic_table
+    from ycsb_runner.analyse.table import generic_table, step_metrics
     from ycsb_runner.model import RunResult
 
     run_dir = _copy(tmp_path, "tencent-analyse")
@@ -338,7 +339,7 @@ def test_generic_table_has_every_operations_average_and_results_one_throughput(t
     manifest["suite"]["study"] = None  # a suite of its own: the generic table
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
     run = RunResult.load(run_dir)
-    table = generic_table(run).set_index("mix")
+    table = generic_table(run, step_metrics(run)).set_index("mix")
     assert {"READ avg (µs)", "UPDATE avg (µs)"} <= set(table.columns)
     ops = pd.read_csv(run_dir / "operations.csv")
     reads = ops[(ops["operation"] == "READ") & (ops["phase"] == "run") & (ops["mix"] == "read100")]

@@ -9,7 +9,17 @@ from pathlib import Path
 from ycsb_runner import model
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
-FILES = {model.MANIFEST, model.STUDY_TABLE, model.STDOUT, model.STDERR, model.REPORT_HTML, model.REPORT_MD}
+FILES = {
+    model.MANIFEST,
+    model.STUDY_TABLE,
+    model.COMPARE_CSV,
+    model.STDOUT,
+    model.STDERR,
+    model.WORKLOAD_PROPERTIES,
+    model.COMMAND,
+    model.REPORT_HTML,
+    model.REPORT_MD,
+}
 FOLDERS = {model.STEPS_DIR, model.HDR_DIR, model.CLIENTS_DIR, model.REPORT_FIGURES}
 
 
@@ -28,6 +38,9 @@ def layout_literals(root: Path, skip: Path) -> list[str]:
                     if isinstance(side, ast.Constant) and side.value in FOLDERS:
                         found.append(f"{where}:{node.lineno}: / {side.value}")
             if isinstance(node, ast.JoinedStr):  # f"{root}/steps/..." or f"{dir}/hdr"
+                template = "".join(p.value if isinstance(p, ast.Constant) else "{}" for p in node.values)
+                if template in FILES:  # f"compare-{name}.csv"
+                    found.append(f"{where}:{node.lineno}: {template}")
                 for part in node.values:
                     text = part.value if isinstance(part, ast.Constant) else ""
                     if any(text.startswith(f"/{f}") or text == f"{f}/" for f in FOLDERS | FILES):
@@ -46,6 +59,8 @@ def test_the_scan_sees_names_and_joins(tmp_path: Path) -> None:
         '    a = root / "steps" / step / "hdr"\n'
         '    b = root / "study_table.csv"\n'
         '    c = f"{root}/stdout.txt"\n'
+        '    d = root / f"compare-{name}.csv"\n'
+        '    e = step_dir / "command.txt"\n'
         '    return "see steps/<step>/stdout.txt for the log"\n'
     )
     assert layout_literals(tmp_path, tmp_path / "model.py") == [
@@ -53,6 +68,8 @@ def test_the_scan_sees_names_and_joins(tmp_path: Path) -> None:
         "a.py:2: / steps",
         "a.py:3: study_table.csv",
         "a.py:4: /stdout.txt",
+        "a.py:5: compare-{}.csv",
+        "a.py:6: command.txt",
     ]
 
 
@@ -64,3 +81,7 @@ def test_the_model_paths() -> None:
     first = run.steps["step"].iloc[0]
     assert run.step_path(first) == root / "steps" / first and (run.step_path(first) / "stdout.txt").is_file()
     assert run.hdr_dir(first) == root / "steps" / first / "hdr"
+    assert (run.step_path(first) / "workload.properties").is_file() and (
+        run.step_path(first) / "command.txt"
+    ).is_file()
+    assert run.compare_path("tencent-mongodb44") == root / "compare-tencent-mongodb44.csv"

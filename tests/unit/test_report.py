@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.plots import latency_over_time, latency_unit, short_step
 from ycsb_runner.analyse.report import scaled_note, write_report
-from ycsb_runner.analyse.table import audit_ab, audit_overhead
+from ycsb_runner.analyse.table import audit_ab, audit_overhead, step_metrics
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import study_of_run, study_table
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -30,9 +30,10 @@ def tencent(tmp_path: Path) -> Path:
 
 
 def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> None:
-    run = RunResult.load(audit)
-    over = audit_overhead(run, study_of_run(run)).set_index("metric")
-    ab = audit_ab(run, ("throughput_ops_s", "server_cpu_pct", "read_avg_us")).set_index("metric")
+    a = RunAnalysis.of(audit)
+    over = audit_overhead(a.run, a.study, a.off_on).set_index("metric")
+    metrics = ("throughput_ops_s", "server_cpu_pct", "read_avg_us")
+    ab = audit_ab(step_metrics(RunResult.load(audit)), metrics).set_index("metric")
     for metric in ("throughput_ops_s", "server_cpu_pct"):
         a, b = ab.loc[metric, "a_mean"], ab.loc[metric, "b_mean"]
         assert over.loc[metric, "change_pct"] == pytest.approx(100 * (b - a) / a)
@@ -46,18 +47,18 @@ def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> No
 
 
 def test_mongodb_rt_cell_falls_back_to_client_latency(audit: Path) -> None:
-    row = study_table(audit).iloc[0]
+    row = RunAnalysis.of(audit).table.iloc[0]
     assert "read avg (client-side, YCSB)" in row["MongoDB_RT"]
     assert "[server reports no reads_avg_rt]" in row["MongoDB_RT"]
     assert " µs" in row["MongoDB_RT"] and "unavailable" not in row["MongoDB_RT"]
 
 
 def test_scaled_run_gets_the_not_comparable_banner(tencent: Path, tmp_path: Path) -> None:
-    assert scaled_note(RunResult.load(tencent)) is None  # run as its suite says
+    assert scaled_note(RunAnalysis.of(tencent)) is None  # run as its suite says
     manifest = json.loads((tencent / "manifest.json").read_text())
     manifest["suite"]["scaling"].update(scale=0.001, overrides=["threads=2"])
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    note = scaled_note(RunResult.load(tencent))
+    note = scaled_note(RunAnalysis.of(tencent))
     assert "scaled 0.001: not comparable to the published figures" in note
     assert "this run: 300 records, threads 2" in note and "--set threads=2" in note
     assert "published: 2,000,000 records, threads 8" in note
@@ -95,14 +96,13 @@ def test_thread_counts_are_matched_by_value() -> None:
 
 def test_published_remarks_in_english_beside_the_original() -> None:
     from ycsb_runner.reference.english import english
-    from ycsb_runner.studies import compare_reference
 
     assert english("上涨 3 个百分点（+15%）") == "up 3 percentage points (+15%)"
     assert english("query 降低 5000（-15%）； update 降低 5000（-15%）") == (
         "query down 5000 (-15%); update down 5000 (-15%)"
     )
     assert english("64核512GB（独享型）") == "64 cores, 512GB (dedicated)"
-    cmp = compare_reference(RUNS / "audit-analyse", "alibaba-audit")
+    cmp = RunAnalysis.of(RUNS / "audit-analyse").reference("alibaba-audit")
     texts = set(cmp["published_text"])
     assert "no significant change [无明显变化]" in texts
     assert not any(t and not t.isascii() and "[" not in t for t in texts)  # never Chinese alone

@@ -9,13 +9,13 @@ from pathlib import Path
 import pandas as pd
 from typer.testing import CliRunner
 
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import unsteady_steps
 from ycsb_runner.cli import app
 from ycsb_runner.cli.history import _unsteady_nights
 from ycsb_runner.history import rebuild
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import study_table
 
 WHAT = "throughput still falling 7.9 %/min at the end (95 % interval -9.0 to -6.8 %/min over the 60 s window)"
 
@@ -40,11 +40,11 @@ def _flag(folder: Path) -> str:
 
 def test_a_non_stationary_step_is_named_in_the_table_compare_regress_and_report(results: Path) -> None:
     flagged, clean = results / "tencent-analyse", results / "audit-analyse"
-    assert unsteady_steps(RunResult.load(flagged)) == []
+    assert unsteady_steps(RunResult.load(flagged).steps) == []
     step = _flag(flagged)
     run = RunResult.load(flagged)
-    assert unsteady_steps(run) == [(step, WHAT)]
-    table = study_table(run)
+    assert unsteady_steps(run.steps) == [(step, WHAT)]
+    table = RunAnalysis.of(run).table
     mix = run.steps.set_index("step").at[step, "mix"]
     assert set(table.loc[table["not stationary"] == "yes", "mix"]) == {mix}
     assert step in table.attrs["unsteady"] and WHAT in table.attrs["unsteady"]

@@ -1,6 +1,7 @@
 """Study layouts are classes registered in ycsb_runner/studies.py: no other module names a study or a
 layout, and a layout registered from outside (here, from the test) gets its table through every path:
-``study_table``, ``ycsb-runner table`` (its terminal priority), ``compare --reference`` and the report."""
+``RunAnalysis.table``, ``ycsb-runner table`` (its terminal priority), ``compare --reference`` and the
+report."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner import studies
+from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import LAYOUTS, STUDIES, Layout, Study, register_layout, study_table
+from ycsb_runner.studies import LAYOUTS, STUDIES, Layout, Study, register_layout
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -97,8 +99,8 @@ class ToyLayout(Layout):
     name = "toy"
     priority = ("best (ops/s)", "mix")
 
-    def table(self, run: RunResult, study: Study) -> pd.DataFrame:
-        m = step_metrics(run)
+    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
+        m = a.step_metrics
         out = m.groupby("mix", sort=False).agg(
             steps=("step", "size"),
             worst=("throughput_ops_s", "min"),
@@ -106,15 +108,15 @@ class ToyLayout(Layout):
             best=("throughput_ops_s", "max"),
         )
         out = out.reset_index().rename(columns={c: f"{c} (ops/s)" for c in ("worst", "mean", "best")})
-        out.attrs["title"] = f"{run.suite_name}: best throughput per mix ({study.title})"
+        out.attrs["title"] = f"{a.run.suite_name}: best throughput per mix ({study.title})"
         return out
 
-    def reference(self, run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
+    def reference(self, a: RunAnalysis, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         from ycsb_runner.analyse.compare import means_reference
 
-        return means_reference(run, study, size, storage)
+        return means_reference(a.run, study, size, storage, a.step_metrics)
 
-    def figures(self, run: RunResult, study: Study, tables: dict) -> list[tuple[str, str, list[bytes]]]:
+    def figures(self, a: RunAnalysis, study: Study, tables: dict) -> list[tuple[str, str, list[bytes]]]:
         return [("toy-figure", "the toy layout's own figure", [PNG])]
 
 
@@ -142,7 +144,7 @@ def toy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_layout_registered_from_outside_gives_the_table(toy_run: Path) -> None:
-    table = study_table(toy_run)
+    table = RunAnalysis.of(toy_run).table
     assert table.attrs["layout"] == "toy"
     steps = step_metrics(RunResult.load(toy_run))
     by_mix = table.set_index("mix")
@@ -156,7 +158,7 @@ def test_a_layout_registered_from_outside_gives_the_table(toy_run: Path) -> None
     assert "(a toy)" in lines[1] and "best (ops/s)" in lines[2]  # the title, then the kept columns
     assert "not shown: worst (ops/s), mean (ops/s)" in res.output
     # the layout's reference comparison, through the same dispatcher as the shipped studies
-    cmp = studies.compare_reference(toy_run, "tencent-mongodb44", size="2C4G", storage="cloud")
+    cmp = RunAnalysis.of(toy_run).reference("tencent-mongodb44", size="2C4G", storage="cloud")
     assert set(cmp["size"]) == {"2C4G"} and set(cmp["mix"]) >= set(steps["mix"]) - {"load"}
     # the report shows the toy table under its title
     html, md = write_report(toy_run)

@@ -1,24 +1,24 @@
 """Compare a run with a published reference table, or two runs of the same suite (pyperf/esrally style).
 
 The rows of a reference comparison come from ``means_reference`` or ``audit_reference``, as the study's
-layout chooses (``ycsb_runner.studies.compare_reference``)."""
+layout chooses (``ycsb_runner.analyse.analysis.RunAnalysis.reference``)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.table import audit_ab, load_run, metric_in_mix, step_metrics
+from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import METRICS, higher_is_better
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
 
 if TYPE_CHECKING:
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.studies import Study
 
 REFERENCE_COLUMNS = [
@@ -76,8 +76,11 @@ def _ratio(measured: float, published: float) -> float:
     return measured / published
 
 
-def means_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
-    """Measured per-mix means (client-side throughput, RAL, WAL; server CPU) against the published ones."""
+def means_reference(
+    run: RunResult, study: Study, size: str | None, storage: str | None, m: pd.DataFrame
+) -> pd.DataFrame:
+    """Measured per-mix means (client-side throughput, RAL, WAL; server CPU) of the run's step metrics *m*
+    against the published ones."""
     ref = load_reference(study.reference or study.name)
     size = size or run.manifest.suite.scaling.get("size")
     if size is None and ref["size"].nunique() > 1:
@@ -86,7 +89,6 @@ def means_reference(run: RunResult, study: Study, size: str | None, storage: str
             f"{', '.join(ref['size'].unique())})"
         )
     ref = select(ref, size=size, storage=storage)
-    m = step_metrics(run)
     m = m[m["audit"].isin([NO_AUDIT, "off"])]
     columns = {metric: cols[0] for metric, cols in study.reference_columns.items()}
     means = (
@@ -208,10 +210,12 @@ def _published_other(pub: pd.Series, metric: str, study: Study) -> str:
     return f"{float(value):+,.0f} {unit}"
 
 
-def audit_reference(run: RunResult, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
-    """The measured off -> on change of each server figure against the published change."""
+def audit_reference(
+    run: RunResult, study: Study, size: str | None, storage: str | None, ab: pd.DataFrame
+) -> pd.DataFrame:
+    """The measured off -> on change of each server figure (*ab*: the run's ``audit_ab`` of the study's
+    metrics, or more) against the published change."""
     ref = select(load_reference(study.reference or study.name), size=size, storage=storage)
-    ab = audit_ab(run, study.metrics)
     rows = []
     for _, pub in ref.iterrows():
         for metric, (pub_col, text_col, sig_col) in study.reference_columns.items():
@@ -277,8 +281,8 @@ def finish_reference(
 
 
 def compare_runs(
-    baseline_dir: Path | str | RunResult,
-    contender_dir: Path | str | RunResult,
+    baseline: RunAnalysis,
+    contender: RunAnalysis,
     *,
     alpha: float = stats.DEFAULT_ALPHA,
 ) -> pd.DataFrame:
@@ -287,17 +291,15 @@ def compare_runs(
     ``change`` = contender - baseline; ``significant`` is "yes", "no" or "n too small". Runs of different
     suites raise UserError.
     """
-    base, cont = load_run(baseline_dir), load_run(contender_dir)
+    base, cont = baseline.run, contender.run
     if base.suite_name != cont.suite_name:
         raise UserError(
             f"cannot compare runs of different suites: {base.root.name} ran {base.suite_name!r}, "
             f"{cont.root.name} ran {cont.suite_name!r}; compare two runs of the same suite"
         )
     frames = []
-    for arm, run in (("baseline", base), ("contender", cont)):
-        m = step_metrics(run)
-        m["arm"] = arm
-        frames.append(m)
+    for arm, analysis in (("baseline", baseline), ("contender", contender)):
+        frames.append(analysis.step_metrics.assign(arm=arm))
     both = pd.concat(frames, ignore_index=True)
     metrics = [c for c in METRICS if c in both and both[c].notna().any()]
     if both.empty or not metrics:

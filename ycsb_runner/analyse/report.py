@@ -13,12 +13,11 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.analyse.table import load_run, step_metrics  # noqa: E402
+from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
 from ycsb_runner.output import display_frame, markdown_table  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
-from ycsb_runner.studies import study_of_run, study_table  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 @media (max-width:900px){body{margin:1em}}
@@ -140,25 +139,25 @@ def _html_table(df: pd.DataFrame) -> str:
 Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)
 
 
-def scaled_note(run: RunResult) -> str | None:
+def scaled_note(a: RunAnalysis) -> str | None:
     """ "scaled 0.001: not comparable to the published figures" and what differs, or None for a run as the
     study set it."""
     from ycsb_runner.analyse.compare import run_vs_study
     from ycsb_runner.reference import load_reference, select
 
-    suite = run.manifest.suite
+    suite = a.run.manifest.suite
     scale = suite.scaling.get("scale", 1.0) or 1.0
     overrides = suite.scaling.get("overrides") or []
     if scale == 1 and not overrides:
         return None
-    study = study_of_run(run)
+    study = a.study
     ref = None
     if study.reference:
         ref = load_reference(study.reference)
         size = suite.scaling.get("size")
-        if size and "size" in ref and study.table_layout.sized_reference:
+        if size and "size" in ref and a.layout.sized_reference:
             ref = select(ref, size=size)
-    return run_vs_study(run, ref)
+    return run_vs_study(a.run, ref)
 
 
 def failure_banner(run: RunResult) -> str:
@@ -175,13 +174,12 @@ def failure_banner(run: RunResult) -> str:
     return text + " Only completed steps are in the tables and figures below."
 
 
-def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
-    """Every plot that has data, and the tables they stand on (``overhead``, ``reference``)."""
+def _figures(a: RunAnalysis) -> list[Figure]:
+    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``)."""
     from ycsb_runner.analyse import plots
 
+    run, study, extra = a.run, a.study, a.report_tables
     out: list[Figure] = []
-    study = study_of_run(run)
-    extra: dict[str, Any] = study.table_layout.report_tables(run, study)
     search = run.manifest.findmax
     if search:
         panels = plots.plot_findmax(search)
@@ -222,8 +220,8 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                     panels,
                 )
             )
-    out += study.table_layout.figures(run, study, extra)  # a layout's own figures (none for the built-in)
-    m = step_metrics(run)
+    out += a.layout.figures(a, study, extra)  # a layout's own figures (none for the built-in)
+    m = a.step_metrics
     runs = m[m["phase"] == "run"]
     if runs["threads"].nunique() > 1:
         published = None
@@ -266,7 +264,7 @@ def _figures(run: RunResult) -> tuple[list[Figure], dict[str, Any]]:
                 panels,
             )
         )
-    return out, extra
+    return out
 
 
 AB_LABELS = {
@@ -295,18 +293,21 @@ OVERHEAD_COLUMNS = {
 }
 
 
-def write_report(run_dir: Path | str | RunResult, out_dir: Path | str | None = None) -> tuple[Path, Path]:
-    """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``); return paths."""
-    run = load_run(run_dir)
+def write_report(
+    run_dir: Path | str | RunResult | RunAnalysis, out_dir: Path | str | None = None
+) -> tuple[Path, Path]:
+    """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``) of a run (its
+    folder, or the run or analysis a command already holds); return their paths."""
+    a = RunAnalysis.of(run_dir)
+    run, study, extra = a.run, a.study, a.report_tables
     out = Path(out_dir) if out_dir else run.root
-    table = study_table(run)
+    table = a.table
     title = table.attrs.get("title", run.suite_name)
-    figures, extra = _figures(run)
+    figures = _figures(a)
     meta = metadata(run)
     steps = steps_frame(run)
-    study = study_of_run(run)
-    ab = study.table_layout.statistics(run, study)
-    note = scaled_note(run)
+    ab = a.statistics
+    note = scaled_note(a)
 
     h = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(run.root.name)}</title>"

@@ -1,5 +1,5 @@
 """Per-mix tables of a run, one function per table layout; which one a run gets is the study registry's
-choice (``ycsb_runner.studies``: ``study_table``), by the ``study`` the suite declares:
+choice (``ycsb_runner.studies``, through ``RunAnalysis.table``), by the ``study`` the suite declares:
 
 * ``means_table``: mix | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
@@ -7,14 +7,14 @@ choice (``ycsb_runner.studies``: ``study_table``), by the ``study`` the suite de
   the server-side figures, with the change and the verdict of ``stats.ab_table``.
 * ``generic_table``: a per-mix table of every figure.
 
-``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from.
+``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from; a run's
+:class:`~ycsb_runner.analyse.analysis.RunAnalysis` computes it once and hands it to the tables.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,11 +33,6 @@ GROUP = ["phase", "mix", "threads", "audit"]
 SERVER_FIGURES = tuple(m.removeprefix("server_") for m in SERVER_METRICS)
 UNAVAILABLE = "unavailable"
 NOT_SAMPLED = "not sampled"
-
-
-def load_run(run_dir: Path | str | RunResult) -> RunResult:
-    """Open a result folder (UserError when it is not one)."""
-    return run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
 
 
 def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
@@ -136,9 +131,9 @@ def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
     }
 
 
-def means_table(run: RunResult) -> pd.DataFrame:
-    """mix | threads | n | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%) (+ stdev/min/max columns)."""
-    m = step_metrics(run)
+def means_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
+    """mix | threads | n | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%) (+ stdev/min/max columns),
+    from the run's step metrics *m*."""
     rows = []
     for (phase, mix, threads), g in m.groupby(["phase", "mix", "threads"], sort=False):
         row: dict[str, Any] = {"mix": mix, "phase": phase, "threads": threads, "n": len(g)}
@@ -186,15 +181,27 @@ def scenario_label(mix: str) -> str:
     return "insert:read:update=" + ":".join(f"{shares.get(k, 0):g}" for k in ("insert", "read", "update"))
 
 
-def audit_ab(run: RunResult, metrics: tuple[str, ...]) -> pd.DataFrame:
-    """Long-form off vs on per (mix, threads, metric), by ``stats.ab_table`` (change = on - off)."""
-    m = step_metrics(run)
+def audit_ab(m: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """Long-form off vs on per (mix, threads, metric) of step metrics *m*, by ``stats.ab_table`` (change =
+    on - off); each metric's rows are computed on their own, so a table of more metrics holds the same rows
+    (``metric_rows`` picks them)."""
     m = m[(m["phase"] == "run") & m["audit"].isin(["off", "on"])]
     if m.empty:
         return pd.DataFrame(columns=["mix", "threads", *stats.AB_COLUMNS])
     return stats.ab_table(
         m, ["mix", "threads"], "audit", list(metrics), "off", "on", higher_is_better=_directions(metrics)
     )
+
+
+def metric_rows(ab: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """The rows of *metrics* in an ``audit_ab`` table, in their order within each (mix, threads) group:
+    ``audit_ab(m, metrics)`` from an ``audit_ab`` of more metrics."""
+    rank = {metric: i for i, metric in enumerate(metrics)}
+    rows = ab[ab["metric"].isin(rank)]
+    if rows.empty:
+        return rows.reset_index(drop=True)
+    key = rows.groupby(["mix", "threads"], sort=False).ngroup() * len(rank) + rows["metric"].map(rank)
+    return rows.iloc[key.to_numpy().argsort(kind="stable")].reset_index(drop=True)
 
 
 def _directions(metrics: tuple[str, ...] | list[str]) -> dict[str, bool | None]:
@@ -274,15 +281,15 @@ def metric_in_mix(metric: str, mix: str) -> bool:
     return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
-def audit_overhead(run: RunResult, study: Study) -> pd.DataFrame:
+def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFrame:
     """Audit on vs off per (mix, metric) in %: the change, its 95% interval, the published change.
 
     Metrics: the study's, those that concern the mix's operations; a server response time the server does
     not report is replaced by YCSB's client-side latency (``source`` says which). CPU is in % of its
-    off value here (the table's CpuUsage cell keeps percentage points)."""
+    off value here (the table's CpuUsage cell keeps percentage points). *ab*: the run's ``audit_ab`` of the
+    study's metrics and their client-side fallbacks (or more)."""
     from ycsb_runner.reference import load_reference, select
 
-    ab = audit_ab(run, tuple(study.metrics) + tuple(CLIENT_FALLBACK.values()))
     ref = load_reference(study.reference) if study.reference else None
     rows = []
     for (mix, _threads), part in ab.groupby(["mix", "threads"], sort=False):
@@ -362,11 +369,10 @@ def METRICS_LABEL(metric: str) -> str:  # noqa: N802 - reads like the registry i
     return f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
 
 
-def audit_table(run: RunResult, study: Study) -> pd.DataFrame:
+def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame) -> pd.DataFrame:
     """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix, then the
-    throughput and CPU change in % (numbers for scripts and plots)."""
-    ab = audit_ab(run, tuple(study.metrics) + tuple(CLIENT_FALLBACK.values()))
-    m = step_metrics(run)
+    throughput and CPU change in % (numbers for scripts and plots). *m*: the run's step metrics; *ab*: their
+    ``audit_ab`` of the study's metrics and their client-side fallbacks (or more)."""
     rows = []
     for (mix, threads), part in ab.groupby(["mix", "threads"], sort=False):
         group = m[(m["mix"] == mix) & (m["threads"] == threads) & (m["phase"] == "run")]
@@ -424,9 +430,9 @@ def _pct_change(ab: pd.DataFrame, metric: str) -> float:
     return float(hit.iloc[0]["change_pct"]) if not hit.empty else math.nan
 
 
-def generic_table(run: RunResult) -> pd.DataFrame:
-    """phase | mix | threads | audit | n | throughput (+spread) | avg latency per op | p99 | error rate."""
-    m = step_metrics(run)
+def generic_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
+    """phase | mix | threads | audit | n | throughput (+spread) | avg latency per op | p99 | error rate, from
+    the run's step metrics *m*."""
     rows = []
     for (phase, mix, threads, audit), g in m.groupby(GROUP, sort=False):
         row: dict[str, Any] = {"phase": phase, "mix": mix, "threads": threads, "audit": audit, "n": len(g)}
@@ -450,10 +456,9 @@ def generic_table(run: RunResult) -> pd.DataFrame:
     return out
 
 
-def unsteady_steps(run: RunResult) -> list[tuple[str, str]]:
-    """(step, what its warnings say) for each run step whose steady-state window is not stationary
-    (steps.csv ``stationary`` false; ``ycsb_runner.analyse.steady``)."""
-    steps = run.steps
+def unsteady_steps(steps: pd.DataFrame) -> list[tuple[str, str]]:
+    """(step, what its warnings say) for each run step of steps.csv (*steps*) whose steady-state window is
+    not stationary (``stationary`` false; ``ycsb_runner.analyse.steady``)."""
     if steps.empty or "stationary" not in steps:
         return []
     bad = steps[(steps["phase"] == "run") & (steps["stationary"].astype(str).str.lower() == "false")]
@@ -464,11 +469,11 @@ def unsteady_steps(run: RunResult) -> list[tuple[str, str]]:
     return out
 
 
-def unsteady_caption(run: RunResult, who: str = "") -> str | None:
-    """One line naming the run's non-stationary steps (None when there are none)."""
-    bad = unsteady_steps(run)
+def unsteady_caption(steps: pd.DataFrame, bad: list[tuple[str, str]], who: str = "") -> str | None:
+    """One line naming the non-stationary steps *bad* (``unsteady_steps`` of steps.csv, *steps*); None when
+    there are none."""
     if not bad:
         return None
-    runs = int((run.steps["phase"] == "run").sum())
+    runs = int((steps["phase"] == "run").sum())
     listed = "; ".join(f"{step}: {what}" for step, what in bad)
     return f"{who}{len(bad)} of {runs} run steps not stationary, their figures still moved: {listed}"

@@ -16,11 +16,12 @@ from ycsb_runner.metrics import metric_label
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ycsb_runner.analyse.analysis import RunAnalysis
 
-def _save(run_dir: Path, name: str, df: pd.DataFrame) -> None:
+
+def _save(path: Path, df: pd.DataFrame) -> None:
     from ycsb_runner.store import atomic_write_csv
 
-    path = run_dir / name
     atomic_write_csv(path, df)
     err_console.print(f"wrote {escape(str(path))}")
 
@@ -49,14 +50,13 @@ def table_cmd(
     run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False, wide: WideOpt = False
 ) -> None:
     """The run's per-mix table in the layout of the study its suite reproduces."""
-    from ycsb_runner.studies import study_table
+    from ycsb_runner.analyse.analysis import RunAnalysis
 
     run_dir = run_folder(run_dir)
-    df = study_table(run_dir)
+    analysis = RunAnalysis.of(run_dir)
+    df = analysis.table
     if save:
-        from ycsb_runner.model import STUDY_TABLE
-
-        _save(run_dir, STUDY_TABLE, df)
+        _save(analysis.run.study_table_path, df)
     emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
 
 
@@ -117,13 +117,9 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return shown, REFERENCE_PRIORITY
 
 
-def _unsteady(base_dir: Path, contender: str | None) -> str | None:
-    """The caption line when a compared run has non-stationary steps (``analyse.table.unsteady_caption``)."""
-    from ycsb_runner.analyse.table import unsteady_caption
-    from ycsb_runner.model import RunResult
-
-    folders = [("baseline", base_dir)] + ([("contender", run_folder(contender))] if contender else [])
-    lines = [c for who, d in folders if (c := unsteady_caption(RunResult.load(d), f"{who} {d.name}: "))]
+def _unsteady(runs: list[tuple[str, RunAnalysis]]) -> str | None:
+    """The caption line when a compared run (who, its analysis) has non-stationary steps."""
+    lines = [c for who, a in runs if (c := a.unsteady_caption(f"{who} {a.run.root.name}: "))]
     return ("compares non-stationary steps: " + " | ".join(lines)) if lines else None
 
 
@@ -184,9 +180,9 @@ def compare_cmd(
     """Compare two runs (significance over repetitions; side by side without) or a run with a published
     --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
     --contender ID`."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.compare import compare_runs
     from ycsb_runner.errors import UserError
-    from ycsb_runner.studies import compare_reference
 
     runs = [r for r in (run_dir, contender) if r is not None]
     baseline = baseline_opt or (runs.pop(0) if runs else None)
@@ -199,27 +195,26 @@ def compare_cmd(
     if (contender is None) == (reference is None):
         raise UserError("give either a second run (CONTENDER or --contender) or --reference NAME, not both")
     base_dir = run_folder(baseline)
+    analyses = [("baseline", RunAnalysis.of(base_dir))]
     caption = None
     extra: dict[str, str] = {}
     if reference is not None:
-        df = compare_reference(base_dir, reference, size=size, storage=storage)
-        title, name = f"{base_dir.name} vs published {reference}", f"compare-{reference}.csv"
+        df = analyses[0][1].reference(reference, size=size, storage=storage)
+        title, name = f"{base_dir.name} vs published {reference}", reference
         caption = df.attrs.get("run_vs_study")
         shown, priority = reference_shown(df)
     else:
         assert contender is not None
         cont_dir = run_folder(contender)
-        df = compare_runs(base_dir, cont_dir, alpha=alpha)
-        title, name = (
-            f"baseline {base_dir.name} vs contender {cont_dir.name}",
-            f"compare-{cont_dir.name}.csv",
-        )
+        analyses.append(("contender", RunAnalysis.of(cont_dir)))
+        df = compare_runs(analyses[0][1], analyses[1][1], alpha=alpha)
+        title, name = f"baseline {base_dir.name} vs contender {cont_dir.name}", cont_dir.name
         shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
         if side_by_side(df):
             title += ": side by side (one run each: differences shown, no significance claimed)"
             shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
             priority = SIDE_BY_SIDE_PRIORITY
-    unsteady = _unsteady(base_dir, contender)
+    unsteady = _unsteady(analyses)
     if unsteady:
         caption = f"{caption}\n{unsteady}" if caption else unsteady
         extra["not_stationary"] = unsteady
@@ -233,14 +228,12 @@ def compare_cmd(
     gate = None
     if fail_on_regression and contender is not None:
         from ycsb_runner.analyse.compare import regression_gate
-        from ycsb_runner.model import RunResult
 
-        dirs = (base_dir, run_folder(contender))
-        statuses = {p.name: RunResult.load(p).manifest.status for p in dirs}
+        statuses = {a.run.root.name: a.run.manifest.status for _, a in analyses}
         gate = regression_gate(df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
         df = gate[2]
     if save:
-        _save(base_dir, name, df)
+        _save(analyses[0][1].run.compare_path(name), df)
     if renderer(fmt).terminal:
         emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
     else:
@@ -261,10 +254,10 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.report import write_report
 
-    run_dir = run_folder(run_dir)
-    html_path, md_path = write_report(run_dir, out)
+    html_path, md_path = write_report(RunAnalysis.of(run_folder(run_dir)), out)
     typer.echo(str(html_path))
     typer.echo(str(md_path))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,6 +30,9 @@ from ycsb_runner.findmax import (
     found_text,
     search_frame,
 )
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.analysis import RunAnalysis
 
 _LATENCY = "LATENCY"
 
@@ -133,20 +136,23 @@ def findmax(
     except RunFailed as err:
         if err.run_dir is not None:
             with contextlib.suppress(OSError):
-                _print_search(err.run_dir, fmt)
+                _print_search(err.analysis or err.run_dir, fmt)
                 log(f"results so far: {err.run_dir}")
         raise
-    _print_search(outcome.run_dir, fmt)
+    _print_search(outcome.analysis or outcome.run_dir, fmt)
     if outcome.report:
         log(f"report: {outcome.report}")
     log(f"results: {outcome.run_dir}")
 
 
-def _print_search(run_dir: Path, fmt: Format) -> None:
-    from ycsb_runner.model import RunResult
+def _print_search(run: RunAnalysis | Path, fmt: Format) -> None:
+    """The search's probes and what it found; *run*: the run's analysis as the bench left it, or its folder
+    when it could not be read back then."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
 
     try:
-        m = RunResult.load(run_dir).manifest
+        result = RunAnalysis.of(run).run
+        m, run_dir = result.manifest, result.root
     except Exception as err:  # noqa: BLE001 - the error that stopped the run matters more
         log(f"cannot show the results: {err}")
         return

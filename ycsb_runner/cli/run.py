@@ -6,7 +6,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,6 +28,9 @@ from ycsb_runner.cli.options import (
 )
 from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.analysis import RunAnalysis
 
 suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
 
@@ -326,30 +329,33 @@ def bench(
     except RunFailed as err:
         if err.run_dir is not None:
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-                _print_outcome(err.run_dir, fmt, error=str(err))
+                _print_outcome(err.analysis or err.run_dir, fmt, error=str(err))
                 log(f"results so far: {err.run_dir}")
         raise
-    _print_outcome(outcome.run_dir, fmt)
+    _print_outcome(outcome.analysis or outcome.run_dir, fmt)
     if outcome.report:
         log(f"report: {outcome.report}")
     log(f"results: {outcome.run_dir}")
 
 
-def _print_outcome(run_dir: Path, fmt: Format, error: str | None = None) -> None:
-    """The results table and, for study suites, the study's table; with --format json one summary."""
+def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> None:
+    """The results table and, for study suites, the study's table; with --format json one summary. *run*:
+    the run's analysis as the bench left it, or its folder when it could not be read back then."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.results import print_results, results_table
-    from ycsb_runner.model import RunResult, iso_utc
-    from ycsb_runner.studies import layout_named, study_table
+    from ycsb_runner.model import iso_utc
 
     try:
-        result = RunResult.load(run_dir)
+        analysis = RunAnalysis.of(run)
     except UserError as err:
         log(f"cannot show the results: {err}")
         return
+    result = analysis.run
+    run_dir = result.root
     if renderer(fmt).terminal:
         print_results(result)
-        study = study_table(result)
-        if layout_named(study.attrs["layout"]).own_table and not study.empty:
+        study = analysis.table
+        if analysis.layout.own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
             emit_study_table(study, fmt, study.attrs.get("title", result.run_id))

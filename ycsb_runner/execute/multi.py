@@ -39,7 +39,7 @@ from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.split import ClientShare, split_step
 from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
-from ycsb_runner.model import CLIENTS_DIR, HDR_DIR, STDERR, STDOUT, StepRecord
+from ycsb_runner.model import CLIENTS_DIR, COMMAND, HDR_DIR, STDERR, STDOUT, WORKLOAD_PROPERTIES, StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
@@ -217,7 +217,7 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             java=ctx.java.path,
             classpath=[str(Path(c).absolute()) for c in ctx.install.classpath],
             binding_class=ctx.install.binding_class,
-            workload_file=wd / "workload.properties",
+            workload_file=wd / WORKLOAD_PROPERTIES,
             connection_file=wd / "connection.properties",
             jvm_args=ctx.jvm_args,
             hdr_dir=wd / HDR_DIR,
@@ -226,11 +226,11 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
         extra = s.share.properties()
         workload = rendered.workload_properties + property_lines(extra)
         s.argv_masked = rendered.masked_argv()
-        (s.folder / "workload.properties").write_text(workload)
-        (s.folder / "command.txt").write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
+        (s.folder / WORKLOAD_PROPERTIES).write_text(workload)
+        (s.folder / COMMAND).write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
         s.client.put_files(
             s.workdir,
-            {"workload.properties": workload, "connection.properties": rendered.connection_properties},
+            {WORKLOAD_PROPERTIES: workload, "connection.properties": rendered.connection_properties},
         )
         s.argv = rendered.argv
         s.timeout_s = rendered.timeout_s

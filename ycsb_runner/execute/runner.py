@@ -34,9 +34,11 @@ from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
+    COMMAND,
     LOAD_MIX,
     MANIFEST,
     NO_AUDIT,
+    WORKLOAD_PROPERTIES,
     Manifest,
     RunResult,
     StepKeys,
@@ -399,7 +401,7 @@ class Runner:
         if hdr_dir:
             hdr_dir.mkdir(exist_ok=True)
         conn_file = private / "connection.properties"
-        workload_file = out_dir / "workload.properties"
+        workload_file = out_dir / WORKLOAD_PROPERTIES
         rendered = render_step(
             step,
             suite,
@@ -419,7 +421,7 @@ class Runner:
         workload_file.write_text(rendered.workload_properties)
         conn_file.touch(mode=0o600)
         conn_file.write_text(rendered.connection_properties)
-        (out_dir / "command.txt").write_text(
+        (out_dir / COMMAND).write_text(
             " ".join(record.argv) + "\n\n# as a release-tarball command:\n" + rendered.ycsb_cli + "\n"
         )
         if step.kind == "load":

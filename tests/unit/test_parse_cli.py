@@ -1,4 +1,4 @@
-"""`parse_cmd` (registered by the lead as `ycsb-runner parse`), exercised through a throwaway Typer app."""
+"""`ycsb-runner parse`, through the project's Typer app."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import typer
 from typer.testing import CliRunner
 
-from ycsb_runner.cli.parse import parse_cmd
+from ycsb_runner.cli import app
 
 DATA = Path(__file__).parents[1] / "data" / "ycsb"
-app = typer.Typer()
-app.command()(parse_cmd)
 runner = CliRunner()
 
 
 def invoke(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
+    """``ycsb-runner parse ARGS`` as the command line runs it (the project's app: its errors are plain lines,
+    where a bare Typer app of its own draws them in a box that wraps at the terminal's width)."""
+    return runner.invoke(app, ["parse", *args], catch_exceptions=False)
 
 
 def test_table_finds_the_stderr_beside_the_stdout():

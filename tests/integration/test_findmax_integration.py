@@ -18,10 +18,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from hdrh.histogram import HdrHistogram
+from test_nightly_integration import ahead_of_other_workers
 
 from ycsb_runner.bench import BenchOptions, run_bench, run_findmax
 from ycsb_runner.findmax import FindmaxOptions, make_bound
 from ycsb_runner.parse.hdr import read_hdr_log
+from ycsb_runner.server import ServerInfo
 
 pytestmark = pytest.mark.integration
 
@@ -71,7 +73,15 @@ def _sweep_point(mongo_url: str, results: Path, target: int) -> tuple[bool, floa
     return achieved >= 0.97 * target and avg <= LIMIT_US, achieved, avg
 
 
-def test_findmax_agrees_with_a_sweep_of_fixed_targets(mongo_url: str, tmp_path: Path) -> None:
+def test_findmax_agrees_with_a_sweep_of_fixed_targets(server: ServerInfo, tmp_path: Path) -> None:
+    # the search and the sweep measure the server's capacity: ahead of the other pytest-xdist workers (as
+    # the nightly test runs its nights), or beside two CPU burners no rate met the bound at all (probes
+    # 100/50/25/16 achieved 84/50/22/13 ops/s, 50 at 40 ms)
+    with ahead_of_other_workers(server.pid):
+        _search_and_sweep(server.url, tmp_path)
+
+
+def _search_and_sweep(mongo_url: str, tmp_path: Path) -> None:
     outcome = run_findmax(
         BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path, monitors=False, lock=False),
         FindmaxOptions(

@@ -550,7 +550,8 @@ def test_findmax_splits_each_probes_target_across_the_clients(
         shares = {c["client"]: c["target"] for c in runs[p["step"]]["figures"]["clients"]}
         assert sum(shares.values()) == p["target"] and set(shares) == {"local", "h2"}
         assert abs(shares["local"] - shares["h2"]) <= 1
-        # both clients' rates over their full intervals: paced by the split target, so never much above it
-        # (beside two CPU burners it was 13 % under the step's common-window rate, so no closeness to that)
-        assert 0 < p["throughput_ops_s"] <= 1.1 * p["target"], p
+        # both clients' rates over their full intervals: paced by the split target, not by the whole one
+        # (which would be 2x). Not within 10 % of it: YCSB catches up after a stall, so beside two CPU
+        # burners full intervals ran at 1.31x (53.8 ops/s at 41), and 13 % under the common-window rate.
+        assert 0 < p["throughput_ops_s"] <= 1.5 * p["target"], p
         assert p["throughput_ops_s"] >= 0.97 * p["target"] or not p["passed"]

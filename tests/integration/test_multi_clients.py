@@ -269,7 +269,8 @@ def test_common_window_of_three_clients_one_started_5s_late(
         f"offsets {offsets}"
     )
     assert abs(ours - independent) <= 0.05 * independent
-    assert abs(old - ours) > 0.02 * ours  # the old figure is not the rate while all clients ran
+    # (the old sum/max figure is printed, not asserted: with some start and end times it equals the
+    # common-window rate by chance, 86.5 vs 86.3 ops/s in a fresh clone)
     ops = outcome.result.operations
     merged = ops[(ops["phase"] == "run") & (ops["client"] == "all")].set_index("section")
     for section in ("READ", "UPDATE"):

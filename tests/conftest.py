@@ -72,17 +72,14 @@ FAULTS = SPLIT_BY_FUNCTION[0]
 # Work units are handed out in collection order (xdist's own reordering, by number of tests, is turned off
 # below): the units that take longest start first, so that none of them is left running alone at the end
 # while the other workers idle. Worker-seconds in a full `make test` here, longest first; units not named
-# follow in their usual order and fill the gaps. The nightly history (150 s) starts only after the first
-# minute: its nights compare the server's speed night to night, and the start (servers starting, the parse
-# tests' pure CPU) is the least steady part of the suite (normal nights up to 7x apart when it went first).
+# follow in their usual order and fill the gaps. (The nightly history and findmax, marked `alone`, run in a
+# session of their own after this one: see the Makefile.)
 SLOW_FIRST = (
     "tests/integration/test_multi_clients.py",  # 88 s
     "tests/integration/test_audit_suite_integration.py",  # 87 s
     "tests/unit/test_parse_truncation.py",  # 57 s
     "tests/unit/test_parse_properties.py",  # 48 s
     "tests/integration/test_bench_integration.py",  # 30 s
-    "tests/integration/test_nightly_integration.py",  # 150 s (was 100 s; 2 more slow nights, ~25 s each)
-    "tests/integration/test_findmax_integration.py",  # 120 s (a search of ~7 probes, then a 7-target sweep)
     "tests/integration/test_binding_workloads.py",  # 28 s
     "tests/unit/test_analyse_runs.py",  # 23 s
     "tests/integration/test_binding_parity.py",  # 20 s

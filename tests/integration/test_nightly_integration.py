@@ -35,7 +35,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.history import SqliteHistory
 from ycsb_runner.server import ServerInfo
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.alone]  # `make test` runs it with no worker beside it
 SMALL = [
     "maxexecutiontime=3",
     "recordcount=300",
@@ -91,10 +91,11 @@ def _renice_threads(pid: int, nice: int) -> None:
 @contextlib.contextmanager
 def ahead_of_other_workers(server_pid: int, nice: int = -10) -> Iterator[None]:
     """This thread (and so the JVMs it starts) and every thread of the server run at CPU priority *nice*:
-    -10 weighs about 9x a default process, so the nights measure the server about as if the other
-    pytest-xdist workers were not there. Beside them, normal nights of one run here differed up to 7x
-    (INSERT latency; load throughput 36 instead of about 200 ops/s), enough to be a regression of its
-    own. Raising a priority takes root (CI runs as root); without it the nights run as they are."""
+    -10 weighs about 9x a default process, so the nights measure the server about as if other processes
+    (CPU burners, a busy CI machine) were not there. The `alone` mark keeps the other test workers away:
+    beside them, even at this priority, the normal nights of one CI run differed 3x (run phase 47-144
+    ops/s), and the slow night's p-value did not pass Holm's threshold. Raising a priority takes root (CI
+    runs as root); without it the nights run as they are."""
     own = os.getpriority(os.PRIO_PROCESS, 0)
     try:
         os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread only: the JVMs it forks inherit it

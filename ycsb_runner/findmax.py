@@ -4,8 +4,9 @@ Pure functions of the probes so far (no I/O); ``ycsb_runner.execute.findmax_runn
 
 A **probe** is one run step at a fixed YCSB ``-target``. It passes when
 
-* the achieved throughput (over the step's steady-state window, after ``warmup_s``) is at least
-  :data:`MIN_ACHIEVED` (97 %) of its target: below that the server (or the client) could not keep up;
+* the achieved throughput (over the step's steady-state window, from ``warmup_s`` to the stop, counted by
+  YCSB's status lines) is at least :data:`MIN_ACHIEVED` (97 %) of its target: below that the server (or
+  the client) could not keep up;
 * the bound holds on the same window: the worst operation's p99 (or p95, or average) latency is at most
   the limit;
 * the error rate (failed / returned operations) is at most ``--max-error-rate``.

@@ -132,3 +132,21 @@ def _search_and_sweep(mongo_url: str, tmp_path: Path) -> None:
     # jobs on the 2 shared cores moved the server's capacity by up to 1.4x between the search and the sweep
     # (a minute apart): found 135 then every swept target up to 190 passed; found 114 then 160 passed.
     assert best / (GRID**3 * step) <= found <= best * GRID**3 * step, (found, sweep)
+
+
+def test_a_probe_at_one_op_a_second_per_thread_meets_its_target(server: ServerInfo, tmp_path: Path) -> None:
+    """16 threads at -target 16: each thread sleeps a second between its reads, and after the stop YCSB
+    waits for those sleeps to end (its closing status line and HDR interval, about a second long, hold no
+    operation). The server answers in milliseconds, so the probe meets its target: measured up to the
+    closing interval it achieved 13 ops/s (81 %) and failed, which sent searches at 16 threads on a slow
+    server down to rates where no probe could pass."""
+    outcome = run_findmax(
+        BenchOptions(suite=SUITE, url=server.url, results=tmp_path, monitors=False, report=False, lock=False),
+        FindmaxOptions(
+            mix=None, bound=make_bound(avg="1s"), threads=16, probe_s=PROBE_S, max_probes=2, start=16
+        ),
+        log=lambda _m: None,
+    )
+    probe, *_ = json.loads((outcome.run_dir / "manifest.json").read_text())["findmax"]["probes"]
+    assert probe["target"] == 16 and probe["latency_us"] < 1e6, probe
+    assert 0.97 * 16 <= probe["throughput_ops_s"] <= 1.1 * 16 and probe["passed"], probe

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from ycsb_runner import findmax as fm
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.findmax_runner import findmax_plan, probe_figures
+from ycsb_runner.parse import parse_output
 from ycsb_runner.suite import load_suite
 
 
@@ -183,29 +186,24 @@ def test_the_shrinking_phase_stops_at_the_floor() -> None:
     assert fm.next_target([], 4, 5, 30, floor=16) == 16
 
 
-def test_the_achieved_rate_leaves_out_the_closing_interval() -> None:
-    """Probe 1 of a real 16-thread run at -target 100 (its READ.hdr, after a 1.2-s warm-up): 400 operations
-    in four full seconds, then YCSB's closing 0.18 s and 0.01 s with 2 and 0. The window of every interval
-    says 96 ops/s (a failed probe); the full intervals say 100."""
-    import numpy as np
+def test_the_achieved_rate_leaves_out_the_closing_status_line() -> None:
+    """A real probe at one op a second per thread (16 threads, -target 16, 6 s; tests/data/ycsb/
+    binding-paced): 16 ops in each status second, then the closing line 0.94 s after the stop with none.
+    From the first line after a 1.2-s warm-up (2 s: 30 ops) to the stop (6 s: 94 ops): 64 ops in 4 s.
+    (The HDR window up to YCSB's closing interval said 13 ops/s, a failed probe.)"""
+    from ycsb_runner.execute.common import status_times
+    from ycsb_runner.execute.findmax_runner import status_window_rate
 
-    from ycsb_runner.execute.findmax_runner import full_interval_rate
-    from ycsb_runner.parse.hdr import HdrInterval, HdrLog, Layout
-    from ycsb_runner.parse.merge import drop_warmup, union_window
-
-    def iv(start: float, length: float, n: int) -> HdrInterval:
-        return HdrInterval(start, length, 0.01, Layout(1, 3), np.array([0, n], dtype="int64"))
-
-    shape = [(0.058, 0.461, 70), (0.519, 0.998, 99), (1.517, 1.001, 103), (2.518, 0.999, 99)]
-    shape += [(3.517, 1.001, 99), (4.518, 0.999, 99), (5.517, 0.179, 2), (5.696, 0.008, 0)]
-    read = HdrLog("READ.hdr", "READ", 1000.0, [iv(*s) for s in shape])
-    cleanup = HdrLog("CLEANUP.hdr", "CLEANUP", 1000.0, [iv(5.7, 0.004, 16)])
-    logs = {"local": [read, cleanup]}
-    whole = union_window(drop_warmup(logs, 1.2))
-    assert whole is not None and whole.throughput == pytest.approx(402 / 4.187, rel=1e-6)
-    assert full_interval_rate(logs, 1.2) == pytest.approx(400 / 4.0, rel=1e-3)
-    two = {"a": [read], "b": [HdrLog("READ.hdr", "READ", 1000.3, read.intervals)]}  # clients add up
-    assert full_interval_rate(two, 1.2) == pytest.approx(200, rel=1e-3)
+    data = Path(__file__).parents[1] / "data" / "ycsb"
+    run = parse_output(
+        (data / "binding-paced.stdout").read_bytes(), (data / "binding-paced.stderr").read_bytes()
+    )
+    status = status_times(run.status).assign(client="local")
+    assert status["status_index"].nunique() == 8 and status["total_ops"].max() == 94
+    assert status_window_rate(status, 1.2) == pytest.approx(16.0, rel=0.01)
+    assert status_window_rate(status, 5.5) is None  # one line left in the window: no rate
+    two = pd.concat([status, status.assign(client="b", total_ops=status["total_ops"] * 2)])
+    assert status_window_rate(two, 1.2) == pytest.approx(48.0, rel=0.01)  # the clients' rates add up
 
 
 def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None:

@@ -186,24 +186,29 @@ def test_the_shrinking_phase_stops_at_the_floor() -> None:
     assert fm.next_target([], 4, 5, 30, floor=16) == 16
 
 
-def test_the_achieved_rate_leaves_out_the_closing_status_line() -> None:
-    """A real probe at one op a second per thread (16 threads, -target 16, 6 s; tests/data/ycsb/
-    binding-paced): 16 ops in each status second, then the closing line 0.94 s after the stop with none.
-    From the first line after a 1.2-s warm-up (2 s: 30 ops) to the stop (6 s: 94 ops): 64 ops in 4 s.
-    (The HDR window up to YCSB's closing interval said 13 ops/s, a failed probe.)"""
+@pytest.mark.parametrize(
+    ("capture", "lines", "last_ops"),
+    [
+        ("binding-paced", 8, 94),  # the closing line 0.94 s after the stop ("6 sec", no operation)
+        ("binding-paced-late", 9, 95),  # the shutdown took 1.015 s: one more periodic line ("7 sec", 1 op)
+    ],
+)
+def test_the_achieved_rate_stops_at_the_stop(capture: str, lines: int, last_ops: int) -> None:
+    """Real probes at one op a second per thread (16 threads, -target 16, maxexecutiontime 6; tests/data/
+    ycsb/binding-paced*): 16 ops in each status second up to the stop, then the lines of the shutdown. From
+    the first line after a 1.2-s warm-up (2 s: 30 ops) to the stop (6 s: 94 ops): 64 ops in 4 s. (Up to
+    the end of HDR's closing interval, or to the last periodic line, both said 13 ops/s: a failed probe.)"""
     from ycsb_runner.execute.common import status_times
     from ycsb_runner.execute.findmax_runner import status_window_rate
 
     data = Path(__file__).parents[1] / "data" / "ycsb"
-    run = parse_output(
-        (data / "binding-paced.stdout").read_bytes(), (data / "binding-paced.stderr").read_bytes()
-    )
+    run = parse_output((data / f"{capture}.stdout").read_bytes(), (data / f"{capture}.stderr").read_bytes())
     status = status_times(run.status).assign(client="local")
-    assert status["status_index"].nunique() == 8 and status["total_ops"].max() == 94
-    assert status_window_rate(status, 1.2) == pytest.approx(16.0, rel=0.01)
-    assert status_window_rate(status, 5.5) is None  # one line left in the window: no rate
+    assert status["status_index"].nunique() == lines and status["total_ops"].max() == last_ops
+    assert status_window_rate(status, 1.2, 6) == pytest.approx(16.0, rel=0.01)
+    assert status_window_rate(status, 5.5, 6) is None  # one line left in the window: no rate
     two = pd.concat([status, status.assign(client="b", total_ops=status["total_ops"] * 2)])
-    assert status_window_rate(two, 1.2) == pytest.approx(48.0, rel=0.01)  # the clients' rates add up
+    assert status_window_rate(two, 1.2, 6) == pytest.approx(48.0, rel=0.01)  # the clients' rates add up
 
 
 def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None:

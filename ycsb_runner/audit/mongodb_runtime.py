@@ -34,8 +34,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bson import json_util
-
 from ycsb_runner.audit.base import (
     BASELINE_RUNTIME_FILTER,
     BASELINE_RUNTIME_PARAMETER,
@@ -63,6 +61,15 @@ from ycsb_runner.audit.topology import (
     seed_hosts,
 )
 from ycsb_runner.errors import UserError
+
+
+def _json_util() -> Any:
+    """bson's Extended JSON, imported when a filter or a command is written: every ``ycsb-runner`` command
+    imports this module (its strategy registers itself), most never need bson (30-50 ms)."""
+    from bson import json_util
+
+    return json_util
+
 
 #: The "off" filter: an atype no event ever has. Never use ``{}`` for off: it audits everything.
 NONE_FILTER: dict[str, Any] = {"atype": "__ycsb_runner_none__"}
@@ -199,7 +206,7 @@ def startup_advice(info: ServerInfo, *, with_replset: bool = False) -> str:
     """The options to add to mongod's startup so runtime switching works on ``info``'s server. Pure."""
     base = "--auditDestination file --auditFormat JSON --auditPath <dbPath>/auditLog.json"
     if info.kind is ServerKind.PERCONA or parse_version(info.version) < (5, 0, 0):
-        filt = json_util.dumps(crud_filter(YCSB_OPS))
+        filt = _json_util().dumps(crud_filter(YCSB_OPS))
         return (
             f"{base} --auditFilter '{filt}' (config file: auditLog.destination/format/path/filter); "
             "auditAuthorizationSuccess is then switched at runtime"
@@ -396,7 +403,7 @@ def state_from_config(
 def mongosh_eval(command: Mapping[str, Any]) -> str:
     """``db.adminCommand(EJSON.parse("..."))`` for mongosh: relaxed extended JSON in a JS string
     literal, so regexes, Timestamps and ObjectIds survive exactly. Pure."""
-    text = json_util.dumps(dict(command), json_options=json_util.RELAXED_JSON_OPTIONS)
+    text = _json_util().dumps(dict(command), json_options=_json_util().RELAXED_JSON_OPTIONS)
     return f"db.adminCommand(EJSON.parse({json.dumps(text)}))"
 
 
@@ -804,7 +811,9 @@ class MongoRuntimeStrategy(AuditStrategy):
                     f"node(s){waited}, the run does not start: {names}"
                 )
                 if ops is not None and self.mode is Mode.PARAMETER:
-                    filt = json_util.dumps(crud_filter(ops or YCSB_OPS, self.namespace, upsert=self.upsert))
+                    filt = _json_util().dumps(
+                        crud_filter(ops or YCSB_OPS, self.namespace, upsert=self.upsert)
+                    )
                     message += (
                         f"; the filter is fixed at startup on {self.info.label}: restart mongod with "
                         f"--auditFilter '{filt}'"

@@ -44,14 +44,14 @@ def probe_figures(operations: pd.DataFrame, column: str) -> tuple[dict[str, floa
     return latencies, rate
 
 
-def status_window_rate(status: pd.DataFrame, warmup_s: float) -> float | None:
+def status_window_rate(status: pd.DataFrame, warmup_s: float, stop_s: float) -> float | None:
     """The ops/s of a step's steady-state window from YCSB's status lines (timeseries rows), summed over
-    the clients: per client, from its first line at or after *warmup_s* to its last periodic line. The
-    periodic lines fall on the status interval's ticks, the stop (maxexecutiontime) on one of them. YCSB
-    prints one more line once its threads have ended: it spans the shutdown, in which a thread paced at
-    one op a second sleeps up to a second and does nothing, so it is left out (with it, 16 threads at
-    -target 16 looked like 13 ops/s: HDR's closing interval was 0.94 s long and empty). None when no
-    client has two lines in the window."""
+    the clients: per client, from its first line at or after *warmup_s* to its last line at or before the
+    stop (*stop_s*: maxexecutiontime). The lines fall on the status interval's ticks, the stop on one of
+    them. After the stop YCSB waits for its threads, and a thread paced at one op a second first sleeps
+    out its tick: that second may bring one more periodic line, and then the closing line, both with
+    next to no operations, so neither counts (with them, 16 threads at -target 16 looked like 13 ops/s).
+    None when no client has two lines in the window."""
     if (
         status is None
         or status.empty
@@ -62,7 +62,8 @@ def status_window_rate(status: pd.DataFrame, warmup_s: float) -> float | None:
     total, seen = 0.0, False
     for _, one in lines.groupby("client") if "client" in lines else [(None, lines)]:
         one = one.sort_values("status_index").iloc[:-1]  # the closing line
-        one = one[(one["elapsed_s"] >= warmup_s) & (one["elapsed_s"] > 0)].dropna(subset=["total_ops"])
+        keep = (one["elapsed_s"] >= warmup_s) & (one["elapsed_s"] > 0) & (one["elapsed_s"] <= stop_s)
+        one = one[keep].dropna(subset=["total_ops"])
         if len(one) < 2:
             continue
         times = pd.to_datetime(one["time"], utc=True)
@@ -149,7 +150,11 @@ class FindmaxRunner(Runner):
 
         warmup = self.suite.effective_warmup_s
         status = [df for df in self.frames.parts["timeseries"] if (df["step"] == record.label).any()]
-        achieved = status_window_rate(pd.concat(status, ignore_index=True), warmup) if status else None
+        achieved = (
+            status_window_rate(pd.concat(status, ignore_index=True), warmup, self.suite.run.maxexecutiontime)
+            if status
+            else None
+        )
         try:
             logs = read_client_logs(self.run_dir.client_hdr_dirs(record.label), [])
             steady = steady_latencies(logs, warmup, self.options.bound.statistic)

@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import tarfile
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -185,6 +184,8 @@ def download_tarball(dest: Path | None = None, *, timeout: float = 30.0, log=pri
     archive = dest / "ycsb-mongodb-binding-0.17.0.tar.gz"
     log(f"downloading {TARBALL_URL}")
     try:
+        import urllib.request  # only here: it loads http.client and ssl (60-80 ms of every command)
+
         with urllib.request.urlopen(TARBALL_URL, timeout=timeout) as resp, open(archive, "wb") as out:
             shutil.copyfileobj(resp, out)
     except OSError as err:

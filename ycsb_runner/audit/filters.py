@@ -12,12 +12,16 @@ Nothing here assumes coverage: a filter that cannot be parsed or evaluated is re
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bson import json_util
-from bson.regex import Regex
+if TYPE_CHECKING:
+    from bson.regex import Regex
+
+# bson is imported where a filter is read, not with this module: every command imports it (through the
+# audit strategies' registration), most never read a filter, and bson costs 40-90 ms of a start-up.
 
 #: Shown when a filter cannot be read or understood; a run is then never labelled "on".
 CANNOT_VERIFY = "cannot verify what the startup filter audits"
@@ -175,6 +179,8 @@ class _Parser:
         self.i = flags_end
         if set(flags) - set("imsx"):
             raise self.fail(f"unknown regex flag(s) {flags!r}")
+        from bson.regex import Regex
+
         return Regex(pattern, flags)
 
     def number(self) -> float | int:
@@ -210,6 +216,8 @@ def parse_filter(text: Any) -> dict[str, Any]:
         return dict(text)
     if not isinstance(text, str) or not text.strip():
         raise FilterSyntaxError("the filter is empty or not a string")
+    from bson import json_util
+
     try:
         doc = json_util.loads(text)
     except ValueError:
@@ -250,7 +258,8 @@ def _not(value: bool | None) -> bool | None:
 
 
 def _as_regex(spec: Any) -> re.Pattern[str] | None:
-    if isinstance(spec, Regex):
+    bson_regex = getattr(sys.modules.get("bson.regex"), "Regex", None)  # a bson Regex needs it imported
+    if bson_regex is not None and isinstance(spec, bson_regex):
         try:
             return spec.try_compile()
         except re.error:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_regress import _history, _nightly_folders, _nights, _noisy
+from test_regress import _history, _nightly_history, _nights, _noisy
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse.changepoint import judge_series
@@ -151,8 +151,7 @@ NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0]
 @pytest.fixture
 def slow_history(tmp_path: Path) -> Path:
     results = tmp_path / "results"
-    _nightly_folders(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
-    assert CliRunner().invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    _nightly_history(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
     return results
 
 

@@ -79,6 +79,18 @@ def run_cli(
     )
 
 
+def bench_quietly(suite: Path, results: Path, *extra: str, env: dict[str, str] | None = None):
+    """``bench`` of *suite* into *results* without monitors and report."""
+    return run_cli(
+        "bench", str(suite), "--results", str(results), "--no-monitors", "--no-report", *extra, env=env
+    )
+
+
+def run_folders(results: Path) -> list[Path]:
+    """The run folders in *results* (not the ``latest`` link); none when it does not exist."""
+    return [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()] if results.is_dir() else []
+
+
 def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str, alone: bool = True) -> str:
     """A non-zero exit, no traceback, and the error as one line (the only line of stderr when *alone*;
     ``bench`` prints progress lines before it) that contains every needle."""
@@ -132,17 +144,9 @@ def test_short_password_keeps_raw_logs_as_ycsb_printed(
     url = f"mongodb://u:{password}@127.0.0.1:{server.port}/ycsb?authMechanism=PLAIN"
     results = tmp_path / "results"
     env = cli_env(MONGODB_URL=url, JAVA_HOME=str(tee_java(tmp_path)))
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
-        env=env,
-    )
+    proc = bench_quietly(write_suite(tmp_path), results, env=env)
     assert proc.returncode == 0, proc.stderr
-    run = next(p for p in results.iterdir() if p.is_dir() and not p.is_symlink())
+    run = run_folders(results)[0]
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["status"] == "completed"
     assert manifest["target"]["url"].startswith("mongodb://u:***@127.0.0.1")
@@ -194,15 +198,7 @@ def test_query_string_secrets_appear_nowhere(tmp_path: Path, server: ServerInfo)
     )
     results = tmp_path / "results"
     env = cli_env(MONGODB_URL=url)
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
-        env=env,
-    )
+    proc = bench_quietly(write_suite(tmp_path), results, env=env)
     assert proc.returncode == 0, proc.stderr
     secrets = ["pwQ0x", *(v.split(":")[-1] for v in QUERY_SECRETS.values())]
     files = list(every_file(results))
@@ -297,13 +293,9 @@ def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
 
     filler = threading.Thread(target=fill_when_the_run_starts, daemon=True)
     filler.start()
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path, operationcount=100000, maxexecutiontime=6)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
+    proc = bench_quietly(
+        write_suite(tmp_path, operationcount=100000, maxexecutiontime=6),
+        results,
         env=cli_env(MONGODB_URL=url, TMPDIR=str(private_tmp)),
     )
     filler.join()
@@ -455,17 +447,9 @@ def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory, server: ServerInfo) -> Path:
     folder = tmp_path_factory.mktemp("finished")
-    proc = run_cli(
-        "bench",
-        str(write_suite(folder)),
-        "--results",
-        str(folder / "results"),
-        "--no-monitors",
-        "--no-report",
-        env=cli_env(MONGODB_URL=server.url),
-    )
+    proc = bench_quietly(write_suite(folder), folder / "results", env=cli_env(MONGODB_URL=server.url))
     assert proc.returncode == 0, proc.stderr
-    return next(p for p in (folder / "results").iterdir() if p.is_dir() and not p.is_symlink())
+    return run_folders(folder / "results")[0]
 
 
 @pytest.mark.parametrize("damage", ["truncated", "not-an-object"])

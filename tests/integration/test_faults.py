@@ -7,6 +7,7 @@ files, a hung ``java``, and suites or options that cannot be right.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -275,6 +276,24 @@ def _fill(disk: Path) -> None:
             pass
 
 
+def fill_when_the_run_starts(results: Path, disk: Path, poll_s: float) -> threading.Thread:
+    """A started thread that fills *disk* once the bench writing to *results* has saved its load step (the
+    second step's folder exists), looking every *poll_s* seconds for 120 s at the most."""
+
+    def fill() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if list(results.glob("*/steps/02-*")):
+                with contextlib.suppress(OSError):  # closing the filled file fails too
+                    _fill(disk)
+                return
+            time.sleep(poll_s)
+
+    filler = threading.Thread(target=fill, daemon=True)
+    filler.start()
+    return filler
+
+
 def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
     tmp_path: Path, small_disk: Path, server: ServerInfo
 ) -> None:
@@ -283,16 +302,7 @@ def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
     results = small_disk / "results"
     url = f"mongodb://u:pwD1sk@127.0.0.1:{server.port}/ycsb?authMechanism=PLAIN"
 
-    def fill_when_the_run_starts() -> None:  # the load step is saved; then the disk fills up
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if list(results.glob("*/steps/02-*")):
-                _fill(small_disk)
-                return
-            time.sleep(0.05)
-
-    filler = threading.Thread(target=fill_when_the_run_starts, daemon=True)
-    filler.start()
+    filler = fill_when_the_run_starts(results, small_disk, poll_s=0.05)
     proc = bench_quietly(
         write_suite(tmp_path, operationcount=100000, maxexecutiontime=6),
         results,

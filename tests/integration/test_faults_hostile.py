@@ -8,7 +8,6 @@ signals at the edges of a run, a full TMPDIR, damaged files, cut captures, bad v
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -23,11 +22,11 @@ import pandas as pd
 import pytest
 from test_faults import (  # the fault suite's helpers (same folder)
     CLI,
-    _fill,
     assert_one_line_error,
     bench_quietly,
     cli_env,
     every_file,
+    fill_when_the_run_starts,
     finished_run,
     run_cli,
     run_folders,
@@ -331,17 +330,7 @@ def test_ctrl_c_while_the_cli_loads_is_one_line(delay: float) -> None:
 def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerInfo) -> None:
     results = tmp_path / "results"
 
-    def fill_when_the_run_starts() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if list(results.glob("*/steps/02-*")):
-                with contextlib.suppress(OSError):  # closing the filled file fails too
-                    _fill(small_disk)
-                return
-            time.sleep(0.02)
-
-    filler = threading.Thread(target=fill_when_the_run_starts, daemon=True)
-    filler.start()
+    filler = fill_when_the_run_starts(results, small_disk, poll_s=0.02)
     proc = bench_quietly(
         write_suite(tmp_path, operationcount=100000, maxexecutiontime=4),
         results,

@@ -5,12 +5,11 @@ verdict while the nights since the change are too few to test, judging from the 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_process import run_module
 from test_regress import _history, _nightly_history, _nights, _noisy
 from typer.testing import CliRunner
 
@@ -235,24 +234,7 @@ def test_regress_report_lists_the_open_change(slow_history: Path, tmp_path: Path
 
 
 def test_nothing_to_accept_is_exit_2_and_one_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ycsb_runner",
-            "regress",
-            "accept",
-            "quick",
-            "--why",
-            "w",
-            "--results",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_module("regress", "accept", "quick", "--why", "w", "--results", str(tmp_path), timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         "error: nothing open to accept in quick: no runs of suite 'quick' in the history"

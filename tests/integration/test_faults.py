@@ -11,6 +11,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -462,15 +463,18 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory, server: ServerInfo) -
     return run_folders(folder / "results")[0]
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not-an-object"])
-@pytest.mark.parametrize("command", ["report", "table", "compare"])
-def test_damaged_manifest_is_a_one_line_error(
-    command: str, damage: str, finished_run: Path, tmp_path: Path
-) -> None:
-    import shutil
-
+@pytest.fixture()
+def run_to_damage(finished_run: Path, tmp_path: Path) -> Path:
+    """A copy of ``finished_run``, under its name, for a test to damage."""
     run = tmp_path / finished_run.name
     shutil.copytree(finished_run, run)
+    return run
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not-an-object"])
+@pytest.mark.parametrize("command", ["report", "table", "compare"])
+def test_damaged_manifest_is_a_one_line_error(command: str, damage: str, run_to_damage: Path) -> None:
+    run = run_to_damage
     text = (run / "manifest.json").read_text()
     (run / "manifest.json").write_text(text[: len(text) // 2] if damage == "truncated" else "[1, 2]\n")
     extra = ["--reference", "tencent-mongodb44"] if command == "compare" else []

@@ -30,6 +30,7 @@ from test_faults import (  # the fault suite's helpers (same folder)
     finished_run,
     run_cli,
     run_folders,
+    run_to_damage,
     small_disk,
     write_suite,
 )
@@ -38,7 +39,8 @@ from test_multi_clients import SSHD, ssh_hosts  # real sshd on loopback (same fo
 from ycsb_runner.server import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
-__all__ = ["finished_run", "small_disk", "ssh_hosts"]  # fixtures shared with the other fault files
+# fixtures shared with the other fault files
+__all__ = ["finished_run", "run_to_damage", "small_disk", "ssh_hosts"]
 
 UNREACHABLE = "mongodb://127.0.0.1:1/ycsb"
 
@@ -351,10 +353,9 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
 @pytest.mark.parametrize("column", ["operation", "step", "kind", "operations"])
 @pytest.mark.parametrize("command", ["table", "report", "compare"])
 def test_operations_csv_without_a_column_is_a_one_line_error(
-    command: str, column: str, finished_run: Path, tmp_path: Path
+    command: str, column: str, finished_run: Path, run_to_damage: Path
 ) -> None:
-    run = tmp_path / finished_run.name
-    shutil.copytree(finished_run, run)
+    run = run_to_damage
     ops = pd.read_csv(run / "operations.csv")
     ops.drop(columns=[column]).to_csv(run / "operations.csv", index=False)
     extra = [str(finished_run)] if command == "compare" else []  # the damaged run against a sound one

@@ -20,45 +20,48 @@ class Metric:
     side: str = "client"  # "client" (YCSB) or "server" (serverStatus)
 
 
-METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("throughput_ops_s", "throughput", "ops/s", True),
-        Metric("read_avg_us", "read avg latency", "µs", False),
-        Metric("write_avg_us", "write avg latency", "µs", False),
-        Metric("read_p99_us", "read p99 latency", "µs", False),
-        Metric("write_p99_us", "write p99 latency", "µs", False),
-        Metric("error_rate", "error rate", "", False),
-        Metric("server_cpu_pct", "server CPU", "%", False, "server"),
-        Metric("server_reads_avg_rt_us", "server reads avg RT", "µs", False, "server"),
-        Metric("server_writes_avg_rt_us", "server writes avg RT", "µs", False, "server"),
-        Metric("server_query_per_s", "server query/s", "ops/s", True, "server"),
-        Metric("server_insert_per_s", "server insert/s", "ops/s", True, "server"),
-        Metric("server_update_per_s", "server update/s", "ops/s", True, "server"),
-        Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
-    )
-}
+def _by_name(*metrics: Metric) -> dict[str, Metric]:
+    return {m.name: m for m in metrics}
+
+
+METRICS: dict[str, Metric] = _by_name(
+    Metric("throughput_ops_s", "throughput", "ops/s", True),
+    Metric("read_avg_us", "read avg latency", "µs", False),
+    Metric("write_avg_us", "write avg latency", "µs", False),
+    Metric("read_p99_us", "read p99 latency", "µs", False),
+    Metric("write_p99_us", "write p99 latency", "µs", False),
+    Metric("error_rate", "error rate", "", False),
+    Metric("server_cpu_pct", "server CPU", "%", False, "server"),
+    Metric("server_reads_avg_rt_us", "server reads avg RT", "µs", False, "server"),
+    Metric("server_writes_avg_rt_us", "server writes avg RT", "µs", False, "server"),
+    Metric("server_query_per_s", "server query/s", "ops/s", True, "server"),
+    Metric("server_insert_per_s", "server insert/s", "ops/s", True, "server"),
+    Metric("server_update_per_s", "server update/s", "ops/s", True, "server"),
+    Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
+)
 # Per-operation figures of the run history (``ycsb_runner.history``), one series per step cell and operation.
-OPERATION_METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
-        Metric("avg_us", "average latency", "µs", False),
-        Metric("p50_us", "p50 latency", "µs", False),
-        Metric("p95_us", "p95 latency", "µs", False),
-        Metric("p99_us", "p99 latency", "µs", False),
-    )
-}
+OPERATION_METRICS: dict[str, Metric] = _by_name(
+    Metric("avg_us", "average latency", "µs", False),
+    Metric("p50_us", "p50 latency", "µs", False),
+    Metric("p95_us", "p95 latency", "µs", False),
+    Metric("p99_us", "p99 latency", "µs", False),
+)
 # Per-run figures of the run history: one value per run (``findmax``: the found rate under its bound).
-RUN_METRICS: dict[str, Metric] = {
-    m.name: m for m in (Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True),)
-}
+RUN_METRICS: dict[str, Metric] = _by_name(
+    Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True)
+)
 CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
+def registered_metric(name: str) -> Metric | None:
+    """The registered metric *name* (a step, operation or run figure), or None."""
+    return METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name)
+
+
 def metric_label(name: str) -> str:
     """``read_avg_us`` -> ``read avg latency (µs)``: a figure's label and unit (the name when unknown)."""
-    m = METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name)
+    m = registered_metric(name)
     if m is None:
         return name
     return f"{m.label} ({m.unit})" if m.unit else m.label
@@ -66,5 +69,5 @@ def metric_label(name: str) -> str:
 
 def higher_is_better(metric: str) -> bool | None:
     """The direction of a registered metric (None for one the registry does not know)."""
-    m = METRICS.get(metric) or OPERATION_METRICS.get(metric) or RUN_METRICS.get(metric)
+    m = registered_metric(metric)
     return m.higher_is_better if m else None

@@ -21,12 +21,12 @@ import psutil
 import pytest
 from bson.regex import Regex
 from bson.timestamp import Timestamp
+from test_audit_suite_integration import bench_argv, only_run_folder  # the audit-small bench (same folder)
 
 from ycsb_runner.audit import AuditState, audit_guard, make_strategy
 from ycsb_runner.audit.restore_file import FILE_NAME, load_restore_file, restore_document, write_restore_file
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE = str(Path(__file__).parents[1] / "suites" / "audit-small.toml")
 # on/off write the word into the state file, status prints it
 SWITCH = (
     "import pathlib, sys; a, s = sys.argv[1], pathlib.Path(sys.argv[2]); "
@@ -63,19 +63,7 @@ def test_sigkill_after_switching_leaves_a_restore_file_that_restores(
         "maxexecutiontime=10",
         "operationcount=1000000",
     ]
-    argv = [
-        sys.executable,
-        "-m",
-        "ycsb_runner",
-        "bench",
-        SUITE,
-        "--results",
-        str(results),
-        *(a for o in sets for a in ("--set", o)),
-        "--audit-strategy",
-        "command",
-        *_switch_args(state),
-    ]
+    argv = bench_argv(results, "command", *_switch_args(state), sets=sets)
     env = dict(os.environ, MONGODB_URL=mongo_url)
     with open(tmp_path / "err.txt", "wb") as err:
         proc = subprocess.Popen(
@@ -98,7 +86,7 @@ def test_sigkill_after_switching_leaves_a_restore_file_that_restores(
                 pass
     assert proc.returncode == -signal.SIGKILL
     assert state.read_text() == "on"  # nothing ran after the kill: production would be left switched
-    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()]  # not latest
+    run_dir = only_run_folder(results)
     stderr = (tmp_path / "err.txt").read_text(errors="replace")
     assert f"restore file: {run_dir / FILE_NAME}" in stderr
     assert f"ycsb-runner audit restore {run_dir}" in stderr

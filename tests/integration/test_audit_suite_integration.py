@@ -18,7 +18,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,38 @@ class Switch:
 
     def switches(self) -> list[str]:
         return self.history.read_text().split()
+
+
+def bench_argv(results: Path, strategy: str, *options: str, sets: Sequence[str] = ()) -> list[str]:
+    """``python -m ycsb_runner bench`` of the audit-small suite into *results*, with each of *sets* as a
+    ``--set``, audit switched by *strategy* and then its *options*."""
+    return [
+        sys.executable,
+        "-m",
+        "ycsb_runner",
+        "bench",
+        SUITE,
+        "--results",
+        str(results),
+        *(a for o in sets for a in ("--set", o)),
+        "--audit-strategy",
+        strategy,
+        *options,
+    ]
+
+
+def only_run_folder(results: Path) -> Path:
+    """The one run folder in *results* (not the ``latest`` link nor the history)."""
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()]
+    return run_dir
+
+
+# (phase, audit, verdict) of the steps of a one-mix run up to its "on" switch, when all went well
+OFF_RUN_DONE = [("load", "none", "completed"), ("audit", "off", "completed"), ("run", "off", "completed")]
+
+
+def _verdicts(manifest: dict) -> list[tuple[str, str, str]]:
+    return [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]]
 
 
 def _runs(steps: list[dict]) -> list[dict]:
@@ -265,12 +297,7 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     assert "\n" not in message
     manifest = json.loads((Path(err.value.run_dir) / "manifest.json").read_text())
     assert manifest["status"] == "failed"
-    assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
-        ("load", "none", "completed"),
-        ("audit", "off", "completed"),
-        ("run", "off", "completed"),
-        ("audit", "on", "failed"),
-    ]
+    assert _verdicts(manifest) == [*OFF_RUN_DONE, ("audit", "on", "failed")]
     assert not [s for s in manifest["steps"] if s["phase"] == "run" and s["audit"] == "on"]
     assert switch.status() == "off"
 
@@ -282,19 +309,8 @@ def test_signal_during_on_run_restores_and_cleans_up(
     switch = Switch(tmp_path / "switch", start="off")
     results = tmp_path / "results"
     env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}  # its own embedded server
-    argv = [
-        sys.executable,
-        "-m",
-        "ycsb_runner",
-        "bench",
-        SUITE,
-        "--results",
-        str(results),
-        *(a for o in [*ONE_MIX, "maxexecutiontime=5", "operationcount=1000000"] for a in ("--set", o)),
-        "--audit-strategy",
-        "command",
-        *switch.cli_args(),
-    ]
+    sets = [*ONE_MIX, "maxexecutiontime=5", "operationcount=1000000"]
+    argv = bench_argv(results, "command", *switch.cli_args(), sets=sets)
     with open(tmp_path / "out.txt", "wb") as out, open(tmp_path / "err.txt", "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
     try:
@@ -314,16 +330,10 @@ def test_signal_during_on_run_restores_and_cleans_up(
     assert switch.switches() == ["off", "on", "off"]
     left = [c.pid for c in children if _alive(c.pid)]
     assert not left, f"processes left behind: {left}"
-    (run_dir,) = [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()]  # not latest, history
+    run_dir = only_run_folder(results)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
-    assert [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]] == [
-        ("load", "none", "completed"),
-        ("audit", "off", "completed"),
-        ("run", "off", "completed"),
-        ("audit", "on", "completed"),
-        ("run", "on", "interrupted"),
-    ]
+    assert _verdicts(manifest) == [*OFF_RUN_DONE, ("audit", "on", "completed"), ("run", "on", "interrupted")]
     steps = pd.read_csv(run_dir / "steps.csv")
     assert list(steps["verdict"]) == [s["verdict"] for s in manifest["steps"]]
     assert (run_dir / "steps" / manifest["steps"][2]["step"] / "stdout.txt").stat().st_size > 0
@@ -335,17 +345,7 @@ def test_mongodb_runtime_refuses_ferretdb_before_running(server: srv.ServerInfo,
     mongo_url = server.url
     env = dict(os.environ, MONGODB_URL=mongo_url)
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ycsb_runner",
-            "bench",
-            SUITE,
-            "--results",
-            str(tmp_path),
-            "--audit-strategy",
-            "mongodb-runtime",
-        ],
+        bench_argv(tmp_path, "mongodb-runtime"),
         capture_output=True,
         text=True,
         env=env,

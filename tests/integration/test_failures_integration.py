@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,23 +32,34 @@ read = 1.0
 """
 
 
+def when_the_run_step_runs(results: Path, act: Callable[[], bool], timeout_s: float) -> threading.Thread:
+    """A started thread that calls *act* once the run step (02-run-*) of the bench writing to *results* has
+    printed a status line, again every 0.2 s until *act* returns True, for *timeout_s* at the most."""
+
+    def wait_and_act() -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for err in results.glob("*/steps/02-run-*/stderr.txt"):
+                if " sec: " in err.read_text(errors="replace") and act():
+                    return
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=wait_and_act, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_server_killed_mid_run_fails_the_run_and_keeps_the_load(tmp_path: Path) -> None:
     suite = tmp_path / "dies.toml"
     suite.write_text(SUITE)
     results = tmp_path / "results"
     with EmbeddedServer(log=lambda _m: None) as server:
 
-        def killer() -> None:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                for err in results.glob("*/steps/02-run-*/stderr.txt"):
-                    if " sec: " in err.read_text(errors="replace"):
-                        os.kill(server.pid, signal.SIGKILL)
-                        return
-                time.sleep(0.2)
+        def kill_the_server() -> bool:
+            os.kill(server.pid, signal.SIGKILL)
+            return True
 
-        t = threading.Thread(target=killer, daemon=True)
-        t.start()
+        t = when_the_run_step_runs(results, kill_the_server, timeout_s=120)
         with pytest.raises(RunFailed) as err:
             run_bench(
                 BenchOptions(suite=str(suite), url=server.url, results=results, monitors=False),

@@ -7,9 +7,11 @@ files, a hung ``java``, and suites or options that cannot be right.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -79,6 +81,18 @@ def run_cli(
     )
 
 
+def bench_quietly(suite: Path, results: Path, *extra: str, env: dict[str, str] | None = None):
+    """``bench`` of *suite* into *results* without monitors and report."""
+    return run_cli(
+        "bench", str(suite), "--results", str(results), "--no-monitors", "--no-report", *extra, env=env
+    )
+
+
+def run_folders(results: Path) -> list[Path]:
+    """The run folders in *results* (not the ``latest`` link); none when it does not exist."""
+    return [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()] if results.is_dir() else []
+
+
 def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str, alone: bool = True) -> str:
     """A non-zero exit, no traceback, and the error as one line (the only line of stderr when *alone*;
     ``bench`` prints progress lines before it) that contains every needle."""
@@ -132,17 +146,9 @@ def test_short_password_keeps_raw_logs_as_ycsb_printed(
     url = f"mongodb://u:{password}@127.0.0.1:{server.port}/ycsb?authMechanism=PLAIN"
     results = tmp_path / "results"
     env = cli_env(MONGODB_URL=url, JAVA_HOME=str(tee_java(tmp_path)))
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
-        env=env,
-    )
+    proc = bench_quietly(write_suite(tmp_path), results, env=env)
     assert proc.returncode == 0, proc.stderr
-    run = next(p for p in results.iterdir() if p.is_dir() and not p.is_symlink())
+    run = run_folders(results)[0]
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["status"] == "completed"
     assert manifest["target"]["url"].startswith("mongodb://u:***@127.0.0.1")
@@ -194,15 +200,7 @@ def test_query_string_secrets_appear_nowhere(tmp_path: Path, server: ServerInfo)
     )
     results = tmp_path / "results"
     env = cli_env(MONGODB_URL=url)
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
-        env=env,
-    )
+    proc = bench_quietly(write_suite(tmp_path), results, env=env)
     assert proc.returncode == 0, proc.stderr
     secrets = ["pwQ0x", *(v.split(":")[-1] for v in QUERY_SECRETS.values())]
     files = list(every_file(results))
@@ -279,6 +277,24 @@ def _fill(disk: Path) -> None:
             pass
 
 
+def fill_when_the_run_starts(results: Path, disk: Path, poll_s: float) -> threading.Thread:
+    """A started thread that fills *disk* once the bench writing to *results* has saved its load step (the
+    second step's folder exists), looking every *poll_s* seconds for 120 s at the most."""
+
+    def fill() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if list(results.glob("*/steps/02-*")):
+                with contextlib.suppress(OSError):  # closing the filled file fails too
+                    _fill(disk)
+                return
+            time.sleep(poll_s)
+
+    filler = threading.Thread(target=fill, daemon=True)
+    filler.start()
+    return filler
+
+
 def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
     tmp_path: Path, small_disk: Path, server: ServerInfo
 ) -> None:
@@ -287,23 +303,10 @@ def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
     results = small_disk / "results"
     url = f"mongodb://u:pwD1sk@127.0.0.1:{server.port}/ycsb?authMechanism=PLAIN"
 
-    def fill_when_the_run_starts() -> None:  # the load step is saved; then the disk fills up
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if list(results.glob("*/steps/02-*")):
-                _fill(small_disk)
-                return
-            time.sleep(0.05)
-
-    filler = threading.Thread(target=fill_when_the_run_starts, daemon=True)
-    filler.start()
-    proc = run_cli(
-        "bench",
-        str(write_suite(tmp_path, operationcount=100000, maxexecutiontime=6)),
-        "--results",
-        str(results),
-        "--no-monitors",
-        "--no-report",
+    filler = fill_when_the_run_starts(results, small_disk, poll_s=0.05)
+    proc = bench_quietly(
+        write_suite(tmp_path, operationcount=100000, maxexecutiontime=6),
+        results,
         env=cli_env(MONGODB_URL=url, TMPDIR=str(private_tmp)),
     )
     filler.join()
@@ -455,28 +458,23 @@ def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory, server: ServerInfo) -> Path:
     folder = tmp_path_factory.mktemp("finished")
-    proc = run_cli(
-        "bench",
-        str(write_suite(folder)),
-        "--results",
-        str(folder / "results"),
-        "--no-monitors",
-        "--no-report",
-        env=cli_env(MONGODB_URL=server.url),
-    )
+    proc = bench_quietly(write_suite(folder), folder / "results", env=cli_env(MONGODB_URL=server.url))
     assert proc.returncode == 0, proc.stderr
-    return next(p for p in (folder / "results").iterdir() if p.is_dir() and not p.is_symlink())
+    return run_folders(folder / "results")[0]
+
+
+@pytest.fixture()
+def run_to_damage(finished_run: Path, tmp_path: Path) -> Path:
+    """A copy of ``finished_run``, under its name, for a test to damage."""
+    run = tmp_path / finished_run.name
+    shutil.copytree(finished_run, run)
+    return run
 
 
 @pytest.mark.parametrize("damage", ["truncated", "not-an-object"])
 @pytest.mark.parametrize("command", ["report", "table", "compare"])
-def test_damaged_manifest_is_a_one_line_error(
-    command: str, damage: str, finished_run: Path, tmp_path: Path
-) -> None:
-    import shutil
-
-    run = tmp_path / finished_run.name
-    shutil.copytree(finished_run, run)
+def test_damaged_manifest_is_a_one_line_error(command: str, damage: str, run_to_damage: Path) -> None:
+    run = run_to_damage
     text = (run / "manifest.json").read_text()
     (run / "manifest.json").write_text(text[: len(text) // 2] if damage == "truncated" else "[1, 2]\n")
     extra = ["--reference", "tencent-mongodb44"] if command == "compare" else []

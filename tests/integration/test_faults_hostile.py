@@ -8,7 +8,6 @@ signals at the edges of a run, a full TMPDIR, damaged files, cut captures, bad v
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -23,12 +22,15 @@ import pandas as pd
 import pytest
 from test_faults import (  # the fault suite's helpers (same folder)
     CLI,
-    _fill,
     assert_one_line_error,
+    bench_quietly,
     cli_env,
     every_file,
+    fill_when_the_run_starts,
     finished_run,
     run_cli,
+    run_folders,
+    run_to_damage,
     small_disk,
     write_suite,
 )
@@ -37,19 +39,10 @@ from test_multi_clients import SSHD, ssh_hosts  # real sshd on loopback (same fo
 from ycsb_runner.server import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
-__all__ = ["finished_run", "small_disk", "ssh_hosts"]  # fixtures shared with the other fault files
+# fixtures shared with the other fault files
+__all__ = ["finished_run", "run_to_damage", "small_disk", "ssh_hosts"]
 
 UNREACHABLE = "mongodb://127.0.0.1:1/ycsb"
-
-
-def _bench(suite: Path, results: Path, *extra: str, env: dict[str, str] | None = None):
-    return run_cli(
-        "bench", str(suite), "--results", str(results), "--no-monitors", "--no-report", *extra, env=env
-    )
-
-
-def _runs(results: Path) -> list[Path]:
-    return [p for p in results.iterdir() if p.is_dir() and not p.is_symlink()] if results.is_dir() else []
 
 
 # --- item 1: --run-id escapes results/ ---
@@ -59,7 +52,9 @@ def _runs(results: Path) -> list[Path]:
 def test_run_id_cannot_leave_the_results_folder(kind: str, tmp_path: Path, server: ServerInfo) -> None:
     results = tmp_path / "R" / "a" / "b"
     run_id = "../../evil" if kind == "relative" else str(tmp_path / "abs" / "evil")
-    proc = _bench(write_suite(tmp_path), results, "--run-id", run_id, env=cli_env(MONGODB_URL=server.url))
+    proc = bench_quietly(
+        write_suite(tmp_path), results, "--run-id", run_id, env=cli_env(MONGODB_URL=server.url)
+    )
     assert_one_line_error(proc, "--run-id", "it names a folder")
     assert proc.returncode == 2
     assert not (tmp_path / "R" / "evil").exists() and not (tmp_path / "abs").exists()
@@ -85,7 +80,7 @@ def test_mix_name_that_is_a_path_is_refused(name: str, tmp_path: Path) -> None:
 def test_carriage_return_in_a_value_adds_no_property(tmp_path: Path, server: ServerInfo) -> None:
     results = tmp_path / "results"
     injected = "properties.baz=x\roperationcount=7"
-    proc = _bench(
+    proc = bench_quietly(
         write_suite(tmp_path, operationcount=300),
         results,
         "--set",
@@ -93,7 +88,7 @@ def test_carriage_return_in_a_value_adds_no_property(tmp_path: Path, server: Ser
         env=cli_env(MONGODB_URL=server.url),
     )
     assert proc.returncode == 0, proc.stderr
-    (run,) = _runs(results)
+    (run,) = run_folders(results)
     ops = pd.read_csv(run / "operations.csv")
     measured = ops[(ops["phase"] == "run") & ops["operation"].isin(["READ", "UPDATE"])]
     assert measured["operations"].sum() == 300  # YCSB ran the suite's operationcount, not 7
@@ -198,7 +193,7 @@ def test_secret_set_option_is_stored_masked(tmp_path: Path, server: ServerInfo) 
         env=cli_env(MONGODB_URL=server.url),
     )
     assert proc.returncode == 0, proc.stderr
-    (run,) = _runs(results)
+    (run,) = run_folders(results)
     assert (run / "report.md").is_file() and (run / "report.html").is_file()
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["suite"]["scaling"]["overrides"] == ["mongodb.url_options.myApiToken=***"]
@@ -246,14 +241,14 @@ def test_lock_holds_for_another_spelling_of_the_same_server(tmp_path: Path, serv
 
     # this session's lock folder (conftest): what a bench against 127.0.0.1:PORT holds
     with target_lock(f"127.0.0.1:{server.port}", suite="faults", run_id="holder"):
-        proc = _bench(
+        proc = bench_quietly(
             write_suite(tmp_path),
             tmp_path / "r",
             env=cli_env(MONGODB_URL=f"mongodb://localhost:{server.port}/ycsb"),
         )
     assert_one_line_error(proc, "another bench is running against", "holder", alone=False)
     assert proc.returncode == 2
-    assert _runs(tmp_path / "r") == []
+    assert run_folders(tmp_path / "r") == []
 
 
 # --- item 9: a run not recorded in the history ---
@@ -269,10 +264,10 @@ def test_run_missing_from_the_history_is_not_a_pass(history: str, tmp_path: Path
     else:
         (tmp_path / "a-file").write_text("")
         extra = ["--history-url", str(tmp_path / "a-file" / "h.sqlite")]  # a folder that cannot exist
-    proc = _bench(write_suite(tmp_path), results, *extra, env=cli_env(MONGODB_URL=server.url))
+    proc = bench_quietly(write_suite(tmp_path), results, *extra, env=cli_env(MONGODB_URL=server.url))
     assert_one_line_error(proc, "the run completed but is not in the history", "history rebuild", alone=False)
     assert proc.returncode == 3
-    (run,) = _runs(results)
+    (run,) = run_folders(results)
     assert json.loads((run / "manifest.json").read_text())["status"] == "completed"
 
 
@@ -292,7 +287,7 @@ def test_sigterm_after_the_last_step_says_the_run_completed(tmp_path: Path) -> N
     )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
-        manifests = [p / "manifest.json" for p in _runs(results)]
+        manifests = [p / "manifest.json" for p in run_folders(results)]
         try:
             steps = json.loads(manifests[0].read_text())["steps"] if manifests else []
         except (OSError, ValueError):
@@ -307,7 +302,7 @@ def test_sigterm_after_the_last_step_says_the_run_completed(tmp_path: Path) -> N
     last = [ln for ln in err.splitlines() if ln.strip()][-1]
     assert "before the run started" not in last
     assert last.startswith("interrupted by SIGTERM") and "every step had completed" in last, last
-    (run,) = _runs(results)
+    (run,) = run_folders(results)
     assert json.loads((run / "manifest.json").read_text())["status"] == "completed"
     listed = run_cli("runs", "--results", str(results), "-f", "json")
     assert [r["run_id"] for r in json.loads(listed.stdout)["rows"]] == [run.name]
@@ -337,18 +332,8 @@ def test_ctrl_c_while_the_cli_loads_is_one_line(delay: float) -> None:
 def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerInfo) -> None:
     results = tmp_path / "results"
 
-    def fill_when_the_run_starts() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if list(results.glob("*/steps/02-*")):
-                with contextlib.suppress(OSError):  # closing the filled file fails too
-                    _fill(small_disk)
-                return
-            time.sleep(0.02)
-
-    filler = threading.Thread(target=fill_when_the_run_starts, daemon=True)
-    filler.start()
-    proc = _bench(
+    filler = fill_when_the_run_starts(results, small_disk, poll_s=0.02)
+    proc = bench_quietly(
         write_suite(tmp_path, operationcount=100000, maxexecutiontime=4),
         results,
         env=cli_env(MONGODB_URL=server.url, TMPDIR=str(small_disk)),
@@ -356,7 +341,7 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
     filler.join()
     line = assert_one_line_error(proc, "TMPDIR is full", alone=False)
     assert "no [OVERALL]" not in line
-    (run,) = _runs(results)
+    (run,) = run_folders(results)
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["steps"][0]["verdict"] == "completed" and manifest["status"] == "failed"
     assert [p.name for p in small_disk.iterdir()] == ["filler"]  # the private folder is gone
@@ -368,10 +353,9 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
 @pytest.mark.parametrize("column", ["operation", "step", "kind", "operations"])
 @pytest.mark.parametrize("command", ["table", "report", "compare"])
 def test_operations_csv_without_a_column_is_a_one_line_error(
-    command: str, column: str, finished_run: Path, tmp_path: Path
+    command: str, column: str, finished_run: Path, run_to_damage: Path
 ) -> None:
-    run = tmp_path / finished_run.name
-    shutil.copytree(finished_run, run)
+    run = run_to_damage
     ops = pd.read_csv(run / "operations.csv")
     ops.drop(columns=[column]).to_csv(run / "operations.csv", index=False)
     extra = [str(finished_run)] if command == "compare" else []  # the damaged run against a sound one

@@ -154,6 +154,14 @@ def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.T
     return outcome, watcher.seen, wall, before
 
 
+def completed_run_step(run_dir: Path) -> dict:
+    """The manifest's first run step of the bench in *run_dir*, after checking that it completed."""
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    step = next(s for s in manifest["steps"] if s["phase"] == "run")
+    assert step["verdict"] == "completed", step["reasons"]
+    return step
+
+
 def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url: str) -> None:
     outcome, _, _, _ = three_client_run
     steps = outcome.result.steps
@@ -245,9 +253,7 @@ def test_common_window_of_three_clients_one_started_5s_late(
         ),
         log=lambda _m: None,
     )
-    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
-    step = next(s for s in manifest["steps"] if s["phase"] == "run")
-    assert step["verdict"] == "completed", step["reasons"]
+    step = completed_run_step(outcome.run_dir)
     fig = step["figures"]
     offsets = {c["client"]: c["clock_offset_s"] for c in fig["clients"]}
     assert all(abs(o) < 0.5 for o in offsets.values())  # loopback: one clock, measured as such

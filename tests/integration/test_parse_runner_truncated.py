@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import signal
-import threading
-import time
 from pathlib import Path
 
 import psutil
 import pytest
+from test_failures_integration import when_the_run_step_runs  # same folder
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import RunFailed
@@ -49,20 +48,13 @@ def test_ycsb_killed_mid_run_is_a_truncated_step(tmp_path: Path) -> None:
     killed: list[int] = []
     with EmbeddedServer(log=lambda _m: None) as server:
 
-        def killer() -> None:
-            deadline = time.monotonic() + 180
-            while time.monotonic() < deadline:
-                for err in results.glob("*/steps/02-run-*/stderr.txt"):
-                    if " sec: " in err.read_text(errors="replace"):
-                        for proc in _ycsb_clients():
-                            proc.send_signal(signal.SIGKILL)
-                            killed.append(proc.pid)
-                        if killed:
-                            return
-                time.sleep(0.2)
+        def kill_the_clients() -> bool:
+            for proc in _ycsb_clients():
+                proc.send_signal(signal.SIGKILL)
+                killed.append(proc.pid)
+            return bool(killed)
 
-        t = threading.Thread(target=killer, daemon=True)
-        t.start()
+        t = when_the_run_step_runs(results, kill_the_clients, timeout_s=180)
         with pytest.raises(RunFailed):
             run_bench(
                 BenchOptions(suite=str(suite), url=server.url, results=results, monitors=False),

@@ -3,11 +3,11 @@ step's throughput and percentiles are taken (YCSB's own whole-run figures stay i
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from hdrh.histogram import HdrHistogram
+from test_multi_clients import completed_run_step  # same folder
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.parse.hdr import read_hdr_log
@@ -30,9 +30,7 @@ def test_single_client_run_drops_its_warm_up(mongo_url: str, tmp_path: Path) -> 
         ),
         log=lambda _m: None,
     )
-    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
-    step = next(s for s in manifest["steps"] if s["phase"] == "run")
-    assert step["verdict"] == "completed", step["reasons"]
+    step = completed_run_step(outcome.run_dir)
     fig = step["figures"]
     assert fig["warmup_s"] == WARMUP_S and fig["throughput_ycsb_ops_s"] > 0
     hdr = outcome.run_dir / "steps" / step["step"] / "hdr"  # written because of the warm-up

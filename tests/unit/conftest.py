@@ -1,9 +1,15 @@
 """Unit tests: no server, no JVM, no network. Asking for one of the fixtures that start them fails here,
-so a slow test cannot slip into ``make test-fast`` unnoticed."""
+so a slow test cannot slip into ``make test-fast`` unnoticed. Also the writable copies of the checked-in
+runs (tests/data/runs) that several unit tests read."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
 def _refuse(name: str):
@@ -17,3 +23,15 @@ def _refuse(name: str):
 ycsb = _refuse("ycsb")
 java = _refuse("java")
 java_path = _refuse("java_path")
+
+
+@pytest.fixture()
+def tencent(tmp_path: Path) -> Path:
+    """A writable copy of the Tencent-layout run (2 repetitions of read50_update50 and read100)."""
+    return Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "tencent-analyse"))
+
+
+@pytest.fixture()
+def audit(tmp_path: Path) -> Path:
+    """A writable copy of the audit off/on run (read50_update50, 2 repetitions per arm, interleaved)."""
+    return Path(shutil.copytree(RUNS / "audit-analyse", tmp_path / "audit-analyse"))

@@ -30,18 +30,6 @@ from ycsb_runner.studies import study_of_run
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
-@pytest.fixture()
-def tencent(tmp_path: Path) -> Path:
-    """A writable copy of the Tencent-layout run (2 repetitions of read50_update50 and read100)."""
-    return Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "tencent-analyse"))
-
-
-@pytest.fixture()
-def audit(tmp_path: Path) -> Path:
-    """A writable copy of the audit off/on run (read50_update50, 2 repetitions per arm, interleaved)."""
-    return Path(shutil.copytree(RUNS / "audit-analyse", tmp_path / "audit-analyse"))
-
-
 def _op_mean(run_dir: Path, mix: str, op: str) -> float:
     ops = RunResult.load(run_dir).operations
     rows = ops[(ops["mix"] == mix) & (ops["operation"] == op) & (ops["kind"] == "op")]

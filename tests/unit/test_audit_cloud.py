@@ -199,34 +199,19 @@ def cloud() -> Iterator[tuple[FakeCloud, str]]:
     server.server_close()
 
 
+def _fast(name: str, options: dict[str, Any], kw: dict[str, Any]) -> Any:
+    """The strategy *name* with *options*, waiting 2 s at the most and polling every 50 ms (*kw* last)."""
+    return make_strategy(name, options={**options, "wait_s": 2, "poll_s": 0.05, **kw})
+
+
 def _ali(endpoint: str, **kw: Any) -> aliyun.AliyunStrategy:
-    s = make_strategy(
-        "aliyun",
-        options={
-            "instance_id": "dds-bp1test",
-            "endpoint": endpoint,
-            "protocol": "http",
-            "wait_s": 2,
-            "poll_s": 0.05,
-            **kw,
-        },
-    )
+    s = _fast("aliyun", {"instance_id": "dds-bp1test", "endpoint": endpoint, "protocol": "http"}, kw)
     assert isinstance(s, aliyun.AliyunStrategy)
     return s
 
 
 def _tc(endpoint: str, **kw: Any) -> tencent.TencentStrategy:
-    s = make_strategy(
-        "tencent",
-        options={
-            "instance_id": "cmgo-test",
-            "endpoint": endpoint,
-            "scheme": "http",
-            "wait_s": 2,
-            "poll_s": 0.05,
-            **kw,
-        },
-    )
+    s = _fast("tencent", {"instance_id": "cmgo-test", "endpoint": endpoint, "scheme": "http"}, kw)
     assert isinstance(s, tencent.TencentStrategy)
     return s
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_process import run_module
 
 from ycsb_runner import findmax as fm
 from ycsb_runner.errors import UserError
@@ -163,16 +164,8 @@ def test_the_summary_is_json_and_names_what_was_found() -> None:
 )
 def test_cli_mistakes_are_one_line_errors_before_anything_runs(args: list[str], message: str) -> None:
     import os
-    import subprocess
-    import sys
 
-    done = subprocess.run(
-        [sys.executable, "-m", "ycsb_runner", "findmax", "quick", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-        check=False,
-    )
+    done = run_module("findmax", "quick", *args, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and len(done.stderr.strip().splitlines()) == 1, done.stderr
 

@@ -227,12 +227,20 @@ def _nightly_folders(results: Path, factors: list[float]) -> None:
         ops.to_csv(dst / "operations.csv", index=False)
 
 
-def test_regress_cli_exit_codes_and_formats(tmp_path: Path) -> None:
-    results = tmp_path / "results"
-    noise = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99]
-    _nightly_folders(results, [*noise, 0.6, 0.6])
+NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99]  # seven normal nights
+
+
+def _nightly_history(results: Path, factors: list[float]) -> CliRunner:
+    """The nights of *factors* (:func:`_nightly_folders`) with their history rebuilt; a runner to ask it."""
+    _nightly_folders(results, factors)
     runner = CliRunner()
     assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    return runner
+
+
+def test_regress_cli_exit_codes_and_formats(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6])
     base = ["regress", "tencent-analyse-tiny", "--results", str(results)]
     bad = runner.invoke(app, [*base, "-f", "json"])
     assert bad.exit_code == 1, bad.output
@@ -266,9 +274,7 @@ def test_confirm_two_ignores_one_outlier_night_and_flags_two() -> None:
 
 def test_regress_report_is_self_contained_with_a_plot_per_flagged_series(tmp_path: Path) -> None:
     results = tmp_path / "results"
-    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6, 0.6])
-    runner = CliRunner()
-    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6])
     out = tmp_path / "report"
     res = runner.invoke(
         app, ["regress", "tencent-analyse-tiny", "--results", str(results), "--report", str(out)]
@@ -311,9 +317,7 @@ def test_regress_refuses_values_that_would_make_the_verdict_meaningless(
 ) -> None:
     """--min-effect nan made every comparison false: 'no regression', exit 0, on a history that regresses."""
     results = tmp_path / "results"
-    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6, 0.6])
-    runner = CliRunner()
-    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6])
     res = runner.invoke(app, ["regress", "tencent-analyse-tiny", "--results", str(results), option, value])
     # a UserError: the console entry point prints it as one line and exits 2 (tests/unit/test_docs.py)
     assert isinstance(res.exception, UserError) and str(res.exception).startswith(option), res.output
@@ -322,9 +326,7 @@ def test_regress_refuses_values_that_would_make_the_verdict_meaningless(
 def test_regress_report_with_nothing_flagged_still_plots_the_series(tmp_path: Path) -> None:
     """Issue 22, item 10: "Trends" is not empty when nothing is flagged: the tested series are plotted."""
     results = tmp_path / "results"
-    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0, 1.01])
-    runner = CliRunner()
-    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    runner = _nightly_history(results, [*NOISE, 1.0, 1.01])
     out = tmp_path / "report"
     doc = runner.invoke(app, ["regress", "tencent-analyse-tiny", "--results", str(results), "-f", "json"])
     tested = len(json.loads(doc.stdout)["rows"])
@@ -370,9 +372,7 @@ def test_a_flagging_regress_keeps_the_change_and_its_p_value_at_80_columns(tmp_p
     """Issue 22, item 8: at 80 columns the flagged table keeps what the user came for (which series, its
     change, the corrected p) and names the columns it hides."""
     results = tmp_path / "results"
-    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 0.6, 0.6])
-    runner = CliRunner()
-    assert runner.invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6])
     res = runner.invoke(
         app, ["regress", "tencent-analyse-tiny", "--results", str(results)], env={"COLUMNS": "80"}
     )

@@ -5,13 +5,12 @@ verdict while the nights since the change are too few to test, judging from the 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_regress import _history, _nightly_folders, _nights, _noisy
+from cli_process import run_module
+from test_regress import _history, _nightly_history, _nights, _noisy
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse.changepoint import judge_series
@@ -151,8 +150,7 @@ NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0]
 @pytest.fixture
 def slow_history(tmp_path: Path) -> Path:
     results = tmp_path / "results"
-    _nightly_folders(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
-    assert CliRunner().invoke(app, ["history", "rebuild", "--results", str(results)]).exit_code == 0
+    _nightly_history(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
     return results
 
 
@@ -236,24 +234,7 @@ def test_regress_report_lists_the_open_change(slow_history: Path, tmp_path: Path
 
 
 def test_nothing_to_accept_is_exit_2_and_one_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ycsb_runner",
-            "regress",
-            "accept",
-            "quick",
-            "--why",
-            "w",
-            "--results",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_module("regress", "accept", "quick", "--why", "w", "--results", str(tmp_path), timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         "error: nothing open to accept in quick: no runs of suite 'quick' in the history"

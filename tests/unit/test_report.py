@@ -4,7 +4,6 @@ MongoDB_RT, measured/published, the scaled banner, over-time data per step."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,6 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
-
-
-@pytest.fixture()
-def audit(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(RUNS / "audit-analyse", tmp_path / "audit-analyse"))
-
-
-@pytest.fixture()
-def tencent(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "tencent-analyse"))
 
 
 def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> None:

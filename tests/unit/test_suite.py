@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,13 +145,7 @@ def test_validation_messages(tmp_path: Path, mutate, message: str) -> None:
 
 def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
     p = _write(tmp_path, BASE.replace("threads = [2]", "threds = [2]"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "ycsb_runner", "bench", str(p), "--results", str(tmp_path / "r")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_module("bench", str(p), "--results", str(tmp_path / "r"), timeout=60)
     assert proc.returncode == 2
     assert "threds" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -160,23 +153,15 @@ def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
 
 
 def test_audit_on_without_strategy_fails_before_running(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ycsb_runner",
-            "bench",
-            "alibaba-audit",
-            "--scale",
-            "0.0001",
-            "--results",
-            str(tmp_path / "r"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    proc = run_module(
+        "bench",
+        "alibaba-audit",
+        "--scale",
+        "0.0001",
+        "--results",
+        str(tmp_path / "r"),
         env=dict(os.environ, MONGODB_URL="mongodb://127.0.0.1:1/ycsb"),
+        timeout=60,
     )
     assert proc.returncode != 0
     assert "--audit-strategy" in proc.stderr

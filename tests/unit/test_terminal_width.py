@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_process import run_module
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
@@ -50,9 +49,7 @@ def cli(*args: str, columns: int = 80) -> str:
 def piped_cli(*args: str, columns: int = 80) -> str:
     """The CLI as a subprocess, stdout piped, ``COLUMNS`` in its environment."""
     env = {**os.environ, "COLUMNS": str(columns)}
-    done = subprocess.run(
-        [sys.executable, "-m", "ycsb_runner", *args], capture_output=True, text=True, env=env, check=False
-    )
+    done = run_module(*args, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

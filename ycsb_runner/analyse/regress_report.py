@@ -23,8 +23,8 @@ from ycsb_runner.analyse.regress import (
     open_changes,
 )
 from ycsb_runner.analyse.report import CSS, _html_table, markdown_table
+from ycsb_runner.metrics import registered_metric
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text
-from ycsb_runner.studies import METRICS, OPERATION_METRICS, RUN_METRICS
 
 TABLE_COLUMNS = [c for c in COLUMNS if c not in ("direction", "nights", "note")]  # the report's table
 MAX_TRENDS = 12  # series plotted when none is flagged (throughput first)
@@ -42,7 +42,7 @@ def run_tick(run_id: str) -> str:
 
 
 def _label(metric: str) -> str:
-    m = METRICS.get(metric) or OPERATION_METRICS.get(metric) or RUN_METRICS.get(metric)
+    m = registered_metric(metric)
     return f"{m.label} ({m.unit})" if m and m.unit else metric
 
 

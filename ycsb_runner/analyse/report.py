@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
+from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
 from ycsb_runner.output import display_frame, markdown_table  # noqa: E402
@@ -197,29 +198,21 @@ def _figures(a: RunAnalysis) -> list[Figure]:
             )
     overhead = extra.get("overhead")
     if overhead is not None:
-        panels = plots.plot_audit_overhead(overhead)
-        if panels:
-            out.append(
-                (
-                    "audit-overhead",
-                    "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
-                    "the difference when there are repetitions) and the published change (blue); each "
-                    "mix on its own scale",
-                    panels,
-                )
-            )
+        out += _figure(
+            "audit-overhead",
+            "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
+            "the difference when there are repetitions) and the published change (blue); each "
+            "mix on its own scale",
+            plots.plot_audit_overhead(overhead),
+        )
     cmp, note = extra.get("reference"), extra.get("reference_note") or ""
     if cmp is not None:
-        panels = plots.plot_reference_ratio(cmp)
-        if panels:
-            out.append(
-                (
-                    "measured-vs-published",
-                    "Measured / published per mix and metric (log scale; the red line is 1 = as "
-                    f"published{'; ' + note if note else ''})",
-                    panels,
-                )
-            )
+        out += _figure(
+            "measured-vs-published",
+            "Measured / published per mix and metric (log scale; the red line is 1 = as "
+            f"published{'; ' + note if note else ''})",
+            plots.plot_reference_ratio(cmp),
+        )
     out += a.layout.figures(a, study, extra)  # a layout's own figures (none for the built-in)
     m = a.step_metrics
     runs = m[m["phase"] == "run"]
@@ -232,11 +225,11 @@ def _figures(a: RunAnalysis) -> list[Figure]:
             sizes = cmp["size"].dropna().unique().tolist()
             published = select(ref, size=sizes[0]) if sizes else ref
             published = published[published["mix"].isin(runs["mix"].unique())]
-        panels = plots.plot_threads(runs, published)
-        if panels:
-            out.append(
-                ("threads", "Throughput and average latency against the thread count, per mix", panels)
-            )
+        out += _figure(
+            "threads",
+            "Throughput and average latency against the thread count, per mix",
+            plots.plot_threads(runs, published),
+        )
     for phase in ("load", "run"):
         panels, source = plots.plot_step_timeseries(run, phase)
         if panels:
@@ -255,16 +248,18 @@ def _figures(a: RunAnalysis) -> list[Figure]:
                 )
             )
     panels, source, styles = plots.plot_spectrum(run)
-    if panels:
-        out.append(
-            (
-                "percentiles",
-                f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
-                f"axis stretched towards the tail{'; ' + styles if styles else ''}",
-                panels,
-            )
-        )
+    out += _figure(
+        "percentiles",
+        f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
+        f"axis stretched towards the tail{'; ' + styles if styles else ''}",
+        panels,
+    )
     return out
+
+
+def _figure(stem: str, caption: str, panels: list[bytes]) -> list[Figure]:
+    """The figure, or none when it has no panels."""
+    return [(stem, caption, panels)] if panels else []
 
 
 AB_LABELS = {
@@ -387,20 +382,7 @@ def write_report(
     md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
     md.append("")
     if ab is not None and not ab.empty:
-        cols = [
-            "mix",
-            "threads",
-            "metric",
-            "n_a",
-            "n_b",
-            "a_mean",
-            "b_mean",
-            "change",
-            "change_pct",
-            "p_value",
-            "test",
-            "verdict",
-        ]
+        cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(stats_shown)]
         md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(stats_shown)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,7 +21,7 @@ from ycsb_runner.cli.options import (
     emit,
     log,
 )
-from ycsb_runner.errors import RunFailed, RunInterrupted, interrupted_exit_code, signal_name
+from ycsb_runner.cli.run import run_and_show
 from ycsb_runner.findmax import (
     DEFAULT_MAX_PROBES,
     DEFAULT_PROBE_S,
@@ -88,7 +87,6 @@ def findmax(
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
     from ycsb_runner.bench import BenchOptions, prepare, run_findmax
-    from ycsb_runner.console import BenchProgress
     from ycsb_runner.execute.findmax_runner import estimated_seconds
     from ycsb_runner.findmax import FindmaxOptions, make_bound
     from ycsb_runner.history import parse_tags
@@ -126,23 +124,11 @@ def findmax(
         f"probes of {search.probe_s} s (at most {search.max_probes}, about {est / 60:.0f} min)"
     )
     run_s = [search.probe_s + 3.0] * search.max_probes
-    try:
-        with BenchProgress(1 + search.max_probes, step_seconds=[plan.est_seconds, *run_s]) as progress:
-            outcome = run_findmax(opts, search, log=log, progress=progress)
-    except KeyboardInterrupt as exc:
-        raise RunInterrupted(
-            f"{signal_name(exc)}: stopped before the run started", exit_code=interrupted_exit_code(exc)
-        ) from None
-    except RunFailed as err:
-        if err.run_dir is not None:
-            with contextlib.suppress(OSError):
-                _print_search(err.analysis or err.run_dir, fmt)
-                log(f"results so far: {err.run_dir}")
-        raise
-    _print_search(outcome.analysis or outcome.run_dir, fmt)
-    if outcome.report:
-        log(f"report: {outcome.report}")
-    log(f"results: {outcome.run_dir}")
+    run_and_show(
+        [plan.est_seconds, *run_s],
+        lambda progress: run_findmax(opts, search, log=log, progress=progress),
+        lambda run, _error: _print_search(run, fmt),
+    )
 
 
 def _print_search(run: RunAnalysis | Path, fmt: Format) -> None:

@@ -30,7 +30,10 @@ from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.bench import BenchOutcome
 
 suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
 
@@ -319,9 +322,23 @@ def bench(
     for line in _command_notice(plan.suite, audit_strategy, opts.audit_options):
         log(line)
     log(f"suite {plan.suite.name}: {len(plan.steps)} steps, estimated {plan.estimate}")
+    run_and_show(
+        [s.est_seconds for s in plan.steps],
+        lambda progress: run_bench(opts, log=log, progress=progress),
+        lambda run, error: _print_outcome(run, fmt, error=error),
+    )
+
+
+def run_and_show(
+    step_seconds: list[float],
+    start: Callable[[BenchProgress], BenchOutcome],
+    show: Callable[[RunAnalysis | Path, str | None], None],
+) -> None:
+    """*start* a bench (bench, findmax) under a progress bar of one step per estimate in *step_seconds*, then
+    *show* its results (with the error, as far as they go, when it failed) and log where they are."""
     try:
-        with BenchProgress(len(plan.steps), step_seconds=[s.est_seconds for s in plan.steps]) as progress:
-            outcome = run_bench(opts, log=log, progress=progress)
+        with BenchProgress(len(step_seconds), step_seconds=step_seconds) as progress:
+            outcome = start(progress)
     except KeyboardInterrupt as exc:  # before the run folder existed (Click would say "Aborted!", exit 1)
         raise RunInterrupted(
             f"{signal_name(exc)}: stopped before the run started", exit_code=interrupted_exit_code(exc)
@@ -329,10 +346,10 @@ def bench(
     except RunFailed as err:
         if err.run_dir is not None:
             with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-                _print_outcome(err.analysis or err.run_dir, fmt, error=str(err))
+                show(err.analysis or err.run_dir, str(err))
                 log(f"results so far: {err.run_dir}")
         raise
-    _print_outcome(outcome.analysis or outcome.run_dir, fmt)
+    show(outcome.analysis or outcome.run_dir, None)
     if outcome.report:
         log(f"report: {outcome.report}")
     log(f"results: {outcome.run_dir}")

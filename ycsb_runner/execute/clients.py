@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import LOCAL_CLIENT
@@ -144,6 +145,14 @@ class Client:
     def _ssh_argv(self, script: str) -> list[str]:
         port = ["-p", str(self.spec.port)] if self.spec.port else []
         return ["ssh", *self._ssh_options(), *port, "-T", "--", self._destination(), script]
+
+    def start(
+        self, script: str, *, stdin: int | IO[bytes], stdout: int | IO[bytes], stderr: int | IO[bytes]
+    ) -> subprocess.Popen:
+        """Start *script* on the client in a session of its own (the terminal's Ctrl-C does not reach it)."""
+        return subprocess.Popen(
+            self.argv(script), stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True
+        )
 
     def run(self, script: str, *, stdin: bytes | None = None, timeout: float = 120) -> str:
         """Run *script* on the client; its stdout, or UserError naming the client with ssh's/sh's reason."""

@@ -268,12 +268,11 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             ctx.drop_collection()
         for s in sessions:
             s.stdout = open(private / f"{s.folder.name}.stdout", "wb")  # noqa: SIM115 - closed in finally
-            s.proc = subprocess.Popen(
-                s.client.argv(client_script(s.workdir, s.argv)),
+            s.proc = s.client.start(
+                client_script(s.workdir, s.argv),
                 stdin=subprocess.PIPE,
                 stdout=s.stdout,
                 stderr=subprocess.PIPE,
-                start_new_session=True,
             )
             s.pump = threading.Thread(
                 target=_pump, args=(s, ctx.masker, on_line), name=f"ycsb-{s.name}", daemon=True

@@ -322,6 +322,18 @@ class Runner:
                 self.error = str(err)
             raise
 
+    def _step_ended(
+        self, record: StepRecord, verdict: str, reason: str, *, run_error: str | None = None
+    ) -> None:
+        """A step an exception ended: its *verdict* and *reason*; with *run_error*, the run's status (the
+        same verdict) and error too."""
+        record.verdict = verdict
+        record.reasons.append(reason)
+        record.ended_at = time.time()
+        if run_error is not None:
+            self.status = verdict
+            self.error = run_error
+
     def _run_step(self, step: Step, private: Path) -> StepRecord:
         """Run one step, record it and save the folder; RunFailed when it failed (unless keep_going)."""
         keys = step_keys(self.run_dir.run_id, step, self.suite)
@@ -335,23 +347,14 @@ class Runner:
             else:
                 self._ycsb_step(step, record, private)
         except KeyboardInterrupt as exc:
-            record.verdict = "interrupted"
-            record.reasons.append(f"interrupted by {signal_name(exc)}")
-            record.ended_at = time.time()
-            self.status = "interrupted"
-            self.error = f"interrupted by {signal_name(exc)}"
+            reason = f"interrupted by {signal_name(exc)}"
+            self._step_ended(record, "interrupted", reason, run_error=reason)
             raise
         except UserError as err:
-            record.verdict = "failed"
-            record.reasons.append(str(err))
-            record.ended_at = time.time()
-            self.status = "failed"
-            self.error = f"{step.label}: {err}"
+            self._step_ended(record, "failed", str(err), run_error=f"{step.label}: {err}")
             raise
         except OSError as err:
-            record.verdict = "failed"
-            record.reasons.append(str(_disk_error(self.run_dir.step_path(step.label), err)))
-            record.ended_at = time.time()
+            self._step_ended(record, "failed", str(_disk_error(self.run_dir.step_path(step.label), err)))
             raise
         record.ended_at = time.time()
         self.progress("step-end", {"step": step, "record": record})

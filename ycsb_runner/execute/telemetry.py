@@ -114,12 +114,11 @@ class RemoteSampler:
         self._thread: threading.Thread | None = None
 
     def start(self) -> RemoteSampler:
-        self._proc = subprocess.Popen(
-            self.client.argv(sampler_script(self.workdir, self.interval_s)),
+        self._proc = self.client.start(
+            sampler_script(self.workdir, self.interval_s),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            start_new_session=True,
         )
         self._thread = threading.Thread(target=self._read, name=f"telemetry-{self.client.name}", daemon=True)
         self._thread.start()

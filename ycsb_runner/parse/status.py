@@ -186,18 +186,30 @@ _FAST_SHAPE = b"[:" + b" " * (1 + len(_FAST_KEYS)) + b"]"
 
 
 def _read_fast(data: bytes, dtypes: dict[str, object]) -> pd.DataFrame:
+    na_values = {n: ["", "NaN", "nan"] for n in _FAST_NAMES}
+    return _read_separated(io.BytesIO(data), _FAST_NAMES, dtypes, na_values, index_col=False)
+
+
+def _read_separated(
+    source: io.BytesIO | io.StringIO,
+    names: list[str],
+    dtypes: dict[str, object],
+    na_values: dict[str, list[str]],
+    **more: object,
+) -> pd.DataFrame:
+    """Rows of fields separated by \\x1f (no header, no quoting, blank lines kept), by pandas' C reader."""
     return pd.read_csv(
-        io.BytesIO(data),
+        source,
         header=None,
-        names=_FAST_NAMES,
-        index_col=False,
+        names=names,
         sep="\x1f",
         dtype=dtypes,
         engine="c",
         skip_blank_lines=False,
         quoting=csv.QUOTE_NONE,
         keep_default_na=False,
-        na_values={n: ["", "NaN", "nan"] for n in _FAST_NAMES},
+        na_values=na_values,
+        **more,
     )
 
 
@@ -370,19 +382,9 @@ def _fast_columns(found: list[tuple], names: list[str], joined: str) -> dict[str
 def _read_fields(text: str, names: list[str]) -> pd.DataFrame | None:
     text_fields = {n for n in names if _is_text_field(n) or n == "mark"}
     dtypes = {n: (object if n in text_fields else "float64") for n in names}
+    na_values = {n: ["", "NaN", "nan", "NA"] for n in names if n not in text_fields}
     try:
-        return pd.read_csv(
-            io.StringIO(text),
-            header=None,
-            names=names,
-            sep="\x1f",
-            dtype=dtypes,
-            engine="c",
-            skip_blank_lines=False,
-            quoting=csv.QUOTE_NONE,
-            keep_default_na=False,
-            na_values={n: ["", "NaN", "nan", "NA"] for n in names if n not in text_fields},
-        )
+        return _read_separated(io.StringIO(text), names, dtypes, na_values)
     except (ValueError, pd.errors.ParserError):
         return None
 

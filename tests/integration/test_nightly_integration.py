@@ -287,7 +287,10 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
     )
     assert accept.exit_code == 0, accept.output
     rows = json.loads(accept.stdout)["rows"]
-    assert len(rows) == len(flagged) and {r["accepted_by"] for r in rows} == {"ci"}
+    # the flagged series, and any series of the same change that their acceptance brings over the threshold
+    # (regress accept takes those too: one in a make test beside two CPU burners, UPDATE p99)
+    assert len(rows) >= len(flagged) and {r["accepted_by"] for r in rows} == {"ci"}
+    assert {r["change_run"] for r in rows} <= opened, rows
     after = runner.invoke(app, [*base, "-f", "json"])
     assert after.exit_code == 0, after.output
     doc = json.loads(after.stdout)

@@ -258,3 +258,29 @@ def test_regress_is_still_a_command_and_its_help_shows_both_uses(slow_history: P
     res = runner.invoke(app, ["regress", "accept", "--help"], prog_name="ycsb-runner", env={"COLUMNS": "80"})
     assert res.exit_code == 0 and "--why TEXT" in res.output and "--operation OP" in res.output
     assert max(len(line) for line in res.output.splitlines()) <= 80
+
+
+def test_accept_takes_the_series_its_acceptance_brings_over_the_threshold(tmp_path: Path) -> None:
+    """A real history (tests/data/history: the nightly integration test's eleven nights, 8-10 throttled,
+    judged as on night 10): 7 series regressed, and UPDATE p99 (+317 %, p = 0.0059) was "cannot tell"
+    after Holm over the 8. Once the 7 are accepted it is tested alone and regresses, from the same night:
+    `regress accept` accepts it too, so that the next regress passes (it failed with exit 1)."""
+    history = tmp_path / "history.sqlite"
+    history.write_bytes(
+        (Path(__file__).parents[1] / "data" / "history" / "throttled-nights.sqlite").read_bytes()
+    )
+    night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
+    where = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]
+    runner = CliRunner()
+    before = json.loads(runner.invoke(app, ["regress", "quick", *where, "-f", "json"]).stdout)
+    verdicts = {(r["operation"], r["metric"], r["phase"]): r["verdict"] for r in before["rows"]}
+    assert sorted(verdicts.values()).count("regression") == 7
+    assert verdicts["UPDATE", "p99_us", "run"] == "cannot tell"
+    res = runner.invoke(app, ["regress", "accept", "quick", *where, "--why", "throttled", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["rows"]
+    assert len(rows) == 8 and {r["change_run"] for r in rows} == {"night-7", "night-8"}
+    assert any(r["operation"] == "UPDATE" and r["metric"] == "p99_us" for r in rows)
+    after = runner.invoke(app, ["regress", "quick", *where, "-f", "json"])
+    assert after.exit_code == 0, after.output
+    assert {r["verdict"] for r in json.loads(after.stdout)["rows"]} == {"accepted"}

@@ -454,19 +454,21 @@ def finish_run_folder(
     from ycsb_runner.store import atomic_write_csv
 
     out = Finished()
-    try:
-        analysis = RunAnalysis.of(result.root)
-    except UserError as err:  # damaged while it was written (a full disk, say)
+    # a signal waits until the history record is written, reading the folder back included: a SIGTERM
+    # while it was read once left a completed run out of the history
+    with signals_deferred() if history is not None else contextlib.nullcontext():
+        try:
+            analysis = RunAnalysis.of(result.root)
+        except UserError as err:  # damaged while it was written (a full disk, say)
+            if history is not None:
+                out.history_error = str(err)
+                log(f"warning: the run was not added to the history: {err}")
+            log(f"warning: could not finish {result.root}: {err}")
+            return out
+        out.analysis = analysis
         if history is not None:
-            out.history_error = str(err)
-            log(f"warning: the run was not added to the history: {err}")
-        log(f"warning: could not finish {result.root}: {err}")
-        return out
-    out.analysis = analysis
-    if history is not None:
-        from ycsb_runner.history import index_run
+            from ycsb_runner.history import index_run
 
-        with signals_deferred():
             try:
                 index_run(analysis.run, *history)
             except (UserError, OSError) as err:  # the folder is complete: `history rebuild` indexes it

@@ -72,7 +72,7 @@ def _free_bytes(folder: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-def _private_full(private_dir: Path) -> UserError | None:
+def private_full(private_dir: Path) -> UserError | None:
     free = _free_bytes(private_dir)
     if free is None or free >= MIN_PRIVATE_FREE:
         return None
@@ -97,7 +97,7 @@ def run_phase(
     stdout_tmp = private_dir / "stdout.partial"
     stdout_path = out_dir / STDOUT
     stderr_path = out_dir / STDERR
-    if (full := _private_full(private_dir)) is not None:
+    if (full := private_full(private_dir)) is not None:
         raise full
     started = time.time()
     try:
@@ -163,7 +163,7 @@ def run_phase(
     finally:
         reader.join(10)
         ended = time.time()
-        full = _private_full(private_dir)  # before the copy frees the space again
+        full = private_full(private_dir)  # before the copy frees the space again
         if stdout_tmp.exists():
             try:
                 _copy_masked(stdout_tmp, stdout_path)

@@ -7,6 +7,7 @@ each step (manifest, CSVs, raw logs), so a failure, Ctrl-C or SIGTERM in step 7 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import platform
 import shutil
@@ -29,7 +30,7 @@ from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.common import Frames, StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
 from ycsb_runner.execute.multi import run_multi_client_step
-from ycsb_runner.execute.phase import PhaseResult, run_phase
+from ycsb_runner.execute.phase import PhaseResult, private_full, run_phase
 from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
@@ -264,7 +265,10 @@ class Runner:
             private.chmod(0o700)
             self._run_steps(private)
         except OSError as err:  # a write failed (disk full, folder removed...)
-            disk = _disk_error(Path(err.filename) if err.filename else self.run_dir.root, err)
+            # a write without a file name may have gone to the private folder (TMPDIR): name it when it is
+            # the full one (a fresh clone's fault test: "disk full while writing <run folder>" instead)
+            unnamed_full = private_full(private) if err.errno == errno.ENOSPC and not err.filename else None
+            disk = unnamed_full or _disk_error(Path(err.filename) if err.filename else self.run_dir.root, err)
             self.status, self.error = "failed", str(disk)
             problem = self._close(private)
             raise UserError(f"{disk}{problem}") from None

@@ -1,31 +1,43 @@
-"""How much does ycsb-runner itself cost? Prints two figures (a script, not a test).
+"""Does ycsb-runner perturb what it measures? Prints its figures (a script, not a test).
 
-(a) The wrapper's own CPU while a YCSB run is going on (monitors on): user+sys CPU seconds of this Python
-    process (children excluded) / wall seconds, as % of one core, over the run step. Target < 2 %.
-(b) YCSB throughput of the same command run bare (the argv ycsb-runner rendered, from the manifest's
-    steps[].argv, with the real URL in a private connection properties file) vs through ycsb-runner, in
-    alternating pairs; the median of the per-pair ratios wrapper/bare.
+(a) The wrapper's own CPU while a YCSB run goes on (monitors on): user+sys CPU seconds of this Python
+    process (children excluded) / wall seconds, as % of one core, over the run step. Target < 1 %.
+(b) YCSB throughput through ycsb-runner (``run_bench``, the run step of a load+run suite) against the same
+    run step started bare (the argv ycsb-runner rendered, from the manifest, with a private connection file
+    holding the real URL), in ABBA blocks: wrapper, bare, bare, wrapper, then bare, wrapper, wrapper, bare,
+    and so on. A block's ratio is the geometric mean of its two wrapper runs over its two bare runs, which
+    cancels an order effect that grows linearly within the block (the second run of a pair was ~30 % faster
+    on the embedded server, whichever it was). The figure is the mean log ratio over the blocks with its
+    95 % t interval, exponentiated. Target: the interval holds 1.00 and its lower end is >= 0.99.
 
-Usage: .venv/bin/python bench/overhead_bench.py [--pairs 3] [--seconds 10] [--cpu-seconds 20]
+    Four set-ups: YCSB's no-op BasicDB (client-bound, nothing reaches the server) and the embedded server at a
+    fixed ``-target`` (half of what a bare unthrottled run of the same mix reached), each with the monitors on
+    and off. The first wrapper run of each set-up is a warm-up (not counted).
+
+Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from ycsb_runner.analyse.stats import summarize
 from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.execute.probe import BASIC_DB
 from ycsb_runner.server import EmbeddedServer
 
 SUITE = """name = "overhead"
@@ -34,7 +46,8 @@ estimated_throughput = 1000
 recordcount = {records}
 load_threads = 2
 [run]
-threads = [2]
+threads = [{threads}]
+target = {target}
 operationcount = 1000000000
 maxexecutiontime = {seconds}
 status_interval = 1
@@ -43,13 +56,53 @@ name = "read95_update5"
 read = 0.95
 update = 0.05
 requestdistribution = "uniform"
-"""
+{properties}"""
+BASIC_PROPERTIES = '[properties]\n"basicdb.verbose" = "false"\n"basicdb.simulatedelay" = "0"\n'
 THROUGHPUT = re.compile(r"\[OVERALL\], Throughput\(ops/sec\), ([\d.]+)")
+# wrapper first in even blocks, bare first in odd ones: A B B A, then B A A B
+ORDERS = (("wrapper", "bare", "bare", "wrapper"), ("bare", "wrapper", "wrapper", "bare"))
 
 
-def write_suite(folder: Path, seconds: int, records: int) -> Path:
-    path = folder / f"overhead-{seconds}s.toml"
-    path.write_text(SUITE.format(seconds=seconds, records=records))
+@dataclass(frozen=True)
+class Setup:
+    name: str
+    basic: bool  # YCSB's BasicDB, else the embedded server at a fixed target
+    monitors: bool
+
+
+SETUPS = (
+    Setup("basic-on", basic=True, monitors=True),
+    Setup("basic-off", basic=True, monitors=False),
+    Setup("server-on", basic=False, monitors=True),
+    Setup("server-off", basic=False, monitors=False),
+)
+
+
+def block_log_ratio(order: tuple[str, ...], throughputs: list[float]) -> float:
+    """ln(wrapper/bare) of one ABBA block: the mean log throughput of its wrapper runs minus its bare runs."""
+    logs: dict[str, list[float]] = {"wrapper": [], "bare": []}
+    for who, ops_s in zip(order, throughputs, strict=True):
+        logs[who].append(math.log(ops_s))
+    return sum(logs["wrapper"]) / len(logs["wrapper"]) - sum(logs["bare"]) / len(logs["bare"])
+
+
+def ratio_interval(log_ratios: list[float]) -> tuple[float, float, float]:
+    """exp of the mean log ratio and of its 95 % t interval over the blocks."""
+    s = summarize(log_ratios)
+    return math.exp(s["mean"]), math.exp(s["ci_low"]), math.exp(s["ci_high"])
+
+
+def write_suite(folder: Path, *, seconds: int, records: int, threads: int, target: int, basic: bool) -> Path:
+    path = folder / f"overhead-{seconds}s-{threads}t-{target}-{'basic' if basic else 'server'}.toml"
+    path.write_text(
+        SUITE.format(
+            seconds=seconds,
+            records=records,
+            threads=threads,
+            target=target,
+            properties=BASIC_PROPERTIES if basic else "",
+        )
+    )
     return path
 
 
@@ -77,10 +130,21 @@ class CpuWindow:
             self.start = None
 
 
-def wrapper_run(url: str, suite: Path, results: Path, progress: Any = None) -> dict[str, Any]:
+def wrapper_run(
+    url: str, suite: Path, results: Path, *, basic: bool, monitors: bool, progress: Any = None
+) -> dict[str, Any]:
     """One suite through run_bench; the run step's manifest entry."""
     outcome = run_bench(
-        BenchOptions(suite=str(suite), url=url, results=results, monitors=True, sample_interval_s=1.0),
+        BenchOptions(
+            suite=str(suite),
+            url=url,
+            results=results,
+            monitors=monitors,
+            sample_interval_s=1.0,
+            report=False,
+            history=False,
+            binding_class=BASIC_DB if basic else None,
+        ),
         log=lambda _m: None,
         progress=progress,
     )
@@ -93,62 +157,104 @@ def bare_run(argv: list[str], url: str, private: Path) -> float:
     conn.write_text(f"mongodb.url={url}\n")
     conn.chmod(0o600)
     args = [str(conn) if a.endswith("connection.properties") else a for a in argv]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
+    # the workload file (-P) is the warm-up run's, in its run folder: its HDR logs are overwritten
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False, cwd=private)
     m = THROUGHPUT.search(done.stdout)
     if done.returncode != 0 or not m:
         raise SystemExit(f"bare YCSB run failed (exit {done.returncode}): {done.stderr[-500:]}")
     return float(m.group(1))
 
 
+def measure_setup(
+    setup: Setup, *, url: str, suite: Path, work: Path, private: Path, blocks: int, say: Callable[[str], None]
+) -> tuple[float, float, float]:
+    run = lambda: wrapper_run(url, suite, work / "res", basic=setup.basic, monitors=setup.monitors)  # noqa: E731
+    warm = run()  # warm-up, not counted: also gives the argv of the bare runs
+    argv: list[str] = warm["argv"]
+    log_ratios = []
+    for i in range(blocks):
+        order = ORDERS[i % 2]
+        got = [
+            run()["throughput_ops_s"] if who == "wrapper" else bare_run(argv, url, private) for who in order
+        ]
+        log_ratios.append(block_log_ratio(order, got))
+        runs = ", ".join(f"{who[0].upper()} {ops:.0f}" for who, ops in zip(order, got, strict=True))
+        say(f"  block {i + 1}: {runs} ops/s -> ratio {math.exp(log_ratios[-1]):.4f}")
+    return ratio_interval(log_ratios)
+
+
+def bare_rate(url: str, suite: Path, work: Path, private: Path) -> float:
+    """What the bare run step reaches unthrottled (one wrapper run gives its argv, then one bare run)."""
+    step = wrapper_run(url, suite, work / "res", basic=False, monitors=False)
+    return bare_run(step["argv"], url, private)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--blocks", type=int, default=6, help="ABBA blocks per set-up (4 runs each)")
     ap.add_argument("--seconds", type=int, default=10, help="length of each run in (b)")
     ap.add_argument("--cpu-seconds", type=int, default=20, help="length of the run in (a)")
     ap.add_argument("--records", type=int, default=1000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--target", type=int, default=0, help="the server set-ups' target (0: half the bare rate)"
+    )
+    ap.add_argument("--only", action="append", choices=[s.name for s in SETUPS], help="these set-ups only")
     args = ap.parse_args()
+    say = lambda line: print(line, flush=True)  # noqa: E731
     work = Path(tempfile.mkdtemp(prefix="overhead-bench-"))
     private = work / "private"
     private.mkdir(mode=0o700)
+    sizes = dict(records=args.records, threads=args.threads)
     try:
         with EmbeddedServer(log=lambda _m: None) as server:
-            print(
+            say(
                 f"server: {server.version}, {psutil.cpu_count()} logical CPUs, "
                 f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
             )
-            # (a) wrapper CPU during one run with monitors on
-            cpu = CpuWindow()
-            cpu_suite = write_suite(work, args.cpu_seconds, args.records)
-            step = wrapper_run(server.url, cpu_suite, work / "res", cpu)
-            ((cpu_s, wall_s),) = cpu.windows
-            print(
-                f"(a) wrapper CPU during a {args.cpu_seconds} s run (monitors on, sampling 1 s): "
-                f"{cpu_s:.2f} s CPU / {wall_s:.1f} s wall = {100 * cpu_s / wall_s:.2f} % of one core "
-                f"(target < 2 %); YCSB throughput {step['throughput_ops_s']:.0f} ops/s"
-            )
-            # (b) bare vs wrapper, alternating pairs (the order inside a pair alternates too)
-            suite = write_suite(work, args.seconds, args.records)
-            ratios = []
-            for i in range(args.pairs):
-                order = ("wrapper", "bare") if i % 2 == 0 else ("bare", "wrapper")
-                got: dict[str, float] = {}
-                argv: list[str] = step["argv"]
-                for who in order:
-                    if who == "wrapper":
-                        run = wrapper_run(server.url, suite, work / "res")
-                        argv = run["argv"]
-                        got[who] = run["throughput_ops_s"]
-                    else:
-                        got[who] = bare_run(argv, server.url, private)
-                ratios.append(got["wrapper"] / got["bare"])
-                print(
-                    f"(b) pair {i + 1} ({' then '.join(order)}): wrapper {got['wrapper']:.0f} ops/s, "
-                    f"bare {got['bare']:.0f} ops/s, ratio {ratios[-1]:.3f}"
+            if not args.only:  # (a) wrapper CPU during one run with monitors on
+                cpu = CpuWindow()
+                cpu_suite = write_suite(work, seconds=args.cpu_seconds, target=0, basic=False, **sizes)
+                step = wrapper_run(
+                    server.url, cpu_suite, work / "res", basic=False, monitors=True, progress=cpu
                 )
-            print(
-                f"(b) median ratio wrapper/bare over {len(ratios)} pairs of {args.seconds} s runs: "
-                f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})"
-            )
+                ((cpu_s, wall_s),) = cpu.windows
+                say(
+                    f"(a) wrapper CPU during a {args.cpu_seconds} s run (monitors on, sampling 1 s): "
+                    f"{cpu_s:.2f} s CPU / {wall_s:.1f} s wall = {100 * cpu_s / wall_s:.2f} % of one core "
+                    f"(target < 1 %); YCSB throughput {step['throughput_ops_s']:.0f} ops/s"
+                )
+            target = args.target
+            chosen = [s for s in SETUPS if not args.only or s.name in args.only]
+            if not target and any(not s.basic for s in chosen):
+                free = write_suite(work, seconds=args.seconds, target=0, basic=False, **sizes)
+                rate = bare_rate(server.url, free, work, private)
+                target = max(1, int(rate / 2))
+                say(f"(b) bare unthrottled rate {rate:.0f} ops/s: the server set-ups run at -target {target}")
+            for setup in chosen:
+                suite = write_suite(
+                    work,
+                    seconds=args.seconds,
+                    target=0 if setup.basic else target,
+                    basic=setup.basic,
+                    **sizes,
+                )
+                say(f"(b) {setup.name}: {args.blocks} ABBA blocks of {args.seconds} s runs")
+                mid, low, high = measure_setup(
+                    setup,
+                    url=server.url,
+                    suite=suite,
+                    work=work,
+                    private=private,
+                    blocks=args.blocks,
+                    say=say,
+                )
+                met = low <= 1.0 <= high and low >= 0.99
+                say(
+                    f"(b) {setup.name}: wrapper/bare {mid:.4f}, 95 % interval [{low:.4f}, {high:.4f}] over "
+                    f"{args.blocks} blocks: {'meets' if met else 'does not meet'} the target "
+                    "(holds 1.00, lower end >= 0.99)"
+                )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

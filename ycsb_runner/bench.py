@@ -10,6 +10,7 @@ Usable without the CLI::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import signal
@@ -62,6 +63,10 @@ class BenchOptions:
     clients: list[str] = field(default_factory=list)  # load generators (--client); empty: the suite's
     # ``findmax``: load once, then probe -target rates for the highest that meets a latency bound
     findmax: Any = None  # ycsb_runner.findmax.FindmaxOptions
+    # another YCSB binding class than the installed MongoDB one, recorded in the manifest's ycsb section:
+    # ``site.ycsb.BasicDB`` (YCSB's no-op binding, with ``basicdb.verbose = "false"`` in the suite's
+    # [properties]) makes YCSB client-bound, for bench/overhead_bench.py; nothing then reaches the server
+    binding_class: str | None = None
 
 
 @dataclass
@@ -210,6 +215,8 @@ def run_bench(
             suite, "mongodb://unused", _ServerHolder(None), opts
         )  # the one-line error, before anything
     install = ensure_ycsb(log=log)
+    if opts.binding_class:
+        install = dataclasses.replace(install, binding_class=opts.binding_class)
     java = find_java()
     clients = _load_generators(suite, opts, java.path, log)  # an unreachable client fails here, first
     from ycsb_runner.execute.probe import target_warning

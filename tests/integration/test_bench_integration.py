@@ -16,6 +16,7 @@ from pymongo import MongoClient
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
+from ycsb_runner.execute.probe import BASIC_DB
 
 pytestmark = pytest.mark.integration
 TINY = str(Path(__file__).parents[1] / "suites" / "tiny.toml")
@@ -154,3 +155,35 @@ def test_cli_bad_url_exits_nonzero_without_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr + proc.stdout
     assert SECRET not in proc.stderr + proc.stdout
     assert "cannot reach MongoDB" in proc.stderr
+
+
+def test_basicdb_binding_runs_the_suite_without_touching_the_server(mongo_url: str, tmp_path: Path) -> None:
+    """bench/overhead_bench.py's client-bound set-up: the same suite on YCSB's no-op binding."""
+    outcome = run_bench(
+        BenchOptions(
+            suite=TINY,
+            url=mongo_url,
+            results=tmp_path,
+            overrides=["mongodb.table=basicdb_check", "properties.basicdb.verbose=false"],
+            binding_class=BASIC_DB,
+            history=False,
+            report=False,
+        ),
+        log=lambda _m: None,
+    )
+    manifest = outcome.result.manifest.to_json()
+    assert manifest["ycsb"]["binding_class"] == BASIC_DB
+    assert [(s["phase"], s["verdict"]) for s in manifest["steps"]] == [("load", "completed")] + [
+        ("run", "completed")
+    ] * 2
+    ops = outcome.result.operations
+    runs = ops[
+        (ops["phase"] == "run") & (ops["kind"] == "op") & ops["operation"].isin(["READ", "UPDATE", "INSERT"])
+    ]
+    assert runs.groupby("mix")["return_OK"].sum().to_dict() == {"read50_update50": 600, "read95_insert5": 600}
+    load = outcome.result.steps.query("phase == 'load'").iloc[0]
+    assert load["documents"] == 0  # counted on the server: no insert reached it
+    with MongoClient(mongo_url) as c:
+        assert c.ycsb.basicdb_check.count_documents({}) == 0
+    # basicdb.verbose=false: no line per operation on stdout
+    assert (outcome.run_dir / "steps" / manifest["steps"][1]["step"] / "stdout.txt").stat().st_size < 20_000

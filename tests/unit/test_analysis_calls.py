@@ -3,28 +3,17 @@ metrics once, counted by ``bench/analysis_calls.py``'s profile hook on the check
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_scripts import bench_script
 
 ROOT = Path(__file__).parents[2]
 RUNS = ROOT / "tests" / "data" / "runs"
 
 
-def _counter() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("analysis_calls", ROOT / "bench" / "analysis_calls.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-calls_of = _counter()
+calls_of = bench_script("analysis_calls")
 
 
 def _too_often(entered: dict[str, int]) -> dict[str, int]:

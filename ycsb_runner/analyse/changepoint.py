@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ycsb_runner.analyse.regress_options import BH, DEFAULT_PERMUTATIONS, HOLM
 from ycsb_runner.analyse.window import (
     NoiseModel,
     Window,
@@ -35,13 +36,10 @@ from ycsb_runner.analyse.window import (
     window_test,
 )
 
-DEFAULT_PERMUTATIONS = 199
 DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
 RECOVERED = 0.5  # an open regression is recovered when its nights are back within this share of min-effect
-HOLM = "holm"
-BH = "bh"
 
 
 _CHUNK_BYTES = 8 * 2**20  # the pairwise distances of one chunk of permuted series

@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ycsb_runner.analyse.changepoint import DEFAULT_PERMUTATIONS, HOLM, MIN_BASELINE, adjust, judge_series
+from ycsb_runner.analyse.changepoint import MIN_BASELINE, adjust, judge_series
+from ycsb_runner.analyse.regress_options import CORRECTIONS, RegressOptions
 from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.studies import higher_is_better
 
-DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "findmax_ops_s")  # findmax_ops_s: findmax runs
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
 NO_CHANGE = "no change"
@@ -57,7 +57,6 @@ CANNOT_TELL = "cannot tell"  # tested, nothing flagged, but the noise hides a ch
 UNTESTED = "untested"
 ACCEPTED = "accepted"  # an accepted change, too few nights since it to test the series again: a pass
 STEP_KEYS = ["phase", "mix", "threads", "audit"]  # one step cell: its series are corrected as a family
-CORRECTIONS = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 2
 
@@ -103,28 +102,6 @@ COLUMNS = [
 ]
 # an acceptance that applies to a series of this result: its record, and nights since its change_run
 APPLIED_COLUMNS = [*ACCEPT_COLUMNS, "nights_since", "settling"]
-
-
-@dataclass
-class RegressOptions:
-    min_effect_pct: float = 5.0
-    alpha: float = 0.01  # about one false alarm per 100 nights in a series (bench/detection_bench.py)
-    correction: str = HOLM
-    window: int = 3  # the newest nights tested together
-    confirm: int = 2  # nights a change must show on before it is flagged (1: tonight alone)
-    metrics: tuple[str, ...] = DEFAULT_METRICS
-    permutations: int = DEFAULT_PERMUTATIONS
-
-    def check(self) -> None:
-        """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
-        if self.correction not in CORRECTIONS:
-            raise ValueError(f"--correction {self.correction!r}: use holm or bh")
-        if not (math.isfinite(self.alpha) and 0 < self.alpha < 1):
-            raise ValueError(f"--alpha {self.alpha}: give a level between 0 and 1, e.g. 0.01")
-        if not (math.isfinite(self.min_effect_pct) and 0 <= self.min_effect_pct < 100):
-            raise ValueError(f"--min-effect {self.min_effect_pct}: give a percentage from 0 to 100, e.g. 5")
-        if self.window < 1 or not 1 <= self.confirm <= self.window:
-            raise ValueError("--window must be >= 1 and --confirm between 1 and --window")
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ycsb_runner.analyse.regress_options import DEFAULTS, RegressOptions
 from ycsb_runner.cli.default_group import DefaultCommand, DefaultCommandGroup
 from ycsb_runner.cli.options import (
     Format,
@@ -26,7 +27,7 @@ from ycsb_runner.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from ycsb_runner.analyse.regress import RegressOptions, RegressResult
+    from ycsb_runner.analyse.regress import RegressResult
     from ycsb_runner.history import History, RunFilter
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
@@ -128,7 +129,6 @@ regress_app = typer.Typer(
 def _options(
     min_effect: float, alpha: float, correction: str, window: int, confirm: int, metric: list[str] | None
 ) -> RegressOptions:
-    from ycsb_runner.analyse.regress import RegressOptions
     from ycsb_runner.errors import UserError
     from ycsb_runner.studies import OPERATION_METRICS, RUN_METRICS
 
@@ -207,11 +207,11 @@ def regress_cmd(
     tag: TagOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
-    min_effect: MinEffectOpt = 5.0,
-    alpha: AlphaOpt = 0.01,
-    correction: CorrectionOpt = "holm",
-    window: WindowOpt = 3,
-    confirm: ConfirmOpt = 2,
+    min_effect: MinEffectOpt = DEFAULTS.min_effect_pct,
+    alpha: AlphaOpt = DEFAULTS.alpha,
+    correction: CorrectionOpt = DEFAULTS.correction,
+    window: WindowOpt = DEFAULTS.window,
+    confirm: ConfirmOpt = DEFAULTS.confirm,
     metric: MetricOpt = None,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show every series, not only the flagged ones.")
@@ -336,11 +336,11 @@ def accept_cmd(
     tag: TagOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
-    min_effect: MinEffectOpt = 5.0,
-    alpha: AlphaOpt = 0.01,
-    correction: CorrectionOpt = "holm",
-    window: WindowOpt = 3,
-    confirm: ConfirmOpt = 2,
+    min_effect: MinEffectOpt = DEFAULTS.min_effect_pct,
+    alpha: AlphaOpt = DEFAULTS.alpha,
+    correction: CorrectionOpt = DEFAULTS.correction,
+    window: WindowOpt = DEFAULTS.window,
+    confirm: ConfirmOpt = DEFAULTS.confirm,
     results: ResultsOpt = None,
     history_url: HistoryUrlOpt = None,
     fmt: FormatOpt = Format.table,

@@ -1,0 +1,31 @@
+"""bench/overhead_bench.py's arithmetic: an ABBA block cancels an order effect that grows within the block."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bench_scripts import bench_script
+
+overhead = bench_script("overhead_bench")
+
+
+@pytest.mark.parametrize("order", overhead.ORDERS)
+def test_an_abba_block_cancels_a_trend_along_the_block(order: tuple[str, ...]) -> None:
+    # each run 30 % faster than the one before it, whoever runs; the wrapper costs 2 % on top
+    runs = [100.0 * math.exp(0.3 * k) * (0.98 if who == "wrapper" else 1.0) for k, who in enumerate(order)]
+    assert overhead.block_log_ratio(order, runs) == pytest.approx(math.log(0.98), abs=1e-12)
+    # a plain pair (its first two runs) would carry the trend: 0.98 * e^+-0.3
+    pair = math.log(runs[0] / runs[1]) if order[0] == "wrapper" else math.log(runs[1] / runs[0])
+    assert abs(pair - math.log(0.98)) == pytest.approx(0.3)
+
+
+def test_the_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
+    logs = [math.log(r) for r in (0.995, 1.004, 1.001, 0.998, 1.010, 0.992)]
+    mid, low, high = overhead.ratio_interval(logs)
+    assert mid == pytest.approx(math.exp(sum(logs) / len(logs)))
+    assert low < mid < high
+    # the interval is symmetric around the mean on the log scale
+    assert math.log(high) - math.log(mid) == pytest.approx(math.log(mid) - math.log(low))
+    wider = overhead.ratio_interval([2 * x for x in logs])
+    assert wider[2] / wider[1] > high / low

@@ -1,0 +1,42 @@
+"""The options of ``regress`` and their defaults: one definition, read by the library and by the CLI's help.
+
+Light on purpose (no numpy, no pandas): the CLI imports it at start-up for its defaults.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ycsb_runner.analyse import DEFAULT_ALPHA
+
+HOLM = "holm"
+BH = "bh"
+CORRECTIONS = {HOLM: "Holm (family-wise error rate)", BH: "Benjamini-Hochberg (false discovery rate)"}
+DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "findmax_ops_s")  # findmax_ops_s: findmax runs
+DEFAULT_PERMUTATIONS = 199
+
+
+@dataclass
+class RegressOptions:
+    min_effect_pct: float = 5.0
+    alpha: float = DEFAULT_ALPHA  # 0.01: about one false alarm per 100 nights in a series (detection_bench)
+    correction: str = HOLM
+    window: int = 3  # the newest nights tested together
+    confirm: int = 2  # nights a change must show on before it is flagged (1: tonight alone)
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    permutations: int = DEFAULT_PERMUTATIONS
+
+    def check(self) -> None:
+        """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"--correction {self.correction!r}: use holm or bh")
+        if not (math.isfinite(self.alpha) and 0 < self.alpha < 1):
+            raise ValueError(f"--alpha {self.alpha}: give a level between 0 and 1, e.g. 0.01")
+        if not (math.isfinite(self.min_effect_pct) and 0 <= self.min_effect_pct < 100):
+            raise ValueError(f"--min-effect {self.min_effect_pct}: give a percentage from 0 to 100, e.g. 5")
+        if self.window < 1 or not 1 <= self.confirm <= self.window:
+            raise ValueError("--window must be >= 1 and --confirm between 1 and --window")
+
+
+DEFAULTS = RegressOptions()

@@ -518,17 +518,7 @@ def _nonneg(value: float | None, dotted: str, loc: _Located, positive: bool = Fa
         raise loc.error(dotted, f"must be {'positive' if positive else 'zero or more'}, got {value}")
 
 
-def _build(doc: dict, loc: _Located, path: Path) -> Suite:
-    _check_keys(doc, "", loc, "")
-    for section in ("dataset", "run", "measurement", "mongodb", "audit", "clients"):
-        _check_keys(doc.get(section, {}), section, loc, f"{section}.")
-    if "name" not in doc:
-        raise loc.error("name", "missing (every suite needs a name)")
-    if not doc["name"].strip():
-        raise loc.error("name", "empty: give the suite a name (it names the result folders)")
-    _check_safe(doc["name"], "name", loc)
-
-    ds = doc.get("dataset", {})
+def _dataset(ds: dict, loc: _Located) -> Dataset:
     if "recordcount" not in ds:
         raise loc.error("dataset.recordcount", "missing")
     dataset = Dataset(**_given(ds, Dataset, loc, "dataset"))
@@ -539,8 +529,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         _java_int(getattr(dataset, k), f"dataset.{k}", loc)
     if dataset.reload not in ("auto", "always", "never"):
         raise loc.error("dataset.reload", f"must be auto, always or never, got {dataset.reload!r}")
+    return dataset
 
-    rn = doc.get("run", {})
+
+def _thread_counts(rn: dict, loc: _Located) -> list[int]:
     threads = rn.get("threads", [1])
     threads = [threads] if isinstance(threads, int) else threads
     if not threads or not all(isinstance(t, int) and not isinstance(t, bool) for t in threads):
@@ -558,6 +550,11 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
             f"thread count {', '.join(map(str, repeated))} is listed more than once: list each once "
             "(use repetitions to measure one several times)",
         )
+    return threads
+
+
+def _run_settings(rn: dict, loc: _Located) -> RunSettings:
+    threads = _thread_counts(rn, loc)
     run = RunSettings(**{**_given(rn, RunSettings, loc, "run"), "threads": tuple(threads)})
     _nonneg(run.target, "run.target", loc)
     _nonneg(run.operationcount, "run.operationcount", loc, positive=True)
@@ -575,8 +572,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
             f"target {run.target} ops/s is below the thread count {max(run.threads)}: "
             "each thread would get less than one op per second",
         )
+    return run
 
-    ms = doc.get("measurement", {})
+
+def _measurement(ms: dict, loc: _Located) -> Measurement:
     measurement = Measurement(**_given(ms, Measurement, loc, "measurement"))
     measurement = dataclasses.replace(
         measurement, percentiles=tuple(float(p) for p in measurement.percentiles)
@@ -593,8 +592,10 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error("measurement.percentiles", "empty: list at least one, e.g. [95, 99]")
     if any(not (0 < p < 100) for p in measurement.percentiles):
         raise loc.error("measurement.percentiles", "percentiles must be between 0 and 100")
+    return measurement
 
-    mg = doc.get("mongodb", {})
+
+def _mongodb(mg: dict, loc: _Located) -> MongoSettings:
     mongodb = MongoSettings(**_given(mg, MongoSettings, loc, "mongodb"))
     mongodb = dataclasses.replace(
         mongodb, url_options={str(k): str(v) for k, v in mongodb.url_options.items()}
@@ -609,84 +610,87 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error(
             "mongodb.driver_defaults", "must be stock (driver 3.8 defaults) or driver (5.x defaults)"
         )
+    return mongodb
 
-    au = doc.get("audit", {})
+
+def _audit(au: dict, loc: _Located) -> AuditSettings:
     states = tuple(au.get("states", []))
     for s in states:
         if s not in AUDIT_STATES:
             raise loc.error("audit.states", f"unknown audit state {s!r}: use off and/or on")
-    audit = AuditSettings(**{**_given(au, AuditSettings, loc, "audit"), "states": states})
+    return AuditSettings(**{**_given(au, AuditSettings, loc, "audit"), "states": states})
 
-    clients = ClientSettings(**_given(doc.get("clients", {}), ClientSettings, loc, "clients"))
+
+def _clients(cl: dict, loc: _Located) -> ClientSettings:
+    clients = ClientSettings(**_given(cl, ClientSettings, loc, "clients"))
     if not all(isinstance(h, str) and h.strip() for h in clients.hosts):
         raise loc.error("clients.hosts", 'expected a list of host names, e.g. ["local", "user@host:22"]')
+    return clients
 
-    mixes_raw = doc.get("mix", [])
+
+def _mix_name(i: int, m: Any, loc: _Located, seen: set[str]) -> str:
+    if not isinstance(m, dict):
+        raise loc.error(f"mix[{i}]", "each [[mix]] must be a table")
+    _check_keys(m, "mix", loc, "mix.")
+    name = m.get("name")
+    if not name:
+        raise loc.error(f"mix[{i}]", "every [[mix]] needs a name")
+    if not isinstance(name, str):
+        raise loc.error(f"mix[{i}].name", f"expected a string, got {name!r}")
+    _check_safe(name, "mix.name", loc)
+    if name in seen:
+        raise loc.error("name", f"two mixes are named {name!r}")
+    seen.add(name)
+    return name
+
+
+def _mix(m: dict, name: str, loc: _Located, run: RunSettings) -> Mix:
+    props = {op: float(m.get(op, 0.0)) for op in MIX_OPS}
+    for op, v in props.items():
+        if v < 0 or v > 1:
+            raise loc.error(f"mix.{op}", f"mix {name!r}: proportion {v} must be between 0 and 1")
+    total = sum(props.values())
+    if abs(total - 1.0) > 1e-6:
+        raise loc.error(
+            f"mix.{next((op for op in MIX_OPS if op in m), 'read')}",
+            f"mix {name!r}: proportions sum to {total:g}, not 1",
+        )
+    given = _given(m, Mix, loc, "mix")
+    dist = given.get("requestdistribution", Mix.requestdistribution)
+    if dist not in DISTRIBUTIONS:
+        raise loc.error(
+            "mix.requestdistribution",
+            f"mix {name!r}: unknown distribution {dist!r}{_did_you_mean(dist, DISTRIBUTIONS)}",
+        )
+    if dist == "zipfian" and run.operationcount is None:
+        raise loc.error(
+            "run.operationcount",
+            f"mix {name!r} uses zipfian, which needs operationcount (YCSB 0.17.0 fails without it)",
+        )
+    audit_ops = m.get("audit_ops")
+    if audit_ops is None:
+        audit_ops = [op for op in MIX_OPS if props[op] > 0]
+    for op in audit_ops:
+        if op not in OP_NAMES:
+            raise loc.error(
+                "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, MIX_OPS)}"
+            )
+    return Mix(**{**given, **props, "audit_ops": tuple(audit_ops)})
+
+
+def _mixes(mixes_raw: list, loc: _Located, run: RunSettings) -> list[Mix]:
     if not mixes_raw:
         raise loc.error("mix", "a suite needs at least one [[mix]]")
-    mixes = []
-    seen = set()
-    for i, m in enumerate(mixes_raw):
-        if not isinstance(m, dict):
-            raise loc.error(f"mix[{i}]", "each [[mix]] must be a table")
-        _check_keys(m, "mix", loc, "mix.")
-        name = m.get("name")
-        if not name:
-            raise loc.error(f"mix[{i}]", "every [[mix]] needs a name")
-        if not isinstance(name, str):
-            raise loc.error(f"mix[{i}].name", f"expected a string, got {name!r}")
-        _check_safe(name, "mix.name", loc)
-        if name in seen:
-            raise loc.error("name", f"two mixes are named {name!r}")
-        seen.add(name)
-        props = {op: float(m.get(op, 0.0)) for op in MIX_OPS}
-        for op, v in props.items():
-            if v < 0 or v > 1:
-                raise loc.error(f"mix.{op}", f"mix {name!r}: proportion {v} must be between 0 and 1")
-        total = sum(props.values())
-        if abs(total - 1.0) > 1e-6:
-            raise loc.error(
-                f"mix.{next((op for op in MIX_OPS if op in m), 'read')}",
-                f"mix {name!r}: proportions sum to {total:g}, not 1",
-            )
-        given = _given(m, Mix, loc, "mix")
-        dist = given.get("requestdistribution", Mix.requestdistribution)
-        if dist not in DISTRIBUTIONS:
-            raise loc.error(
-                "mix.requestdistribution",
-                f"mix {name!r}: unknown distribution {dist!r}{_did_you_mean(dist, DISTRIBUTIONS)}",
-            )
-        if dist == "zipfian" and run.operationcount is None:
-            raise loc.error(
-                "run.operationcount",
-                f"mix {name!r} uses zipfian, which needs operationcount (YCSB 0.17.0 fails without it)",
-            )
-        audit_ops = m.get("audit_ops")
-        if audit_ops is None:
-            audit_ops = [op for op in MIX_OPS if props[op] > 0]
-        for op in audit_ops:
-            if op not in OP_NAMES:
-                raise loc.error(
-                    "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, MIX_OPS)}"
-                )
-        mixes.append(Mix(**{**given, **props, "audit_ops": tuple(audit_ops)}))
+    seen: set[str] = set()
+    return [_mix(m, _mix_name(i, m, loc, seen), loc, run) for i, m in enumerate(mixes_raw)]
 
-    top = _given(doc, Suite, loc, "")
-    suite = Suite(
-        **{**top, "description": top.get("description", "")},
-        dataset=dataset,
-        run=run,
-        measurement=measurement,
-        mongodb=mongodb,
-        audit=audit,
-        mixes=tuple(mixes),
-        clients=clients,
-        path=str(path),
-    )
+
+def _check_suite(suite: Suite, loc: _Located) -> None:
+    """What the whole suite must satisfy once its sections are read."""
     for where, props in (
         ("properties", suite.properties),
-        ("dataset.properties", dataset.properties),
-        *((f"mix.properties ({m.name})", m.properties) for m in mixes),
+        ("dataset.properties", suite.dataset.properties),
+        *((f"mix.properties ({m.name})", m.properties) for m in suite.mixes),
     ):
         workload = props.get("workload")
         if workload is not None and not _JAVA_CLASS.fullmatch(workload):
@@ -701,7 +705,7 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
         raise loc.error(
             "estimated_throughput", f"must be a positive number, got {suite.estimated_throughput}"
         )
-    runs = len(mixes) * len(run.threads) * suite.repetitions * max(1, len(audit.states))
+    runs = len(suite.mixes) * len(suite.run.threads) * suite.repetitions * max(1, len(suite.audit.states))
     if runs * (1 + suite.warmup_runs) > MAX_RUN_STEPS:
         raise loc.error(
             "repetitions",
@@ -713,6 +717,39 @@ def _build(doc: dict, loc: _Located, path: Path) -> Suite:
 
         if suite.study not in STUDIES:
             raise loc.error("study", f"unknown study {suite.study!r}; known: {', '.join(STUDIES)}")
+
+
+def _build(doc: dict, loc: _Located, path: Path) -> Suite:
+    """The suite of a parsed TOML document: each section read and checked by its own function, in the order
+    of the file's sections, then what the whole suite must satisfy."""
+    _check_keys(doc, "", loc, "")
+    for section in ("dataset", "run", "measurement", "mongodb", "audit", "clients"):
+        _check_keys(doc.get(section, {}), section, loc, f"{section}.")
+    if "name" not in doc:
+        raise loc.error("name", "missing (every suite needs a name)")
+    if not doc["name"].strip():
+        raise loc.error("name", "empty: give the suite a name (it names the result folders)")
+    _check_safe(doc["name"], "name", loc)
+    dataset = _dataset(doc.get("dataset", {}), loc)
+    run = _run_settings(doc.get("run", {}), loc)
+    measurement = _measurement(doc.get("measurement", {}), loc)
+    mongodb = _mongodb(doc.get("mongodb", {}), loc)
+    audit = _audit(doc.get("audit", {}), loc)
+    clients = _clients(doc.get("clients", {}), loc)
+    mixes = _mixes(doc.get("mix", []), loc, run)
+    top = _given(doc, Suite, loc, "")
+    suite = Suite(
+        **{**top, "description": top.get("description", "")},
+        dataset=dataset,
+        run=run,
+        measurement=measurement,
+        mongodb=mongodb,
+        audit=audit,
+        mixes=tuple(mixes),
+        clients=clients,
+        path=str(path),
+    )
+    _check_suite(suite, loc)
     return dataclasses.replace(
         suite,
         tags={str(k): str(v) for k, v in suite.tags.items()},

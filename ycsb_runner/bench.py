@@ -166,19 +166,25 @@ class _ServerHolder:
         self.info = info
 
 
-def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
-    if not suite.audit.states:
-        return None
-    from ycsb_runner.audit import make_strategy, strategy_names, strategy_spec
+def _require_audit_strategy(suite: Suite) -> None:
+    """The one-line error of a suite that switches audit logging with no strategy to do it."""
+    if suite.audit.states and not suite.audit.strategy:
+        from ycsb_runner.audit import strategy_names
 
-    name = suite.audit.strategy
-    if not name:
         raise UserError(
             f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
             f"--audit-strategy NAME ({', '.join(strategy_names())})"
         )
+
+
+def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
+    if not suite.audit.states:
+        return None
+    _require_audit_strategy(suite)
+    from ycsb_runner.audit import make_strategy, strategy_spec
     from ycsb_runner.render import database_name
 
+    name = suite.audit.strategy
     options = {**suite.audit.options, **opts.audit_options, "url": url}
     options.setdefault("target_namespace", f"{database_name(url)}.{suite.mongodb.table}")
     if suite.audit.namespace_only:
@@ -194,36 +200,71 @@ def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
     return make_strategy(name, client=client, options=options)
 
 
-def run_bench(
-    opts: BenchOptions,
-    *,
-    log: Callable[[str], None] = print,
-    progress: Callable[[str, dict], None] | None = None,
-) -> BenchOutcome:
-    from ycsb_runner.execute.runner import Hooks, Runner, check_connection
+@dataclass
+class _Prepared:
+    """What a bench checks and finds before it starts anything: the suite and its plan, YCSB, Java and the
+    load generators."""
+
+    suite: Suite
+    plan: Plan
+    install: Any  # ycsb_runner.install.ycsb.YcsbInstall
+    java: Any  # ycsb_runner.install.java.JavaInfo
+    clients: list[Any]
+
+
+def _before_anything(opts: BenchOptions, log: Callable[[str], None]) -> _Prepared:
+    """Every check that needs no server, in the order a user fixes them: the options and the suite, the
+    URL's files, the audit strategy, YCSB and Java, then the load generators (an unreachable one fails
+    here, before a server starts)."""
+    from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
-    from ycsb_runner.model import RunResult, mark_abandoned
-    from ycsb_runner.server import EmbeddedServer
+    from ycsb_runner.model import mark_abandoned
 
     suite, plan = prepare(opts)
     if opts.url is not None:
         check_url_files(opts.url)
     for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
-    if suite.audit.states and not (suite.audit.strategy or opts.audit_strategy):
-        _make_audit(
-            suite, "mongodb://unused", _ServerHolder(None), opts
-        )  # the one-line error, before anything
+    _require_audit_strategy(suite)
     install = ensure_ycsb(log=log)
     if opts.binding_class:
         install = dataclasses.replace(install, binding_class=opts.binding_class)
     java = find_java()
-    clients = _load_generators(suite, opts, java.path, log)  # an unreachable client fails here, first
-    from ycsb_runner.execute.probe import target_warning
-
+    clients = _load_generators(suite, opts, java.path, log)
     names = [c.name for c in clients] or ["local"]
     if warning := target_warning(suite.run.target, names, max(suite.run.threads)):
         log(f"warning: {warning}")
+    return _Prepared(suite=suite, plan=plan, install=install, java=java, clients=clients)
+
+
+def _hooks(opts: BenchOptions, suite: Suite, audit: Any, holder: Any) -> Any:
+    """The runner's audit strategy and, unless turned off, its monitor factory."""
+    from ycsb_runner.execute.runner import Hooks
+
+    hooks = Hooks(audit=audit)
+    if opts.monitors:
+        from ycsb_runner.execute.monitoring import monitor_factory
+
+        hooks.monitors = monitor_factory(
+            server_pid=lambda: holder.info.pid if holder.info else None,
+            interval_s=opts.sample_interval_s,
+            target=suite.run.target,
+        )
+    return hooks
+
+
+def run_bench(
+    opts: BenchOptions,
+    *,
+    log: Callable[[str], None] = print,
+    progress: Callable[[str, dict], None] | None = None,
+) -> BenchOutcome:
+    from ycsb_runner.execute.runner import Runner, check_connection
+    from ycsb_runner.model import RunResult
+    from ycsb_runner.server import EmbeddedServer
+
+    ready = _before_anything(opts, log)
+    suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()
     stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
@@ -231,18 +272,18 @@ def run_bench(
         stack.enter_context(signals_as_interrupt())
         note_lock = _lock_target(stack, opts, suite.name) if url is None else None
         server: ServerInfo | None = None
-        embedded: EmbeddedServer | _ServerHolder = _ServerHolder(None)
+        # the embedded server as it is now (its .info follows restarts, so the right process is stopped)
+        holder: EmbeddedServer | _ServerHolder = _ServerHolder(None)
         if url is None:
-            embedded = EmbeddedServer(log=log)  # its .info follows restarts, so the right process is stopped
-            server = stack.enter_context(embedded)
+            holder = EmbeddedServer(log=log)
+            server = stack.enter_context(holder)
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
-        masker = Masker()
         if opts.history:
             from ycsb_runner.history import check_not_the_target
 
             check_not_the_target(opts.history_url, url)
-        build = check_connection(url, masker)
+        build = check_connection(url, Masker())
         if note_lock is None:  # a server of yours: its addresses and replica-set members are known now
             note_lock = _lock_target(stack, opts, suite.name, url)
         target = {
@@ -251,28 +292,17 @@ def run_bench(
             "server_version": server.version if server else build.get("version"),
             "build_info": build,
         }
-        holder = embedded
         audit = _make_audit(suite, url, holder, opts)
         run_dir = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
         run_dir.manifest.tags = dict(opts.tags)
         note_lock(run_dir.run_id)
         point_latest(results, run_dir.root)
-        guard = None
         if audit is not None:
             from ycsb_runner.audit import audit_guard
             from ycsb_runner.audit.restore_file import restore_path
 
             # the restore file goes into the run folder before the first switch (crash-safe restore)
-            guard = stack.enter_context(audit_guard(audit, restore_file=restore_path(run_dir.root)))
-        hooks = Hooks(audit=audit)
-        if opts.monitors:
-            from ycsb_runner.execute.monitoring import monitor_factory
-
-            hooks.monitors = monitor_factory(
-                server_pid=lambda: holder.info.pid if holder.info else None,
-                interval_s=opts.sample_interval_s,
-                target=suite.run.target,
-            )
+            stack.enter_context(audit_guard(audit, restore_file=restore_path(run_dir.root)))
         runner_class: Any = Runner
         extra: dict[str, Any] = {}
         if opts.findmax is not None:
@@ -281,69 +311,77 @@ def run_bench(
             # a probe's errors are judged against the search's bound; they do not fail its step
             runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
         runner = runner_class(
-            plan,
+            ready.plan,
             url=url,
-            install=install,
-            java=java,
+            install=ready.install,
+            java=ready.java,
             run_dir=run_dir,
             target=target,
-            hooks=hooks,
+            hooks=_hooks(opts, suite, audit, holder),
             templates=opts.templates,
             jvm_args=opts.jvm_args,
             max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
             keep_going=opts.keep_going,
             progress=progress,
-            clients=clients,
+            clients=ready.clients,
             **extra,
         )
-        del guard
         stage["run_dir"] = run_dir.root
-        try:
-            runner.run()
-        except KeyboardInterrupt as exc:
-            finished = Finished()
-            with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-                finished = finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
-            what = (
-                f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
-                f"was not written: ycsb-runner report {run_dir.root}"
-                if runner.status == "completed"
-                else "stopped YCSB (and the embedded server); finished steps are kept"
-            )
-            raise RunInterrupted(
-                f"{signal_name(exc)}: {what}",
-                run_dir=run_dir.root,
-                exit_code=interrupted_exit_code(exc),
-                analysis=finished.analysis,
-            ) from None
-        except UserError as err:
-            finished = finish_run_folder(
-                run_dir, report=opts.report, log=log, history=_history(opts, results)
-            )
-            raise RunFailed(
-                str(err), run_dir=run_dir.root, exit_code=err.exit_code, analysis=finished.analysis
-            ) from None
-        stage["completed"] = True
-        try:
-            finished = finish_run_folder(
-                run_dir, report=opts.report, log=log, history=_history(opts, results)
-            )
-        except KeyboardInterrupt as exc:  # the history record is written before (signals wait for it)
-            raise RunInterrupted(
-                f"{signal_name(exc)}: every step had completed and is saved in {run_dir.root} (and in the "
-                f"history); the report was not written: ycsb-runner report {run_dir.root}",
-                run_dir=run_dir.root,
-                exit_code=interrupted_exit_code(exc),
-            ) from None
-        if finished.history_error is not None:
-            raise RunFailed(
-                f"the run completed but is not in the history ({finished.history_error}): a nightly check "
-                f"would judge the nights before it; fix the history, then `ycsb-runner history rebuild`",
-                run_dir=run_dir.root,
-                exit_code=NOT_RECORDED,
-                analysis=finished.analysis,
-            )
-        return BenchOutcome(result=run_dir, runner=runner, report=finished.report, analysis=finished.analysis)
+        return _run_and_finish(runner, run_dir, opts, results, log, stage)
+
+
+def _run_and_finish(
+    runner: Any,
+    run_dir: RunResult,
+    opts: BenchOptions,
+    results: Path,
+    log: Callable[[str], None],
+    stage: dict[str, Any],
+) -> BenchOutcome:
+    """Run the steps, then read the folder back, index it and write the report: what a stop, a failed step
+    or a history that cannot be written leaves, and says, at each point."""
+    try:
+        runner.run()
+    except KeyboardInterrupt as exc:
+        finished = Finished()
+        with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
+            finished = finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
+        what = (
+            f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
+            f"was not written: ycsb-runner report {run_dir.root}"
+            if runner.status == "completed"
+            else "stopped YCSB (and the embedded server); finished steps are kept"
+        )
+        raise RunInterrupted(
+            f"{signal_name(exc)}: {what}",
+            run_dir=run_dir.root,
+            exit_code=interrupted_exit_code(exc),
+            analysis=finished.analysis,
+        ) from None
+    except UserError as err:
+        finished = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
+        raise RunFailed(
+            str(err), run_dir=run_dir.root, exit_code=err.exit_code, analysis=finished.analysis
+        ) from None
+    stage["completed"] = True
+    try:
+        finished = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
+    except KeyboardInterrupt as exc:  # the history record is written before (signals wait for it)
+        raise RunInterrupted(
+            f"{signal_name(exc)}: every step had completed and is saved in {run_dir.root} (and in the "
+            f"history); the report was not written: ycsb-runner report {run_dir.root}",
+            run_dir=run_dir.root,
+            exit_code=interrupted_exit_code(exc),
+        ) from None
+    if finished.history_error is not None:
+        raise RunFailed(
+            f"the run completed but is not in the history ({finished.history_error}): a nightly check "
+            f"would judge the nights before it; fix the history, then `ycsb-runner history rebuild`",
+            run_dir=run_dir.root,
+            exit_code=NOT_RECORDED,
+            analysis=finished.analysis,
+        )
+    return BenchOutcome(result=run_dir, runner=runner, report=finished.report, analysis=finished.analysis)
 
 
 def run_findmax(

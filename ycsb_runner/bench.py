@@ -303,31 +303,50 @@ def run_bench(
 
             # the restore file goes into the run folder before the first switch (crash-safe restore)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(run_dir.root)))
-        runner_class: Any = Runner
-        extra: dict[str, Any] = {}
-        if opts.findmax is not None:
-            from ycsb_runner.execute.findmax_runner import FindmaxRunner
-
-            # a probe's errors are judged against the search's bound; they do not fail its step
-            runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
-        runner = runner_class(
-            ready.plan,
-            url=url,
-            install=ready.install,
-            java=ready.java,
-            run_dir=run_dir,
-            target=target,
-            hooks=_hooks(opts, suite, audit, holder),
-            templates=opts.templates,
-            jvm_args=opts.jvm_args,
-            max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
-            keep_going=opts.keep_going,
-            progress=progress,
-            clients=ready.clients,
-            **extra,
+        hooks = _hooks(opts, suite, audit, holder)
+        runner = _make_runner(
+            opts, ready, url=url, run_dir=run_dir, target=target, hooks=hooks, progress=progress
         )
         stage["run_dir"] = run_dir.root
         return _run_and_finish(runner, run_dir, opts, results, log, stage)
+
+
+def _make_runner(
+    opts: BenchOptions,
+    ready: _Prepared,
+    *,
+    url: str,
+    run_dir: RunResult,
+    target: dict[str, Any],
+    hooks: Any,
+    progress: Callable[[str, dict], None] | None,
+) -> Any:
+    """The runner of the plan: a findmax search's (whose probes' errors are judged against the search's
+    bound, not failed), else the plain one."""
+    from ycsb_runner.execute.runner import Runner
+
+    runner_class: Any = Runner
+    extra: dict[str, Any] = {}
+    if opts.findmax is not None:
+        from ycsb_runner.execute.findmax_runner import FindmaxRunner
+
+        runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
+    return runner_class(
+        ready.plan,
+        url=url,
+        install=ready.install,
+        java=ready.java,
+        run_dir=run_dir,
+        target=target,
+        hooks=hooks,
+        templates=opts.templates,
+        jvm_args=opts.jvm_args,
+        max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
+        keep_going=opts.keep_going,
+        progress=progress,
+        clients=ready.clients,
+        **extra,
+    )
 
 
 def _run_and_finish(

@@ -284,3 +284,30 @@ def test_accept_takes_the_series_its_acceptance_brings_over_the_threshold(tmp_pa
     after = runner.invoke(app, ["regress", "quick", *where, "-f", "json"])
     assert after.exit_code == 0, after.output
     assert {r["verdict"] for r in json.loads(after.stdout)["rows"]} == {"accepted"}
+
+
+def test_one_accept_can_take_a_series_twice_and_regress_applies_the_newest(tmp_path: Path) -> None:
+    """A real history (the nightly integration test beside two CPU burners): the run throughput regressed
+    from night-3 and READ avg from night-5, before the throttled nights (8-10). Once those are accepted, the
+    slow nights show as a change of their own in both series, which the same `regress accept` takes too; the
+    next regress applies each series' newest acceptance (6 series, 8 acceptances) and passes."""
+    history = tmp_path / "history.sqlite"
+    history.write_bytes(
+        (Path(__file__).parents[1] / "data" / "history" / "burner-nights.sqlite").read_bytes()
+    )
+    night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
+    where = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]
+    runner = CliRunner()
+    res = runner.invoke(app, ["regress", "accept", "quick", *where, "--why", "throttled", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    taken: dict[tuple[str, str, str], list[str]] = {}
+    for r in json.loads(res.stdout)["rows"]:
+        taken.setdefault((r["phase"], r["operation"], r["metric"]), []).append(r["change_run"])
+    assert taken.pop(("run", "OVERALL", "throughput_ops_s")) == ["night-3", "night-8"]
+    assert taken.pop(("run", "READ", "avg_us")) == ["night-5", "night-8"]
+    assert len(taken) == 4 and all(runs == ["night-8"] for runs in taken.values())
+    after = runner.invoke(app, ["regress", "quick", *where, "-f", "json"])
+    assert after.exit_code == 0, after.output
+    doc = json.loads(after.stdout)
+    assert len(doc["accepts"]) == 6 and {a["change_run"] for a in doc["accepts"]} == {"night-8"}
+    assert "regression" not in {r["verdict"] for r in doc["rows"]}

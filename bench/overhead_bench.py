@@ -92,6 +92,12 @@ def ratio_interval(log_ratios: list[float]) -> tuple[float, float, float]:
     return math.exp(s["mean"]), math.exp(s["ci_low"]), math.exp(s["ci_high"])
 
 
+def blocks_for(log_ratios: list[float], half_width: float = 0.01) -> int:
+    """About how many blocks a 95 % interval of +-*half_width* needs at the blocks' spread."""
+    sd = summarize(log_ratios)["stdev"]
+    return math.ceil((1.96 * sd / math.log1p(half_width)) ** 2)
+
+
 def write_suite(folder: Path, *, seconds: int, records: int, threads: int, target: int, basic: bool) -> Path:
     path = folder / f"overhead-{seconds}s-{threads}t-{target}-{'basic' if basic else 'server'}.toml"
     path.write_text(
@@ -171,7 +177,8 @@ def bare_run(argv: list[str], url: str, private: Path) -> float:
 
 def measure_setup(
     setup: Setup, *, url: str, suite: Path, work: Path, private: Path, blocks: int, say: Callable[[str], None]
-) -> tuple[float, float, float]:
+) -> list[float]:
+    """The log ratio wrapper/bare of each block."""
     run = lambda: wrapper_run(url, suite, work / "res", basic=setup.basic, monitors=setup.monitors)  # noqa: E731
     warm = run()  # warm-up, not counted: also gives the argv of the bare runs
     argv: list[str] = warm["argv"]
@@ -184,7 +191,7 @@ def measure_setup(
         log_ratios.append(block_log_ratio(order, got))
         runs = ", ".join(f"{who[0].upper()} {ops:.0f}" for who, ops in zip(order, got, strict=True))
         say(f"  block {i + 1}: {runs} ops/s -> ratio {math.exp(log_ratios[-1]):.4f}")
-    return ratio_interval(log_ratios)
+    return log_ratios
 
 
 def bare_rate(url: str, suite: Path, work: Path, private: Path) -> float:

@@ -29,3 +29,11 @@ def test_the_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
     assert math.log(high) - math.log(mid) == pytest.approx(math.log(mid) - math.log(low))
     wider = overhead.ratio_interval([2 * x for x in logs])
     assert wider[2] / wider[1] > high / low
+
+
+def test_the_blocks_needed_grow_with_the_square_of_the_spread() -> None:
+    logs = [math.log(r) for r in (0.98, 1.02, 0.99, 1.01)]
+    n = overhead.blocks_for(logs)
+    assert overhead.blocks_for([2 * x for x in logs]) in range(4 * n - 3, 4 * n + 4)
+    # a spread of 1.8 % per block needs about (1.96 * 1.8 / 1.0)^2 = 12 blocks for +-1 %
+    assert overhead.blocks_for([0.0164, -0.0164] * 3) in range(11, 15)  # sd 0.018

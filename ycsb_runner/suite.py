@@ -323,6 +323,9 @@ def parse_value(text: str) -> Any:
 
 def _set_dotted(doc: dict, dotted: str, value: Any) -> None:
     parts = dotted.split(".")
+    if "properties" in parts[:-1]:  # a YCSB property's name is one key, dots and all (mongodb.upsert)
+        at = parts.index("properties") + 1
+        parts = [*parts[:at], ".".join(parts[at:])]
     node = doc
     for p in parts[:-1]:
         node = node.setdefault(p, {})

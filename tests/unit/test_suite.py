@@ -278,3 +278,12 @@ def test_study_key_is_checked(tmp_path: Path) -> None:
     good = tmp_path / "good.toml"
     good.write_text(src.replace('name = "tiny"', 'name = "tiny"\nstudy = "tencent-threads"'))
     assert load_suite(str(good)).study == "tencent-threads"
+
+
+def test_a_ycsb_property_with_dots_is_set_as_one_key() -> None:
+    # YCSB's property names have dots (mongodb.upsert, basicdb.verbose): --set keeps them whole
+    suite = load_suite("quick", ["p.mongodb.upsert=true", "properties.basicdb.verbose=false"])
+    assert suite.properties["mongodb.upsert"] == "true"
+    assert suite.properties["basicdb.verbose"] == "false"
+    load = load_suite("quick", ["dataset.properties.mongodb.upsert=true"]).dataset.properties
+    assert load["mongodb.upsert"] == "true"

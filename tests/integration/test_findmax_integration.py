@@ -82,22 +82,27 @@ def test_findmax_agrees_with_a_sweep_of_fixed_targets(server: ServerInfo, tmp_pa
         _search_and_sweep(server.url, tmp_path)
 
 
-def _search_and_sweep(mongo_url: str, tmp_path: Path) -> None:
+def _search(mongo_url: str, results: Path) -> tuple[Path, dict]:
     outcome = run_findmax(
-        BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path, monitors=False, lock=False),
+        BenchOptions(suite=SUITE, url=mongo_url, results=results, monitors=False, lock=False),
         FindmaxOptions(
             mix=None, bound=make_bound(avg=AVG), probe_s=PROBE_S, resolution_pct=RESOLUTION, start=100
         ),
         log=lambda _m: None,
     )
-    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
-    search = manifest["findmax"]
-    found = search["max_ops_s"]
-    probes = search["probes"]
+    search = json.loads((outcome.run_dir / "manifest.json").read_text())["findmax"]
     print(
         "findmax probes:",
-        [(p["target"], round(p["throughput_ops_s"]), round(p["latency_us"])) for p in probes],
+        [(p["target"], round(p["throughput_ops_s"]), round(p["latency_us"])) for p in search["probes"]],
     )
+    return outcome.run_dir, search
+
+
+def _search_and_sweep(mongo_url: str, tmp_path: Path) -> None:
+    run_dir, search = _search(mongo_url, tmp_path)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    found = search["max_ops_s"]
+    probes = search["probes"]
     assert found is not None and search["converged"], search
     # one run step per probe, each at its own -target, judged on its steady-state window
     runs = [s for s in manifest["steps"] if s["phase"] == "run"]
@@ -114,24 +119,33 @@ def _search_and_sweep(mongo_url: str, tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "history.sqlite") as con:
         rows = con.execute("SELECT phase, metric, value FROM metrics WHERE phase = 'findmax'").fetchall()
     assert rows == [("findmax", "findmax_ops_s", float(found))]
-    assert (outcome.run_dir / "report-figures" / "findmax.png").stat().st_size > 0
-    assert "Max throughput: max" in (outcome.run_dir / "report.html").read_text()
+    assert (run_dir / "report-figures" / "findmax.png").stat().st_size > 0
+    assert "Max throughput: max" in (run_dir / "report.html").read_text()
 
-    grid = sorted({max(1, round(found * GRID**k)) for k in SWEEP})
-    sweep = {t: _sweep_point(mongo_url, tmp_path / "sweep", t) for t in grid}
-    print("sweep:", {t: (ok, round(x), round(avg)) for t, (ok, x, avg) in sweep.items()})
+    sweep = {}
+    for k in (*SWEEP, *range(min(SWEEP) - 1, min(SWEEP) - 4, -1)):  # lower, while no target met the bound
+        if k < min(SWEEP) and any(ok for ok, _, _ in sweep.values()):
+            break
+        t = max(1, round(found * GRID**k))
+        sweep.setdefault(t, _sweep_point(mongo_url, tmp_path / "sweep", t))
+    print("sweep:", {t: (ok, round(x), round(avg)) for t, (ok, x, avg) in sorted(sweep.items())})
     passing = [t for t, (ok, _, _) in sweep.items() if ok]
     assert passing, f"no swept target met the bound: {sweep}"
     best = max(passing)  # the highest swept target that met the bound
     step = 1 + RESOLUTION / 100
-    strict = (
-        best / step <= found <= best * GRID * step
-    )  # the acceptance: within a resolution step of [best, next)
+    strict = best / step <= found <= best * GRID * step  # the acceptance: within a step of [best, next)
     print(f"found {found}, highest passing swept target {best}: within one resolution step: {strict}")
     # the margin the machine allows: three grid steps (12 % each) either way beyond the resolution step. Other
     # jobs on the 2 shared cores moved the server's capacity by up to 1.4x between the search and the sweep
-    # (a minute apart): found 135 then every swept target up to 190 passed; found 114 then 160 passed.
-    assert best / (GRID**3 * step) <= found <= best * GRID**3 * step, (found, sweep)
+    # (a minute apart): found 135 then every swept target up to 190 passed; found 114 then 160 passed; beside
+    # two CPU burners, found 183 then nothing from 130 up passed (saturated at 104-175 ops/s, 22-38 ms). So
+    # when the sweep disagrees, the search runs again right after it and the sweep is judged against the
+    # search nearest in time.
+    near = lambda rate: best / (GRID**3 * step) <= rate <= best * GRID**3 * step  # noqa: E731
+    if not near(found):
+        _, again = _search(mongo_url, tmp_path / "again")
+        print(f"the search again, after the sweep: found {again['max_ops_s']}")
+        assert again["max_ops_s"] is not None and near(again["max_ops_s"]), (found, again["max_ops_s"], sweep)
 
 
 def test_a_probe_at_one_op_a_second_per_thread_meets_its_target(server: ServerInfo, tmp_path: Path) -> None:

@@ -260,17 +260,21 @@ def test_regress_is_still_a_command_and_its_help_shows_both_uses(slow_history: P
     assert max(len(line) for line in res.output.splitlines()) <= 80
 
 
+def _as_on_night_10(tmp_path: Path, name: str) -> list[str]:
+    """The options that judge a copy of tests/data/history/<name>.sqlite as on its night 10 (after it, the
+    nightly test killed a run)."""
+    history = tmp_path / "history.sqlite"
+    history.write_bytes((Path(__file__).parents[1] / "data" / "history" / f"{name}.sqlite").read_bytes())
+    night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
+    return ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]
+
+
 def test_accept_takes_the_series_its_acceptance_brings_over_the_threshold(tmp_path: Path) -> None:
     """A real history (tests/data/history: the nightly integration test's eleven nights, 8-10 throttled,
     judged as on night 10): 7 series regressed, and UPDATE p99 (+317 %, p = 0.0059) was "cannot tell"
     after Holm over the 8. Once the 7 are accepted it is tested alone and regresses, from the same night:
     `regress accept` accepts it too, so that the next regress passes (it failed with exit 1)."""
-    history = tmp_path / "history.sqlite"
-    history.write_bytes(
-        (Path(__file__).parents[1] / "data" / "history" / "throttled-nights.sqlite").read_bytes()
-    )
-    night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
-    where = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]
+    where = _as_on_night_10(tmp_path, "throttled-nights")
     runner = CliRunner()
     before = json.loads(runner.invoke(app, ["regress", "quick", *where, "-f", "json"]).stdout)
     verdicts = {(r["operation"], r["metric"], r["phase"]): r["verdict"] for r in before["rows"]}
@@ -291,12 +295,7 @@ def test_one_accept_can_take_a_series_twice_and_regress_applies_the_newest(tmp_p
     from night-3 and READ avg from night-5, before the throttled nights (8-10). Once those are accepted, the
     slow nights show as a change of their own in both series, which the same `regress accept` takes too; the
     next regress applies each series' newest acceptance (6 series, 8 acceptances) and passes."""
-    history = tmp_path / "history.sqlite"
-    history.write_bytes(
-        (Path(__file__).parents[1] / "data" / "history" / "burner-nights.sqlite").read_bytes()
-    )
-    night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
-    where = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]
+    where = _as_on_night_10(tmp_path, "burner-nights")
     runner = CliRunner()
     res = runner.invoke(app, ["regress", "accept", "quick", *where, "--why", "throttled", "-f", "json"])
     assert res.exit_code == 0, res.output

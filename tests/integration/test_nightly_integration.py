@@ -273,8 +273,12 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
         doc = json.loads(res.stdout)
         flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
         assert res.exit_code == 1, f"night {night}: {doc['decision']}\n{_figures(nights, doc)}"
-        for r in flagged:  # the slow nights' change, or an earlier one the normal nights really show
-            if r["change_run"] not in (f"night-{SLOW_NIGHT - 1}", f"night-{SLOW_NIGHT}"):
+        # the slow nights' change (from the night before them to the newest: beside two CPU burners the run
+        # phase of night 8 kept its speed, 107 ops/s, and its change began at night 9), or an earlier one the
+        # normal nights really show
+        slow = {f"night-{n}" for n in (SLOW_NIGHT - 1, *SLOW_NIGHTS)}
+        for r in flagged:
+            if r["change_run"] not in slow:
                 change = _measured_change(nights, r, f"night-{SLOW_NIGHT - 1}")
                 worse = -change if r["metric"] == "throughput_ops_s" else change
                 assert worse >= doc["min_effect_pct"], (r, change, _figures(nights, doc))

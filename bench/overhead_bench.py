@@ -98,6 +98,20 @@ def blocks_for(log_ratios: list[float], half_width: float = 0.01) -> int:
     return math.ceil((1.96 * sd / math.log1p(half_width)) ** 2)
 
 
+def summary(log_ratios: list[float]) -> str:
+    """The ratio, its interval and the verdict: meets the target (the interval holds 1.00, its lower end
+    >= 0.99), does not meet it (an interval within +-1 % that misses), or too wide to tell."""
+    mid, low, high = ratio_interval(log_ratios)
+    if low <= 1.0 <= high and low >= 0.99:
+        verdict = "meets the target (holds 1.00, lower end >= 0.99)"
+    elif high - low <= 0.02:
+        verdict = "does not meet the target (holds 1.00, lower end >= 0.99)"
+    else:
+        verdict = f"too wide to tell (+-1 % would need about {blocks_for(log_ratios)} blocks at this spread)"
+    interval = f"95 % interval [{low:.4f}, {high:.4f}]"
+    return f"wrapper/bare {mid:.4f}, {interval} over {len(log_ratios)} blocks: {verdict}"
+
+
 def write_suite(folder: Path, *, seconds: int, records: int, threads: int, target: int, basic: bool) -> Path:
     path = folder / f"overhead-{seconds}s-{threads}t-{target}-{'basic' if basic else 'server'}.toml"
     path.write_text(
@@ -252,7 +266,7 @@ def main() -> None:
                     **sizes,
                 )
                 say(f"(b) {setup.name}: {args.blocks} ABBA blocks of {args.seconds} s runs")
-                mid, low, high = measure_setup(
+                log_ratios = measure_setup(
                     setup,
                     url=server.url,
                     suite=suite,
@@ -261,12 +275,7 @@ def main() -> None:
                     blocks=args.blocks,
                     say=say,
                 )
-                met = low <= 1.0 <= high and low >= 0.99
-                say(
-                    f"(b) {setup.name}: wrapper/bare {mid:.4f}, 95 % interval [{low:.4f}, {high:.4f}] over "
-                    f"{args.blocks} blocks: {'meets' if met else 'does not meet'} the target "
-                    "(holds 1.00, lower end >= 0.99)"
-                )
+                say(f"(b) {setup.name}: {summary(log_ratios)}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

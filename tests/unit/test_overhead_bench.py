@@ -37,3 +37,13 @@ def test_the_blocks_needed_grow_with_the_square_of_the_spread() -> None:
     assert overhead.blocks_for([2 * x for x in logs]) in range(4 * n - 3, 4 * n + 4)
     # a spread of 1.8 % per block needs about (1.96 * 1.8 / 1.0)^2 = 12 blocks for +-1 %
     assert overhead.blocks_for([0.0164, -0.0164] * 3) in range(11, 15)  # sd 0.018
+
+
+def test_the_summary_says_meets_misses_or_cannot_tell() -> None:
+    # block ratios of the measured set-ups (bench run of 2 Dec 2026): server monitors off, server monitors on
+    off = [1.0089, 0.9952, 0.9938, 1.0090, 0.9937, 1.0011, 1.0028, 0.9903]
+    assert "meets the target" in overhead.summary([math.log(r) for r in off])
+    assert "does not meet" in overhead.summary([math.log(r) for r in (0.985, 0.988, 0.990, 0.987)])
+    basic = [0.7810, 1.2941, 1.6016, 1.2943, 0.9523, 1.0643, 1.2170, 0.7141]
+    text = overhead.summary([math.log(r) for r in basic])
+    assert "too wide to tell" in text and "over 8 blocks" in text

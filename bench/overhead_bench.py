@@ -5,10 +5,14 @@
 (b) YCSB throughput through ycsb-runner (``run_bench``, the run step of a load+run suite) against the same
     run step started bare (the argv ycsb-runner rendered, from the manifest, with a private connection file
     holding the real URL), in ABBA blocks: wrapper, bare, bare, wrapper, then bare, wrapper, wrapper, bare,
-    and so on. A block's ratio is the geometric mean of its two wrapper runs over its two bare runs, which
-    cancels an order effect that grows linearly within the block (the second run of a pair was ~30 % faster
-    on the embedded server, whichever it was). The figure is the mean log ratio over the blocks with its
-    95 % t interval, exponentiated. Target: the interval holds 1.00 and its lower end is >= 0.99.
+    and so on. Each run gives two throughputs: YCSB's overall figure, and the steady one (operations between
+    its status line at 2 s and its last, over their millisecond timestamps), which leaves out the JVM's
+    first seconds (class loading, JIT; the same argv either way) where the run-to-run spread is largest.
+    A block's ratio is the geometric mean of its two wrapper runs over its two bare runs, which cancels an
+    order effect that grows linearly within the block (the second run of a pair was ~30 % faster on the
+    embedded server, whichever it was). The figure is the mean log ratio over the blocks with its
+    95 % t interval, exponentiated, for each throughput. Target: the interval holds 1.00 and its lower end is
+    >= 0.99.
 
     Four set-ups: YCSB's no-op BasicDB (client-bound, nothing reaches the server) and the embedded server at a
     fixed ``-target`` (half of what a bare unthrottled run of the same mix reached), each with the monitors on
@@ -30,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,7 @@ import psutil
 from ycsb_runner.analyse.stats import summarize
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.execute.probe import BASIC_DB
+from ycsb_runner.model import STDERR
 from ycsb_runner.server import EmbeddedServer
 
 SUITE = """name = "overhead"
@@ -59,6 +65,10 @@ requestdistribution = "uniform"
 {properties}"""
 BASIC_PROPERTIES = '[properties]\n"basicdb.verbose" = "false"\n"basicdb.simulatedelay" = "0"\n'
 THROUGHPUT = re.compile(r"\[OVERALL\], Throughput\(ops/sec\), ([\d.]+)")
+# a status line's local timestamp (to the millisecond), seconds since start, operations so far
+STATUS_AT = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d):(\d{3}) (\d+) sec: (\d+) operations", re.M)
+STEADY_FROM_S = 2
+KINDS = ("steady", "overall")
 # wrapper first in even blocks, bare first in odd ones: A B B A, then B A A B
 ORDERS = (("wrapper", "bare", "bare", "wrapper"), ("bare", "wrapper", "wrapper", "bare"))
 
@@ -76,6 +86,20 @@ SETUPS = (
     Setup("server-on", basic=False, monitors=True),
     Setup("server-off", basic=False, monitors=False),
 )
+
+
+def steady_rate(stderr: str, from_s: int = STEADY_FROM_S) -> float:
+    """Operations per second between the first status line at *from_s* seconds or later and the last one,
+    timed by their millisecond timestamps. Pure."""
+    points = [
+        (datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp() + int(ms) / 1000, int(ops))
+        for stamp, ms, sec, ops in STATUS_AT.findall(stderr)
+        if int(sec) >= from_s
+    ]
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        raise ValueError(f"fewer than two status lines from {from_s} s on: run longer (--seconds)")
+    (t0, n0), (t1, n1) = points[0], points[-1]
+    return (n1 - n0) / (t1 - t0)
 
 
 def block_log_ratio(order: tuple[str, ...], throughputs: list[float]) -> float:
@@ -157,7 +181,7 @@ class CpuWindow:
 def wrapper_run(
     url: str, suite: Path, results: Path, *, basic: bool, monitors: bool, progress: Any = None
 ) -> dict[str, Any]:
-    """One suite through run_bench; the run step's manifest entry."""
+    """One suite through run_bench: the run step's manifest entry and its ``stderr.txt``."""
     outcome = run_bench(
         BenchOptions(
             suite=str(suite),
@@ -172,10 +196,11 @@ def wrapper_run(
         log=lambda _m: None,
         progress=progress,
     )
-    return next(s for s in outcome.result.manifest.to_json()["steps"] if s["phase"] == "run")
+    step = next(s for s in outcome.result.manifest.to_json()["steps"] if s["phase"] == "run")
+    return step, (outcome.result.step_path(step["step"]) / STDERR).read_text()
 
 
-def bare_run(argv: list[str], url: str, private: Path) -> float:
+def bare_run(argv: list[str], url: str, private: Path) -> dict[str, float]:
     """The rendered YCSB argv as is, the masked connection file swapped for one with the real URL."""
     conn = private / "connection.properties"
     conn.write_text(f"mongodb.url={url}\n")
@@ -186,32 +211,43 @@ def bare_run(argv: list[str], url: str, private: Path) -> float:
     m = THROUGHPUT.search(done.stdout)
     if done.returncode != 0 or not m:
         raise SystemExit(f"bare YCSB run failed (exit {done.returncode}): {done.stderr[-500:]}")
-    return float(m.group(1))
+    return {"overall": float(m.group(1)), "steady": steady_rate(done.stderr)}
+
+
+def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[str, float]:
+    step, stderr = wrapper_run(url, suite, results, basic=setup.basic, monitors=setup.monitors)
+    return {"overall": step["throughput_ops_s"], "steady": steady_rate(stderr)}
 
 
 def measure_setup(
     setup: Setup, *, url: str, suite: Path, work: Path, private: Path, blocks: int, say: Callable[[str], None]
-) -> list[float]:
-    """The log ratio wrapper/bare of each block."""
-    run = lambda: wrapper_run(url, suite, work / "res", basic=setup.basic, monitors=setup.monitors)  # noqa: E731
-    warm = run()  # warm-up, not counted: also gives the argv of the bare runs
-    argv: list[str] = warm["argv"]
-    log_ratios = []
+) -> dict[str, list[float]]:
+    """The log ratio wrapper/bare of each block, for each throughput (KINDS)."""
+    warm, _ = wrapper_run(url, suite, work / "res", basic=setup.basic, monitors=setup.monitors)
+    argv: list[str] = warm["argv"]  # the warm-up run is not counted; it gives the argv of the bare runs
+    log_ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
     for i in range(blocks):
         order = ORDERS[i % 2]
         got = [
-            run()["throughput_ops_s"] if who == "wrapper" else bare_run(argv, url, private) for who in order
+            wrapper_rates(url, suite, work / "res", setup)
+            if who == "wrapper"
+            else bare_run(argv, url, private)
+            for who in order
         ]
-        log_ratios.append(block_log_ratio(order, got))
-        runs = ", ".join(f"{who[0].upper()} {ops:.0f}" for who, ops in zip(order, got, strict=True))
-        say(f"  block {i + 1}: {runs} ops/s -> ratio {math.exp(log_ratios[-1]):.4f}")
+        for kind in KINDS:
+            log_ratios[kind].append(block_log_ratio(order, [run[kind] for run in got]))
+        runs = ", ".join(f"{who[0].upper()} {run['steady']:.0f}" for who, run in zip(order, got, strict=True))
+        say(
+            f"  block {i + 1}: steady {runs} ops/s -> ratio {math.exp(log_ratios['steady'][-1]):.4f} "
+            f"(overall {math.exp(log_ratios['overall'][-1]):.4f})"
+        )
     return log_ratios
 
 
 def bare_rate(url: str, suite: Path, work: Path, private: Path) -> float:
     """What the bare run step reaches unthrottled (one wrapper run gives its argv, then one bare run)."""
-    step = wrapper_run(url, suite, work / "res", basic=False, monitors=False)
-    return bare_run(step["argv"], url, private)
+    step, _ = wrapper_run(url, suite, work / "res", basic=False, monitors=False)
+    return bare_run(step["argv"], url, private)["steady"]
 
 
 def main() -> None:
@@ -240,7 +276,7 @@ def main() -> None:
             if not args.only:  # (a) wrapper CPU during one run with monitors on
                 cpu = CpuWindow()
                 cpu_suite = write_suite(work, seconds=args.cpu_seconds, target=0, basic=False, **sizes)
-                step = wrapper_run(
+                step, _ = wrapper_run(
                     server.url, cpu_suite, work / "res", basic=False, monitors=True, progress=cpu
                 )
                 ((cpu_s, wall_s),) = cpu.windows
@@ -275,7 +311,8 @@ def main() -> None:
                     blocks=args.blocks,
                     say=say,
                 )
-                say(f"(b) {setup.name}: {summary(log_ratios)}")
+                for kind in KINDS:
+                    say(f"(b) {setup.name}, {kind} throughput: {summary(log_ratios[kind])}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

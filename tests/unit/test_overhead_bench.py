@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from bench_scripts import bench_script
 
 overhead = bench_script("overhead_bench")
+RUNS = Path(__file__).parents[1] / "data" / "runs"
 
 
 @pytest.mark.parametrize("order", overhead.ORDERS)
@@ -47,3 +49,26 @@ def test_the_summary_says_meets_misses_or_cannot_tell() -> None:
     basic = [0.7810, 1.2941, 1.6016, 1.2943, 0.9523, 1.0643, 1.2170, 0.7141]
     text = overhead.summary([math.log(r) for r in basic])
     assert "too wide to tell" in text and "over 8 blocks" in text
+
+
+def test_the_steady_rate_counts_from_the_status_line_at_2_s_to_the_last() -> None:
+    lines = [
+        "2026-12-02 19:31:13:054 0 sec: 0 operations; est completion in 0 second",
+        "2026-12-02 19:31:14:016 1 sec: 3104650 operations; 3101548.45 current ops/sec;",
+        "2026-12-02 19:31:15:016 2 sec: 8648938 operations; 5549837.84 current ops/sec;",
+        "2026-12-02 19:31:16:016 3 sec: 14648938 operations; 6000000.00 current ops/sec;",
+        "2026-12-02 19:31:16:516 3 sec: 17148938 operations; 5000000.00 current ops/sec;",
+    ]
+    # 8,500,000 operations in the 1.5 s from the 2 s line; the first two seconds left out
+    assert overhead.steady_rate("\n".join(lines)) == pytest.approx(8_500_000 / 1.5)
+    assert overhead.steady_rate("\n".join(lines), from_s=0) == pytest.approx(17148938 / 3.462)
+    with pytest.raises(ValueError, match="fewer than two status lines"):
+        overhead.steady_rate("\n".join(lines[:3]))
+
+
+def test_the_steady_rate_of_two_neighbour_lines_is_ycsb_s_current_rate() -> None:
+    # real output: YCSB's final status line reports the rate since the line before it
+    stderr = (RUNS / "audit-analyse/steps/05-run-read50_update50-t2-audit-on-r1/stderr.txt").read_text()
+    last = [line for line in stderr.splitlines() if " sec: " in line][-1]
+    current = float(last.split("operations; ")[1].split(" current")[0])
+    assert overhead.steady_rate(stderr) == pytest.approx(current, rel=0.01)

@@ -294,22 +294,22 @@ def run_bench(
             "build_info": build,
         }
         audit = _make_audit(suite, url, holder, opts)
-        run_dir = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
-        run_dir.manifest.tags = dict(opts.tags)
-        note_lock(run_dir.run_id)
-        point_latest(results, run_dir.root)
+        result = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
+        result.manifest.tags = dict(opts.tags)
+        note_lock(result.run_id)
+        point_latest(results, result.root)
         if audit is not None:
             from ycsb_runner.audit import audit_guard
             from ycsb_runner.audit.restore_file import restore_path
 
             # the restore file goes into the run folder before the first switch (crash-safe restore)
-            stack.enter_context(audit_guard(audit, restore_file=restore_path(run_dir.root)))
+            stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
         hooks = _hooks(opts, suite, audit, holder)
         runner = _make_runner(
-            opts, ready, url=url, run_dir=run_dir, target=target, hooks=hooks, progress=progress
+            opts, ready, url=url, result=result, target=target, hooks=hooks, progress=progress
         )
-        stage["run_dir"] = run_dir.root
-        return _run_and_finish(runner, run_dir, opts, results, log, stage)
+        stage["run_dir"] = result.root
+        return _run_and_finish(runner, result, opts, results, log, stage)
 
 
 def _make_runner(
@@ -317,7 +317,7 @@ def _make_runner(
     ready: _Prepared,
     *,
     url: str,
-    run_dir: RunResult,
+    result: RunResult,
     target: dict[str, Any],
     hooks: Any,
     progress: Callable[[str, dict], None] | None,
@@ -337,7 +337,7 @@ def _make_runner(
         url=url,
         install=ready.install,
         java=ready.java,
-        run_dir=run_dir,
+        result=result,
         target=target,
         hooks=hooks,
         templates=opts.templates,
@@ -352,7 +352,7 @@ def _make_runner(
 
 def _run_and_finish(
     runner: Any,
-    run_dir: RunResult,
+    result: RunResult,
     opts: BenchOptions,
     results: Path,
     log: Callable[[str], None],
@@ -365,43 +365,43 @@ def _run_and_finish(
     except KeyboardInterrupt as exc:
         finished = Finished()
         with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-            finished = finish_run_folder(run_dir, report=False, log=log, history=_history(opts, results))
+            finished = finish_run_folder(result, report=False, log=log, history=_history(opts, results))
         what = (
-            f"every step had completed and is saved in {run_dir.root} (and in the history); the report "
-            f"was not written: ycsb-runner report {run_dir.root}"
+            f"every step had completed and is saved in {result.root} (and in the history); the report "
+            f"was not written: ycsb-runner report {result.root}"
             if runner.status == "completed"
             else "stopped YCSB (and the embedded server); finished steps are kept"
         )
         raise RunInterrupted(
             f"{signal_name(exc)}: {what}",
-            run_dir=run_dir.root,
+            run_dir=result.root,
             exit_code=interrupted_exit_code(exc),
             analysis=finished.analysis,
         ) from None
     except UserError as err:
-        finished = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
         raise RunFailed(
-            str(err), run_dir=run_dir.root, exit_code=err.exit_code, analysis=finished.analysis
+            str(err), run_dir=result.root, exit_code=err.exit_code, analysis=finished.analysis
         ) from None
     stage["completed"] = True
     try:
-        finished = finish_run_folder(run_dir, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
     except KeyboardInterrupt as exc:  # the history record is written before (signals wait for it)
         raise RunInterrupted(
-            f"{signal_name(exc)}: every step had completed and is saved in {run_dir.root} (and in the "
-            f"history); the report was not written: ycsb-runner report {run_dir.root}",
-            run_dir=run_dir.root,
+            f"{signal_name(exc)}: every step had completed and is saved in {result.root} (and in the "
+            f"history); the report was not written: ycsb-runner report {result.root}",
+            run_dir=result.root,
             exit_code=interrupted_exit_code(exc),
         ) from None
     if finished.history_error is not None:
         raise RunFailed(
             f"the run completed but is not in the history ({finished.history_error}): a nightly check "
             f"would judge the nights before it; fix the history, then `ycsb-runner history rebuild`",
-            run_dir=run_dir.root,
+            run_dir=result.root,
             exit_code=NOT_RECORDED,
             analysis=finished.analysis,
         )
-    return BenchOutcome(result=run_dir, runner=runner, report=finished.report, analysis=finished.analysis)
+    return BenchOutcome(result=result, runner=runner, report=finished.report, analysis=finished.analysis)
 
 
 def run_findmax(

@@ -33,12 +33,21 @@ def test_the_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
     assert wider[2] / wider[1] > high / low
 
 
-def test_the_blocks_needed_grow_with_the_square_of_the_spread() -> None:
+def test_the_blocks_needed_are_the_fewest_whose_t_interval_is_within_1_percent() -> None:
     logs = [math.log(r) for r in (0.98, 1.02, 0.99, 1.01)]
+    sd = overhead.summarize(logs)["stdev"]
     n = overhead.blocks_for(logs)
-    assert overhead.blocks_for([2 * x for x in logs]) in range(4 * n - 3, 4 * n + 4)
-    # a spread of 1.8 % per block needs about (1.96 * 1.8 / 1.0)^2 = 12 blocks for +-1 %
-    assert overhead.blocks_for([0.0164, -0.0164] * 3) in range(11, 15)  # sd 0.018
+
+    def half(k: int) -> float:  # the 95 % t interval's half-width at k blocks of this spread
+        from scipy.stats import t
+
+        return t.ppf(0.975, k - 1) * sd / math.sqrt(k)
+
+    assert half(n) <= math.log1p(0.01) < half(n - 1)
+    # twice the spread needs between 3 and 4 times the blocks (4 by the normal rule; fewer: a smaller t)
+    assert 3 * n <= overhead.blocks_for([2 * x for x in logs]) <= 4 * n
+    # a spread of 1.8 % per block: (1.96 * 1.8 / 1.0)^2 = 12.4 by the normal rule, 15 with t's tails
+    assert overhead.blocks_for([0.0164, -0.0164] * 3) == 15  # sd 0.018
 
 
 def test_the_summary_says_meets_misses_or_cannot_tell() -> None:
@@ -49,6 +58,19 @@ def test_the_summary_says_meets_misses_or_cannot_tell() -> None:
     basic = [0.7810, 1.2941, 1.6016, 1.2943, 0.9523, 1.0643, 1.2170, 0.7141]
     text = overhead.summary([math.log(r) for r in basic])
     assert "too wide to tell" in text and "over 8 blocks" in text
+    assert "rules out" not in text and "excludes 1.00" not in text
+
+
+def test_a_wide_interval_says_what_its_ends_rule_out() -> None:
+    # steady block ratios measured on 2 Dec 2026 (BasicDB, 1 thread, not pinned): monitors on, and on at
+    # ten times their sampling rate; wide intervals, never called a pass
+    on = [1.0248, 0.9045, 0.9489, 0.9533, 1.0157, 0.9531, 0.9688, 0.9703]
+    on += [1.0184, 0.9959, 1.0238, 1.0390, 0.9272, 1.0064, 0.9386, 0.9739]
+    text = overhead.summary([math.log(r) for r in on])
+    assert "too wide to tell" in text and "excludes 1.00: the wrapper costs 0.0-4.3 %" in text
+    x10 = [1.0243, 0.9970, 0.9890, 1.0627, 0.9985, 0.9808, 1.1548, 1.0275, 1.0088, 1.1047]
+    text = overhead.summary([math.log(r) for r in x10])
+    assert "too wide to tell" in text and "its lower end rules out a cost over 1 %" in text
 
 
 def test_the_steady_rate_counts_from_the_status_line_at_2_s_to_the_last() -> None:

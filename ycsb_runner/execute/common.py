@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -129,7 +130,7 @@ class StepContext:
     url: str
     java: JavaInfo
     install: YcsbInstall
-    run_dir: RunResult
+    result: RunResult
     env: jinja2.Environment
     masker: Masker
     frames: Frames
@@ -138,6 +139,7 @@ class StepContext:
     progress: Callable[[str, dict], None] = lambda event, data: None
     monitors: Callable[[Any, str], Any] | None = None  # (step, url) -> monitor with start/stop/results
     clients: list[Any] = field(default_factory=list)
+    class_archive: Path | None = None  # set-up's class-data archive for local JVMs (ycsb_runner.install.cds)
 
     def monitor_for(self, step: Step) -> Any | None:
         """The step's metric sampler (run steps only), or None."""

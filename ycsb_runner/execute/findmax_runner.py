@@ -156,7 +156,7 @@ class FindmaxRunner(Runner):
             else None
         )
         try:
-            logs = read_client_logs(self.run_dir.client_hdr_dirs(record.label), [])
+            logs = read_client_logs(self.result.client_hdr_dirs(record.label), [])
             steady = steady_latencies(logs, warmup, self.options.bound.statistic)
         except (OSError, ValueError):  # a damaged log: the step's own figures (operations.csv)
             steady = {}

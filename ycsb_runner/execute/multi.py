@@ -190,29 +190,74 @@ def _stop(session: _Session) -> None:
 
 def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, private: Path) -> None:
     """Run *step* on ``ctx.clients`` and fill *record* and ``ctx.frames`` (see the module doc)."""
-    suite = ctx.suite
-    clients: list[Client] = ctx.clients
-    out_dir = ctx.run_dir.step_dir(step.label)
-    shares = split_for(step, suite, [c.name for c in clients])
     record.keys = dataclasses.replace(record.keys, client=ALL_CLIENTS)
-    sessions = [
-        _Session(c, s, out_dir / CLIENTS_DIR / c.spec.folder) for c, s in zip(clients, shares, strict=True)
-    ]
-    for s in sessions:
-        s.folder.mkdir(parents=True, exist_ok=True)
     if step.kind == "run" and step.mix is not None and step.mix.inserts:
         record.warnings.append(
             "several clients insert keys from the same sequence (YCSB's run phase starts every client's "
             "inserts at recordcount): expect duplicate-key errors"
         )
+    clients = _Clients(ctx, step, record, private)
+    telemetry = ClientTelemetry() if step.kind == "run" else None
+    monitor = ctx.monitor_for(step)
+    try:
+        clients.prepare()
+        if step.kind == "load":
+            ctx.drop_collection()
+        clients.start()
+        if telemetry is not None:
+            for s in clients.sessions:
+                telemetry.start(s.client, s.workdir, s.proc.pid if s.proc is not None else None)
+        if monitor is not None:  # the server's side (serverStatus); the clients' is the telemetry above
+            with contextlib.suppress(Exception):
+                monitor.start(os.getpid())
+        clients.watch()
+    finally:
+        clients.stop()  # also on an error or Ctrl-C: no YCSB left running on any client
+        if telemetry is not None:
+            telemetry.stop()
+        if monitor is not None:
+            with contextlib.suppress(Exception):
+                monitor.stop()
+        clients.bring_back()
+    _collect(ctx, step, record, clients.sessions, clients.failed, clients.timed_out_after)
+    if telemetry is not None:
+        _store_telemetry(ctx, record, telemetry)
+    if monitor is not None:  # the server's figures (the clients' part is replaced by the telemetry)
+        store_monitor(record, monitor, ctx.frames, server_only=True)
 
-    def prepare(s: _Session) -> None:
+
+class _Clients:
+    """One step's client sessions, from their files to their logs back here; each stage a method."""
+
+    def __init__(self, ctx: StepContext, step: Step, record: StepRecord, private: Path) -> None:
+        self.ctx, self.step, self.record, self.private = ctx, step, record, private
+        out_dir = ctx.result.step_dir(step.label)
+        shares = split_for(step, ctx.suite, [c.name for c in ctx.clients])
+        self.sessions = [
+            _Session(c, s, out_dir / CLIENTS_DIR / c.spec.folder)
+            for c, s in zip(ctx.clients, shares, strict=True)
+        ]
+        for s in self.sessions:
+            s.folder.mkdir(parents=True, exist_ok=True)
+        self.failed: list[tuple[str, str]] = []
+        self.timed_out_after: float | None = None  # the common time bound, when it killed the step
+
+    def prepare(self) -> None:
+        """Every client's private folder and files, in parallel."""
+        with ThreadPoolExecutor(max_workers=len(self.sessions)) as pool:
+            errors = [f.exception() for f in [pool.submit(self._prepare, s) for s in self.sessions]]
+        for err in errors:
+            if err is not None:
+                raise err
+
+    def _prepare(self, s: _Session) -> None:
+        ctx, step, record = self.ctx, self.step, self.record
         s.clock = s.client.clock_offset()
         s.workdir = s.client.make_workdir()
         wd = Path(s.workdir)
         rendered = render_step(
             dataclasses.replace(step, threads=s.share.threads),
-            _suite_for(suite, s.share),
+            _suite_for(ctx.suite, s.share),
             url=ctx.url,
             java=ctx.java.path,
             classpath=[str(Path(c).absolute()) for c in ctx.install.classpath],
@@ -223,8 +268,7 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             hdr_dir=wd / HDR_DIR,
             env=ctx.env,
         )
-        extra = s.share.properties()
-        workload = rendered.workload_properties + property_lines(extra)
+        workload = rendered.workload_properties + property_lines(s.share.properties())
         s.argv_masked = rendered.masked_argv()
         (s.folder / WORKLOAD_PROPERTIES).write_text(workload)
         (s.folder / COMMAND).write_text(f"# on {s.name}\n" + " ".join(s.argv_masked) + "\n")
@@ -239,35 +283,10 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
             record.ycsb_cli = rendered.ycsb_cli
             record.argv = s.argv_masked
 
-    def on_line(s: _Session, line: str) -> None:
-        status = status_line(line)
-        if status is not None:
-            s.last_ops, s.last_cur = status.ops, status.cur
-            ctx.progress(
-                "status",
-                {
-                    "step": step,
-                    "sec": status.sec,
-                    "ops": sum(x.last_ops for x in sessions),
-                    "cur": sum(x.last_cur for x in sessions),
-                },
-            )
-
-    failed: list[tuple[str, str]] = []
-    timed_out = False
-    bound_s = 0.0
-    telemetry = ClientTelemetry() if step.kind == "run" else None
-    monitor = ctx.monitor_for(step)
-    try:
-        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
-            errors = [f.exception() for f in [pool.submit(prepare, s) for s in sessions]]
-        for err in errors:
-            if err is not None:
-                raise err
-        if step.kind == "load":
-            ctx.drop_collection()
-        for s in sessions:
-            s.stdout = open(private / f"{s.folder.name}.stdout", "wb")  # noqa: SIM115 - closed in finally
+    def start(self) -> None:
+        """Start every client's shell, wait until all report ready, then send the common go."""
+        for s in self.sessions:
+            s.stdout = open(self._raw_stdout(s), "wb")  # noqa: SIM115 - closed in bring_back
             s.proc = s.client.start(
                 client_script(s.workdir, s.argv),
                 stdin=subprocess.PIPE,
@@ -275,73 +294,69 @@ def run_multi_client_step(ctx: StepContext, step: Step, record: StepRecord, priv
                 stderr=subprocess.PIPE,
             )
             s.pump = threading.Thread(
-                target=_pump, args=(s, ctx.masker, on_line), name=f"ycsb-{s.name}", daemon=True
+                target=_pump, args=(s, self.ctx.masker, self._on_line), name=f"ycsb-{s.name}", daemon=True
             )
             s.pump.start()
         wait_until = time.time() + READY_TIMEOUT_S
-        for s in sessions:
+        for s in self.sessions:
             assert s.proc is not None
             while not s.ready.wait(0.2):
                 if s.proc.poll() is not None or time.time() > wait_until:
                     tail = s.stderr_tail[-1] if s.stderr_tail else f"exit code {s.proc.poll()}"
                     raise UserError(f"client {s.name} did not start: {tail}")
-        go = time.time()
-        for s in sessions:  # the common go
+        self.bound_s = max(s.timeout_s for s in self.sessions)  # one time bound for all, from the go
+        self.deadline = time.time() + self.bound_s
+        for s in self.sessions:  # the common go
             assert s.proc is not None and s.proc.stdin is not None
             s.proc.stdin.write(b"go\n")
             s.proc.stdin.flush()
-        bound_s = max(s.timeout_s for s in sessions)
-        deadline = go + bound_s
-        if telemetry is not None:
-            for s in sessions:
-                telemetry.start(s.client, s.workdir, s.proc.pid if s.proc is not None else None)
-        if monitor is not None:  # the server's side (serverStatus); the clients' is the telemetry above
-            with contextlib.suppress(Exception):
-                monitor.start(os.getpid())
+
+    def _on_line(self, s: _Session, line: str) -> None:
+        status = status_line(line)
+        if status is not None:
+            s.last_ops, s.last_cur = status.ops, status.cur
+            ops = sum(x.last_ops for x in self.sessions)
+            cur = sum(x.last_cur for x in self.sessions)
+            self.ctx.progress("status", {"step": self.step, "sec": status.sec, "ops": ops, "cur": cur})
+
+    def watch(self) -> None:
+        """Until every client has ended, one has failed, or the common time bound has passed."""
         while True:
-            running = [s for s in sessions if s.proc is not None and s.proc.poll() is None]
-            for s in sessions:
+            running = [s for s in self.sessions if s.proc is not None and s.proc.poll() is None]
+            for s in self.sessions:
                 assert s.proc is not None
                 code = s.proc.poll()
-                if code is not None and code != 0 and not s.stopped and s.name not in dict(failed):
-                    failed.append((s.name, _exit_reason(code, s)))
-            if failed or not running:
-                break
-            if time.time() > deadline:
-                timed_out = True
-                break
+                if code is not None and code != 0 and not s.stopped and s.name not in dict(self.failed):
+                    self.failed.append((s.name, _exit_reason(code, s)))
+            if self.failed or not running:
+                return
+            if time.time() > self.deadline:
+                self.timed_out_after = self.bound_s
+                return
             time.sleep(0.2)
-        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
-            list(pool.map(_stop, sessions))
-    except BaseException:
-        with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
-            list(pool.map(_stop, sessions))
-        raise
-    finally:
-        if telemetry is not None:
-            telemetry.stop()
-        if monitor is not None:
-            with contextlib.suppress(Exception):
-                monitor.stop()
-        for s in sessions:
+
+    def stop(self) -> None:
+        with ThreadPoolExecutor(max_workers=len(self.sessions)) as pool:
+            list(pool.map(_stop, self.sessions))
+
+    def bring_back(self) -> None:
+        """Each client's stdout (masked), its HDR logs and its exit code; its private folder removed."""
+        for s in self.sessions:
             if s.pump is not None:
                 s.pump.join(10)
             s.exit_code = s.proc.returncode if s.proc is not None else None
             if s.stdout is not None:
                 s.stdout.close()
-            raw = private / f"{s.folder.name}.stdout"
-            if raw.exists():
-                _copy_masked(raw, s.folder / STDOUT, ctx.masker)
+            if self._raw_stdout(s).exists():
+                _copy_masked(self._raw_stdout(s), s.folder / STDOUT, self.ctx.masker)
             if s.workdir:
                 with contextlib.suppress(Exception):
                     s.client.fetch_dir(f"{s.workdir}/{HDR_DIR}", s.folder / HDR_DIR)
                 s.client.remove(s.workdir)
-        record.exit_code = next((s.exit_code for s in sessions if s.exit_code), 0)
-    _collect(ctx, step, record, sessions, failed, bound_s if timed_out else None)
-    if telemetry is not None:
-        _store_telemetry(ctx, record, telemetry)
-    if monitor is not None:  # the server's figures (the clients' part is replaced by the telemetry)
-        store_monitor(record, monitor, ctx.frames, server_only=True)
+        self.record.exit_code = next((s.exit_code for s in self.sessions if s.exit_code), 0)
+
+    def _raw_stdout(self, s: _Session) -> Path:
+        return self.private / f"{s.folder.name}.stdout"
 
 
 def _exit_reason(code: int, s: _Session) -> str:
@@ -367,55 +382,23 @@ def _collect(
     failed: list[tuple[str, str]],
     timed_out_after: float | None,
 ) -> None:
-    suite = ctx.suite
+    """Parse each client's output, judge the step, and merge the clients' HDR logs into ``client=all``."""
     failed_names = dict(failed)
     per_ops: dict[str, Any] = {}
     overall: dict[str, dict] = {}
     details: list[dict[str, Any]] = []
     reasons: list[str] = [f"client {n}: {why}" for n, why in failed]
     for s in sessions:
-        detail: dict[str, Any] = {
-            "client": s.name,
-            "threads": s.share.threads,
-            "target": s.share.target,
-            **s.share.properties(),
-            "exit_code": s.exit_code,
-            "stopped": s.stopped and s.name not in failed_names,
-            "argv": s.argv_masked,
-            "clock_offset_s": s.clock[0] if s.clock else None,
-            "clock_rtt_s": s.clock[1] if s.clock else None,
-        }
-        keys = dataclasses.replace(record.keys, client=s.name)
-        expected = s.share.insertcount if step.kind == "load" else None
-        try:
-            parsed = parse_output(
-                (s.folder / STDOUT).read_bytes() if (s.folder / STDOUT).exists() else b"",
-                (s.folder / STDERR).read_bytes() if (s.folder / STDERR).exists() else b"",
-                exit_code=s.exit_code,
-                expected_ops=expected,
-                max_error_rate=ctx.max_error_rate,
-            )
-        except ParseError as err:
-            detail.update(verdict="failed", reasons=[str(err)])
-            if s.name not in failed_names and not detail["stopped"]:
-                reasons.append(f"client {s.name}: {err}; see {s.folder / STDERR}")
-            details.append(detail)
-            continue
-        detail.update(
-            verdict=parsed.verdict.status,
-            reasons=list(parsed.verdict.reasons),
-            throughput_ops_s=parsed.overall.get("throughput"),
-            runtime_ms=parsed.overall.get("runtime_ms"),
-            operations=parsed.overall.get("ops_done"),
-        )
-        if detail["stopped"]:
-            detail["verdict"] = "stopped"
-        elif parsed.verdict.status != "completed" and s.name not in failed_names:
-            reasons.append(f"client {s.name}: {'; '.join(parsed.verdict.reasons) or parsed.verdict.status}")
+        detail, parsed, reason = _parse_client(ctx, step, s, stopped=s.stopped and s.name not in failed_names)
         details.append(detail)
+        if reason and s.name not in failed_names:
+            reasons.append(reason)
+        if parsed is None:
+            continue
         overall[s.name] = parsed.overall
         per_ops[s.name] = parsed.operations
         if step.kind != "warmup":
+            keys = dataclasses.replace(record.keys, client=s.name)
             ctx.frames.add("summary", keys, parsed.summary)
             ctx.frames.add("timeseries", keys, status_times(parsed.status))
             ctx.frames.add("operations", keys, parsed.operations)
@@ -437,6 +420,59 @@ def _collect(
     if step.kind == "warmup":
         record.discarded = True
         return
+    _merge_clients(ctx, step, record, sessions, per_ops, merged.get("throughput"))
+
+
+def _parse_client(
+    ctx: StepContext, step: Step, s: _Session, *, stopped: bool
+) -> tuple[dict[str, Any], Any, str | None]:
+    """One client's detail for the manifest, its parsed output (None when unreadable) and why it failed."""
+    detail: dict[str, Any] = {
+        "client": s.name,
+        "threads": s.share.threads,
+        "target": s.share.target,
+        **s.share.properties(),
+        "exit_code": s.exit_code,
+        "stopped": stopped,
+        "argv": s.argv_masked,
+        "clock_offset_s": s.clock[0] if s.clock else None,
+        "clock_rtt_s": s.clock[1] if s.clock else None,
+    }
+    try:
+        parsed = parse_output(
+            (s.folder / STDOUT).read_bytes() if (s.folder / STDOUT).exists() else b"",
+            (s.folder / STDERR).read_bytes() if (s.folder / STDERR).exists() else b"",
+            exit_code=s.exit_code,
+            expected_ops=s.share.insertcount if step.kind == "load" else None,
+            max_error_rate=ctx.max_error_rate,
+        )
+    except ParseError as err:
+        detail.update(verdict="failed", reasons=[str(err)])
+        return detail, None, None if stopped else f"client {s.name}: {err}; see {s.folder / STDERR}"
+    detail.update(
+        verdict="stopped" if stopped else parsed.verdict.status,
+        reasons=list(parsed.verdict.reasons),
+        throughput_ops_s=parsed.overall.get("throughput"),
+        runtime_ms=parsed.overall.get("runtime_ms"),
+        operations=parsed.overall.get("ops_done"),
+    )
+    reason = None
+    if not stopped and parsed.verdict.status != "completed":
+        reason = f"client {s.name}: {'; '.join(parsed.verdict.reasons) or parsed.verdict.status}"
+    return detail, parsed, reason
+
+
+def _merge_clients(
+    ctx: StepContext,
+    step: Step,
+    record: StepRecord,
+    sessions: list[_Session],
+    per_ops: dict[str, Any],
+    sum_over_max: float | None,
+) -> None:
+    """The ``client=all`` operations rows: the clients' HDR logs aligned on one clock, the warm-up cut,
+    exact percentiles of the common window (the union's beside them) and of the steady-state window."""
+    suite = ctx.suite
     unknown = [s.name for s in sessions if s.clock is None]
     if unknown:
         record.warnings.append(
@@ -456,8 +492,7 @@ def _collect(
     steady = steady_state(logs, warmup) if step.kind == "run" else None
     logs = drop_warmup(logs, warmup)
     percentiles = list(suite.measurement.percentiles)
-    figures = window_figures(logs, warmup, merged.get("throughput"))
-    record.figures.update(figures)
+    record.figures.update(window_figures(logs, warmup, sum_over_max))
     window = common_window(logs)
     if window is not None and window.throughput is not None:
         record.throughput_ops_s = window.throughput

@@ -6,7 +6,6 @@ each step (manifest, CSVs, raw logs), so a failure, Ctrl-C or SIGTERM in step 7 
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 import platform
@@ -19,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import psutil
 from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
@@ -27,28 +25,26 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 from ycsb_runner import __version__
 from ycsb_runner.audit import unverified_audit
 from ycsb_runner.errors import RunFailed, UserError, signal_name
-from ycsb_runner.execute.common import Frames, StepContext, status_line, status_times, store_monitor
-from ycsb_runner.execute.driver_settings import common_settings, parse_settings_line
+from ycsb_runner.execute.common import Frames, StepContext
+from ycsb_runner.execute.driver_settings import common_settings
+from ycsb_runner.execute.local import run_local_step
 from ycsb_runner.execute.multi import run_multi_client_step
-from ycsb_runner.execute.phase import PhaseResult, private_full, run_phase
+from ycsb_runner.execute.phase import private_full
 from ycsb_runner.install import JavaInfo, YcsbInstall
-from ycsb_runner.install.cds import jvm_flags, usable_archive
+from ycsb_runner.install.cds import usable_archive
 from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.model import (
-    COMMAND,
     LOAD_MIX,
     MANIFEST,
     NO_AUDIT,
-    WORKLOAD_PROPERTIES,
     Manifest,
     RunResult,
     StepKeys,
     StepRecord,
     SuiteInfo,
 )
-from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.plan import Plan, Step
-from ycsb_runner.render import CORE_WORKLOAD, environment, render_step
+from ycsb_runner.render import CORE_WORKLOAD, environment
 from ycsb_runner.secrets import Masker
 from ycsb_runner.store import _disk_error
 
@@ -138,7 +134,7 @@ class Runner:
         url: str,
         install: YcsbInstall,
         java: JavaInfo,
-        run_dir: RunResult,
+        result: RunResult,
         target: dict[str, Any],
         hooks: Hooks | None = None,
         templates: Path | None = None,
@@ -155,7 +151,7 @@ class Runner:
         self.url = url
         self.install = install
         self.java = java
-        self.run_dir = run_dir
+        self.result = result
         self.target = target
         self.hooks = hooks or Hooks()
         self.env = environment(templates)
@@ -172,7 +168,7 @@ class Runner:
         self.status = "running"
         self.started_at = time.time()
         self.host = host_facts()
-        run_dir.manifest.suite = self.suite_info(self.suite, templates)
+        result.manifest.suite = self.suite_info(self.suite, templates)
         self.error: str | None = None
         # what the step executors (this one and execute.multi) read: one context for the whole run
         self.context = StepContext(
@@ -180,7 +176,7 @@ class Runner:
             url=url,
             java=java,
             install=install,
-            run_dir=run_dir,
+            result=result,
             env=self.env,
             masker=self.masker,
             frames=self.frames,
@@ -189,6 +185,7 @@ class Runner:
             progress=self.progress,
             monitors=self.hooks.monitors,
             clients=self.clients,
+            class_archive=self.class_archive,
         )
 
     # --- manifest and CSVs ---------------------------------------------------------------------------------
@@ -215,7 +212,7 @@ class Runner:
         )
 
     def _fill_manifest(self) -> Manifest:
-        m = self.run_dir.manifest
+        m = self.result.manifest
         m.tool = {"name": "ycsb-runner", "version": __version__, "pid": os.getpid()}
         m.status, m.error = self.status, self.error
         m.started_at, m.ended_at = self.started_at, time.time()
@@ -248,10 +245,7 @@ class Runner:
 
     def flush(self) -> None:
         self._fill_manifest()
-        self.run_dir.save(self.frames.tables())
-
-    def _add_frame(self, name: str, record: StepRecord, df: pd.DataFrame | None) -> None:
-        self.frames.add(name, record.keys, df)
+        self.result.save(self.frames.tables())
 
     # --- steps ----------------------------------------------------------------------------------------------
 
@@ -268,7 +262,7 @@ class Runner:
             # a write without a file name may have gone to the private folder (TMPDIR): name it when it is
             # the full one (a fresh clone's fault test: "disk full while writing <run folder>" instead)
             unnamed_full = private_full(private) if err.errno == errno.ENOSPC and not err.filename else None
-            disk = unnamed_full or _disk_error(Path(err.filename) if err.filename else self.run_dir.root, err)
+            disk = unnamed_full or _disk_error(Path(err.filename) if err.filename else self.result.root, err)
             self.status, self.error = "failed", str(disk)
             problem = self._close(private)
             raise UserError(f"{disk}{problem}") from None
@@ -304,9 +298,9 @@ class Runner:
             self.status = "failed"
         if not self.error:
             self.error = str(first)
-        if self.run_dir.save_status(self.status, self.error):
+        if self.result.save_status(self.status, self.error):
             return f" ({MANIFEST} says {self.status}; CSVs may be incomplete)"
-        if not self.run_dir.manifest_path.exists():
+        if not self.result.manifest_path.exists():
             return f" ({MANIFEST} could not be written)"
         return f" ({MANIFEST} could not be updated: it still says running)"
 
@@ -340,7 +334,7 @@ class Runner:
 
     def _run_step(self, step: Step, private: Path) -> StepRecord:
         """Run one step, record it and save the folder; RunFailed when it failed (unless keep_going)."""
-        keys = step_keys(self.run_dir.run_id, step, self.suite)
+        keys = step_keys(self.result.run_id, step, self.suite)
         record = StepRecord(keys=keys, index=step.index, reason=step.reason)
         self.records.append(record)
         record.started_at = time.time()
@@ -358,7 +352,7 @@ class Runner:
             self._step_ended(record, "failed", str(err), run_error=f"{step.label}: {err}")
             raise
         except OSError as err:
-            self._step_ended(record, "failed", str(_disk_error(self.run_dir.step_path(step.label), err)))
+            self._step_ended(record, "failed", str(_disk_error(self.result.step_path(step.label), err)))
             raise
         record.ended_at = time.time()
         self.progress("step-end", {"step": step, "record": record})
@@ -368,7 +362,7 @@ class Runner:
             self.error = f"{step.label}: {'; '.join(record.reasons)}"
             raise RunFailed(
                 f"step {step.label} failed: {'; '.join(record.reasons)} "
-                f"(logs in {self.run_dir.step_path(step.label)})"
+                f"(logs in {self.result.step_path(step.label)})"
             )
         return record
 
@@ -395,168 +389,9 @@ class Runner:
         return bool(self.clients) and [c.name for c in self.clients] != ["local"]
 
     def _ycsb_step(self, step: Step, record: StepRecord, private: Path) -> None:
-        if self.multi_client:  # several load generators, or a remote one: split, run together, merge
-            return run_multi_client_step(self.context, step, record, private)
-        out_dir = self.run_dir.step_dir(step.label)
-        warmup = self.suite.effective_warmup_s if step.kind == "run" else 0.0
-        suite = self.suite
-        if step.kind == "run" and suite.measurement.type.startswith("hdrhistogram"):  # steady state: logs
-            suite = dataclasses.replace(
-                suite, measurement=dataclasses.replace(suite.measurement, hdr_fileoutput=True)
-            )
-        hdr_dir = self.run_dir.hdr_dir(step.label) if suite.measurement.hdr_fileoutput else None
-        if hdr_dir:
-            hdr_dir.mkdir(exist_ok=True)
-        conn_file = private / "connection.properties"
-        workload_file = out_dir / WORKLOAD_PROPERTIES
-        rendered = render_step(
-            step,
-            suite,
-            url=self.url,
-            java=self.java.path,
-            classpath=self.install.classpath,
-            binding_class=self.install.binding_class,
-            workload_file=workload_file,
-            connection_file=conn_file,
-            jvm_args=[*jvm_flags(self.class_archive), *self.jvm_args],
-            hdr_dir=hdr_dir,
-            env=self.env,
-        )
-        record.argv = rendered.masked_argv()
-        record.ycsb_cli = rendered.ycsb_cli
-        record.properties = rendered.properties
-        workload_file.write_text(rendered.workload_properties)
-        conn_file.touch(mode=0o600)
-        conn_file.write_text(rendered.connection_properties)
-        (out_dir / COMMAND).write_text(
-            " ".join(record.argv) + "\n\n# as a release-tarball command:\n" + rendered.ycsb_cli + "\n"
-        )
-        if step.kind == "load":
-            self.context.drop_collection()
-
-        monitor = self.context.monitor_for(step)
-        last: dict[str, Any] = {}
-
-        def on_line(line: str) -> None:
-            if (settings := parse_settings_line(line)) is not None:
-                record.driver_settings = settings
-            if (status := status_line(line)) is not None:
-                last.update(sec=status.sec, ops=status.ops, cur=status.cur)
-                self.progress("status", {"step": step, **last})
-
-        def on_start(pid: int) -> None:
-            if monitor is not None:
-                monitor.start(pid)
-
-        result: PhaseResult | None = None
-        try:
-            result = run_phase(
-                rendered.argv,
-                out_dir=out_dir,
-                private_dir=private,
-                timeout_s=rendered.timeout_s,
-                on_stderr_line=on_line,
-                on_start=on_start,
-            )
-        finally:
-            conn_file.unlink(missing_ok=True)
-            if monitor is not None:
-                monitor.stop()
-                store_monitor(record, monitor, self.frames)
-        record.exit_code = result.exit_code
-        expected = self.suite.dataset.recordcount if step.kind == "load" else None
-        try:
-            parsed = parse_output(
-                result.stdout_path.read_bytes(),
-                result.stderr_path.read_bytes(),
-                exit_code=result.exit_code,
-                expected_ops=expected,
-                max_error_rate=self.max_error_rate,
-            )
-        except ParseError as err:  # YCSB printed nothing a parser can use (e.g. the JVM did not start)
-            record.verdict = "failed"
-            record.reasons = [f"{err}; exit code {result.exit_code}; see {result.stderr_path}"]
-            return
-        record.verdict = parsed.verdict.status
-        record.reasons = list(parsed.verdict.reasons)
-        if result.timed_out:
-            record.verdict = "failed"
-            record.reasons.insert(0, f"killed after the hard timeout of {rendered.timeout_s:.0f}s")
-        record.throughput_ops_s = parsed.overall.get("throughput")
-        record.runtime_ms = parsed.overall.get("runtime_ms")
-        if step.kind == "load":
-            self.context.check_documents(record)
-        if step.kind == "warmup":
-            record.discarded = True
-            return
-        self._add_frame("summary", record, parsed.summary)
-        self._add_frame("timeseries", record, status_times(parsed.status))
-        operations = parsed.operations
-        if hdr_dir is not None and step.kind == "run":
-            operations = self._steady_state(record, parsed.operations, hdr_dir, warmup)
-        elif warmup > 0:
-            record.warnings.append(
-                f"warmup_s = {warmup:g} not applied: it needs measurement.type hdrhistogram (interval logs)"
-            )
-        self._add_frame("operations", record, operations)
-        if monitor is not None and self.suite.run.target and record.throughput_ops_s:
-            if record.throughput_ops_s < 0.8 * self.suite.run.target:
-                record.warnings.append(
-                    f"achieved {record.throughput_ops_s:.0f} ops/s, below 80% of the target "
-                    f"{self.suite.run.target}: the client or the server is saturated"
-                )
-
-    def _steady_state(
-        self, record: StepRecord, operations: pd.DataFrame, hdr_dir: Path, warmup: float
-    ) -> pd.DataFrame:
-        """A single client's steady state from its HDR interval logs (``ycsb_runner.analyse.steady``): the
-        warm-up cut (a fixed *warmup* wins over the rule), the stationarity of the rest, and the
-        ``steady_*`` columns beside YCSB's whole-run figures. With a fixed *warmup* the step's headline
-        figures are those after it, as before; with the rule alone they stay YCSB's."""
-        from ycsb_runner.analyse.steady import steady_state
-        from ycsb_runner.parse.merge import read_client_logs, union_window, with_steady
-
-        problems: list[str] = []
-        logs = read_client_logs({record.keys.client: hdr_dir}, problems)
-        record.warnings.extend(problems)
-        steady = steady_state(logs, warmup)
-        if warmup > 0:
-            operations = self._after_warmup(record, operations, steady.kept, warmup)
-        record.figures.update(steady.figures())
-        window = union_window(steady.kept)
-        if window is not None and window.throughput is not None:
-            record.figures.update(window.steady_figures())
-        record.warnings.extend(steady.warnings())
-        return with_steady(operations, steady.kept, list(self.suite.measurement.percentiles))
-
-    def _after_warmup(self, record: StepRecord, operations: pd.DataFrame, logs: Any, warmup: float) -> Any:
-        """A single client's run without its first *warmup* seconds (*logs*: its HDR interval logs after
-        the cut): the throughput over the rest and the percentiles of its intervals (YCSB's own figures
-        stay in summary.csv and in ``figures.throughput_ycsb_ops_s``)."""
-        from ycsb_runner.parse.merge import (
-            client_histograms,
-            merge_operations,
-            merged_latencies,
-            union_window,
-        )
-
-        window = union_window(logs)
-        record.figures.update(warmup_s=warmup, throughput_ycsb_ops_s=record.throughput_ops_s)
-        if window is None or window.throughput is None:
-            record.warnings.append(
-                f"warmup_s = {warmup:g} is not shorter than the run: nothing is left after the warm-up, "
-                "YCSB's whole-run figures are kept"
-            )
-            return operations
-        record.throughput_ops_s = window.throughput
-        record.figures.update(
-            measured_window_start=window.start_s,
-            measured_window_s=window.length_s,
-            measured_window_operations=window.ops,
-        )
-        percentiles = list(self.suite.measurement.percentiles)
-        latencies = merged_latencies(client_histograms(logs), percentiles)
-        return merge_operations({record.keys.client: operations}, latencies, percentiles)
+        # several load generators, or a remote one: split, run together, merge; else YCSB here
+        execute = run_multi_client_step if self.multi_client else run_local_step
+        execute(self.context, step, record, private)
 
 
 def binding_upserts(step: Step, suite: Any) -> bool:

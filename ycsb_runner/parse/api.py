@@ -15,8 +15,8 @@ from .hdr import hdr_intervals
 from .model import ParsedRun
 from .operations import build_operations, is_ms_metric
 from .raw import RAW_HEADER, cut_spans, split_raw
-from .status import build_status, dedupe_adjacent
-from .stream import scan_stream
+from .status import StatusChunk, build_status, dedupe_adjacent
+from .stream import StreamScan, scan_stream
 from .summary import build_summary, empty_frame
 from .text import Stream, mask_secrets, to_bytes
 from .truncation import truncation_reasons
@@ -149,6 +149,39 @@ def _looks_like_ycsb(texts: list[str], summary: pd.DataFrame, status_found: bool
     return any(marker in text for text in texts for marker in _YCSB_MARKERS)
 
 
+def _status_lines(err: StreamScan, out: StreamScan, notes: list[str]) -> tuple[StatusChunk, str]:
+    """The status lines to use and their stream: stderr's (YCSB's own), else stdout's (a combined ``2>&1``
+    capture), whose adjacent duplicates (the timeseries copy) are dropped. Adds what it did to *notes*."""
+    if err.status.n:
+        if out.status.n:
+            notes.append(f"{out.status.n} status line(s) on stdout (timeseries copy) ignored; stderr's used")
+        return err.status, "stderr"
+    found, dropped = dedupe_adjacent(out.status)
+    if dropped:
+        notes.append(
+            f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)"
+        )
+    return found, "stdout"
+
+
+def _input_notes(
+    summary: pd.DataFrame, operations: pd.DataFrame, raw: pd.DataFrame, export_complete: bool
+) -> list[str]:
+    """What the parser converted or read besides the summary, said once in ``ParsedRun.notes``."""
+    notes = []
+    if "converted_from_ms" in operations:
+        printed = sorted({m for m in summary["metric"] if is_ms_metric(m)})
+        notes.append(
+            f"latencies printed in ms (YCSB before 0.6) converted to us: {', '.join(printed)} "
+            "(see the operations column converted_from_ms)"
+        )
+    if not raw.empty:
+        notes.append(f"{len(raw)} raw data point(s) read from stdout")
+    if not export_complete:
+        notes.append("the JSON export stops mid-object; objects before the cut were used")
+    return notes
+
+
 def parse_output(
     stdout: Stream,
     stderr: Stream = "",
@@ -179,20 +212,7 @@ def parse_output(
     out = scan_stream(out_bytes, with_keys=True)  # a combined 2>&1 capture comes in as stdout
     del out_bytes
     notes: list[str] = []
-
-    if err.status.n:
-        found, source = err.status, "stderr"
-        if out.status.n:
-            notes.append(f"{out.status.n} status line(s) on stdout (timeseries copy) ignored; stderr's used")
-    else:
-        found, source = out.status, "stdout"
-    dropped = 0
-    if source == "stdout":
-        found, dropped = dedupe_adjacent(found)
-    if dropped:
-        notes.append(
-            f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)"
-        )
+    found, source = _status_lines(err, out, notes)
 
     rows = out.rows
     export_complete = True
@@ -212,16 +232,7 @@ def parse_output(
 
     overall = _overall(summary)
     operations = build_operations(summary)
-    if "converted_from_ms" in operations:
-        printed = sorted({m for m in summary["metric"] if is_ms_metric(m)})
-        notes.append(
-            f"latencies printed in ms (YCSB before 0.6) converted to us: {', '.join(printed)} "
-            "(see the operations column converted_from_ms)"
-        )
-    if not raw.empty:
-        notes.append(f"{len(raw)} raw data point(s) read from stdout")
-    if not export_complete:
-        notes.append("the JSON export stops mid-object; objects before the cut were used")
+    notes.extend(_input_notes(summary, operations, raw, export_complete))
     hdr = hdr_intervals(hdr_files) if hdr_files is not None else empty_frame(["section"])
 
     last_ops = float(status["total_ops"].iloc[-1]) if not status.empty else None

@@ -20,10 +20,11 @@
     ten times their cost, so that a cost too small to see at +-2 % shows. The first wrapper run of each
     set-up is a warm-up (not counted).
 
-    The BasicDB set-ups pin this script, its threads (the wrapper's samplers and pipe readers) and every YCSB
-    JVM it starts, wrapper or bare, to one CPU (``--pin-cpu``; the server stays free): the wrapper's every
-    cycle is then taken from YCSB's, the harshest case, and the run-to-run spread of BasicDB's throughput
-    halves (a coefficient of variation of 2.1-2.9 % over five 8 s runs pinned, 4.7-5.7 % free).
+    ``--pin-cpu N`` runs the BasicDB set-ups with this script, its threads (the wrapper's samplers and pipe
+    readers) and every YCSB JVM it starts, wrapper or bare, on CPU N (the server stays free): the wrapper's
+    every cycle is then taken from YCSB's, the harshest case. Five bare 8 s runs in a row varied less pinned
+    (coefficient of variation 2.1-2.9 %, 4.7-5.7 % free), but the blocks did not: at the spread of 30
+    pinned blocks +-1 % needs about 98-121, at that of 16 free ones 66-68 (2 Dec 2026): off by default.
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.
@@ -305,9 +306,9 @@ def main() -> None:
     ap.add_argument(
         "--pin-cpu",
         type=int,
-        default=(os.cpu_count() or 1) - 1,
-        help="the BasicDB set-ups run this script, its threads and every YCSB it starts on this one CPU "
-        "(-1: not pinned)",
+        default=-1,
+        help="run the BasicDB set-ups (this script, its threads and every YCSB it starts) on this one CPU "
+        "(default -1: not pinned)",
     )
     ap.add_argument("--only", action="append", choices=[s.name for s in SETUPS], help="these set-ups only")
     args = ap.parse_args()

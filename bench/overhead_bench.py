@@ -42,16 +42,17 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import psutil
 
 from ycsb_runner.analyse.stats import summarize
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.execute.probe import BASIC_DB
 from ycsb_runner.model import STDERR
+from ycsb_runner.parse import parse_output
 from ycsb_runner.server import EmbeddedServer
 
 SUITE = """name = "overhead"
@@ -73,8 +74,6 @@ requestdistribution = "uniform"
 {properties}"""
 BASIC_PROPERTIES = '[properties]\n"basicdb.verbose" = "false"\n"basicdb.simulatedelay" = "0"\n'
 THROUGHPUT = re.compile(r"\[OVERALL\], Throughput\(ops/sec\), ([\d.]+)")
-# a status line's local timestamp (to the millisecond), seconds since start, operations so far
-STATUS_AT = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d):(\d{3}) (\d+) sec: (\d+) operations", re.M)
 STEADY_FROM_S = 2
 KINDS = ("steady", "overall")
 # wrapper first in even blocks, bare first in odd ones: A B B A, then B A A B
@@ -100,16 +99,14 @@ SETUPS = (
 
 def steady_rate(stderr: str, from_s: int = STEADY_FROM_S) -> float:
     """Operations per second between the first status line at *from_s* seconds or later and the last one,
-    timed by their millisecond timestamps. Pure."""
-    points = [
-        (datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp() + int(ms) / 1000, int(ops))
-        for stamp, ms, sec, ops in STATUS_AT.findall(stderr)
-        if int(sec) >= from_s
-    ]
-    if len(points) < 2 or points[-1][0] <= points[0][0]:
+    timed by their millisecond timestamps (the status lines as ``ycsb_runner.parse`` reads them)."""
+    status = parse_output(b"", stderr).status.drop_duplicates("status_index")
+    kept = status[status["elapsed_s"] >= from_s]
+    times = pd.to_datetime(kept["timestamp"], format="mixed")
+    if len(kept) < 2 or times.iloc[-1] <= times.iloc[0]:
         raise ValueError(f"fewer than two status lines from {from_s} s on: run longer (--seconds)")
-    (t0, n0), (t1, n1) = points[0], points[-1]
-    return (n1 - n0) / (t1 - t0)
+    ops = kept["total_ops"]
+    return float(ops.iloc[-1] - ops.iloc[0]) / (times.iloc[-1] - times.iloc[0]).total_seconds()
 
 
 def block_log_ratio(order: tuple[str, ...], throughputs: list[float]) -> float:
@@ -143,6 +140,8 @@ def summary(log_ratios: list[float]) -> str:
     and whose lower end is >= 0.99), does not meet it (an interval within +-1 % that misses), or too wide
     to tell, with what its lower end does rule out."""
     mid, low, high = ratio_interval(log_ratios)
+    if len(log_ratios) < 2:
+        return f"wrapper/bare {mid:.4f} over 1 block: no interval from one block (--blocks 2 or more)"
     narrow = math.log(high / low) / 2 <= math.log1p(0.01) + 1e-12
     if narrow and low <= 1.0 <= high and low >= 0.99:
         verdict = "meets the target (+-1 %, holds 1.00, lower end >= 0.99)"
@@ -243,8 +242,9 @@ def bare_run(argv: list[str], url: str, private: Path) -> dict[str, float]:
     return {"overall": float(m.group(1)), "steady": steady_rate(done.stderr)}
 
 
-def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[str, float]:
-    step, stderr = wrapper_run(
+def setup_run(url: str, suite: Path, results: Path, setup: Setup) -> tuple[dict[str, Any], str]:
+    """One wrapper run as *setup* has it (monitors, sampling interval, binding)."""
+    return wrapper_run(
         url,
         suite,
         results,
@@ -252,6 +252,10 @@ def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[st
         monitors=setup.monitors,
         sample_interval_s=setup.sample_interval_s,
     )
+
+
+def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[str, float]:
+    step, stderr = setup_run(url, suite, results, setup)
     return {"overall": step["throughput_ops_s"], "steady": steady_rate(stderr)}
 
 
@@ -259,14 +263,7 @@ def measure_setup(
     setup: Setup, *, url: str, suite: Path, work: Path, private: Path, blocks: int, say: Callable[[str], None]
 ) -> dict[str, list[float]]:
     """The log ratio wrapper/bare of each block, for each throughput (KINDS)."""
-    warm, _ = wrapper_run(
-        url,
-        suite,
-        work / "res",
-        basic=setup.basic,
-        monitors=setup.monitors,
-        sample_interval_s=setup.sample_interval_s,
-    )
+    warm, _ = setup_run(url, suite, work / "res", setup)
     argv: list[str] = warm["argv"]  # the warm-up run is not counted; it gives the argv of the bare runs
     log_ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
     for i in range(blocks):

@@ -59,6 +59,7 @@ def test_the_summary_says_meets_misses_or_cannot_tell() -> None:
     text = overhead.summary([math.log(r) for r in basic])
     assert "too wide to tell" in text and "over 8 blocks" in text
     assert "rules out" not in text and "excludes 1.00" not in text
+    assert "no interval from one block" in overhead.summary([math.log(0.98)])
 
 
 def test_a_wide_interval_says_what_its_ends_rule_out() -> None:

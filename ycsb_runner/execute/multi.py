@@ -240,6 +240,8 @@ class _Clients:
         for s in self.sessions:
             s.folder.mkdir(parents=True, exist_ok=True)
         self.failed: list[tuple[str, str]] = []
+        self.bound_s = 0.0  # one time bound for all, from the go (set by start)
+        self.deadline = 0.0
         self.timed_out_after: float | None = None  # the common time bound, when it killed the step
 
     def prepare(self) -> None:
@@ -304,7 +306,7 @@ class _Clients:
                 if s.proc.poll() is not None or time.time() > wait_until:
                     tail = s.stderr_tail[-1] if s.stderr_tail else f"exit code {s.proc.poll()}"
                     raise UserError(f"client {s.name} did not start: {tail}")
-        self.bound_s = max(s.timeout_s for s in self.sessions)  # one time bound for all, from the go
+        self.bound_s = max(s.timeout_s for s in self.sessions)
         self.deadline = time.time() + self.bound_s
         for s in self.sessions:  # the common go
             assert s.proc is not None and s.proc.stdin is not None

@@ -170,7 +170,7 @@ class Runner:
         self.host = host_facts()
         result.manifest.suite = self.suite_info(self.suite, templates)
         self.error: str | None = None
-        # what the step executors (this one and execute.multi) read: one context for the whole run
+        # what the step executors (execute.local and execute.multi) read: one context for the whole run
         self.context = StepContext(
             suite=self.suite,
             url=url,

@@ -516,6 +516,7 @@ def finish_run_folder(
     analysis of the folder read back once as written (what ``report`` and ``history rebuild`` read later).
     """
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.model import RunResult
     from ycsb_runner.store import atomic_write_csv
 
     out = Finished()
@@ -523,25 +524,25 @@ def finish_run_folder(
     # while it was read once left a completed run out of the history
     with signals_deferred() if history is not None else contextlib.nullcontext():
         try:
-            analysis = RunAnalysis.of(result.root)
+            run = RunResult.load(result.root)
         except UserError as err:  # damaged while it was written (a full disk, say)
             if history is not None:
                 out.history_error = str(err)
                 log(f"warning: the run was not added to the history: {err}")
             log(f"warning: could not finish {result.root}: {err}")
             return out
-        out.analysis = analysis
         if history is not None:
             from ycsb_runner.history import index_run
 
             try:
-                index_run(analysis.run, *history)
+                index_run(run, *history)
             except (UserError, OSError) as err:  # the folder is complete: `history rebuild` indexes it
                 out.history_error = (
                     str(err) if isinstance(err, UserError) else f"{err.strerror}: {err.filename}"
                 )
                 log(f"warning: the run was not added to the history: {err}")
     try:
+        analysis = out.analysis = RunAnalysis(run)
         df = analysis.table
         if analysis.layout.own_table and not df.empty:
             atomic_write_csv(result.study_table_path, df)

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.model import RunResult
 
 
 @dataclass(frozen=True)
@@ -54,16 +53,25 @@ class Study:
         return layout_named(self.layout)
 
 
+@dataclass(frozen=True)
+class StudyParts:
+    """What a layout makes of one run (:meth:`Layout.parts`)."""
+
+    table: pd.DataFrame
+    statistics: pd.DataFrame | None
+    report_tables: dict[str, Any]
+
+
 class Layout:
     """How a study's runs are tabled, compared with its published table and shown.
 
     Subclass it, set ``name``, implement ``table`` (and ``reference`` when studies in the layout publish a
     table), register an instance with :func:`register_layout` and name it in a :class:`Study`'s ``layout``.
     Each method is given the run's :class:`~ycsb_runner.analyse.analysis.RunAnalysis` (``a.run``, its
-    ``step_metrics`` and ``off_on`` statistics, each computed once) and is called at most once per run (and
-    reference): the analysis keeps what it returns. The analysis functions a layout calls are imported where
-    they are used: the analysis modules read the metric registry (:mod:`ycsb_runner.metrics`), never this
-    module."""
+    ``step_metrics`` and ``off_on`` statistics, each computed once). The analysis calls :meth:`parts` once
+    per run (and ``reference`` once per published table) and keeps what they return. The analysis functions
+    a layout calls are imported where they are used: the analysis modules read the metric registry
+    (:mod:`ycsb_runner.metrics`), never this module."""
 
     name: ClassVar[str] = ""
     # the columns a narrow terminal keeps first (the rest are hidden and named under the table)
@@ -76,6 +84,10 @@ class Layout:
     sized_reference: ClassVar[bool] = True
     # the tables compare audit off with audit on: the run's audit caveat goes with them
     audited: ClassVar[bool] = False
+
+    def parts(self, a: RunAnalysis, study: Study) -> StudyParts:
+        """Everything the layout makes of the run: its ``table``, ``statistics`` and ``report_tables``."""
+        return StudyParts(self.table(a, study), self.statistics(a, study), self.report_tables(a, study))
 
     def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
         raise NotImplementedError
@@ -301,8 +313,3 @@ def study_for_reference(reference: str) -> Study:
             return s
     known = ", ".join(s.reference for s in STUDIES.values() if s.reference)
     raise UserError(f"unknown reference table {reference!r}: known tables are {known}")
-
-
-def study_of_run(run: RunResult) -> Study:
-    """The study the run's suite declared (``audit-ab`` or ``generic`` when it declared none)."""
-    return study_of(run.manifest.suite.study, run.manifest.suite.audit_states)

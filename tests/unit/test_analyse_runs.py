@@ -25,7 +25,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import display_frame
 from ycsb_runner.reference import load_reference, select
-from ycsb_runner.studies import study_of_run
+from ycsb_runner.studies import study_of
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -246,7 +246,9 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
     assert reads.startswith("read avg (client-side, YCSB) ")
     assert reads.endswith(" [server reports no reads_avg_rt]")
     # the throughput cell is the off -> on comparison of the steps' YCSB throughput, in the study's words
-    ab = audit_ab(step_metrics(run), study_of_run(run).metrics).set_index("metric")
+    ab = audit_ab(
+        step_metrics(run), study_of(run.manifest.suite.study, run.manifest.suite.audit_states).metrics
+    ).set_index("metric")
     steps = run.steps[run.steps["phase"] == "run"]
     off = steps[steps["audit"] == "off"]["throughput_ops_s"]
     on = steps[steps["audit"] == "on"]["throughput_ops_s"]
@@ -288,7 +290,9 @@ def test_alibaba_reference_compare(audit: Path) -> None:
     assert mine.loc["server_reads_avg_rt_us", "published"] == 200.0
     assert mine.loc["server_cpu_pct", "published"] == 0.0  # "no significant change" in the study
     run = RunResult.load(audit)
-    ab = audit_ab(step_metrics(run), study_of_run(run).metrics).set_index(["mix", "metric"])
+    ab = audit_ab(
+        step_metrics(run), study_of(run.manifest.suite.study, run.manifest.suite.audit_states).metrics
+    ).set_index(["mix", "metric"])
     want = ab.loc[("read50_update50", "server_query_per_s"), "change_pct"]
     assert mine.loc["server_query_per_s", "measured"] == pytest.approx(want)
     assert mine.loc["server_reads_avg_rt_us", "note"].startswith("unavailable")

@@ -3,14 +3,14 @@ measured-vs-published rows of a run folder.
 
 ``table``, ``compare``, ``report``, ``bench`` and the history read a :class:`RunAnalysis` built from the
 loaded :class:`~ycsb_runner.model.RunResult`; none of them opens the folder again or derives a part anew.
-Each part is computed the first time it is read and kept (the frames are shared: copy one before changing
-it). What a part is for a given study comes from its layout (:mod:`ycsb_runner.studies`); the functions
+Every part is computed once, when the analysis is built (the frames are shared: copy one before changing
+it); only a comparison with a published table waits until it is asked for. What a part is for a given
+study comes from its layout (:mod:`ycsb_runner.studies`, one call per run: ``Layout.parts``); the functions
 that compute them live in :mod:`ycsb_runner.analyse.table` and :mod:`ycsb_runner.analyse.compare`.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +20,34 @@ from ycsb_runner.analyse.compare import finish_reference
 from ycsb_runner.analyse.table import audit_ab, step_metrics, unsteady_caption, unsteady_steps
 from ycsb_runner.metrics import METRICS
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import Layout, Study, study_for_reference, study_of_run
+from ycsb_runner.studies import Layout, Study, study_for_reference, study_of
 
 
 class RunAnalysis:
-    """The analysis of one loaded run folder (``RunAnalysis.of(path)`` loads it)."""
+    """The analysis of one loaded run folder (``RunAnalysis.of(path)`` loads it), computed when it is built:
+    its parts are plain attributes, read as often as needed."""
 
     def __init__(self, run: RunResult) -> None:
+        suite = run.manifest.suite
         self.run = run
-        self.study: Study = study_of_run(run)
+        self.study: Study = study_of(suite.study, suite.audit_states)
         self.layout: Layout = self.study.table_layout
         self._references: dict[tuple[str, str | None, str | None], pd.DataFrame] = {}
+        # one row per completed measured step (``analyse.table.step_metrics``): every table's input
+        self.step_metrics: pd.DataFrame = step_metrics(run)
+        # audit off vs on per (mix, threads, metric) of every registered metric (``analyse.table.audit_ab``);
+        # empty when the run did not switch audit logging
+        self.off_on: pd.DataFrame = audit_ab(self.step_metrics, tuple(METRICS))
+        # (step, what its warnings say) for each non-stationary run step
+        self.unsteady_steps: list[tuple[str, str]] = unsteady_steps(run.steps)
+        parts = self.layout.parts(self, self.study)  # the layout's one call: every part it makes of the run
+        # the per-mix table in the study's layout (``attrs["layout"]`` names the layout; ``attrs["unsteady"]``
+        # names its non-stationary steps, whose rows are flagged)
+        self.table: pd.DataFrame = self._flag_unsteady(parts.table)
+        # the long-form statistics the report lists after the run's description
+        self.statistics: pd.DataFrame | None = parts.statistics
+        # what the report shows (and plots) before the study table (``Layout.report_tables``)
+        self.report_tables: dict[str, Any] = parts.report_tables
 
     @classmethod
     def of(cls, run: Path | str | RunResult | RunAnalysis) -> RunAnalysis:
@@ -40,31 +57,11 @@ class RunAnalysis:
             return run
         return cls(run if isinstance(run, RunResult) else RunResult.load(run))
 
-    @cached_property
-    def step_metrics(self) -> pd.DataFrame:
-        """One row per completed measured step (``analyse.table.step_metrics``): every table's input."""
-        return step_metrics(self.run)
-
-    @cached_property
-    def off_on(self) -> pd.DataFrame:
-        """Audit off vs on per (mix, threads, metric) of every registered metric (``analyse.table.audit_ab``);
-        empty when the run did not switch audit logging."""
-        return audit_ab(self.step_metrics, tuple(METRICS))
-
-    @cached_property
-    def unsteady_steps(self) -> list[tuple[str, str]]:
-        """(step, what its warnings say) for each non-stationary run step."""
-        return unsteady_steps(self.run.steps)
-
     def unsteady_caption(self, who: str = "") -> str | None:
         """One line naming the run's non-stationary steps (None when there are none)."""
         return unsteady_caption(self.run.steps, self.unsteady_steps, who)
 
-    @cached_property
-    def table(self) -> pd.DataFrame:
-        """The run's per-mix table in the layout of the study its suite reproduces (``attrs["layout"]`` names
-        the layout; ``attrs["unsteady"]`` names its non-stationary steps, whose rows are flagged)."""
-        out = self.layout.table(self, self.study)
+    def _flag_unsteady(self, out: pd.DataFrame) -> pd.DataFrame:
         out.attrs["layout"] = self.layout.name
         unsteady = self.unsteady_caption()
         if unsteady:
@@ -74,16 +71,6 @@ class RunAnalysis:
                 bad = set(steps.loc[[s for s, _ in self.unsteady_steps], "mix"])
                 out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
         return out
-
-    @cached_property
-    def statistics(self) -> pd.DataFrame | None:
-        """The long-form statistics the report lists after the run's description (the layout's)."""
-        return self.layout.statistics(self, self.study)
-
-    @cached_property
-    def report_tables(self) -> dict[str, Any]:
-        """What the report shows (and plots) before the study table (``Layout.report_tables``)."""
-        return self.layout.report_tables(self, self.study)
 
     def reference(self, name: str, size: str | None = None, storage: str | None = None) -> pd.DataFrame:
         """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured /

@@ -135,9 +135,10 @@ def _print_search(run: RunAnalysis | Path, fmt: Format) -> None:
     """The search's probes and what it found; *run*: the run's analysis as the bench left it, or its folder
     when it could not be read back then."""
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.model import RunResult
 
     try:
-        result = RunAnalysis.of(run).run
+        result = run.run if isinstance(run, RunAnalysis) else RunResult.load(run)
         m, run_dir = result.manifest, result.root
     except Exception as err:  # noqa: BLE001 - the error that stopped the run matters more
         log(f"cannot show the results: {err}")

@@ -21,7 +21,7 @@ from ycsb_runner.cli.options import (
     emit,
     log,
 )
-from ycsb_runner.cli.run import run_and_show
+from ycsb_runner.cli.run import bench_options, run_and_show
 from ycsb_runner.findmax import (
     DEFAULT_MAX_PROBES,
     DEFAULT_PROBE_S,
@@ -86,10 +86,9 @@ def findmax(
     each target is split across them. It writes a run folder like bench, adds the found rate
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
-    from ycsb_runner.bench import BenchOptions, prepare, run_findmax
+    from ycsb_runner.bench import prepare, run_findmax
     from ycsb_runner.execute.findmax_runner import estimated_seconds
     from ycsb_runner.findmax import FindmaxOptions, make_bound
-    from ycsb_runner.history import parse_tags
 
     search = FindmaxOptions(
         mix=mix,
@@ -101,21 +100,7 @@ def findmax(
         resolution_pct=resolution,
         start=start,
     )
-    opts = BenchOptions(
-        suite=suite,
-        url=mongodb_url,
-        overrides=set_ or [],
-        scale=scale,
-        results=results,
-        run_id=run_id,
-        monitors=monitors,
-        report=report,
-        tags=parse_tags(tag or []),
-        history_url=history_url,
-        lock=lock,
-        clients=client or [],
-        findmax=search,
-    )
+    opts = bench_options(locals(), findmax=search)
     plan_suite, plan = prepare(opts)
     search = opts.findmax
     est = estimated_seconds(plan.steps[0].est_seconds, search)

@@ -30,10 +30,10 @@ from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, UserError, interrupted_exit_code, signal_name
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.bench import BenchOutcome
+    from ycsb_runner.bench import BenchOptions, BenchOutcome
 
 suites_app = typer.Typer(help="Built-in suites.", invoke_without_command=True)
 
@@ -227,6 +227,36 @@ def _stop_on_findings(plan: Any, url: str | None, strategy: str | None, options:
     )
 
 
+# The options bench and findmax share: each command parameter and the BenchOptions field it fills
+_SHARED_OPTIONS = {
+    "suite": "suite",
+    "mongodb_url": "url",
+    "set_": "overrides",
+    "scale": "scale",
+    "results": "results",
+    "run_id": "run_id",
+    "monitors": "monitors",
+    "report": "report",
+    "tag": "tags",
+    "history_url": "history_url",
+    "lock": "lock",
+    "client": "clients",
+}
+
+
+def bench_options(params: Mapping[str, Any], **only_here: Any) -> BenchOptions:
+    """The BenchOptions of a command that runs a bench (bench, findmax): the options they share from
+    *params*, the command's parameters by name (its ``locals()``), and the fields *only_here* sets."""
+    from ycsb_runner.bench import BenchOptions
+    from ycsb_runner.history import parse_tags
+
+    shared = {name: params[param] for param, name in _SHARED_OPTIONS.items()}
+    shared["overrides"] = shared["overrides"] or []
+    shared["tags"] = parse_tags(shared["tags"] or [])
+    shared["clients"] = shared["clients"] or []
+    return BenchOptions(**shared, **only_here)
+
+
 def bench(
     suite: SuiteArg,
     mongodb_url: UrlOpt = None,
@@ -294,28 +324,16 @@ def bench(
         sys.stdout.write(text)
         _stop_on_findings(plan, mongodb_url, audit_strategy, _audit_options(audit_option or []))
         return
-    from ycsb_runner.bench import BenchOptions, prepare, run_bench
-    from ycsb_runner.history import parse_tags
+    from ycsb_runner.bench import prepare, run_bench
 
-    opts = BenchOptions(
-        suite=suite,
-        url=mongodb_url,
-        overrides=set_ or [],
-        scale=scale,
+    opts = bench_options(
+        locals(),
         templates=templates,
-        results=results,
         audit_strategy=audit_strategy,
         audit_options=_audit_options(audit_option or []),
         jvm_args=jvm_arg or [],
         max_error_rate=max_error_rate,
         keep_going=keep_going,
-        monitors=monitors,
-        report=report,
-        run_id=run_id,
-        tags=parse_tags(tag or []),
-        history_url=history_url,
-        lock=lock,
-        clients=client or [],
     )
     _, plan = prepare(opts)
     _stop_on_findings(plan, mongodb_url, audit_strategy, opts.audit_options)

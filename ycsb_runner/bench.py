@@ -238,11 +238,13 @@ def _before_anything(opts: BenchOptions, log: Callable[[str], None]) -> _Prepare
     return _Prepared(suite=suite, plan=plan, install=install, java=java, clients=clients)
 
 
-def _hooks(opts: BenchOptions, suite: Suite, audit: Any, holder: Any) -> Any:
-    """The runner's audit strategy and, unless turned off, its monitor factory."""
+def _hooks(
+    opts: BenchOptions, suite: Suite, audit: Any, holder: Any, progress: Callable[[str, dict], None] | None
+) -> Any:
+    """The runner's audit strategy, progress events and, unless turned off, its monitor factory."""
     from ycsb_runner.execute.runner import Hooks
 
-    hooks = Hooks(audit=audit)
+    hooks = Hooks(audit=audit, progress=progress)
     if opts.monitors:
         from ycsb_runner.execute.monitoring import monitor_factory
 
@@ -260,7 +262,7 @@ def run_bench(
     log: Callable[[str], None] = print,
     progress: Callable[[str, dict], None] | None = None,
 ) -> BenchOutcome:
-    from ycsb_runner.execute.runner import Runner, check_connection
+    from ycsb_runner.execute.runner import Runner, Target, check_connection
     from ycsb_runner.model import RunResult
     from ycsb_runner.server import EmbeddedServer
 
@@ -304,27 +306,16 @@ def run_bench(
 
             # the restore file goes into the run folder before the first switch (crash-safe restore)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
-        hooks = _hooks(opts, suite, audit, holder)
-        runner = _make_runner(
-            opts, ready, url=url, result=result, target=target, hooks=hooks, progress=progress
-        )
+        hooks = _hooks(opts, suite, audit, holder, progress)
+        runner = _make_runner(opts, ready, result, Target(url, target), hooks)
         stage["run_dir"] = result.root
         return _run_and_finish(runner, result, opts, results, log, stage)
 
 
-def _make_runner(
-    opts: BenchOptions,
-    ready: _Prepared,
-    *,
-    url: str,
-    result: RunResult,
-    target: dict[str, Any],
-    hooks: Any,
-    progress: Callable[[str, dict], None] | None,
-) -> Any:
-    """The runner of the plan: a findmax search's (whose probes' errors are judged against the search's
-    bound, not failed), else the plain one."""
-    from ycsb_runner.execute.runner import Runner
+def _make_runner(opts: BenchOptions, ready: _Prepared, result: RunResult, target: Any, hooks: Any) -> Any:
+    """The runner of the plan against *target* (``execute.runner.Target``): a findmax search's (whose probes'
+    errors are judged against the search's bound, not failed), else the plain one."""
+    from ycsb_runner.execute.runner import Runner, RunnerSettings, Tools
 
     runner_class: Any = Runner
     extra: dict[str, Any] = {}
@@ -332,21 +323,15 @@ def _make_runner(
         from ycsb_runner.execute.findmax_runner import FindmaxRunner
 
         runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
-    return runner_class(
-        ready.plan,
-        url=url,
-        install=ready.install,
-        java=ready.java,
-        result=result,
-        target=target,
-        hooks=hooks,
+    settings = RunnerSettings(
         templates=opts.templates,
-        jvm_args=opts.jvm_args,
+        jvm_args=tuple(opts.jvm_args),
         max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
         keep_going=opts.keep_going,
-        progress=progress,
-        clients=ready.clients,
-        **extra,
+    )
+    tools = Tools(install=ready.install, java=ready.java, clients=tuple(ready.clients))
+    return runner_class(
+        ready.plan, result=result, target=target, tools=tools, settings=settings, hooks=hooks, **extra
     )
 
 

@@ -14,7 +14,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +120,40 @@ def step_keys(run_id: str, step: Step, suite: Any) -> StepKeys:
 
 @dataclass
 class Hooks:
-    """Optional collaborators: audit switching and metric sampling (None = not used)."""
+    """Optional collaborators: audit switching, metric sampling and progress events (None = not used)."""
 
     audit: Any = None  # an ycsb_runner.audit strategy
     monitors: Any = None  # factory: (step, url) -> monitor with start(pid)/stop()/results()
+    progress: Callable[[str, dict], None] | None = None  # (event, data): step-start, step-end
+
+
+@dataclass(frozen=True)
+class Target:
+    """The server a run measures: its URL (with the credentials; masked in the manifest) and what is known
+    of it (the manifest's ``target`` section: embedded, server kind and version, buildInfo)."""
+
+    url: str
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Tools:
+    """What runs the steps: YCSB, the Java that runs it and the load generators
+    (``ycsb_runner.execute.clients.Client``; none, or ``local`` alone: this machine, as ever)."""
+
+    install: YcsbInstall
+    java: JavaInfo
+    clients: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """How the steps run: the bench options of the same names (``ycsb_runner.bench.BenchOptions``)."""
+
+    templates: Path | None = None
+    jvm_args: tuple[str, ...] = ()
+    max_error_rate: float = 0.01
+    keep_going: bool = False  # go on with the next step after a failed one
 
 
 class Runner:
@@ -131,57 +161,50 @@ class Runner:
         self,
         plan: Plan,
         *,
-        url: str,
-        install: YcsbInstall,
-        java: JavaInfo,
         result: RunResult,
-        target: dict[str, Any],
+        target: Target,
+        tools: Tools,
+        settings: RunnerSettings | None = None,
         hooks: Hooks | None = None,
-        templates: Path | None = None,
-        jvm_args: list[str] | None = None,
-        max_error_rate: float = 0.01,
-        keep_going: bool = False,
-        progress: Callable[[str, dict], None] | None = None,
-        clients: list[Any] | None = None,
     ) -> None:
+        settings = settings or RunnerSettings()
         self.plan = plan
-        # load generators (ycsb_runner.execute.clients.Client); none, or `local` alone: this machine, as ever
-        self.clients = list(clients or [])
+        self.clients = list(tools.clients)
         self.suite = plan.suite
-        self.url = url
-        self.install = install
-        self.java = java
+        self.url = target.url
+        self.install = tools.install
+        self.java = tools.java
         self.result = result
-        self.target = target
+        self.target = target.facts
         self.hooks = hooks or Hooks()
-        self.env = environment(templates)
-        self.templates = templates
-        self.jvm_args = jvm_args or []
+        self.env = environment(settings.templates)
+        self.templates = settings.templates
+        self.jvm_args = list(settings.jvm_args)
         # local YCSB JVMs start from set-up's class-data archive when there is one (ycsb_runner.install.cds)
-        self.class_archive = usable_archive(java, install)
-        self.max_error_rate = max_error_rate
-        self.keep_going = keep_going
-        self.progress = progress or (lambda event, data: None)
+        self.class_archive = usable_archive(self.java, self.install)
+        self.max_error_rate = settings.max_error_rate
+        self.keep_going = settings.keep_going
+        self.progress = self.hooks.progress or (lambda event, data: None)
         self.masker = Masker()
         self.records: list[StepRecord] = []
         self.frames = Frames()
         self.status = "running"
         self.started_at = time.time()
         self.host = host_facts()
-        result.manifest.suite = self.suite_info(self.suite, templates)
+        result.manifest.suite = self.suite_info(self.suite, self.templates)
         self.error: str | None = None
         # what the step executors (execute.local and execute.multi) read: one context for the whole run
         self.context = StepContext(
             suite=self.suite,
-            url=url,
-            java=java,
-            install=install,
+            url=self.url,
+            java=self.java,
+            install=self.install,
             result=result,
             env=self.env,
             masker=self.masker,
             frames=self.frames,
             jvm_args=self.jvm_args,
-            max_error_rate=max_error_rate,
+            max_error_rate=self.max_error_rate,
             progress=self.progress,
             monitors=self.hooks.monitors,
             clients=self.clients,

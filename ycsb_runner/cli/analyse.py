@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -128,60 +129,74 @@ def side_by_side(df: pd.DataFrame) -> bool:
     return not df.empty and bool((df["n_baseline"] <= 1).all() and (df["n_contender"] <= 1).all())
 
 
-def compare_cmd(
-    run_dir: Annotated[
-        Path | None,
-        typer.Argument(
-            metavar="RUN",
-            help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
-        ),
-    ] = None,
-    contender: Annotated[
-        Path | None,
-        typer.Argument(metavar="CONTENDER", help="A second run of the same suite (folder or run id)."),
-    ] = None,
-    baseline_opt: Annotated[
-        Path | None, typer.Option("--baseline", metavar="RUN", help="The baseline run (folder or run id).")
-    ] = None,
-    contender_opt: Annotated[
-        Path | None,
-        typer.Option("--contender", metavar="RUN", help="The contender run (folder or run id)."),
-    ] = None,
-    reference: Annotated[
-        str | None,
-        typer.Option("--reference", metavar="NAME", help="Published table, e.g. tencent-mongodb44."),
-    ] = None,
-    size: Annotated[
-        str | None, typer.Option("--size", metavar="SIZE", help="Instance size of the reference, e.g. 4C8G.")
-    ] = None,
-    storage: Annotated[
-        str | None, typer.Option("--storage", metavar="TYPE", help="Reference storage: cloud or physical.")
-    ] = None,
-    fmt: FormatOpt = Format.table,
-    save: SaveOpt = False,
-    wide: WideOpt = False,
-    fail_on_regression: Annotated[
-        bool,
-        typer.Option(
-            help="Exit 1 when a metric is significantly worse in CONTENDER, 2 when nothing could be "
-            "tested or a run did not complete (for nightly jobs)."
-        ),
-    ] = False,
-    min_effect: Annotated[
-        float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate.")
-    ] = 5.0,
-    alpha: Annotated[
-        float,
-        typer.Option(
-            "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
-        ),
-    ] = DEFAULT_ALPHA,
-) -> None:
-    """Compare two runs (significance over repetitions; side by side without) or a run with a published
-    --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
-    --contender ID`."""
-    from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.analyse.compare import compare_runs
+BaselineArg = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="RUN",
+        help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
+    ),
+]
+ContenderArg = Annotated[
+    Path | None,
+    typer.Argument(metavar="CONTENDER", help="A second run of the same suite (folder or run id)."),
+]
+BaselineOpt = Annotated[
+    Path | None, typer.Option("--baseline", metavar="RUN", help="The baseline run (folder or run id).")
+]
+ContenderOpt = Annotated[
+    Path | None,
+    typer.Option("--contender", metavar="RUN", help="The contender run (folder or run id)."),
+]
+ReferenceOpt = Annotated[
+    str | None,
+    typer.Option("--reference", metavar="NAME", help="Published table, e.g. tencent-mongodb44."),
+]
+SizeOpt = Annotated[
+    str | None, typer.Option("--size", metavar="SIZE", help="Instance size of the reference, e.g. 4C8G.")
+]
+StorageOpt = Annotated[
+    str | None, typer.Option("--storage", metavar="TYPE", help="Reference storage: cloud or physical.")
+]
+FailOnRegressionOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Exit 1 when a metric is significantly worse in CONTENDER, 2 when nothing could be "
+        "tested or a run did not complete (for nightly jobs)."
+    ),
+]
+GateEffectOpt = Annotated[
+    float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate.")
+]
+GateAlphaOpt = Annotated[
+    float,
+    typer.Option(
+        "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
+    ),
+]
+
+
+@dataclass
+class _Compared:
+    """What compare prints: the table (*df*: saved, and given to the data formats with *extra*), its terminal
+    view (*shown*, *priority*) with *title* and *caption*, and the *name* its saved file takes."""
+
+    df: pd.DataFrame
+    shown: pd.DataFrame
+    priority: tuple[str, ...]
+    title: str
+    name: str
+    caption: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _which_runs(
+    run_dir: Path | None,
+    contender: Path | None,
+    baseline_opt: Path | None,
+    contender_opt: Path | None,
+    reference: str | None,
+) -> tuple[Path, Path | None]:
+    """(baseline, contender or None) from compare's arguments and options; one-line errors for the rest."""
     from ycsb_runner.errors import UserError
 
     runs = [r for r in (run_dir, contender) if r is not None]
@@ -194,56 +209,111 @@ def compare_cmd(
     contender = runs[0] if runs else None
     if (contender is None) == (reference is None):
         raise UserError("give either a second run (CONTENDER or --contender) or --reference NAME, not both")
+    return baseline, contender
+
+
+def _against_reference(
+    baseline: RunAnalysis, base_name: str, reference: str, size: str | None, storage: str | None
+) -> _Compared:
+    df = baseline.reference(reference, size=size, storage=storage)
+    shown, priority = reference_shown(df)
+    title = f"{base_name} vs published {reference}"
+    return _Compared(df, shown, priority, title, reference, caption=df.attrs.get("run_vs_study"))
+
+
+def _against_run(
+    baseline: RunAnalysis, contender: RunAnalysis, names: tuple[str, str], alpha: float
+) -> _Compared:
+    from ycsb_runner.analyse.compare import compare_runs
+
+    df = compare_runs(baseline, contender, alpha=alpha)
+    title = f"baseline {names[0]} vs contender {names[1]}"
+    shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
+    if side_by_side(df):
+        title += ": side by side (one run each: differences shown, no significance claimed)"
+        shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
+        priority = SIDE_BY_SIDE_PRIORITY
+    return _Compared(df, shown, priority, title, names[1])
+
+
+def _add_caveats(out: _Compared, analyses: list[tuple[str, RunAnalysis]], reference: bool) -> None:
+    """The non-stationary steps and an unverified audit, in the caption, the title and the data fields."""
+    unsteady = _unsteady(analyses)
+    if unsteady:
+        out.caption = f"{out.caption}\n{unsteady}" if out.caption else unsteady
+        out.extra["not_stationary"] = unsteady
+    caveat = out.df.attrs.get("audit_unverified") or ""
+    if caveat:
+        out.title += " [UNVERIFIED AUDIT]"
+        out.caption = f"{caveat}\n{out.caption}" if out.caption else caveat
+        out.extra["audit_unverified"] = caveat
+    if out.caption and reference:
+        out.extra["run_vs_study"] = out.df.attrs.get("run_vs_study") or ""
+
+
+def _end_with_gate(gate: tuple[int, str, pd.DataFrame], alpha: float, min_effect: float) -> None:
+    """The --fail-on-regression verdict: its line, and its exit code when it is not 0."""
+    code, reason, _ = gate
+    if code:
+        err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
+        raise typer.Exit(code)
+    err_console.print(f"{escape(reason)} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
+
+
+def compare_cmd(
+    run_dir: BaselineArg = None,
+    contender: ContenderArg = None,
+    baseline_opt: BaselineOpt = None,
+    contender_opt: ContenderOpt = None,
+    reference: ReferenceOpt = None,
+    size: SizeOpt = None,
+    storage: StorageOpt = None,
+    fmt: FormatOpt = Format.table,
+    save: SaveOpt = False,
+    wide: WideOpt = False,
+    fail_on_regression: FailOnRegressionOpt = False,
+    min_effect: GateEffectOpt = 5.0,
+    alpha: GateAlphaOpt = DEFAULT_ALPHA,
+) -> None:
+    """Compare two runs (significance over repetitions; side by side without) or a run with a published
+    --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
+    --contender ID`."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
+
+    baseline, contender = _which_runs(run_dir, contender, baseline_opt, contender_opt, reference)
     base_dir = run_folder(baseline)
     analyses = [("baseline", RunAnalysis.of(base_dir))]
-    caption = None
-    extra: dict[str, str] = {}
     if reference is not None:
-        df = analyses[0][1].reference(reference, size=size, storage=storage)
-        title, name = f"{base_dir.name} vs published {reference}", reference
-        caption = df.attrs.get("run_vs_study")
-        shown, priority = reference_shown(df)
+        out = _against_reference(analyses[0][1], base_dir.name, reference, size, storage)
     else:
         assert contender is not None
         cont_dir = run_folder(contender)
         analyses.append(("contender", RunAnalysis.of(cont_dir)))
-        df = compare_runs(analyses[0][1], analyses[1][1], alpha=alpha)
-        title, name = f"baseline {base_dir.name} vs contender {cont_dir.name}", cont_dir.name
-        shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
-        if side_by_side(df):
-            title += ": side by side (one run each: differences shown, no significance claimed)"
-            shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
-            priority = SIDE_BY_SIDE_PRIORITY
-    unsteady = _unsteady(analyses)
-    if unsteady:
-        caption = f"{caption}\n{unsteady}" if caption else unsteady
-        extra["not_stationary"] = unsteady
-    caveat = df.attrs.get("audit_unverified") or ""
-    if caveat:
-        title += " [UNVERIFIED AUDIT]"
-        caption = f"{caveat}\n{caption}" if caption else caveat
-        extra["audit_unverified"] = caveat
-    if caption and reference is not None:
-        extra["run_vs_study"] = df.attrs.get("run_vs_study") or ""
+        out = _against_run(analyses[0][1], analyses[1][1], (base_dir.name, cont_dir.name), alpha)
+    _add_caveats(out, analyses, reference is not None)
     gate = None
     if fail_on_regression and contender is not None:
         from ycsb_runner.analyse.compare import regression_gate
 
         statuses = {a.run.root.name: a.run.manifest.status for _, a in analyses}
-        gate = regression_gate(df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
-        df = gate[2]
+        gate = regression_gate(out.df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
+        out.df = gate[2]
     if save:
-        _save(analyses[0][1].run.compare_path(name), df)
+        _save(analyses[0][1].run.compare_path(out.name), out.df)
     if renderer(fmt).terminal:
-        emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
+        emit(
+            out.shown,
+            fmt,
+            out.title,
+            priority=out.priority,
+            wide=wide,
+            caption=out.caption,
+            labels=COMPARE_LABELS,
+        )
     else:
-        emit(df, fmt, title, extra=extra or None)
+        emit(out.df, fmt, out.title, extra=out.extra or None)
     if gate is not None:
-        code, reason, _ = gate
-        if code:
-            err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
-            raise typer.Exit(code)
-        err_console.print(f"{escape(reason)} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
+        _end_with_gate(gate, alpha, min_effect)
 
 
 def report_cmd(

@@ -32,49 +32,64 @@ from ycsb_runner.findmax import (
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.findmax import FindmaxOptions
 
 _LATENCY = "LATENCY"
 
 
+MixOpt = Annotated[
+    str | None, typer.Option(metavar="MIX", help="The mix to probe (default: the suite's only one).")
+]
+P99Opt = Annotated[
+    str | None, typer.Option(metavar=_LATENCY, help="Bound: p99 latency at most this, e.g. 10ms.")
+]
+P95Opt = Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: p95 latency, e.g. 5ms.")]
+AvgOpt = Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: average latency, e.g. 800us.")]
+ProbeErrorRateOpt = Annotated[
+    float, typer.Option(metavar="RATE", help="A probe with more failed operations fails.")
+]
+ThreadsOpt = Annotated[
+    int | None, typer.Option(metavar="N", help="YCSB threads (default: the suite's most).")
+]
+ProbeSecondsOpt = Annotated[
+    int, typer.Option(metavar="S", help="Seconds per probe; warmup_s (default 1/5) is cut.")
+]
+MaxProbesOpt = Annotated[int, typer.Option(metavar="N", help="Stop after N probes.")]
+ResolutionOpt = Annotated[
+    float, typer.Option(metavar="PCT", help="Stop when pass and fail are within PCT %.")
+]
+StartOpt = Annotated[
+    int | None,
+    typer.Option(metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4)."),
+]
+RunIdOpt = Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")]
+MonitorsOpt = Annotated[bool, typer.Option(help="Sample server and client metrics.")]
+ReportOpt = Annotated[bool, typer.Option(help="Write report.html and report.md.")]
+LockOpt = Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")]
+
+
 def findmax(
     suite: SuiteArg,
-    mix: Annotated[
-        str | None, typer.Option(metavar="MIX", help="The mix to probe (default: the suite's only one).")
-    ] = None,
-    p99: Annotated[
-        str | None, typer.Option(metavar=_LATENCY, help="Bound: p99 latency at most this, e.g. 10ms.")
-    ] = None,
-    p95: Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: p95 latency, e.g. 5ms.")] = None,
-    avg: Annotated[
-        str | None, typer.Option(metavar=_LATENCY, help="Bound: average latency, e.g. 800us.")
-    ] = None,
-    max_error_rate: Annotated[
-        float, typer.Option(metavar="RATE", help="A probe with more failed operations fails.")
-    ] = 0.01,
-    threads: Annotated[
-        int | None, typer.Option(metavar="N", help="YCSB threads (default: the suite's most).")
-    ] = None,
-    probe_s: Annotated[
-        int, typer.Option(metavar="S", help="Seconds per probe; warmup_s (default 1/5) is cut.")
-    ] = DEFAULT_PROBE_S,
-    max_probes: Annotated[int, typer.Option(metavar="N", help="Stop after N probes.")] = DEFAULT_MAX_PROBES,
-    resolution: Annotated[
-        float, typer.Option(metavar="PCT", help="Stop when pass and fail are within PCT %.")
-    ] = DEFAULT_RESOLUTION_PCT,
-    start: Annotated[
-        int | None,
-        typer.Option(metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4)."),
-    ] = None,
+    mix: MixOpt = None,
+    p99: P99Opt = None,
+    p95: P95Opt = None,
+    avg: AvgOpt = None,
+    max_error_rate: ProbeErrorRateOpt = 0.01,
+    threads: ThreadsOpt = None,
+    probe_s: ProbeSecondsOpt = DEFAULT_PROBE_S,
+    max_probes: MaxProbesOpt = DEFAULT_MAX_PROBES,
+    resolution: ResolutionOpt = DEFAULT_RESOLUTION_PCT,
+    start: StartOpt = None,
     mongodb_url: UrlOpt = None,
     set_: SetOpt = None,
     scale: ScaleOpt = None,
     results: ResultsOpt = None,
-    run_id: Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")] = None,
-    monitors: Annotated[bool, typer.Option(help="Sample server and client metrics.")] = True,
-    report: Annotated[bool, typer.Option(help="Write report.html and report.md.")] = True,
+    run_id: RunIdOpt = None,
+    monitors: MonitorsOpt = True,
+    report: ReportOpt = True,
     tag: TagOpt = None,
     history_url: HistoryUrlOpt = None,
-    lock: Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")] = True,
+    lock: LockOpt = True,
     client: ClientOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -87,7 +102,6 @@ def findmax(
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
     from ycsb_runner.bench import prepare, run_findmax
-    from ycsb_runner.execute.findmax_runner import estimated_seconds
     from ycsb_runner.findmax import FindmaxOptions, make_bound
 
     search = FindmaxOptions(
@@ -103,16 +117,24 @@ def findmax(
     opts = bench_options(locals(), findmax=search)
     plan_suite, plan = prepare(opts)
     search = opts.findmax
-    est = estimated_seconds(plan.steps[0].est_seconds, search)
-    log(
-        f"findmax {plan_suite.name} {search.mix}: {search.bound.label}, {search.threads} threads, "
-        f"probes of {search.probe_s} s (at most {search.max_probes}, about {est / 60:.0f} min)"
-    )
+    log(_search_line(plan_suite.name, plan.steps[0].est_seconds, search))
     run_s = [search.probe_s + 3.0] * search.max_probes
     run_and_show(
         [plan.est_seconds, *run_s],
         lambda progress: run_findmax(opts, search, log=log, progress=progress),
         lambda run, _error: _print_search(run, fmt),
+    )
+
+
+def _search_line(suite_name: str, load_seconds: float, search: FindmaxOptions) -> str:
+    """What the search will do and about how long it takes (the load step's estimate, *load_seconds*, and
+    every probe)."""
+    from ycsb_runner.execute.findmax_runner import estimated_seconds
+
+    est = estimated_seconds(load_seconds, search)
+    return (
+        f"findmax {suite_name} {search.mix}: {search.bound.label}, {search.threads} threads, "
+        f"probes of {search.probe_s} s (at most {search.max_probes}, about {est / 60:.0f} min)"
     )
 
 

@@ -16,6 +16,7 @@ from ycsb_runner.cli.options import (
     Format,
     FormatOpt,
     HistoryUrlOpt,
+    ResultsOpt,
     ScaleOpt,
     SetOpt,
     SuiteArg,
@@ -257,72 +258,92 @@ def bench_options(params: Mapping[str, Any], **only_here: Any) -> BenchOptions:
     return BenchOptions(**shared, **only_here)
 
 
+def _dry_run(params: Mapping[str, Any]) -> None:
+    """bench --dry-run: the plan, then the same checks as a real bench (what bench refuses exits 2 here too);
+    *params*: bench's parameters by name."""
+    from ycsb_runner.bench import BenchOptions, check_options
+    from ycsb_runner.history import parse_tags
+
+    url, audit_strategy = params["mongodb_url"], params["audit_strategy"]
+    parse_tags(params["tag"] or [])
+    check_options(
+        BenchOptions(
+            suite=params["suite"], url=url, max_error_rate=params["max_error_rate"], run_id=params["run_id"]
+        )
+    )
+    audit_options = _audit_options(params["audit_option"] or [])
+    text, plan = _render_text(
+        params["suite"],
+        url,
+        params["set_"] or [],
+        params["scale"],
+        params["templates"],
+        False,
+        audit_strategy=audit_strategy,
+        audit_options=audit_options,
+        check=False,
+        results=params["results"],
+        history_url=params["history_url"],
+    )
+    sys.stdout.write(text)
+    _stop_on_findings(plan, url, audit_strategy, audit_options)
+
+
+DryRunOpt = Annotated[bool, typer.Option(help="Only print what would run (same as `render`).")]
+AuditStrategyOpt = Annotated[
+    str | None,
+    typer.Option(metavar="NAME", help=f"How to switch audit: {', '.join(strategy_names())}."),
+]
+AuditOptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="KEY=VALUE",
+        help='Strategy option (repeatable), e.g. on_cmd=\'["./audit.sh","on"]\'.',
+    ),
+]
+RunIdOpt = Annotated[
+    str | None, typer.Option(metavar="ID", help="Name the result folder (default: time and suite).")
+]
+MaxErrorRateOpt = Annotated[
+    float, typer.Option(metavar="RATE", help="A phase with more failed operations fails.")
+]
+KeepGoingOpt = Annotated[bool, typer.Option(help="Continue with the next step after a failed one.")]
+MonitorsOpt = Annotated[bool, typer.Option(help="Sample server and client metrics during runs.")]
+ReportOpt = Annotated[bool, typer.Option(help="Write report.html and report.md into the run folder.")]
+JvmArgOpt = Annotated[
+    list[str] | None, typer.Option(metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
+]
+LockOpt = Annotated[
+    bool,
+    typer.Option(help="Refuse to start while another bench runs against the same target (exit 2)."),
+]
+
+
 def bench(
     suite: SuiteArg,
     mongodb_url: UrlOpt = None,
     set_: SetOpt = None,
     scale: ScaleOpt = None,
     templates: TemplatesOpt = None,
-    dry_run: Annotated[bool, typer.Option(help="Only print what would run (same as `render`).")] = False,
-    audit_strategy: Annotated[
-        str | None,
-        typer.Option(metavar="NAME", help=f"How to switch audit: {', '.join(strategy_names())}."),
-    ] = None,
-    audit_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="KEY=VALUE",
-            help='Strategy option (repeatable), e.g. on_cmd=\'["./audit.sh","on"]\'.',
-        ),
-    ] = None,
-    results: Annotated[
-        Path | None, typer.Option(metavar="DIR", help="Where result folders go (default: results/).")
-    ] = None,
-    run_id: Annotated[
-        str | None, typer.Option(metavar="ID", help="Name the result folder (default: time and suite).")
-    ] = None,
-    max_error_rate: Annotated[
-        float, typer.Option(metavar="RATE", help="A phase with more failed operations fails.")
-    ] = 0.01,
-    keep_going: Annotated[bool, typer.Option(help="Continue with the next step after a failed one.")] = False,
-    monitors: Annotated[bool, typer.Option(help="Sample server and client metrics during runs.")] = True,
-    report: Annotated[bool, typer.Option(help="Write report.html and report.md into the run folder.")] = True,
-    jvm_arg: Annotated[
-        list[str] | None, typer.Option(metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
-    ] = None,
+    dry_run: DryRunOpt = False,
+    audit_strategy: AuditStrategyOpt = None,
+    audit_option: AuditOptionOpt = None,
+    results: ResultsOpt = None,
+    run_id: RunIdOpt = None,
+    max_error_rate: MaxErrorRateOpt = 0.01,
+    keep_going: KeepGoingOpt = False,
+    monitors: MonitorsOpt = True,
+    report: ReportOpt = True,
+    jvm_arg: JvmArgOpt = None,
     tag: TagOpt = None,
     history_url: HistoryUrlOpt = None,
-    lock: Annotated[
-        bool,
-        typer.Option(help="Refuse to start while another bench runs against the same target (exit 2)."),
-    ] = True,
+    lock: LockOpt = True,
     client: ClientOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
-    if dry_run:  # the plan, then the same checks as a real bench: what bench refuses exits 2 here too
-        from ycsb_runner.bench import BenchOptions, check_options
-        from ycsb_runner.history import parse_tags
-
-        parse_tags(tag or [])
-        check_options(
-            BenchOptions(suite=suite, url=mongodb_url, max_error_rate=max_error_rate, run_id=run_id)
-        )
-        text, plan = _render_text(
-            suite,
-            mongodb_url,
-            set_ or [],
-            scale,
-            templates,
-            False,
-            audit_strategy=audit_strategy,
-            audit_options=_audit_options(audit_option or []),
-            check=False,
-            results=results,
-            history_url=history_url,
-        )
-        sys.stdout.write(text)
-        _stop_on_findings(plan, mongodb_url, audit_strategy, _audit_options(audit_option or []))
+    if dry_run:
+        _dry_run(locals())
         return
     from ycsb_runner.bench import prepare, run_bench
 

@@ -165,43 +165,17 @@ def regress(
     *accepts* the suite's accepted changes (``History.accepts``): per series the newest one whose change
     run is among the series' runs applies.
     """
-    if runs.empty:
-        return _empty(suite, None, f"no runs of suite {suite!r} in the history", opts, [])
-    newest = runs.iloc[-1]
-    newest_id = str(newest["run_id"])
-    if newest["verdict"] != "completed":
-        return _empty(
-            suite,
-            newest_id,
-            f"the newest run {newest_id} is {newest['verdict']}, not completed: nothing to judge",
-            opts,
-            [],
-        )
-    same = runs[(runs["fingerprint"] == newest["fingerprint"]) & (runs["verdict"] == "completed")]
+    same, undecided = _comparable_runs(runs, suite, opts)
+    if undecided is not None:
+        return undecided
+    newest_id = str(runs.iloc[-1]["run_id"])
     used = [str(r) for r in same["run_id"]]
-    if len(same) < MIN_BASELINE + opts.confirm:
-        other = len(runs[runs["fingerprint"] != newest["fingerprint"]])
-        extra = f" ({other} more with other parameters)" if other else ""
-        return _empty(
-            suite,
-            newest_id,
-            f"{len(same)} completed run(s) with the newest run's parameters{extra}: need at least "
-            f"{MIN_BASELINE + opts.confirm} to decide (--confirm {opts.confirm})",
-            opts,
-            used,
-        )
     order = {rid: i for i, rid in enumerate(used)}
     tags = dict(zip(same["run_id"], same["tags"], strict=True))
     m = metrics[metrics["run_id"].isin(order) & metrics["metric"].isin(opts.metrics)]
     if m.empty:
         return _empty(suite, newest_id, "no key figures of these runs in the history", opts, used)
-    nightly = (
-        m.groupby([*SERIES_KEYS, "run_id"], dropna=False)["value"]
-        .agg(value="median", low="min", high="max", n="size")
-        .reset_index()
-    )
-    nightly["_night"] = nightly["run_id"].map(order)
-    groups = list(nightly.groupby(SERIES_KEYS, dropna=False, sort=True))
+    groups = _nightly_series(m, order)
     steps = {tuple(key[: len(STEP_KEYS)]) for key, part in groups if part["run_id"].iloc[-1] == newest_id}
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
@@ -225,22 +199,95 @@ def regress(
             if acc[1]["settling"]:
                 held.append(_accepted_row(row, *acc, part, tags, opts))
                 continue
-        hib = higher_is_better(str(row["metric"]))
-        j = judge_series(
-            part["value"].to_numpy(float),
-            window=opts.window,
-            confirm=opts.confirm,
-            min_effect_pct=opts.min_effect_pct,
+        _judge_row(
+            row,
+            part,
+            values[key],
+            tags,
+            opts,
             alpha=series_alpha,
-            worse=0 if hib is None else (-1 if hib else 1),
-            permutations=opts.permutations,
             accepted_from=acc[0] if acc is not None else 0,
         )
-        row.update(_judgement_columns(j, list(part["run_id"]), tags))
-        values[key].attrs["change_points"] = [int(c) for c in j.change_points]
-        values[key].attrs["change_index"] = j.change_index
-        values[key].attrs["baseline"] = j.baseline
         rows.append(row)
+    table = _series_table(rows, opts)
+    return _result(table, suite, newest_id, used, values, opts, held, applied)
+
+
+def _nightly_series(m: pd.DataFrame, order: dict[str, int]) -> list[tuple[Any, pd.DataFrame]]:
+    """Each series (its keys, its nights): per run the median, lowest and highest value and their count,
+    ``_night`` the run's place in *order*."""
+    nightly = (
+        m.groupby([*SERIES_KEYS, "run_id"], dropna=False)["value"]
+        .agg(value="median", low="min", high="max", n="size")
+        .reset_index()
+    )
+    nightly["_night"] = nightly["run_id"].map(order)
+    return list(nightly.groupby(SERIES_KEYS, dropna=False, sort=True))
+
+
+def _comparable_runs(
+    runs: pd.DataFrame, suite: str, opts: RegressOptions
+) -> tuple[pd.DataFrame, RegressResult | None]:
+    """The completed runs with the newest run's parameters (its fingerprint), and None; or, when they
+    cannot be judged (no runs, the newest did not complete, too few of them), the undecided result."""
+    if runs.empty:
+        return runs, _empty(suite, None, f"no runs of suite {suite!r} in the history", opts, [])
+    newest = runs.iloc[-1]
+    newest_id = str(newest["run_id"])
+    if newest["verdict"] != "completed":
+        return runs, _empty(
+            suite,
+            newest_id,
+            f"the newest run {newest_id} is {newest['verdict']}, not completed: nothing to judge",
+            opts,
+            [],
+        )
+    same = runs[(runs["fingerprint"] == newest["fingerprint"]) & (runs["verdict"] == "completed")]
+    if len(same) < MIN_BASELINE + opts.confirm:
+        other = len(runs[runs["fingerprint"] != newest["fingerprint"]])
+        extra = f" ({other} more with other parameters)" if other else ""
+        return same, _empty(
+            suite,
+            newest_id,
+            f"{len(same)} completed run(s) with the newest run's parameters{extra}: need at least "
+            f"{MIN_BASELINE + opts.confirm} to decide (--confirm {opts.confirm})",
+            opts,
+            [str(r) for r in same["run_id"]],
+        )
+    return same, None
+
+
+def _judge_row(
+    row: dict[str, Any],
+    part: pd.DataFrame,
+    values: pd.DataFrame,
+    tags: dict,
+    opts: RegressOptions,
+    *,
+    alpha: float,
+    accepted_from: int,
+) -> None:
+    """Judge one series tested tonight (*part*: its nights, oldest first): its columns into *row*, its change
+    points and baseline into *values*' attrs (for the report)."""
+    hib = higher_is_better(str(row["metric"]))
+    j = judge_series(
+        part["value"].to_numpy(float),
+        window=opts.window,
+        confirm=opts.confirm,
+        min_effect_pct=opts.min_effect_pct,
+        alpha=alpha,
+        worse=0 if hib is None else (-1 if hib else 1),
+        permutations=opts.permutations,
+        accepted_from=accepted_from,
+    )
+    row.update(_judgement_columns(j, list(part["run_id"]), tags))
+    values.attrs["change_points"] = [int(c) for c in j.change_points]
+    values.attrs["change_index"] = j.change_index
+    values.attrs["baseline"] = j.baseline
+
+
+def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
+    """The table of every series' row, its p-values corrected over the tested ones and each decided."""
     table = pd.DataFrame(rows, columns=[*COLUMNS, "_open"])
     table["_open"] = table["_open"].fillna(False).astype(bool)
     for col in (
@@ -258,7 +305,7 @@ def regress(
     _correct(table, tested, opts.correction)
     for i in table.index[tested]:
         _decide(table, i, opts)
-    return _result(table, suite, newest_id, used, values, opts, held, applied)
+    return table
 
 
 def _judgement_columns(j: Any, run_ids: list[str], tags: dict) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from ycsb_runner.cli.options import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ycsb_runner.analyse.regress import RegressResult
     from ycsb_runner.history import History, RunFilter
 
@@ -201,6 +203,36 @@ def _lifecycle(out: RegressResult, fmt: Format) -> None:
     renderer(fmt).notes("Open and accepted changes", lines)
 
 
+def _compact(shown: pd.DataFrame) -> pd.DataFrame:
+    """The terminal view of regress's table: its terminal columns, p and the changes rounded."""
+    from ycsb_runner.analyse.regress import TERMINAL_COLUMNS
+
+    compact = shown[list(TERMINAL_COLUMNS)].copy()
+    compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
+    for col in ("change_pct", "detectable_pct"):
+        compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
+    compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
+    return compact
+
+
+def _show_judgement(out: RegressResult, fmt: Format, show_all: bool) -> None:
+    """regress's table: in a data format every series and column, raw, with the summary; else the flagged
+    series (every one with *show_all*), compact, then the open and accepted changes."""
+    from ycsb_runner.analyse.regress import TERMINAL_PRIORITY, flagged
+
+    data = renderer(fmt).data
+    shown = out.table if show_all or data else flagged(out.table)
+    title = f"regress {out.suite}: {out.reason}; correction {out.correction_text}"
+    if data:
+        emit(shown, fmt, title, extra=out.summary())
+        return
+    if shown.empty and out.exit_code != 2:
+        log(f"no flagged series (newest run {out.newest}, {len(out.runs_used)} runs)")
+    elif not shown.empty:
+        emit(_compact(shown), fmt, title, priority=TERMINAL_PRIORITY)
+    _lifecycle(out, fmt)
+
+
 @regress_app.command("check", hidden=True, cls=DefaultCommand)
 def regress_cmd(
     suite: SuiteName,
@@ -229,29 +261,9 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable).
     """
-    from ycsb_runner.analyse.regress import flagged
-
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
     history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
-    summary = out.summary()
-    data = renderer(fmt).data  # every series and column, raw; else the flagged ones, compact
-    shown = out.table if show_all or data else flagged(out.table)
-    title = f"regress {suite}: {out.reason}; correction {out.correction_text}"
-    if data:
-        emit(shown, fmt, title, extra=summary)
-    else:
-        if shown.empty and out.exit_code != 2:
-            log(f"no flagged series (newest run {out.newest}, {len(out.runs_used)} runs)")
-        elif not shown.empty:
-            from ycsb_runner.analyse.regress import TERMINAL_COLUMNS, TERMINAL_PRIORITY
-
-            compact = shown[list(TERMINAL_COLUMNS)].copy()
-            compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
-            for col in ("change_pct", "detectable_pct"):
-                compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
-            compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
-            emit(compact, fmt, title, priority=TERMINAL_PRIORITY)
-        _lifecycle(out, fmt)
+    _show_judgement(out, fmt, show_all)
     if unsteady := _unsteady_nights(history, out.runs_used):
         log(unsteady)
     if report is not None:
@@ -314,24 +326,29 @@ def _accept_follow_ups(
     return added
 
 
+WhyOpt = Annotated[
+    str, typer.Option("--why", metavar="TEXT", help="Why the change is the new normal (recorded).")
+]
+ByOpt = Annotated[
+    str | None, typer.Option("--by", metavar="NAME", help="Who accepts it (default: the login user).")
+]
+OperationOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--operation",
+        metavar="OP",
+        help="Only the series of this operation: READ, UPDATE, INSERT, ..., OVERALL for "
+        "throughput (repeatable).",
+    ),
+]
+
+
 @regress_app.command("accept")
 def accept_cmd(
     suite: SuiteName,
-    why: Annotated[
-        str, typer.Option("--why", metavar="TEXT", help="Why the change is the new normal (recorded).")
-    ],
-    by: Annotated[
-        str | None, typer.Option("--by", metavar="NAME", help="Who accepts it (default: the login user).")
-    ] = None,
-    operation: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--operation",
-            metavar="OP",
-            help="Only the series of this operation: READ, UPDATE, INSERT, ..., OVERALL for "
-            "throughput (repeatable).",
-        ),
-    ] = None,
+    why: WhyOpt,
+    by: ByOpt = None,
+    operation: OperationOpt = None,
     metric: MetricOpt = None,
     tag: TagOpt = None,
     since: SinceOpt = None,

@@ -83,6 +83,71 @@ def private_full(private_dir: Path) -> UserError | None:
     )
 
 
+def _start(argv: list[str], stdout_tmp: Path, env: dict[str, str] | None) -> subprocess.Popen:
+    """Start *argv* in a process group of its own (it dies with this process): stdout to *stdout_tmp*,
+    stderr piped, no stdin."""
+    try:
+        with open(stdout_tmp, "wb") as out:
+            return subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+                preexec_fn=die_with_parent(),
+            )
+    except FileNotFoundError as err:
+        raise UserError(f"cannot start {argv[0]}: not found; install Java or set JAVA_HOME") from err
+
+
+def _pump_stderr(
+    proc: subprocess.Popen,
+    stderr_path: Path,
+    on_line: Callable[[str], None] | None,
+    write_error: list[OSError],
+) -> None:
+    """Stream stderr to its file (masked bytes, nothing else changed) and to the progress display (*on_line*).
+    A write error (disk full) is kept in *write_error* for the caller, and the pipe is still drained so YCSB
+    never blocks."""
+    assert proc.stderr is not None
+    err_file = None
+    try:
+        err_file = open(stderr_path, "wb")  # noqa: SIM115 - closed below; a failed open is tolerated
+    except OSError as err:
+        write_error.append(err)
+    for raw in proc.stderr:
+        line = mask_bytes(raw)
+        if err_file is not None:
+            try:
+                err_file.write(line)
+                err_file.flush()
+            except OSError as err:
+                write_error.append(err)
+                with contextlib.suppress(OSError):
+                    err_file.close()
+                err_file = None
+        if on_line:
+            try:
+                on_line(line.decode("utf-8", errors="replace").rstrip("\n"))
+            except Exception:  # noqa: BLE001 - a display problem must not stop the benchmark
+                pass
+    if err_file is not None:
+        with contextlib.suppress(OSError):
+            err_file.close()
+
+
+def _keep_stdout(stdout_tmp: Path, stdout_path: Path, write_error: list[OSError]) -> None:
+    """Move stdout, masked, from the private folder into the step's folder; a write error is kept in
+    *write_error* for the caller (and the partial copy in the private folder removed)."""
+    if stdout_tmp.exists():
+        try:
+            _copy_masked(stdout_tmp, stdout_path)
+        except OSError as err:
+            write_error.append(err)
+            stdout_tmp.unlink(missing_ok=True)
+
+
 def run_phase(
     argv: list[str],
     *,
@@ -100,54 +165,16 @@ def run_phase(
     if (full := private_full(private_dir)) is not None:
         raise full
     started = time.time()
-    try:
-        with open(stdout_tmp, "wb") as out:
-            proc = subprocess.Popen(
-                argv,
-                stdout=out,
-                stderr=subprocess.PIPE,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                env=env,
-                preexec_fn=die_with_parent(),
-            )
-    except FileNotFoundError as err:
-        raise UserError(f"cannot start {argv[0]}: not found; install Java or set JAVA_HOME") from err
+    proc = _start(argv, stdout_tmp, env)
     if on_start:
         on_start(proc.pid)
-
     write_error: list[OSError] = []
-
-    def pump() -> None:
-        """Stream stderr to its file (masked bytes, nothing else changed) and to the progress display. A
-        write error (disk full) is kept for the caller, and the pipe is still drained so YCSB never blocks."""
-        assert proc.stderr is not None
-        err_file = None
-        try:
-            err_file = open(stderr_path, "wb")  # noqa: SIM115 - closed below; a failed open is tolerated
-        except OSError as err:
-            write_error.append(err)
-        for raw in proc.stderr:
-            line = mask_bytes(raw)
-            if err_file is not None:
-                try:
-                    err_file.write(line)
-                    err_file.flush()
-                except OSError as err:
-                    write_error.append(err)
-                    with contextlib.suppress(OSError):
-                        err_file.close()
-                    err_file = None
-            if on_stderr_line:
-                try:
-                    on_stderr_line(line.decode("utf-8", errors="replace").rstrip("\n"))
-                except Exception:  # noqa: BLE001 - a display problem must not stop the benchmark
-                    pass
-        if err_file is not None:
-            with contextlib.suppress(OSError):
-                err_file.close()
-
-    reader = threading.Thread(target=pump, name="ycsb-stderr", daemon=True)
+    reader = threading.Thread(
+        target=_pump_stderr,
+        args=(proc, stderr_path, on_stderr_line, write_error),
+        name="ycsb-stderr",
+        daemon=True,
+    )
     reader.start()
     timed_out = interrupted = False
     try:
@@ -164,12 +191,7 @@ def run_phase(
         reader.join(10)
         ended = time.time()
         full = private_full(private_dir)  # before the copy frees the space again
-        if stdout_tmp.exists():
-            try:
-                _copy_masked(stdout_tmp, stdout_path)
-            except OSError as err:
-                write_error.append(err)
-                stdout_tmp.unlink(missing_ok=True)
+        _keep_stdout(stdout_tmp, stdout_path, write_error)
     if write_error:
         raise write_error[0]
     if full is not None:

@@ -62,10 +62,10 @@ StartOpt = Annotated[
     int | None,
     typer.Option(metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4)."),
 ]
-RunIdOpt = Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")]
-MonitorsOpt = Annotated[bool, typer.Option(help="Sample server and client metrics.")]
-ReportOpt = Annotated[bool, typer.Option(help="Write report.html and report.md.")]
-LockOpt = Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")]
+SearchRunIdOpt = Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")]
+SearchMonitorsOpt = Annotated[bool, typer.Option(help="Sample server and client metrics.")]
+SearchReportOpt = Annotated[bool, typer.Option(help="Write report.html and report.md.")]
+SearchLockOpt = Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")]
 
 
 def findmax(
@@ -84,12 +84,12 @@ def findmax(
     set_: SetOpt = None,
     scale: ScaleOpt = None,
     results: ResultsOpt = None,
-    run_id: RunIdOpt = None,
-    monitors: MonitorsOpt = True,
-    report: ReportOpt = True,
+    run_id: SearchRunIdOpt = None,
+    monitors: SearchMonitorsOpt = True,
+    report: SearchReportOpt = True,
     tag: TagOpt = None,
     history_url: HistoryUrlOpt = None,
-    lock: LockOpt = True,
+    lock: SearchLockOpt = True,
     client: ClientOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:

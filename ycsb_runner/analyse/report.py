@@ -180,22 +180,7 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     from ycsb_runner.analyse import plots
 
     run, study, extra = a.run, a.study, a.report_tables
-    out: list[Figure] = []
-    search = run.manifest.findmax
-    if search:
-        panels = plots.plot_findmax(search)
-        if panels:
-            found = search.get("max_ops_s")
-            out.append(
-                (
-                    "findmax",
-                    f"findmax: {search['bound']['statistic']} latency (worst operation, after the warm-up) "
-                    "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
-                    f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
-                    f"maximum {found if found is not None else 'none'} ops/s (dotted)",
-                    panels,
-                )
-            )
+    out: list[Figure] = _findmax_figure(run.manifest.findmax) if run.manifest.findmax else []
     overhead = extra.get("overhead")
     if overhead is not None:
         out += _figure(
@@ -230,23 +215,7 @@ def _figures(a: RunAnalysis) -> list[Figure]:
             "Throughput and average latency against the thread count, per mix",
             plots.plot_threads(runs, published),
         )
-    for phase in ("load", "run"):
-        panels, source = plots.plot_step_timeseries(run, phase)
-        if panels:
-            what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
-            out.append(
-                (
-                    f"timeseries-{phase}",
-                    f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
-                    f"latency per operation (bottom, one unit for every panel), from the {source}"
-                    + (
-                        "; the shaded start is the warm-up cut (steps.csv warmup_end_s)"
-                        if phase == "run"
-                        else ""
-                    ),
-                    panels,
-                )
-            )
+    out += [f for phase in ("load", "run") for f in _timeseries_figure(run, phase)]
     panels, source, styles = plots.plot_spectrum(run)
     out += _figure(
         "percentiles",
@@ -255,6 +224,38 @@ def _figures(a: RunAnalysis) -> list[Figure]:
         panels,
     )
     return out
+
+
+def _findmax_figure(search: dict[str, Any]) -> list[Figure]:
+    """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum."""
+    from ycsb_runner.analyse import plots
+
+    found = search.get("max_ops_s")
+    return _figure(
+        "findmax",
+        f"findmax: {search['bound']['statistic']} latency (worst operation, after the warm-up) "
+        "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
+        f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
+        f"maximum {found if found is not None else 'none'} ops/s (dotted)",
+        plots.plot_findmax(search),
+    )
+
+
+def _timeseries_figure(run: RunResult, phase: str) -> list[Figure]:
+    """The *phase*'s steps over time, one panel per step."""
+    from ycsb_runner.analyse import plots
+
+    panels, source = plots.plot_step_timeseries(run, phase)
+    if not panels:
+        return []
+    what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
+    cut = "; the shaded start is the warm-up cut (steps.csv warmup_end_s)" if phase == "run" else ""
+    return _figure(
+        f"timeseries-{phase}",
+        f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
+        f"latency per operation (bottom, one unit for every panel), from the {source}{cut}",
+        panels,
+    )
 
 
 def _figure(stem: str, caption: str, panels: list[bytes]) -> list[Figure]:
@@ -294,22 +295,30 @@ def write_report(
     """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``) of a run (its
     folder, or the run or analysis a command already holds); return their paths."""
     a = RunAnalysis.of(run_dir)
-    run, study, extra = a.run, a.study, a.report_tables
-    out = Path(out_dir) if out_dir else run.root
-    table = a.table
-    title = table.attrs.get("title", run.suite_name)
+    out = Path(out_dir) if out_dir else a.run.root
     figures = _figures(a)
-    meta = metadata(run)
-    steps = steps_frame(run)
-    ab = a.statistics
-    note = scaled_note(a)
-
+    name = a.run.root.name
     h = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(run.root.name)}</title>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(name)}</title>"
         f"<style>{CSS}</style></head><body>",
-        f"<h1>ycsb-runner report: {html.escape(run.root.name)}</h1>",
+        f"<h1>ycsb-runner report: {html.escape(name)}</h1>",
     ]
-    md = [f"# ycsb-runner report: {run.root.name}\n"]
+    md = [f"# ycsb-runner report: {name}\n"]
+    _banners(a, h, md)
+    _tables(a, h, md)
+    _plots(figures, out / REPORT_FIGURES, h, md)
+    _run_sections(a, h, md)
+    h.append("</body></html>\n")
+    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
+    atomic_write_text(html_path, "\n".join(h))
+    atomic_write_text(md_path, "\n".join(md))
+    return html_path, md_path
+
+
+def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+    """What the reader must know before any figure: a failed run, an unverified audit, a setting that is
+    not the study's, which published figures the run is set against."""
+    run = a.run
     failure = failure_banner(run)
     if failure:
         h.append(f"<div class='warn fail' id='run-failed'><strong>{html.escape(failure)}</strong></div>")
@@ -318,14 +327,20 @@ def write_report(
     if caveat:
         h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
         md.append(f"> **{caveat}**\n")
+    note = scaled_note(a)
     if note:
-        whose = "study's" if study.reference else "suite's own"
+        whose = "study's" if a.study.reference else "suite's own"
         h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
         md.append(f"> **Not the {whose} setting.** {note}\n")
-    sub = extra.get("reference_note") or ""
+    sub = a.report_tables.get("reference_note") or ""
     if sub:  # which published figures the run is set against, before any of them is shown
         h.append(f"<div class='warn'>{html.escape(sub)}</div>")
         md.append(f"> {sub}\n")
+
+
+def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+    """The audit overhead, the study table (or a findmax run's search) and measured vs published."""
+    run, extra = a.run, a.report_tables
     overhead = extra.get("overhead")
     if overhead is not None and not overhead.empty:  # the numbers and the published change first
         shown = overhead[list(OVERHEAD_COLUMNS)].rename(columns=OVERHEAD_COLUMNS)
@@ -340,8 +355,9 @@ def write_report(
         h += [f"<h2>{html.escape(head)}</h2>", _html_table(probes)]
         md += [f"## {head}\n", markdown_table(probes)]
     else:  # (a findmax run's per-mix means would average probes at different targets)
-        h += [f"<h2>{html.escape(title)}</h2>", _html_table(table)]
-        md += [f"## {title}\n", markdown_table(table)]
+        title = a.table.attrs.get("title", run.suite_name)
+        h += [f"<h2>{html.escape(title)}</h2>", _html_table(a.table)]
+        md += [f"## {title}\n", markdown_table(a.table)]
     ref = extra.get("reference")
     if ref is not None and not ref.empty:
         sizes = ", ".join(dict.fromkeys(ref["size"].astype(str)))
@@ -354,9 +370,12 @@ def write_report(
         rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
         h += [f"<h2>{head}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
         md += [f"## {head}\n", markdown_table(shown), f"{rest}\n" if rest else ""]
+
+
+def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) -> None:
+    """Every figure: inline in the HTML, as PNG files under *fig_dir* for the Markdown."""
     h.append("<h2>Plots</h2>")
     md.append("## Plots\n")
-    fig_dir = out / REPORT_FIGURES
     for stem, caption, panels in figures:
         images = []
         for i, png in enumerate(panels, 1):
@@ -375,24 +394,27 @@ def write_report(
     if not figures:
         h.append("<p>No plottable data in this run.</p>")
         md.append("_No plottable data in this run._\n")
+
+
+def _run_sections(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+    """The run's description, the off/on statistics, its steps and their steady-state note."""
+    run = a.run
+    meta = metadata(run)
     h.append("<h2>Run</h2><table>")
     h += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in meta]
     h.append("</table>")
     md += ["## Run\n", "| | |", "|---|---|"]
     md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
     md.append("")
+    ab = a.statistics
     if ab is not None and not ab.empty:
         cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(stats_shown)]
         md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(stats_shown)]
+    steps = steps_frame(run)
     h += ["<h2>Steps</h2>", _html_table(steps)]
     md += ["## Steps\n", markdown_table(steps)]
     if unsteady := steady_note(run):
         h.append(f"<p class='warn'>{html.escape(unsteady)}</p>")
         md.append(f"**{unsteady}**\n")
-    h.append("</body></html>\n")
-    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
-    atomic_write_text(html_path, "\n".join(h))
-    atomic_write_text(md_path, "\n".join(md))
-    return html_path, md_path

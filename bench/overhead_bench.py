@@ -25,6 +25,11 @@
     every cycle is then taken from YCSB's, the harshest case. Five bare 8 s runs in a row varied less pinned
     (coefficient of variation 2.1-2.9 %, 4.7-5.7 % free), but the blocks did not: at the spread of 30
     pinned blocks +-1 % needs about 98-121, at that of 16 free ones 66-68 (2 Dec 2026): off by default.
+    Longer runs (3 Dec 2026, steady throughput): pinned, 50 blocks each, basic-on 0.9886 [0.9712, 1.0062]
+    and basic-off 0.9888 [0.9744, 1.0034]; free, 60 blocks each, basic-on 0.9929 [0.9798, 1.0062] and
+    basic-off 0.9907 [0.9795, 1.0021]: +-1 % needs 79-151 blocks. Monitors on and off alike; the four runs
+    pooled (inverse variance) give 0.9906 [0.9839, 0.9972]: the wrapper itself, not its monitors, seems to
+    cost about 1 % of a client-bound JVM.
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.

@@ -230,6 +230,9 @@ def _findmax_figure(search: dict[str, Any]) -> list[Figure]:
     """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum."""
     from ycsb_runner.analyse import plots
 
+    panels = plots.plot_findmax(search)
+    if not panels:  # (the caption reads the bound, which a search cut short may not have written)
+        return []
     found = search.get("max_ops_s")
     return _figure(
         "findmax",
@@ -237,7 +240,7 @@ def _findmax_figure(search: dict[str, Any]) -> list[Figure]:
         "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
         f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
         f"maximum {found if found is not None else 'none'} ops/s (dotted)",
-        plots.plot_findmax(search),
+        panels,
     )
 
 

@@ -162,6 +162,44 @@ def summary(log_ratios: list[float]) -> str:
     return f"wrapper/bare {mid:.4f}, {interval} over {len(log_ratios)} blocks: {verdict}"
 
 
+@dataclass(frozen=True)
+class Run:
+    block: int
+    position: int  # 0-3 in its block
+    who: str  # "wrapper" or "bare"
+    before: str  # who ran just before it (the warm-up is a wrapper run)
+    steady: float  # ops/s
+
+
+def carryover_adjusted(runs: list[Run]) -> tuple[float, float, float, float]:
+    """The wrapper's effect on steady throughput with the run before it as a second factor: least squares of
+    log throughput on wrapper (0/1), previous run a wrapper run (0/1), position in the block and one level
+    per block. In the ABBA blocks a bare run follows a wrapper run three times in four and a wrapper run a
+    bare one three times in four, so the block ratio mixes a carry-over (a run after a wrapper run starts
+    later, after its analysis) into the wrapper's effect; this separates them. Returns the wrapper factor
+    and its 95 % t interval (exp of the log coefficients) and the carry-over factor."""
+    import numpy as np
+    from scipy.stats import t
+
+    blocks = sorted({r.block for r in runs})
+    x = np.array(
+        [
+            [r.who == "wrapper", r.before == "wrapper"]
+            + [r.position == p for p in (1, 2, 3)]
+            + [r.block == b for b in blocks]
+            for r in runs
+        ],
+        dtype=float,
+    )
+    y = np.log([r.steady for r in runs])
+    beta, *_ = np.linalg.lstsq(x, y, rcond=None)
+    dof = len(y) - np.linalg.matrix_rank(x)
+    residual = y - x @ beta
+    se = math.sqrt(float(residual @ residual) / dof * np.linalg.pinv(x.T @ x)[0, 0])
+    half = t.ppf(0.975, dof) * se
+    return math.exp(beta[0]), math.exp(beta[0] - half), math.exp(beta[0] + half), math.exp(beta[1])
+
+
 def write_suite(folder: Path, *, seconds: int, records: int, threads: int, target: int, basic: bool) -> Path:
     path = folder / f"overhead-{seconds}s-{threads}t-{target}-{'basic' if basic else 'server'}.toml"
     path.write_text(
@@ -265,28 +303,45 @@ def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[st
 
 
 def measure_setup(
-    setup: Setup, *, url: str, suite: Path, work: Path, private: Path, blocks: int, say: Callable[[str], None]
-) -> dict[str, list[float]]:
-    """The log ratio wrapper/bare of each block, for each throughput (KINDS)."""
+    setup: Setup,
+    *,
+    url: str,
+    suite: Path,
+    work: Path,
+    private: Path,
+    blocks: int,
+    pause_s: float,
+    say: Callable[[str], None],
+) -> tuple[dict[str, list[float]], list[Run]]:
+    """The log ratio wrapper/bare of each block, for each throughput (KINDS), and every counted run."""
     warm, _ = setup_run(url, suite, work / "res", setup)
     argv: list[str] = warm["argv"]  # the warm-up run is not counted; it gives the argv of the bare runs
     log_ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    runs: list[Run] = []
+    before = "wrapper"  # the warm-up
     for i in range(blocks):
         order = ORDERS[i % 2]
-        got = [
-            wrapper_rates(url, suite, work / "res", setup)
-            if who == "wrapper"
-            else bare_run(argv, url, private)
-            for who in order
-        ]
+        got = []
+        for position, who in enumerate(order):
+            time.sleep(pause_s)  # every JVM starts after the same idle time, whatever ran before it
+            rates = (
+                wrapper_rates(url, suite, work / "res", setup)
+                if who == "wrapper"
+                else bare_run(argv, url, private)
+            )
+            got.append(rates)
+            runs.append(Run(i, position, who, before, rates["steady"]))
+            before = who
         for kind in KINDS:
             log_ratios[kind].append(block_log_ratio(order, [run[kind] for run in got]))
-        runs = ", ".join(f"{who[0].upper()} {run['steady']:.0f}" for who, run in zip(order, got, strict=True))
+        shown = ", ".join(
+            f"{who[0].upper()} {run['steady']:.0f}" for who, run in zip(order, got, strict=True)
+        )
         say(
-            f"  block {i + 1}: steady {runs} ops/s -> ratio {math.exp(log_ratios['steady'][-1]):.4f} "
+            f"  block {i + 1}: steady {shown} ops/s -> ratio {math.exp(log_ratios['steady'][-1]):.4f} "
             f"(overall {math.exp(log_ratios['overall'][-1]):.4f})"
         )
-    return log_ratios
+    return log_ratios, runs
 
 
 def bare_rate(url: str, suite: Path, work: Path, private: Path) -> float:
@@ -300,6 +355,9 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=6, help="ABBA blocks per set-up (4 runs each)")
     ap.add_argument("--seconds", type=int, default=10, help="length of each run in (b)")
     ap.add_argument("--cpu-seconds", type=int, default=20, help="length of the run in (a)")
+    ap.add_argument(
+        "--pause-s", type=float, default=2.0, help="idle seconds before every counted run (default 2)"
+    )
     ap.add_argument("--records", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument(
@@ -358,17 +416,24 @@ def main() -> None:
                 os.sched_setaffinity(0, {args.pin_cpu} if pinned else every_cpu)
                 where = f", all on CPU {args.pin_cpu}" if pinned else ""
                 say(f"(b) {setup.name}: {args.blocks} ABBA blocks of {args.seconds} s runs{where}")
-                log_ratios = measure_setup(
+                log_ratios, runs = measure_setup(
                     setup,
                     url=server.url,
                     suite=suite,
                     work=work,
                     private=private,
                     blocks=args.blocks,
+                    pause_s=args.pause_s,
                     say=say,
                 )
                 for kind in KINDS:
                     say(f"(b) {setup.name}, {kind} throughput: {summary(log_ratios[kind])}")
+                if args.blocks >= 2:
+                    mid, low, high, after = carryover_adjusted(runs)
+                    say(
+                        f"(b) {setup.name}, steady, with the run before as a factor: wrapper/bare {mid:.4f}, "
+                        f"95 % interval [{low:.4f}, {high:.4f}]; a run after a wrapper run x{after:.4f}"
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

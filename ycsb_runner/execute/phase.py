@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -81,6 +82,23 @@ def private_full(private_dir: Path) -> UserError | None:
         "first (to mask credentials) and could not be kept whole; free space there, or point TMPDIR at "
         "another disk"
     )
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float) -> None:
+    """``proc.wait(timeout_s)`` without its polling (it wakes every 50 ms for the whole run): block on the
+    process's pidfd until it exits or *timeout_s* passes. Signals still interrupt it (Ctrl-C raises here).
+    Where pidfds are missing (Linux before 5.3), the polling wait."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        proc.wait(timeout=timeout_s)
+        return
+    try:
+        if not select.select([fd], [], [], timeout_s)[0]:
+            raise subprocess.TimeoutExpired(proc.args, timeout_s)
+    finally:
+        os.close(fd)
+    proc.wait()
 
 
 def _start(argv: list[str], stdout_tmp: Path, env: dict[str, str] | None) -> subprocess.Popen:
@@ -179,7 +197,7 @@ def run_phase(
     timed_out = interrupted = False
     try:
         try:
-            proc.wait(timeout=timeout_s)
+            _wait(proc, timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(proc)

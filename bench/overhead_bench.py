@@ -30,6 +30,16 @@
     basic-off 0.9907 [0.9795, 1.0021]: +-1 % needs 79-151 blocks. Monitors on and off alike; the four runs
     pooled (inverse variance) give 0.9906 [0.9839, 0.9972]: the wrapper itself, not its monitors, seems to
     cost about 1 % of a client-bound JVM.
+    Then (3 Dec 2026, later) the wrapper stopped polling for YCSB's exit every 50 ms (its CPU during a BasicDB
+    run: 0.23 -> 0.03 % of a core, monitors off), and every counted run starts after ``--pause-s`` (2 s) idle.
+    Pinned, 55 blocks each, CPU 0 busy with other benchmarks: basic-on 0.9969 [0.9766, 1.0177], basic-off
+    1.0014 [0.9850, 1.0181]; pooled 0.9997 [0.9869, 1.0126]: centred on 1.00, and +-1 % would need 148-228
+    blocks at that spread.
+    ABBA cancels a linear trend but not a carry-over: a bare run follows a wrapper run three times in four,
+    and a wrapper run a bare one. The line "with the run before as a factor" fits log throughput on both
+    (positions and blocks too). The carry-over came out x1.0081, x1.0085, x1.0134, x0.9903, x1.0177, x0.9877
+    over the six long set-ups: not one sign, none outside its noise; the wrapper's factor so fitted, pooled
+    over the six, 0.9946 [0.9876, 1.0017].
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.

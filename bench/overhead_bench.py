@@ -39,7 +39,9 @@
     and a wrapper run a bare one. The line "with the run before as a factor" fits log throughput on both
     (positions and blocks too). The carry-over came out x1.0081, x1.0085, x1.0134, x0.9903, x1.0177, x0.9877
     over the six long set-ups: not one sign, none outside its noise; the wrapper's factor so fitted, pooled
-    over the six, 0.9946 [0.9876, 1.0017].
+    over the six, 0.9946 [0.9876, 1.0017]. The spread varies from day to day: free, 50 blocks of basic-on
+    late on 3 Dec gave a per-run spread of 35 % (4.6 % the day before) and 0.9689 [0.8934, 1.0509]; check it
+    with a few blocks before a long run.
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.

@@ -106,8 +106,7 @@ def _prewhitened_null(m: int, ks: tuple[int, ...], rho: float) -> Any:
 
 
 def _prewhitened_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
-    _prewhitened_null(m, ks, rho)
-    _rho_now[0] = rho
+    _rho_now[0] = rho  # the null it builds, if not cached, sets the same
     return STATISTIC[2](y, m, ks, rho)
 
 

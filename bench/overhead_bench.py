@@ -187,8 +187,8 @@ def carryover_adjusted(runs: list[Run]) -> tuple[float, float, float, float]:
     """The wrapper's effect on steady throughput with the run before it as a second factor: least squares of
     log throughput on wrapper (0/1), previous run a wrapper run (0/1), position in the block and one level
     per block. In the ABBA blocks a bare run follows a wrapper run three times in four and a wrapper run a
-    bare one three times in four, so the block ratio mixes a carry-over (a run after a wrapper run starts
-    later, after its analysis) into the wrapper's effect; this separates them. Returns the wrapper factor
+    bare one three times in four, so the block ratio mixes any carry-over (a run after a wrapper run faster
+    or slower, for whatever reason) into the wrapper's effect; this separates them. Returns the wrapper factor
     and its 95 % t interval (exp of the log coefficients) and the carry-over factor."""
     import numpy as np
     from scipy.stats import t

@@ -42,6 +42,14 @@
     over the six, 0.9946 [0.9876, 1.0017]. The spread varies from day to day: free, 50 blocks of basic-on
     late on 3 Dec gave a per-run spread of 35 % (4.6 % the day before) and 0.9689 [0.8934, 1.0509]; check it
     with a few blocks before a long run.
+    The morning of 3 Dec 2026 (nothing else running) it was worse. Free, the two YCSB threads on two CPUs gave
+    a bimodal steady throughput (2.4-8.1 M ops/s; one thread alone reaches the fast mode), 10 basic-off
+    blocks ranged 0.53-1.75 (+-1 % would need about 3900 blocks). Pinned, 12 s runs with
+    ``--steady-from-s 5`` (on one CPU the JIT's warm-up takes 4-5 s), 6 basic-on blocks ranged 0.94-1.10
+    (sd 5.5 %: about 120 blocks). The host set that spread: a pure Python loop pinned to one CPU took
+    2.80-4.76 s per 5 s chunk (CV 15 %) and 0.83-1.34 s per 1 s chunk; longer runs did not help (25 s runs
+    pinned, CV 6.4 %), nor did another collector (SerialGC, fixed heap), nor a concurrent reference (two
+    JVMs at once on the two CPUs: their ratio's sd 5.3 %, the CPUs' speeds barely move together).
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.
@@ -283,7 +291,9 @@ def wrapper_run(
     return step, (outcome.result.step_path(step["step"]) / STDERR).read_text()
 
 
-def bare_run(argv: list[str], url: str, private: Path) -> dict[str, float]:
+def bare_run(
+    argv: list[str], url: str, private: Path, steady_from_s: int = STEADY_FROM_S
+) -> dict[str, float]:
     """The rendered YCSB argv as is, the masked connection file swapped for one with the real URL."""
     conn = private / "connection.properties"
     conn.write_text(f"mongodb.url={url}\n")
@@ -294,7 +304,7 @@ def bare_run(argv: list[str], url: str, private: Path) -> dict[str, float]:
     m = THROUGHPUT.search(done.stdout)
     if done.returncode != 0 or not m:
         raise SystemExit(f"bare YCSB run failed (exit {done.returncode}): {done.stderr[-500:]}")
-    return {"overall": float(m.group(1)), "steady": steady_rate(done.stderr)}
+    return {"overall": float(m.group(1)), "steady": steady_rate(done.stderr, steady_from_s)}
 
 
 def setup_run(url: str, suite: Path, results: Path, setup: Setup) -> tuple[dict[str, Any], str]:
@@ -309,9 +319,11 @@ def setup_run(url: str, suite: Path, results: Path, setup: Setup) -> tuple[dict[
     )
 
 
-def wrapper_rates(url: str, suite: Path, results: Path, setup: Setup) -> dict[str, float]:
+def wrapper_rates(
+    url: str, suite: Path, results: Path, setup: Setup, steady_from_s: int = STEADY_FROM_S
+) -> dict[str, float]:
     step, stderr = setup_run(url, suite, results, setup)
-    return {"overall": step["throughput_ops_s"], "steady": steady_rate(stderr)}
+    return {"overall": step["throughput_ops_s"], "steady": steady_rate(stderr, steady_from_s)}
 
 
 def measure_setup(
@@ -324,6 +336,7 @@ def measure_setup(
     blocks: int,
     pause_s: float,
     say: Callable[[str], None],
+    steady_from_s: int = STEADY_FROM_S,
 ) -> tuple[dict[str, list[float]], list[Run]]:
     """The log ratio wrapper/bare of each block, for each throughput (KINDS), and every counted run."""
     warm, _ = setup_run(url, suite, work / "res", setup)
@@ -337,9 +350,9 @@ def measure_setup(
         for position, who in enumerate(order):
             time.sleep(pause_s)  # every JVM starts after the same idle time, whatever ran before it
             rates = (
-                wrapper_rates(url, suite, work / "res", setup)
+                wrapper_rates(url, suite, work / "res", setup, steady_from_s)
                 if who == "wrapper"
-                else bare_run(argv, url, private)
+                else bare_run(argv, url, private, steady_from_s)
             )
             got.append(rates)
             runs.append(Run(i, position, who, before, rates["steady"]))
@@ -369,6 +382,12 @@ def main() -> None:
     ap.add_argument("--cpu-seconds", type=int, default=20, help="length of the run in (a)")
     ap.add_argument(
         "--pause-s", type=float, default=2.0, help="idle seconds before every counted run (default 2)"
+    )
+    ap.add_argument(
+        "--steady-from-s",
+        type=int,
+        default=STEADY_FROM_S,
+        help=f"the steady throughput starts at the status line of this second (default {STEADY_FROM_S})",
     )
     ap.add_argument("--records", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=2)
@@ -437,6 +456,7 @@ def main() -> None:
                     blocks=args.blocks,
                     pause_s=args.pause_s,
                     say=say,
+                    steady_from_s=args.steady_from_s,
                 )
                 for kind in KINDS:
                     say(f"(b) {setup.name}, {kind} throughput: {summary(log_ratios[kind])}")

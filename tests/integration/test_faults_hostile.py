@@ -312,13 +312,20 @@ def test_sigterm_after_the_last_step_says_the_run_completed(tmp_path: Path) -> N
 def test_ctrl_c_while_the_cli_loads_is_one_line(delay: float) -> None:
     # `parse /dev/stdin` waits for its input, which never comes: the SIGINT always finds it running (loading,
     # or waiting), where `suites` had sometimes finished already and the test skipped
-    proc = subprocess.Popen(
-        [CLI, "parse", "/dev/stdin"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.PIPE,
-        text=True,
-    )
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # a test run started in the background
+    if ignored:  # would pass an ignored SIGINT on to the CLI, which then never sees the Ctrl-C
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [CLI, "parse", "/dev/stdin"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)  # before communicate() closes its stdin: the interrupt, not an empty input, ends it

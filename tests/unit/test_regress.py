@@ -418,6 +418,18 @@ def test_an_open_regression_closes_only_when_its_nights_come_back() -> None:
     assert not judge_series(y, min_effect_pct=5.0, worse=-1).open
 
 
+def _replayed(values: list[float], first: int) -> list[int]:
+    """The nights from *first* on that regress flags (open, or tonight's drop) when judged night by night,
+    as cron would (--min-effect 5, --alpha 0.01, a drop is worse)."""
+    x = np.array(values)
+    return [
+        t
+        for t in range(first, x.size)
+        if (j := judge_series(x[: t + 1], min_effect_pct=5.0, worse=-1)).open
+        or (j.p_value < 0.01 and j.change_pct <= -5.0)
+    ]
+
+
 # A 10 % step at night 18 (bench/detection_bench.py's iid model, seed 11, series 12 of 150, rounded to 0.1):
 # flagged on night 20; from night 23 on E-Divisive puts its change point at night 15, three nights early.
 STEP_CUT_EARLY = [
@@ -431,14 +443,8 @@ def test_a_regression_stays_open_when_its_change_point_is_placed_early() -> None
     """Replayed night by night, the step is flagged on every night from its alarm on. (When every change point
     before its first night cut its baseline, the change point at night 15 left 3 nights before the step,
     too few to test: the regression was lost on nights 23-33 and 35-39.)"""
-    x = np.array(STEP_CUT_EARLY)
-    flagged = [
-        t
-        for t in range(6, x.size)
-        if (j := judge_series(x[: t + 1], min_effect_pct=5.0, worse=-1)).open
-        or (j.p_value < 0.01 and j.change_pct <= -5.0)
-    ]
-    assert flagged == list(range(20, x.size)), flagged
+    flagged = _replayed(STEP_CUT_EARLY, first=6)
+    assert flagged == list(range(20, len(STEP_CUT_EARLY))), flagged
 
 
 # A drifting series (bench/detection_bench.py's "drift -0.25 %/night" model, seed 11, series 54 of 100): its
@@ -454,10 +460,5 @@ def test_an_open_regression_does_not_come_and_go_with_tonights_change_points() -
     """Replayed night by night, a regression that has not recovered is flagged on every night from its first
     flag on: one alarm. (When only the nights next to tonight's change points were tried as its start, it
     went quiet on the nights E-Divisive did not find one there: 5 alarms on nights 7-40.)"""
-    x = np.array(DRIFTING)
-    flagged = []
-    for t in range(5, x.size):
-        j = judge_series(x[: t + 1], min_effect_pct=5.0, worse=-1)
-        flagged.append(j.open or (j.p_value < 0.01 and j.change_pct <= -5.0))
-    first = flagged.index(True)
-    assert first == 1 and all(flagged[first:]), [t + 5 for t, f in enumerate(flagged) if not f]
+    flagged = _replayed(DRIFTING, first=5)
+    assert flagged == list(range(6, len(DRIFTING))), flagged

@@ -50,6 +50,9 @@
     2.80-4.76 s per 5 s chunk (CV 15 %) and 0.83-1.34 s per 1 s chunk; longer runs did not help (25 s runs
     pinned, CV 6.4 %), nor did another collector (SerialGC, fixed heap), nor a concurrent reference (two
     JVMs at once on the two CPUs: their ratio's sd 5.3 %, the CPUs' speeds barely move together).
+    An hour later the loop's CV was 1 % and five pinned bare runs 1.5 %, but not for long: pinned, 10 s runs,
+    ``--steady-from-s 5``, 22 blocks each, basic-on 1.0009 [0.9768, 1.0257] and basic-off 1.0038
+    [0.9771, 1.0311] (block ratios 0.84-1.10; +-1 % would need 121-146 blocks, about 2 h a set-up).
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.

@@ -209,8 +209,10 @@ class _At:
 def _span(
     cps: tuple[int, ...], end: int, window: int, confirm: int
 ) -> tuple[int, int, tuple[int, ...]] | None:
-    """The baseline [start, stop) and the windows tried of the test of the nights before *end*."""
-    older = [c for c in cps if c < end - window]
+    """The baseline [start, stop) and the windows tried of the test of the nights before *end*: from the
+    last change point before the longest window, except one within OWN_CHANGE_NIGHTS before it, which is
+    the window's own change placed early by E-Divisive (it left too few nights to test)."""
+    older = [c for c in cps if c < end - window - OWN_CHANGE_NIGHTS]
     start = older[-1] if older else 0
     ks = tuple(k for k in range(confirm, window + 1) if end - k - start >= MIN_BASELINE)
     if not ks:
@@ -258,19 +260,18 @@ def _open_regression(
     closes the regression for good (a later drop is a new one, for the window test to find): one that
     hovers near the threshold is one alarm, not a new alarm each time it crosses it, while a sustained
     step's nights rarely come back that far. Its baseline is the segment before it as tonight's change points
-    cut it, except one within OWN_CHANGE_NIGHTS before its first night: that is its own change, placed early.
-    (Both measured in bench/detection_bench.py, 150 series: with RECOVERED 0.5 and every change point
-    cutting, 10 % steps stayed flagged on 93.6 % (iid) and 93.7 % (AR(1) 0.5) of the nights after their
-    alarm; now on 100.0 % and 98.2 %, for as many alarms without a change and false alarms that last
-    longer.) (night where it began, the test then)"""
+    cut it (``_span``: not at its own change placed a few nights early). (Both measured in
+    bench/detection_bench.py, 150 series: with RECOVERED 0.5 and every change point cutting, 10 % steps
+    stayed flagged on 93.6 % (iid) and 93.7 % (AR(1) 0.5) of the nights after their alarm; now on 100.0 % and
+    98.0 %, for as many alarms without a change and false alarms that last longer.) (night where it began,
+    the test then)"""
     n = y.size
     # per night u >= window - 1: the median of the window of nights ending at u
     medians = np.median(np.lib.stride_tricks.sliding_window_view(y, window), axis=1)
     # every night may be where it began: trying only the nights next to tonight's change points made an
     # open regression come and go with them (each return a new alarm under drift in detection_bench.py)
     for s in range(MIN_BASELINE, n - window):
-        # E-Divisive may place the regression's own change a few nights early: it does not end the baseline
-        before_s = tuple(cp for cp in cps if cp < s - OWN_CHANGE_NIGHTS)
+        before_s = tuple(cp for cp in cps if cp < s)
         span = _span(before_s, s + window, window, confirm)
         if (
             span is None

@@ -21,7 +21,9 @@ a quarter of ``min_effect`` of the level before it (``changepoint.RECOVERED``): 
 false alarm that hovered near ``min_effect`` came back as a new alarm each time it crossed it (a third of the
 alarms under AR(1) 0.8 and drift in ``bench/detection_bench.py``), and at half of it a sustained 10 % step
 at 5 % noise was closed by noise on some nights after its alarm. A change point E-Divisive places a few
-nights before the regression (``changepoint.OWN_CHANGE_NIGHTS``) is taken as the regression's own.
+nights before the regression (``changepoint.OWN_CHANGE_NIGHTS``) is taken as the regression's own. A flag
+stands as the night that raised it saw the history (its change points then), even when tonight's change
+points would cut its baseline elsewhere.
 
 **Noise.** Per series, the smallest change a full window could show at this noise and history length
 (``detectable_pct``); a series where that is larger than ``min_effect`` and nothing was flagged is

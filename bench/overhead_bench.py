@@ -54,7 +54,24 @@
     ``--steady-from-s 5``, 22 blocks each, basic-on 1.0009 [0.9768, 1.0257] and basic-off 1.0038
     [0.9771, 1.0311] (block ratios 0.84-1.10; +-1 % would need 121-146 blocks, about 2 h a set-up).
 
+    ``--side-by-side`` takes the host out of the ratio. The BasicDB set-ups then run each pair's two runs at
+    the same time on one CPU, the wrapper run (this script, its threads and its JVM) in one cgroup and the
+    bare JVM in another with the same CPU weight: each gets half of the CPU whatever the host's speed does
+    meanwhile, and whatever the wrapper spends besides its JVM comes out of its own half (twice its share of
+    a whole CPU: a harsher test than the runs above). A pair's ratio is the two steady rates over the
+    seconds both ran; the second run starts 0.5 s after the first, the bare one first in half the pairs, and
+    the cgroups swap every other pair. The same number of bare/bare pairs first checks the method: its ratio
+    must hold 1.00. 3 Dec 2026, 10 s runs, ``--steady-from-s 5 --threads 1``, 30 pairs each (host speed
+    CV 9-12 % that morning): bare/bare 1.0012 [0.9827, 1.0200] (one pair at 1.27: a JVM whose steady rate
+    was 20 % below its usual), basic-on 0.9972 [0.9888, 1.0057], basic-off 1.0062 [0.9984, 1.0142]; per
+    pair sd 2.3 %. Then 15 s runs, 40 pairs each: bare/bare 0.9930 [0.9849, 1.0011], basic-on 0.9979
+    [0.9882, 1.0078], basic-off 0.9970 [0.9893, 1.0047]: the wrapper's ratios as close to 1.00 as the
+    method's own check, and the per-pair spread (2.5-3 %) no smaller for the longer runs, nor with the JIT's
+    C1 compiler only (``JAVA_TOOL_OPTIONS=-XX:TieredStopAtLevel=1``, 10 pairs each): +-0.5 % needs about
+    100 pairs (``--check-pairs`` sets the bare/bare pairs apart from ``--blocks``).
+
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
+        [--side-by-side] [--pin-cpu N] [--threads 1] [--steady-from-s 5]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.
 """
 
@@ -67,6 +84,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,6 +121,7 @@ requestdistribution = "uniform"
 BASIC_PROPERTIES = '[properties]\n"basicdb.verbose" = "false"\n"basicdb.simulatedelay" = "0"\n'
 THROUGHPUT = re.compile(r"\[OVERALL\], Throughput\(ops/sec\), ([\d.]+)")
 STEADY_FROM_S = 2
+LAG_S = 0.5  # side by side: the second run of a pair starts this long after the first
 KINDS = ("steady", "overall")
 # wrapper first in even blocks, bare first in odd ones: A B B A, then B A A B
 ORDERS = (("wrapper", "bare", "bare", "wrapper"), ("bare", "wrapper", "wrapper", "bare"))
@@ -125,16 +144,39 @@ SETUPS = (
 )
 
 
-def steady_rate(stderr: str, from_s: int = STEADY_FROM_S) -> float:
-    """Operations per second between the first status line at *from_s* seconds or later and the last one,
-    timed by their millisecond timestamps (the status lines as ``ycsb_runner.parse`` reads them)."""
+def _status_lines(stderr: str, from_s: int) -> tuple[pd.Series, pd.Series]:
+    """The times and total operations of YCSB's status lines from *from_s* seconds on (as
+    ``ycsb_runner.parse`` reads them; times from their millisecond timestamps)."""
     status = parse_output(b"", stderr).status.drop_duplicates("status_index")
     kept = status[status["elapsed_s"] >= from_s]
-    times = pd.to_datetime(kept["timestamp"], format="mixed")
-    if len(kept) < 2 or times.iloc[-1] <= times.iloc[0]:
-        raise ValueError(f"fewer than two status lines from {from_s} s on: run longer (--seconds)")
-    ops = kept["total_ops"]
+    times = pd.to_datetime(kept["timestamp"], format="mixed").reset_index(drop=True)
+    return times, kept["total_ops"].reset_index(drop=True)
+
+
+def _rate(times: pd.Series, ops: pd.Series, why: str) -> float:
+    if len(times) < 2 or times.iloc[-1] <= times.iloc[0]:
+        raise ValueError(f"fewer than two status lines {why}: run longer (--seconds)")
     return float(ops.iloc[-1] - ops.iloc[0]) / (times.iloc[-1] - times.iloc[0]).total_seconds()
+
+
+def steady_rate(stderr: str, from_s: int = STEADY_FROM_S) -> float:
+    """Operations per second between the first status line at *from_s* seconds or later and the last one,
+    timed by their millisecond timestamps."""
+    return _rate(*_status_lines(stderr, from_s), f"from {from_s} s on")
+
+
+def common_rates(a: str, b: str, from_s: int = STEADY_FROM_S) -> tuple[float, float]:
+    """The steady rates of two runs that ran at the same time, each over its status lines within the span
+    where both were past *from_s* seconds and neither had ended: the same stretch of the host's time."""
+    (ta, oa), (tb, ob) = _status_lines(a, from_s), _status_lines(b, from_s)
+    if ta.empty or tb.empty:
+        raise ValueError(f"a run has no status line from {from_s} s on: run longer (--seconds)")
+    lo, hi = max(ta.iloc[0], tb.iloc[0]), min(ta.iloc[-1], tb.iloc[-1])
+    why = "while both ran"
+    return (
+        _rate(ta[(ta >= lo) & (ta <= hi)], oa[(ta >= lo) & (ta <= hi)], why),
+        _rate(tb[(tb >= lo) & (tb <= hi)], ob[(tb >= lo) & (tb <= hi)], why),
+    )
 
 
 def block_log_ratio(order: tuple[str, ...], throughputs: list[float]) -> float:
@@ -163,26 +205,27 @@ def blocks_for(log_ratios: list[float], half_width: float = 0.01) -> int:
     return n
 
 
-def summary(log_ratios: list[float]) -> str:
+def summary(log_ratios: list[float], unit: str = "blocks") -> str:
     """The ratio, its interval and the verdict: meets the target (an interval within +-1 % that holds 1.00
     and whose lower end is >= 0.99), does not meet it (an interval within +-1 % that misses), or too wide
     to tell, with what its lower end does rule out."""
     mid, low, high = ratio_interval(log_ratios)
     if len(log_ratios) < 2:
-        return f"wrapper/bare {mid:.4f} over 1 block: no interval from one block (--blocks 2 or more)"
+        one = unit[:-1]
+        return f"wrapper/bare {mid:.4f} over 1 {one}: no interval from one {one} (--blocks 2 or more)"
     narrow = math.log(high / low) / 2 <= math.log1p(0.01) + 1e-12
     if narrow and low <= 1.0 <= high and low >= 0.99:
         verdict = "meets the target (+-1 %, holds 1.00, lower end >= 0.99)"
     elif narrow:
         verdict = "does not meet the target (+-1 %, holds 1.00, lower end >= 0.99)"
     else:
-        verdict = f"too wide to tell (+-1 % would need about {blocks_for(log_ratios)} blocks at this spread)"
+        verdict = f"too wide to tell (+-1 % would need about {blocks_for(log_ratios)} {unit} at this spread)"
         if high < 1.0:
             verdict += f"; it excludes 1.00: the wrapper costs {100 * (1 - high):.1f}-{100 * (1 - low):.1f} %"
         elif low >= 0.99:
             verdict += "; its lower end rules out a cost over 1 %"
     interval = f"95 % interval [{low:.4f}, {high:.4f}]"
-    return f"wrapper/bare {mid:.4f}, {interval} over {len(log_ratios)} blocks: {verdict}"
+    return f"wrapper/bare {mid:.4f}, {interval} over {len(log_ratios)} {unit}: {verdict}"
 
 
 @dataclass(frozen=True)
@@ -294,14 +337,19 @@ def wrapper_run(
     return step, (outcome.result.step_path(step["step"]) / STDERR).read_text()
 
 
+def bare_argv(argv: list[str], url: str, private: Path) -> list[str]:
+    """The rendered YCSB argv with the masked connection file swapped for a private one holding *url*."""
+    conn = private / "connection.properties"
+    conn.write_text(f"mongodb.url={url}\n")
+    conn.chmod(0o600)
+    return [str(conn) if a.endswith("connection.properties") else a for a in argv]
+
+
 def bare_run(
     argv: list[str], url: str, private: Path, steady_from_s: int = STEADY_FROM_S
 ) -> dict[str, float]:
     """The rendered YCSB argv as is, the masked connection file swapped for one with the real URL."""
-    conn = private / "connection.properties"
-    conn.write_text(f"mongodb.url={url}\n")
-    conn.chmod(0o600)
-    args = [str(conn) if a.endswith("connection.properties") else a for a in argv]
+    args = bare_argv(argv, url, private)
     # the workload file (-P) is the warm-up run's, in its run folder: its HDR logs are overwritten
     done = subprocess.run(args, capture_output=True, text=True, timeout=600, check=False, cwd=private)
     m = THROUGHPUT.search(done.stdout)
@@ -372,6 +420,200 @@ def measure_setup(
     return log_ratios, runs
 
 
+class CpuGroups:
+    """Two cgroups with the same CPU weight, for two processes that share one CPU half and half: whatever
+    one of them spends besides its JVM (the wrapper's threads) comes out of its own half. Needs root and
+    the cgroup ``cpu`` controller (v1, or v2 with ``cpu`` enabled at the root); removed on exit."""
+
+    V1 = Path("/sys/fs/cgroup/cpu")
+    V2 = Path("/sys/fs/cgroup")
+
+    def __init__(self, names: tuple[str, ...] = ("x", "y")) -> None:
+        if (self.V1 / "cpu.shares").exists():
+            root = self.V1
+        elif "cpu" in _read(self.V2 / "cgroup.controllers").split():
+            root = self.V2
+            if "cpu" not in _read(root / "cgroup.subtree_control").split():
+                _write(root / "cgroup.subtree_control", "+cpu")
+        else:
+            raise SystemExit("--side-by-side needs the cgroup cpu controller (/sys/fs/cgroup/cpu or cgroup2)")
+        self.root = root
+        self.paths = {n: root / f"ycsb-overhead-{os.getpid()}-{n}" for n in names}
+
+    def __enter__(self) -> CpuGroups:
+        try:
+            for path in self.paths.values():
+                path.mkdir()
+        except OSError as err:
+            self.__exit__()
+            raise SystemExit(
+                f"--side-by-side: cannot make a cgroup ({err.strerror}): run it as root"
+            ) from None
+        return self
+
+    def join(self, name: str, pid: int = 0) -> None:
+        """Move process *pid* (0: this one, with its threads; its children to come follow it) into *name*."""
+        _write(self.paths[name] / "cgroup.procs", str(pid or os.getpid()))
+
+    def __exit__(self, *_exc: object) -> None:
+        _write(self.root / "cgroup.procs", str(os.getpid()))
+        for path in self.paths.values():
+            for _ in range(50):  # a JVM that just exited may still be listed for a moment
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def side_by_side(
+    setup: Setup | None,
+    *,
+    url: str,
+    suite: Path,
+    work: Path,
+    private: Path,
+    argv: list[str],
+    groups: CpuGroups,
+    swap: bool,
+    bare_first: bool,
+    steady_from_s: int,
+) -> tuple[float, float]:
+    """One pair run at the same time on the same CPU, each side in its own cgroup (*swap*: the other way
+    round): a run through the wrapper (*setup*; None: a second bare run, the method's own check) and a bare
+    run, one started LAG_S after the other (*bare_first*: the bare one first). Their steady rates over the
+    seconds both ran (wrapper, bare)."""
+    side, other = ("y", "x") if swap else ("x", "y")
+    args = bare_argv(argv, url, private)
+    started: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(name: str) -> None:
+        with (private / f"bare-{name}.stderr").open("wb") as out:
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=out, cwd=private)
+        groups.join(name, proc.pid)  # (its first milliseconds, the JVM's start, in the other group)
+        started[name] = proc
+
+    def first_then_second() -> None:  # the wrapper's JVM starts when this returns (A/A: "side" does)
+        if bare_first:
+            start(other)
+            time.sleep(LAG_S)
+        else:
+            threading.Timer(LAG_S, start, (other,)).start()
+
+    def progress(event: str, data: dict[str, Any]) -> None:
+        step = data.get("step")
+        if event == "step-start" and step is not None and step.kind == "run":
+            first_then_second()
+
+    groups.join(side)  # this process, its threads and the JVMs it starts
+    try:
+        if setup is None:  # A/A: two bare runs
+            first_then_second()
+            start(side)
+            started[side].wait(timeout=600)
+            mine = (private / f"bare-{side}.stderr").read_text()
+        else:
+            _, mine = wrapper_run(
+                url,
+                suite,
+                work / "res",
+                basic=setup.basic,
+                monitors=setup.monitors,
+                sample_interval_s=setup.sample_interval_s,
+                progress=progress,
+            )
+    finally:
+        time.sleep(LAG_S)  # the timer's start, if it has not come yet
+        for proc in started.values():
+            proc.wait(timeout=600)
+    for name, proc in started.items():
+        if proc.returncode != 0:
+            tail = (private / f"bare-{name}.stderr").read_text()[-500:]
+            raise SystemExit(f"bare YCSB run failed (exit {proc.returncode}): {tail}")
+    return common_rates(mine, (private / f"bare-{other}.stderr").read_text(), steady_from_s)
+
+
+def measure_side_by_side(
+    setup: Setup | None,
+    *,
+    url: str,
+    suite: Path,
+    work: Path,
+    private: Path,
+    groups: CpuGroups,
+    pairs: int,
+    pause_s: float,
+    say: Callable[[str], None],
+    steady_from_s: int,
+) -> list[float]:
+    """The log ratio wrapper/bare (None: bare/bare) of each pair run side by side, the cgroups swapped
+    every other pair."""
+    warm, _ = wrapper_run(url, suite, work / "res", basic=True, monitors=False)  # its argv; not counted
+    log_ratios = []
+    for i in range(pairs):
+        time.sleep(pause_s)
+        mine, bare = side_by_side(
+            setup,
+            url=url,
+            suite=suite,
+            work=work,
+            private=private,
+            argv=warm["argv"],
+            groups=groups,
+            swap=bool(i % 2),
+            bare_first=not (i // 2) % 2,
+            steady_from_s=steady_from_s,
+        )
+        log_ratios.append(math.log(mine / bare))
+        who = "W" if setup else "B"
+        say(f"  pair {i + 1}: steady {who} {mine:.0f}, B {bare:.0f} ops/s -> ratio {mine / bare:.4f}")
+    return log_ratios
+
+
+def run_side_by_side(
+    setup: Setup | None,
+    args: argparse.Namespace,
+    url: str,
+    suite: Path,
+    work: Path,
+    private: Path,
+    groups: CpuGroups,
+    say: Callable[[str], None],
+) -> None:
+    """Measure and print one set-up side by side (None: the bare/bare check)."""
+    name = setup.name if setup else "bare/bare (the method's own check)"
+    pairs = args.check_pairs if setup is None and args.check_pairs > 0 else args.blocks
+    where = f"CPU {sorted(os.sched_getaffinity(0))[0]}"
+    say(f"(b) {name}: {pairs} pairs side by side, {args.seconds} s runs, {where}")
+    log_ratios = measure_side_by_side(
+        setup,
+        url=url,
+        suite=suite,
+        work=work,
+        private=private,
+        groups=groups,
+        pairs=pairs,
+        pause_s=args.pause_s,
+        say=say,
+        steady_from_s=args.steady_from_s,
+    )
+    say(f"(b) {name}, side by side: {summary(log_ratios, 'pairs')}")
+
+
 def bare_rate(url: str, suite: Path, work: Path, private: Path) -> float:
     """What the bare run step reaches unthrottled (one wrapper run gives its argv, then one bare run)."""
     step, _ = wrapper_run(url, suite, work / "res", basic=False, monitors=False)
@@ -403,6 +645,19 @@ def main() -> None:
         default=-1,
         help="run the BasicDB set-ups (this script, its threads and every YCSB it starts) on this one CPU "
         "(default -1: not pinned)",
+    )
+    ap.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="BasicDB set-ups: each pair's wrapper run and bare run at the same time on one CPU (--pin-cpu, "
+        "default the last), half of it each (two cgroups; root), after as many bare/bare pairs; the "
+        "server set-ups as ABBA blocks",
+    )
+    ap.add_argument(
+        "--check-pairs",
+        type=int,
+        default=-1,
+        help="--side-by-side: bare/bare pairs before the set-ups (default: --blocks)",
     )
     ap.add_argument("--only", action="append", choices=[s.name for s in SETUPS], help="these set-ups only")
     args = ap.parse_args()
@@ -438,6 +693,15 @@ def main() -> None:
                 rate = bare_rate(server.url, free, work, private)
                 target = max(1, int(rate / 2))
                 say(f"(b) bare unthrottled rate {rate:.0f} ops/s: the server set-ups run at -target {target}")
+            if args.side_by_side and any(s.basic for s in chosen):
+                cpu = args.pin_cpu if args.pin_cpu >= 0 else max(every_cpu)
+                os.sched_setaffinity(0, {cpu})
+                suite = write_suite(work, seconds=args.seconds, target=0, basic=True, **sizes)
+                with CpuGroups() as groups:
+                    check = [None] if args.check_pairs != 0 else []
+                    for setup in [*check, *(s for s in chosen if s.basic)]:
+                        run_side_by_side(setup, args, server.url, suite, work, private, groups, say)
+                chosen = [s for s in chosen if not s.basic]
             for setup in chosen:
                 suite = write_suite(
                     work,

@@ -95,3 +95,32 @@ def test_the_steady_rate_of_two_neighbour_lines_is_ycsb_s_current_rate() -> None
     last = [line for line in stderr.splitlines() if " sec: " in line][-1]
     current = float(last.split("operations; ")[1].split(" current")[0])
     assert overhead.steady_rate(stderr) == pytest.approx(current, rel=0.01)
+
+
+def _status(start_ms: int, ops_per_s: list[int]) -> str:
+    """YCSB status lines one second apart from *start_ms* (ms after 10:00:00), second k adding
+    ops_per_s[k - 1] operations."""
+    lines, total = [], 0
+    for sec in range(len(ops_per_s) + 1):
+        if sec:
+            total += ops_per_s[sec - 1]
+        ms = start_ms + 1000 * sec
+        stamp = f"2026-12-03 10:00:{ms // 1000:02d}:{ms % 1000:03d}"
+        lines.append(
+            f"{stamp} {sec} sec: {total} operations; {ops_per_s[sec - 1] if sec else 0} current ops/sec;"
+        )
+    return "\n".join(lines)
+
+
+def test_side_by_side_rates_count_only_the_seconds_both_runs_ran() -> None:
+    # a: 100 ops/s for 8 s, then 300 ops/s to 12 s; b: started 0.5 s later, 200 ops/s to 12.5 s
+    a = _status(0, [100] * 8 + [300] * 4)
+    b = _status(500, [200] * 12)
+    # from 5 s on, both ran from 5.5 s (b's 5 s line) to 12.0 s (a's last): a's lines at 6..12 s, b's at
+    # 5.5..11.5 s
+    ra, rb = overhead.common_rates(a, b, from_s=5)
+    assert ra == pytest.approx((2 * 100 + 4 * 300) / 6)
+    assert rb == pytest.approx(200)
+    assert overhead.steady_rate(a, from_s=5) == pytest.approx((3 * 100 + 4 * 300) / 7)  # a alone: from 5 s
+    with pytest.raises(ValueError, match="while both ran"):
+        overhead.common_rates(a, _status(11_500, [200] * 3), from_s=0)  # overlapping 0.5 s: one line each

@@ -148,3 +148,35 @@ def test_bottleneck_warnings() -> None:
     assert nan == []
     both = client_bottleneck_warnings({"host_cpu_pct": 99.0, "ycsb_cpu_core_pct": 190.0}, 5000, 1000, 2)
     assert len(both) == 3
+
+
+def test_descendants_are_looked_up_every_few_samples_and_counted_when_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A look-up of the tree reads every process's /proc entry, so it runs once every LOOKUP_EVERY samples;
+    a child started between two look-ups has all its CPU counted from the next one on."""
+    import ycsb_runner.monitors.client as client
+
+    lookups = []
+    real = client.descendants
+    monkeypatch.setattr(client, "descendants", lambda p: lookups.append(1) or real(p))
+    burn = (
+        f"import sys, time\nwhile time.process_time() < {CHILD_CPU_S}: pass\n"
+        "print('done', flush=True)\nsys.stdin.read()"
+    )
+    sampler = ClientSampler(pid=psutil.Process().pid, interval_s=60)
+    first = sampler.sample_now()  # a look-up: no child yet
+    child = subprocess.Popen(
+        [sys.executable, "-c", burn], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "done"
+        before = [sampler.sample_now() for _ in range(client.LOOKUP_EVERY - 1)]
+        found = sampler.sample_now()  # the next look-up
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert first is not None and found is not None and all(s is not None for s in before)
+    assert len(lookups) == 2
+    assert before[-1].proc_cpu_s - first.proc_cpu_s < CHILD_CPU_S / 2  # not seen yet: this process waited
+    assert found.proc_cpu_s - first.proc_cpu_s >= CHILD_CPU_S - 0.02

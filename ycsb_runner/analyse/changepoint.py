@@ -384,7 +384,11 @@ def judge_series(
     if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):
         since = f" since the accepted change at night {off + 1}" if off else ""
         return _untested(f"{y.size} nights{since}: need at least {MIN_BASELINE + confirm}")
-    cps = tuple(c for c, _ in e_divisive(y, alpha=cp_alpha, permutations=permutations, seed=seed))
+
+    def change_points(upto: int) -> tuple[int, ...]:  # of the nights before *upto*, as that night saw them
+        return tuple(c for c, _ in e_divisive(y[:upto], alpha=cp_alpha, permutations=permutations, seed=seed))
+
+    cps = change_points(y.size)
     shown = tuple(off + c for c in cps)
     n = y.size
     if worse:
@@ -396,9 +400,7 @@ def judge_series(
             min_effect_pct=min_effect_pct,
             alpha=alpha,
             worse=worse,
-            then_cps=lambda end: tuple(
-                c for c, _ in e_divisive(y[:end], alpha=cp_alpha, permutations=permutations, seed=seed)
-            ),
+            then_cps=change_points,
         )
         if found is not None:
             return _open_judgement(y, off, shown, window, alpha, *found)

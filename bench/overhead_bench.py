@@ -73,16 +73,27 @@
     of the half CPU. The client sampler's look-up of YCSB's descendants took 1.2 ms a sample (psutil reads
     every /proc entry); once it looked every 10th sample, basic-on 0.9954 [0.9911, 0.9997] (100 pairs): the
     lower end over 0.99, 1.00 just outside. The wrapper's own CPU during a 10 s BasicDB run (``CpuWindow``,
-    10 ms ticks): 20-40 ms with the monitors on, 10 ms off.
+    10 ms ticks): 20-40 ms with the monitors on, 10 ms off. Per thread (``/proc/self/task/*/schedstat``,
+    13 s of a 20 s run, three runs): the server sampler 12.2-12.9 ms, the client sampler 11.3-12.7 ms,
+    pymongo's two threads 4-7 ms, YCSB's stderr reader 2.5 ms (the one thread running with the monitors
+    off): 2.3-2.6 ms a second, 0.25 % of a core, 0.5 % of the half CPU: what basic-on lost. Both samplers
+    in one thread cost as much (the work, not the wake-ups).
+    ``--wrapper-apart`` asks what is left besides that CPU: this script (the wrapper's Python) runs on the
+    other CPUs and only its JVM shares the pair's CPU with the bare one (each JVM moved into its cgroup and
+    onto the CPU, every thread of it, as soon as it is there). 3 Dec 2026, 10 s runs, ``--steady-from-s 5
+    --threads 1``: bare/bare 0.9844 [0.9645, 1.0046] (20 pairs), basic-on 1.0011 [0.9946, 1.0076] and
+    basic-off 0.9978 [0.9922, 1.0035] (100 pairs each, per-pair sd 3.3 %): the wrapper does nothing to
+    YCSB but take the 0.25 % of a core that its samplers use, which (a) reports.
 
 Usage: .venv/bin/python bench/overhead_bench.py [--blocks 6] [--seconds 10] [--only basic-on ...]
-        [--side-by-side] [--pin-cpu N] [--threads 1] [--steady-from-s 5]
+        [--side-by-side [--wrapper-apart]] [--pin-cpu N] [--threads 1] [--steady-from-s 5]
 It starts its own embedded server (FerretDB or mongod) and removes everything it wrote on exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -433,7 +444,8 @@ class CpuGroups:
     V1 = Path("/sys/fs/cgroup/cpu")
     V2 = Path("/sys/fs/cgroup")
 
-    def __init__(self, names: tuple[str, ...] = ("x", "y")) -> None:
+    def __init__(self, names: tuple[str, ...] = ("x", "y"), *, apart_cpu: int | None = None) -> None:
+        self.apart_cpu = apart_cpu  # set: this process stays off it, each JVM is placed on it on its own
         if (self.V1 / "cpu.shares").exists():
             root = self.V1
         elif "cpu" in _read(self.V2 / "cgroup.controllers").split():
@@ -459,6 +471,17 @@ class CpuGroups:
     def join(self, name: str, pid: int = 0) -> None:
         """Move process *pid* (0: this one, with its threads; its children to come follow it) into *name*."""
         _write(self.paths[name] / "cgroup.procs", str(pid or os.getpid()))
+
+    def place(self, name: str, pid: int) -> None:
+        """Move JVM *pid* into *name* and, with ``apart_cpu``, each of its threads onto that CPU, again after
+        0.3 and 2 s for the threads a JVM starts meanwhile (a thread inherits its creator's CPUs)."""
+        self.join(name, pid)
+        if self.apart_cpu is not None:
+            for delay in (0.0, 0.3, 1.7):
+                time.sleep(delay)
+                for task in Path(f"/proc/{pid}/task").glob("*"):
+                    with contextlib.suppress(OSError):
+                        os.sched_setaffinity(int(task.name), {self.apart_cpu})
 
     def __exit__(self, *_exc: object) -> None:
         _write(self.root / "cgroup.procs", str(os.getpid()))
@@ -509,8 +532,9 @@ def side_by_side(
     def start(name: str) -> None:
         with (private / f"bare-{name}.stderr").open("wb") as out:
             proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=out, cwd=private)
-        groups.join(name, proc.pid)  # (its first milliseconds, the JVM's start, in the other group)
         started[name] = proc
+        # (its first milliseconds, the JVM's start, in the other group)
+        threading.Thread(target=groups.place, args=(name, proc.pid), daemon=True).start()
 
     def first_then_second() -> None:  # the wrapper's JVM starts when this returns (A/A: "side" does)
         if bare_first:
@@ -523,8 +547,20 @@ def side_by_side(
         step = data.get("step")
         if event == "step-start" and step is not None and step.kind == "run":
             first_then_second()
+            if groups.apart_cpu is not None:
+                threading.Thread(target=place_wrapper_jvm, daemon=True).start()
 
-    groups.join(side)  # this process, its threads and the JVMs it starts
+    def place_wrapper_jvm() -> None:  # --wrapper-apart: the wrapper's JVM, once it is there
+        for _ in range(200):
+            for child in psutil.Process().children():
+                with contextlib.suppress(psutil.Error):
+                    if child.name() == "java" and str(private) not in " ".join(child.cmdline()):
+                        groups.place(side, child.pid)
+                        return
+            time.sleep(0.02)
+
+    if groups.apart_cpu is None:
+        groups.join(side)  # this process, its threads and the JVMs it starts
     try:
         if setup is None:  # A/A: two bare runs
             first_then_second()
@@ -603,6 +639,8 @@ def run_side_by_side(
     name = setup.name if setup else "bare/bare (the method's own check)"
     pairs = args.check_pairs if setup is None and args.check_pairs > 0 else args.blocks
     where = f"CPU {sorted(os.sched_getaffinity(0))[0]}"
+    if groups.apart_cpu is not None:
+        where = f"CPU {groups.apart_cpu}, the wrapper's Python on CPU {sorted(os.sched_getaffinity(0))}"
     say(f"(b) {name}: {pairs} pairs side by side, {args.seconds} s runs, {where}")
     log_ratios = measure_side_by_side(
         setup,
@@ -659,6 +697,13 @@ def main() -> None:
         "server set-ups as ABBA blocks",
     )
     ap.add_argument(
+        "--wrapper-apart",
+        action="store_true",
+        help="--side-by-side: this script (the wrapper's Python: its samplers, pipe readers) on the other "
+        "CPUs, only its JVM beside the bare one: what the wrapper does to YCSB besides taking CPU, whose "
+        "share (a) prints",
+    )
+    ap.add_argument(
         "--check-pairs",
         type=int,
         default=-1,
@@ -700,9 +745,9 @@ def main() -> None:
                 say(f"(b) bare unthrottled rate {rate:.0f} ops/s: the server set-ups run at -target {target}")
             if args.side_by_side and any(s.basic for s in chosen):
                 cpu = args.pin_cpu if args.pin_cpu >= 0 else max(every_cpu)
-                os.sched_setaffinity(0, {cpu})
+                os.sched_setaffinity(0, (every_cpu - {cpu}) if args.wrapper_apart else {cpu})
                 suite = write_suite(work, seconds=args.seconds, target=0, basic=True, **sizes)
-                with CpuGroups() as groups:
+                with CpuGroups(apart_cpu=cpu if args.wrapper_apart else None) as groups:
                     check = [None] if args.check_pairs != 0 else []
                     for setup in [*check, *(s for s in chosen if s.basic)]:
                         run_side_by_side(setup, args, server.url, suite, work, private, groups, say)

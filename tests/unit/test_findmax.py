@@ -150,6 +150,38 @@ def test_the_summary_is_json_and_names_what_was_found() -> None:
     assert list(frame["target_ops_s"]) == [p.target for p in probes]
 
 
+# a search on the embedded server (3 Dec 2026, workload C, 4 threads, --avg 30ms): (target, achieved, passed)
+COLLAPSED = [
+    (100, 100, True),
+    (200, 200, True),
+    (400, 428, True),
+    (800, 454, False),
+    (566, 369, False),
+    (476, 372, False),
+    (436, 364, False),
+    (418, 434, True),
+]
+
+
+def test_a_throughput_that_falls_under_overload_is_named_with_the_maximum() -> None:
+    opts = fm.FindmaxOptions(mix="c", bound=fm.Bound("avg", 30_000.0), threads=4)
+    probes = [
+        fm.Probe(f"p{t}", t, float(x), 9e3, "READ", 0.0, ok, [] if ok else ["x"]) for t, x, ok in COLLAPSED
+    ]
+    doc = fm.summary(opts, probes, 100, True)
+    assert fm.overload_floor(doc) == 364
+    assert fm.found_text(doc) == (
+        "max 418 ops/s under avg <= 30 ms (lowest failing 436; within 5 %; overloaded, it fell to 364 ops/s)"
+    )
+    # probes over the maximum that still achieved 97 % of it (failed on latency, or short of a higher target)
+    held = [
+        fm.Probe(p.step, p.target, max(p.throughput_ops_s or 0, 406.0), 9e3, "READ", 0.0, p.passed)
+        for p in probes
+    ]
+    assert fm.overload_floor(fm.summary(opts, held, 100, True)) is None
+    assert fm.overload_floor(fm.summary(opts, search(1234, 100), 100, True)) is None
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

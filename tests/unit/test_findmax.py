@@ -288,3 +288,23 @@ def test_the_report_of_a_findmax_run_draws_the_curve_and_lists_the_probes(result
     assert (folder / "report-figures" / "findmax.png").stat().st_size > 10_000
     assert "per-mix" not in md_path.read_text()
     assert md_path.read_text().count("| pass |") == 2
+
+
+def test_probes_that_collapsed_to_one_point_share_one_label() -> None:
+    from ycsb_runner.analyse.plots import target_labels
+
+    # (target, achieved ops/s, average ms) of the search above, in the order of their targets
+    points = [
+        (100, 100, 5.54),
+        (200, 200, 5.79),
+        (400, 428, 9.30),
+        (418, 434, 6.27),
+        (436, 364, 10.95),
+        (476, 372, 10.71),
+        (566, 369, 10.83),
+        (800, 454, 8.79),
+    ]
+    labels = target_labels(points, y_top=30.0)
+    assert [text for text, _, _ in labels] == ["100", "200", "400", "418", "436/476/566", "800"]
+    assert labels[4][1:] == (364, 10.95)  # at the first probe of the three
+    assert [t for t, _, _ in target_labels(points, y_top=30.0, near=0.0)] == [str(t) for t, _, _ in points]

@@ -440,11 +440,34 @@ def plot_threads(measured: pd.DataFrame, published: pd.DataFrame | None) -> list
 # --- findmax ------------------------------------------------------------------------------------------
 
 
+def target_labels(
+    points: list[tuple[int, float, float]], y_top: float = 0.0, near: float = 0.04
+) -> list[tuple[str, float, float]]:
+    """One label per cluster of probes (target, achieved, latency) that lie within *near* of the plot's
+    width and height of each other: their targets joined by "/" at the first one (probes that collapsed to
+    the same throughput would otherwise print over each other). Pure."""
+    if not points:
+        return []
+    width = max(x for _, x, _ in points) or 1.0
+    height = max(y_top, *(y for _, _, y in points)) or 1.0
+    groups: list[list[tuple[int, float, float]]] = []
+    for point in points:
+        for group in groups:
+            _, x0, y0 = group[0]
+            if abs(point[1] - x0) <= near * width and abs(point[2] - y0) <= near * height:
+                group.append(point)
+                break
+        else:
+            groups.append([point])
+    return [("/".join(str(t) for t, _, _ in sorted(g)), g[0][1], g[0][2]) for g in groups]
+
+
 def plot_findmax(search: dict[str, Any]) -> list[bytes]:
     """``findmax``: the bound's latency (worst operation, steady-state window) against the achieved
     throughput of every probe, joined in the order of their targets (past saturation the curve bends
     back: more offered, less achieved), passing probes filled and failing ones hollow, each labelled with
-    its target; the bound as a horizontal line, the found maximum as a vertical one."""
+    its target (probes at one point share a label); the bound as a horizontal line, the found maximum as
+    a vertical one."""
     probes = [p for p in search.get("probes", []) if p.get("throughput_ops_s") is not None]
     if not probes:
         return []
@@ -471,16 +494,11 @@ def plot_findmax(search: dict[str, Any]) -> list[bytes]:
                 label="probe passed" if passed else "probe failed",
                 **style,
             )
-    for p in probes:
-        if p.get("latency_us") is not None:
-            ax.annotate(
-                f"{p['target']}",
-                (p["throughput_ops_s"], p["latency_us"] / div),
-                textcoords="offset points",
-                xytext=(4, 4),
-                fontsize=7,
-                color="#555",
-            )
+    points = [
+        (p["target"], p["throughput_ops_s"], p["latency_us"] / div) for p in order if p.get("latency_us")
+    ]
+    for text, x, y in target_labels(points, y_top=float(bound["limit_us"]) / div):
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color="#555")
     ax.axhline(
         float(bound["limit_us"]) / div, color="#c82333", linestyle="--", label=f"bound {bound['label']}"
     )

@@ -472,16 +472,17 @@ class CpuGroups:
         """Move process *pid* (0: this one, with its threads; its children to come follow it) into *name*."""
         _write(self.paths[name] / "cgroup.procs", str(pid or os.getpid()))
 
-    def place(self, name: str, pid: int) -> None:
-        """Move JVM *pid* into *name* and, with ``apart_cpu``, each of its threads onto that CPU, again after
-        0.3 and 2 s for the threads a JVM starts meanwhile (a thread inherits its creator's CPUs)."""
-        self.join(name, pid)
-        if self.apart_cpu is not None:
-            for delay in (0.0, 0.3, 1.7):
-                time.sleep(delay)
-                for task in Path(f"/proc/{pid}/task").glob("*"):
-                    with contextlib.suppress(OSError):
-                        os.sched_setaffinity(int(task.name), {self.apart_cpu})
+    def pin(self, pid: int) -> None:
+        """With ``apart_cpu``: every thread of JVM *pid* onto that CPU, again after 0.3 and 2 s for the
+        threads a JVM starts meanwhile (a thread inherits its creator's CPUs). Takes 2 s: call it in a
+        thread."""
+        if self.apart_cpu is None:
+            return
+        for delay in (0.0, 0.3, 1.7):
+            time.sleep(delay)
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(int(task.name), {self.apart_cpu})
 
     def __exit__(self, *_exc: object) -> None:
         _write(self.root / "cgroup.procs", str(os.getpid()))
@@ -532,9 +533,9 @@ def side_by_side(
     def start(name: str) -> None:
         with (private / f"bare-{name}.stderr").open("wb") as out:
             proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=out, cwd=private)
+        groups.join(name, proc.pid)  # (its first milliseconds, the JVM's start, in the other group)
+        threading.Thread(target=groups.pin, args=(proc.pid,), daemon=True).start()
         started[name] = proc
-        # (its first milliseconds, the JVM's start, in the other group)
-        threading.Thread(target=groups.place, args=(name, proc.pid), daemon=True).start()
 
     def first_then_second() -> None:  # the wrapper's JVM starts when this returns (A/A: "side" does)
         if bare_first:
@@ -550,12 +551,16 @@ def side_by_side(
             if groups.apart_cpu is not None:
                 threading.Thread(target=place_wrapper_jvm, daemon=True).start()
 
-    def place_wrapper_jvm() -> None:  # --wrapper-apart: the wrapper's JVM, once it is there
+    placed: list[int] = []
+
+    def place_wrapper_jvm() -> None:  # --wrapper-apart: the wrapper's JVM, once it is there (4 s at most)
         for _ in range(200):
             for child in psutil.Process().children():
                 with contextlib.suppress(psutil.Error):
                     if child.name() == "java" and str(private) not in " ".join(child.cmdline()):
-                        groups.place(side, child.pid)
+                        groups.join(side, child.pid)
+                        placed.append(child.pid)
+                        groups.pin(child.pid)
                         return
             time.sleep(0.02)
 
@@ -581,6 +586,8 @@ def side_by_side(
         time.sleep(LAG_S)  # the timer's start, if it has not come yet
         for proc in started.values():
             proc.wait(timeout=600)
+    if groups.apart_cpu is not None and setup is not None and not placed:
+        raise SystemExit("--wrapper-apart: the wrapper's JVM was not found within 4 s of its step's start")
     for name, proc in started.items():
         if proc.returncode != 0:
             tail = (private / f"bare-{name}.stderr").read_text()[-500:]

@@ -351,59 +351,18 @@ def _open_judgement(
     )
 
 
-def judge_series(
-    values: np.ndarray | list[float],
-    *,
-    window: int = 3,
-    confirm: int = 2,
-    min_effect_pct: float = 0.0,
-    alpha: float = 0.01,
-    worse: int = 0,
-    accepted_from: int = 0,
-    cp_alpha: float = 0.01,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = DEFAULT_SEED,
+def _tonight(
+    y: np.ndarray,
+    off: int,
+    cps: tuple[int, ...],
+    shown: tuple[int, ...],
+    window: int,
+    confirm: int,
+    min_effect_pct: float,
+    alpha: float,
 ) -> SeriesJudgement:
-    """The newest night(s) of one series (one value per night, oldest first) against their history.
-
-    Tonight: the last k nights, for k from *confirm* to *window*, are tested against the stable segment
-    before them (from the last E-Divisive change point older than the window, at most MAX_BASELINE
-    nights); a window counts only if its median is at least *min_effect_pct* % off the segment's. *confirm*
-    1 lets tonight alone be a change; 2 (the default) needs two nights, so a single outlier night flags
-    nothing.
-
-    Earlier nights: with *worse* (-1: a drop is worse, 1: a rise is), a change toward worse that the same
-    test flagged at p < *alpha* when its nights were the newest stays an open regression (``open``) while
-    the newest nights are still *min_effect_pct* % worse than the nights before it: a regression that
-    lasts longer than the window is not absorbed into the baseline. *accepted_from*: the night from which
-    a user accepted the values as the new normal (``regress accept``): nothing before it is looked at.
-    """
-    x = np.asarray(values, dtype=float)
-    off = max(0, int(accepted_from))
-    y = x[off:]
-    if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):
-        since = f" since the accepted change at night {off + 1}" if off else ""
-        return _untested(f"{y.size} nights{since}: need at least {MIN_BASELINE + confirm}")
-
-    def change_points(upto: int) -> tuple[int, ...]:  # of the nights before *upto*, as that night saw them
-        return tuple(c for c, _ in e_divisive(y[:upto], alpha=cp_alpha, permutations=permutations, seed=seed))
-
-    cps = change_points(y.size)
-    shown = tuple(off + c for c in cps)
+    """The judgement of tonight's window of a series with no open regression."""
     n = y.size
-    if worse:
-        found = _open_regression(
-            y,
-            cps,
-            window=window,
-            confirm=confirm,
-            min_effect_pct=min_effect_pct,
-            alpha=alpha,
-            worse=worse,
-            then_cps=change_points,
-        )
-        if found is not None:
-            return _open_judgement(y, off, shown, window, alpha, *found)
     at = _judge_at(y, cps, n, window, confirm, min_effect_pct)
     if at is None:
         start = [c for c in cps if c < n - window][-1]
@@ -447,3 +406,58 @@ def judge_series(
         window_nights=at.win.k,
         **common,
     )
+
+
+def judge_series(
+    values: np.ndarray | list[float],
+    *,
+    window: int = 3,
+    confirm: int = 2,
+    min_effect_pct: float = 0.0,
+    alpha: float = 0.01,
+    worse: int = 0,
+    accepted_from: int = 0,
+    cp_alpha: float = 0.01,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+) -> SeriesJudgement:
+    """The newest night(s) of one series (one value per night, oldest first) against their history.
+
+    Tonight: the last k nights, for k from *confirm* to *window*, are tested against the stable segment
+    before them (from the last E-Divisive change point older than the window, at most MAX_BASELINE
+    nights); a window counts only if its median is at least *min_effect_pct* % off the segment's. *confirm*
+    1 lets tonight alone be a change; 2 (the default) needs two nights, so a single outlier night flags
+    nothing.
+
+    Earlier nights: with *worse* (-1: a drop is worse, 1: a rise is), a change toward worse that the same
+    test flagged at p < *alpha* when its nights were the newest stays an open regression (``open``) while
+    the newest nights are still *min_effect_pct* % worse than the nights before it: a regression that
+    lasts longer than the window is not absorbed into the baseline. *accepted_from*: the night from which
+    a user accepted the values as the new normal (``regress accept``): nothing before it is looked at.
+    """
+    x = np.asarray(values, dtype=float)
+    off = max(0, int(accepted_from))
+    y = x[off:]
+    if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):
+        since = f" since the accepted change at night {off + 1}" if off else ""
+        return _untested(f"{y.size} nights{since}: need at least {MIN_BASELINE + confirm}")
+
+    def change_points(upto: int) -> tuple[int, ...]:  # of the nights before *upto*, as that night saw them
+        return tuple(c for c, _ in e_divisive(y[:upto], alpha=cp_alpha, permutations=permutations, seed=seed))
+
+    cps = change_points(y.size)
+    shown = tuple(off + c for c in cps)
+    if worse:
+        found = _open_regression(
+            y,
+            cps,
+            window=window,
+            confirm=confirm,
+            min_effect_pct=min_effect_pct,
+            alpha=alpha,
+            worse=worse,
+            then_cps=change_points,
+        )
+        if found is not None:
+            return _open_judgement(y, off, shown, window, alpha, *found)
+    return _tonight(y, off, cps, shown, window, confirm, min_effect_pct, alpha)

@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ycsb_runner.analyse.changepoint import RECOVERED
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
@@ -181,6 +182,9 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
         row["change_run"] == f"night-{SLOW_NIGHT}" and "server=slow" in row["change_tags"] for row in flagged
     ), flagged
     for row in flagged:
+        if _open_before(row, f"night-{SLOW_NIGHT}"):  # kept open by the lifecycle rule: not recovered
+            assert _worse(nights, row, doc["newest_run"]) >= RECOVERED * doc["min_effect_pct"], row
+            continue
         assert (
             (row["change_pct"] <= -20) if row["metric"] == "throughput_ops_s" else (row["change_pct"] >= 20)
         ), row
@@ -191,6 +195,18 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     )
     _no_alarm(waits, nights, allow_before=f"night-{SLOW_NIGHT}")  # the slow night alone waits for a second
     assert json.loads(waits.stdout)["confirm"] == 2
+
+
+def _open_before(row: dict, run: str) -> bool:
+    """An open regression that began before *run*."""
+    order = [f"night-{i}" for i in range(NIGHTS)]
+    return row["test"].startswith("open since") and order.index(row["change_run"]) < order.index(run)
+
+
+def _worse(nights: Path, row: dict, newest: str) -> float:
+    """How much worse (in %) the test measures a flagged series (``_measured_change``, toward worse)."""
+    change = _measured_change(nights, row, newest)
+    return -change if row["metric"] == "throughput_ops_s" else change
 
 
 def _measured_change(nights: Path, row: dict, newest: str) -> float:
@@ -217,16 +233,16 @@ def _no_alarm(res: Any, nights: Path, *, allow_before: str | None = None) -> Non
     The test workers beside these "normal" nights can slow several nights in a row: in one fresh-clone run
     nights 5-7 ran at 122, 108 and 94 ops/s against 170-196 before, a change regress rightly keeps open. So an
     alarm is allowed when it began before *allow_before* (the first slow night) and the nights themselves,
-    as this test measures them from the history, moved by --min-effect the flagged way."""
+    as this test measures them from the history, are still worse the flagged way by what keeps a regression
+    open (RECOVERED x --min-effect: one flagged at 20 % stays open at 18 %, as in a run here)."""
     doc = json.loads(res.stdout)
     flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
     for row in flagged:
         assert allow_before is not None, res.output
         order = [f"night-{i}" for i in range(NIGHTS)]
         assert order.index(row["change_run"]) < order.index(allow_before), res.output
-        change = _measured_change(nights, row, doc["newest_run"])
-        worse = -change if row["metric"] == "throughput_ops_s" else change
-        assert worse >= doc["min_effect_pct"], (row, change)
+        least = doc["min_effect_pct"] * (RECOVERED if row["test"].startswith("open since") else 1.0)
+        assert _worse(nights, row, doc["newest_run"]) >= least, row
     if flagged:
         assert res.exit_code == 1, res.output
         return

@@ -157,8 +157,9 @@ def _print_search(run: RunAnalysis | Path, fmt: Format) -> None:
         fmt,
         f"findmax {m.run_id}: {text}",
         extra={"run_id": m.run_id, "run_dir": str(run_dir), "status": m.status, "findmax": search},
-        priority=("step", "target_ops_s", "achieved_ops_s", "latency_ms", "verdict"),
+        priority=("step", "target_ops_s", "achieved_ops_s", "latency_ms", "verdict", "why"),
         labels={"target_ops_s": "target", "achieved_ops_s": "achieved", "latency_ms": "latency ms"},
+        whole=("why",),  # one line per probe: the constant columns go to the caption first
     )
 
 

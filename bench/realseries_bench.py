@@ -44,6 +44,10 @@ nights. Counted per flagged point (the scoring before 3 Dec, 10:30; an open regr
 later point) the false alarms are 22.62 and 20.86 per 100 points. (The figures 0.48 and 0.32 quoted on
 3 Dec before then were of a build before a change point a few nights before the window stopped cutting
 tonight's baseline, ``changepoint.OWN_CHANGE_NIGHTS``: with it, per flagged point, 3.84 and 2.08.)
+
+``--alpha`` and ``--trim-mads`` ask what-ifs. ``--trim-mads 5`` (3 Dec 2026): regressions 6/10 at 0.32,
+any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47, one point late; with
+no cut (``inf``) 6/10 at 0.24 and 13/18 at 0.32 (alpha 0.015: the same 6/10, 13/18 at 0.40).
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
+from ycsb_runner.analyse import window  # noqa: E402
 from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "mozilla-perfherder"
@@ -317,6 +322,7 @@ def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]
 
 
 def main() -> None:
+    global ALPHA  # noqa: PLW0603 - flagged() reads it
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--permutations", type=int, default=999, help="E-Divisive permutations (default 999, regress's)"
@@ -324,7 +330,17 @@ def main() -> None:
     ap.add_argument("--no-otava", action="store_true", help="skip Apache Otava")
     ap.add_argument("--detail", action="store_true", help="list every alarm point per series")
     ap.add_argument("--data", type=Path, default=DATA, help=f"the sample's folder (default {DATA})")
+    ap.add_argument(
+        "--alpha", type=float, default=ALPHA, help=f"ycsb-runner's alpha (default {ALPHA:g}, regress's)"
+    )
+    ap.add_argument(
+        "--trim-mads",
+        type=float,
+        default=window.TRIM_MADS,
+        help=f"what if baseline outliers were cut at N MADs (default {window.TRIM_MADS:g}; inf: none)",
+    )
     args = ap.parse_args()
+    ALPHA, window.TRIM_MADS = args.alpha, args.trim_mads
     series = load(args.data)
     _describe(series)
     results: dict[str, list[list[Alarm]]] = {}
@@ -338,7 +354,7 @@ def main() -> None:
     took["(its flagged points)"] = 0.0
     print(
         f"ycsb-runner: judge_series window {WINDOW}, confirm {CONFIRM}, min effect {MIN_EFFECT:g} %, "
-        f"alpha {ALPHA:g}, "
+        f"alpha {ALPHA:g}, baseline outliers beyond {window.TRIM_MADS:g} MADs, "
         f"{args.permutations} permutations"
     )
     py, why = (None, "skipped (--no-otava)") if args.no_otava else ensure(OTAVA)

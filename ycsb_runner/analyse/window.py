@@ -43,6 +43,9 @@ RHO_STEP = 0.1
 CAP = 2.0  # how much further than the window's least changed night any of its nights counts (sds)
 RHO_MAX = 0.9
 RHO_MARGIN = 1.0  # standard errors added to the estimated correlation
+# a baseline night this many scaled MADs from the median is an outlier (see segment_stats); looser or no
+# trimming gave fewer synthetic false alarms and missed one more real regression (bench/detection_bench.py)
+TRIM_MADS = 3.5
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class Window:
 
 def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard deviation of each row of *b* (shape (r, m)) without its outliers: the values beyond
-    3.5 scaled MADs from the row's median, at most a tenth of the row's nights (none of fewer than 10:
+    TRIM_MADS (3.5) scaled MADs from the median, at most a tenth of the row's nights (none of fewer than 10:
     dropping one of a few nights makes the null's tail heavy)."""
     m = b.shape[1]
     if m < 10:
@@ -87,7 +90,7 @@ def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         dev = np.abs(b - med) / mad
     dev = np.nan_to_num(dev, nan=0.0)
     most = np.partition(dev, m - m // 10, axis=1)[:, m - m // 10 :: m]  # the (m // 10)-th largest
-    keep = ~((dev > 3.5) & (dev >= most))
+    keep = ~((dev > TRIM_MADS) & (dev >= most))
     n = keep.sum(axis=1)
     mean = np.where(keep, b, 0.0).sum(axis=1) / n
     var = np.where(keep, (b - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)

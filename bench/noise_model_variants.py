@@ -160,13 +160,8 @@ def _averaged(shift_se: float) -> None:
     length: dict[str, int] = {}
 
     def raw_rho(y: np.ndarray) -> float:
-        m = length["m"] = y.size
-        d = y - y.mean()
-        den = float(d @ d)
-        if m < 4 or den <= 0:
-            return 0.0
-        r = float(d[:-1] @ d[1:]) / den
-        return r + (1 + 3 * max(r, 0.0)) / m
+        length["m"] = y.size
+        return window.lag1_estimate(y) or 0.0
 
     def test(seg: np.ndarray, fresh: np.ndarray, ks: tuple[int, ...], me: float, rho: Any = None) -> Any:
         se = math.sqrt(max(1 - rho * rho, 0.05) / length["m"])
@@ -216,19 +211,13 @@ def _flagged(series: list[np.ndarray], model: str, variant: str) -> list[list[in
     return [db.ours(x) for x in series]
 
 
-def _estimate(y: np.ndarray) -> float:
-    """The bias-corrected lag-1 autocorrelation of *y*, before ``lag1_rho`` adds its margin and rounds."""
-    d = y - y.mean()
-    r = float(d[:-1] @ d[1:]) / float(d @ d)
-    return r + (1 + 3 * max(r, 0.0)) / y.size
-
-
 def _print_estimates(quiet: dict[str, list[np.ndarray]]) -> None:
-    """How far the correlation estimate from the nights before a window at night 30 (27 nights) spreads
+    """How far the correlation estimate (``window.lag1_estimate``, before ``lag1_rho`` adds its margin and
+    rounds) from the nights before a window at night 30 (27 nights) spreads
     under each correlated model: the share of AR(1) 0.8 series that look no more correlated than the median
     AR(1) 0.5 series is the share on which a detector cannot tell the two apart."""
     est = {
-        m: np.array([_estimate(np.log(x[: 30 - 3])) for x in quiet[m]])
+        m: np.array([window.lag1_estimate(np.log(x[: 30 - 3])) for x in quiet[m]])
         for m in ("iid", "AR(1) 0.5", "AR(1) 0.8")
     }
     for m, e in est.items():

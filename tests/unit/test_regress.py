@@ -480,3 +480,21 @@ def test_a_flag_stands_as_the_night_it_was_raised_saw_it() -> None:
     only, night 32 was not flagged: a second alarm on night 33.)"""
     flagged = _replayed(STEP_LOSES_ITS_CUT, first=6)
     assert flagged == list(range(31, len(STEP_LOSES_ITS_CUT))), flagged
+
+
+def test_the_noise_models_correlation_is_the_bias_corrected_estimate_rounded_up_with_a_margin() -> None:
+    from ycsb_runner.analyse.window import RHO_MAX, lag1_estimate, lag1_rho
+
+    rng = np.random.default_rng(5)
+    e = rng.standard_normal((2000, 27))  # 27 nights: the raw lag-1 estimate is biased by -(1 + 3 rho) / 27
+    ar = np.empty_like(e)
+    ar[:, 0] = e[:, 0] / np.sqrt(0.75)
+    for t in range(1, e.shape[1]):
+        ar[:, t] = 0.5 * ar[:, t - 1] + e[:, t]
+    assert abs(np.mean([lag1_estimate(y) for y in e])) < 0.015
+    assert 0.44 < np.mean([lag1_estimate(y) for y in ar]) < 0.52  # uncorrected: about 0.38
+    assert lag1_estimate(np.ones(10)) is None and lag1_estimate(e[0, :3]) is None
+    assert lag1_rho(np.ones(10)) == 0.0 and lag1_rho(e[0, :3]) == 0.0
+    for y in (*ar[:20], *e[:20]):
+        r = lag1_rho(y)  # the margin and the rounding only ever raise it
+        assert r >= min(lag1_estimate(y), RHO_MAX) and round(r * 10) == r * 10 and 0.0 <= r <= RHO_MAX

@@ -110,19 +110,28 @@ def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.where(top < 0, np.maximum(z, top[:, None] - CAP).mean(axis=1), top)
 
 
-def lag1_rho(y: np.ndarray) -> float:
-    """The noise model's correlation from log values *y*: the lag-1 autocorrelation with its small-sample
-    bias removed ((1 + 3 rho) / m, Kendall), RHO_MARGIN standard errors added, rounded up to a multiple of
-    RHO_STEP, in [0, RHO_MAX]: the null stays on the cautious side of the estimate."""
+def lag1_estimate(y: np.ndarray) -> float | None:
+    """The lag-1 autocorrelation of *y* with its small-sample bias removed ((1 + 3 rho) / m, Kendall); None
+    when there are fewer than 4 values or they do not vary."""
     m = y.size
     if m < 4:
-        return 0.0
+        return None
     d = y - y.mean()
     denom = float(d @ d)
     if denom <= 0:
-        return 0.0
+        return None
     r = float(d[:-1] @ d[1:]) / denom
-    r = r + (1 + 3 * max(r, 0.0)) / m
+    return r + (1 + 3 * max(r, 0.0)) / m
+
+
+def lag1_rho(y: np.ndarray) -> float:
+    """The noise model's correlation from log values *y*: :func:`lag1_estimate` with RHO_MARGIN standard
+    errors added, rounded up to a multiple of RHO_STEP, in [0, RHO_MAX] (0 when there is no estimate): the
+    null stays on the cautious side of the estimate."""
+    r = lag1_estimate(y)
+    if r is None:
+        return 0.0
+    m = y.size
     r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)
     r = min(max(r, 0.0), RHO_MAX)
     return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)

@@ -299,6 +299,8 @@ def run_bench(
         result = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
         result.manifest.tags = dict(opts.tags)
         note_lock(result.run_id)
+        if isinstance(holder, EmbeddedServer):
+            holder.owned_by_run(result.run_id)
         point_latest(results, result.root)
         if audit is not None:
             from ycsb_runner.audit import audit_guard

@@ -40,13 +40,44 @@ class ServerInfo:
     argv: list[str]
     started_at: float
     owner_pid: int | None = None  # set when the server must not outlive this process (bench, tests)
+    owner_run: str | None = None  # the run id of the bench that owns it, once the run folder exists
 
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def describe(self) -> str:
+        """One line for ``server status``: kind, version, pid, URL and, for a private server, its owner."""
+        line = f"{self.kind} {self.version} pid {self.pid} {self.url}"
+        if self.owner_pid is not None:
+            run = f"bench {self.owner_run}" if self.owner_run else "a ycsb-runner"
+            line += f" (private to {run}, pid {self.owner_pid}; it stops with it)"
+        return line
+
 
 def state_file() -> Path:
     return cache_dir() / "server" / "state.json"
+
+
+#: Written into every server folder ycsb-runner makes: a folder is removed only when it has it, so a state
+#: file that names another folder (edited by hand, or another tool's) never gets that folder deleted.
+WORKDIR_PREFIX = "ycsb-runner-server-"
+WORKDIR_MARKER = ".ycsb-runner-server"
+
+
+def _make_workdir() -> Path:
+    workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
+    (workdir / WORKDIR_MARKER).write_text("made by ycsb-runner for an embedded server, removed with it\n")
+    return workdir
+
+
+def remove_workdir(workdir: str | Path) -> bool:
+    """Remove an embedded server's throwaway folder, only if ycsb-runner made it (its name and marker);
+    True when removed."""
+    path = Path(workdir)
+    if not path.name.startswith(WORKDIR_PREFIX) or path.is_symlink() or not (path / WORKDIR_MARKER).is_file():
+        return False
+    shutil.rmtree(path, ignore_errors=True)
+    return True
 
 
 def free_port() -> int:
@@ -174,9 +205,15 @@ def _stop_process(info: ServerInfo) -> None:
 
 
 def start(
-    *, timeout: float = 60.0, extra_args: list[str] | None = None, record: bool = True, log=print
+    *,
+    timeout: float = 60.0,
+    extra_args: list[str] | None = None,
+    record: bool = True,
+    log=print,
+    ferretdb: Path | None = None,
 ) -> ServerInfo:
-    """Start a new embedded server; with *record*, as *the* server of ``server status|stop``."""
+    """Start a new embedded server; with *record*, as *the* server of ``server status|stop``. *ferretdb*: that
+    FerretDB launcher, even with a mongod on PATH (``bench/embedded_server_bench.py``)."""
     existing = status() if record else None
     if existing is not None:
         raise UserError(
@@ -184,18 +221,18 @@ def start(
             "use `ycsb-runner server stop` first"
         )
     port = free_port()
-    workdir = Path(tempfile.mkdtemp(prefix="ycsb-runner-server-"))
+    workdir = _make_workdir()
     log_path = workdir / "server.log"
     data = workdir / "data"
     data.mkdir()
-    mongod = shutil.which("mongod")
+    mongod = shutil.which("mongod") if ferretdb is None else None
     if mongod:
         kind = "mongod"
         argv = mongod_argv(mongod, data, port, extra_args)
         url = f"mongodb://127.0.0.1:{port}/ycsb?directConnection=true"
     else:
         kind = "ferretdb"
-        binary = ensure_ferretdb(log=log)
+        binary = ferretdb or ensure_ferretdb(log=log)
         argv = [
             str(binary),
             "-listen-addr",
@@ -221,7 +258,7 @@ def start(
         )
     except BaseException:
         _terminate(proc.pid)
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_workdir(workdir)
         raise
     info = ServerInfo(
         kind=kind,
@@ -274,8 +311,9 @@ def _owned_dir() -> Path:
 
 
 def _record_owned(info: ServerInfo) -> Path:
-    """A private server's record, so that a later ycsb-runner can clear it if its owner was killed."""
-    path = _owned_dir() / f"{info.owner_pid}-{info.pid}.json"
+    """A private server's record, so that ``server status`` shows it and a later ycsb-runner can clear it
+    if its owner was killed; one file per owner and data folder, rewritten when the server restarts."""
+    path = _owned_dir() / f"{info.owner_pid}-{Path(info.workdir).name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(info.as_dict(), indent=2) + "\n")
     return path
@@ -298,7 +336,7 @@ def clear_stale(log=None) -> list[ServerInfo]:
             continue
         if _alive(info):
             _terminate(info.pid)
-        shutil.rmtree(info.workdir, ignore_errors=True)
+        remove_workdir(info.workdir)
         path.unlink(missing_ok=True)
         cleared.append(info)
         if log is not None:
@@ -323,9 +361,23 @@ def status(log=None) -> ServerInfo | None:
         return None
     if not _alive(info):
         path.unlink(missing_ok=True)
-        shutil.rmtree(info.workdir, ignore_errors=True)
+        remove_workdir(info.workdir)
         return None
     return info
+
+
+def private_servers() -> list[ServerInfo]:
+    """The embedded servers that running ycsb-runner processes (a ``bench``, the tests) started for
+    themselves, oldest first; call after :func:`status`, which clears those of processes that died."""
+    found = []
+    for path in sorted(_owned_dir().glob("*.json")) if _owned_dir().is_dir() else []:
+        try:
+            info = ServerInfo(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            continue
+        if info.owner_pid is not None and psutil.pid_exists(info.owner_pid) and _alive(info):
+            found.append(info)
+    return sorted(found, key=lambda i: i.started_at)
 
 
 def stop(info: ServerInfo | None = None, *, keep_data: bool = False) -> ServerInfo | None:
@@ -335,7 +387,7 @@ def stop(info: ServerInfo | None = None, *, keep_data: bool = False) -> ServerIn
         return None
     _stop_process(info)
     if not keep_data:
-        shutil.rmtree(info.workdir, ignore_errors=True)
+        remove_workdir(info.workdir)
     path = state_file()
     if path.is_file():
         try:
@@ -358,6 +410,8 @@ def restart(info: ServerInfo, extra_args: list[str] | None = None, *, timeout: f
     if info.kind == "mongod":
         _wait_primary(info.url, timeout)
     new = ServerInfo(**{**info.as_dict(), "pid": proc.pid, "argv": argv, "started_at": time.time()})
+    if new.owner_pid is not None:
+        _record_owned(new)
     path = state_file()
     if path.is_file() and json.loads(path.read_text()).get("pid") == info.pid:
         path.write_text(json.dumps(new.as_dict(), indent=2) + "\n")
@@ -370,15 +424,22 @@ class EmbeddedServer:
     It is private to its user (not recorded as the ``server start`` one), so a bench or a test run
     never touches a server someone started by hand."""
 
-    def __init__(self, log=print) -> None:
+    def __init__(self, log=print, *, ferretdb: Path | None = None) -> None:
         self.info: ServerInfo | None = None
         self._log = log
+        self._ferretdb = ferretdb
 
     def __enter__(self) -> ServerInfo:
         clear_stale(self._log)
-        self.info = start(log=self._log, record=False)
+        self.info = start(log=self._log, record=False, ferretdb=self._ferretdb)
         self._record = _record_owned(self.info)
         return self.info
+
+    def owned_by_run(self, run_id: str) -> None:
+        """Name the run this server serves in its record (``server status`` shows it)."""
+        if self.info is not None:
+            self.info = ServerInfo(**{**self.info.as_dict(), "owner_run": run_id})
+            self._record = _record_owned(self.info)
 
     def __exit__(self, *exc: object) -> None:
         if self.info is not None:

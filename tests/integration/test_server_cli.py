@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -33,3 +36,57 @@ def test_start_prints_url_last_then_status_and_stop() -> None:
     assert stop.returncode == 0
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     assert subprocess.run([*CLI, "status"], capture_output=True, check=False).returncode == 1
+
+
+SUITE = """name = "status-during-bench"
+description = "a bench that runs until it is stopped"
+estimated_throughput = 1000
+[dataset]
+recordcount = 100
+load_threads = 2
+[run]
+threads = [2]
+operationcount = 100000000
+maxexecutiontime = 120
+status_interval = 1
+[[mix]]
+name = "c-read100"
+read = 1.0
+"""
+
+
+def test_status_shows_the_server_a_running_bench_started(tmp_path: Path) -> None:
+    suite, results = tmp_path / "status.toml", tmp_path / "results"
+    suite.write_text(SUITE)
+    env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "ycsb_runner", "bench", str(suite), "--results", str(results), "--no-monitors",
+         "--no-report"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while not any(
+            " sec: " in p.read_text(errors="replace") for p in results.glob("*/steps/02-*/stderr.txt")
+        ):
+            assert bench.poll() is None and time.monotonic() < deadline, "the bench's run step did not start"
+            time.sleep(0.2)
+        run_id = next(p.name for p in results.iterdir() if p.is_dir() and not p.is_symlink())
+        server_pid = next(p.pid for p in psutil.Process(bench.pid).children() if "ferretdb" in p.name() or
+                          "mongod" in p.name())  # fmt: skip
+        status = subprocess.run(
+            [*CLI, "status"], capture_output=True, text=True, timeout=60, env=env, check=False
+        )
+        assert status.returncode == 0, status.stderr
+        mine = [ln for ln in status.stdout.splitlines() if f"bench {run_id}" in ln]
+        assert len(mine) == 1, status.stdout
+        assert f"pid {server_pid} mongodb://127.0.0.1:" in mine[0] and f"pid {bench.pid};" in mine[0], mine[0]
+        url = mine[0].split(f"pid {server_pid} ")[1].split()[0]
+        with MongoClient(url, serverSelectionTimeoutMS=5000) as c:  # the URL it shows is the bench's server
+            assert c.ycsb.usertable.estimated_document_count() == 100
+    finally:
+        bench.terminate()
+        bench.communicate(timeout=60)
+    assert bench.returncode == 143
+    after = subprocess.run([*CLI, "status"], capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert run_id not in after.stdout

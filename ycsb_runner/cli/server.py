@@ -30,11 +30,14 @@ def server_stop() -> None:
 
 @app.command("status")
 def server_status() -> None:
-    """Say whether the embedded server runs (exit 1 when it does not)."""
+    """Say which embedded servers run: the one `server start` started, and those that running benches
+    started for themselves, with the bench that owns each (exit 1 when none runs)."""
     from ycsb_runner import server
 
     info = server.status(log=log)
-    if info is None:
+    running = ([info] if info is not None else []) + server.private_servers()
+    if not running:
         log("no embedded server is running")
         raise typer.Exit(1)
-    print(f"{info.kind} {info.version} pid {info.pid} {info.url}")
+    for each in running:
+        print(each.describe())

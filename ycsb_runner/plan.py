@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from ycsb_runner.suite import Mix, Suite
 
 JVM_OVERHEAD_S = 3.0
-# Assumed throughput on the embedded server until a run there measured the step: FerretDB on SQLite scans the
-# collection for every _id lookup (17-180 ops/s measured at 300-10,000 records), so a study's own
-# estimated_throughput (100,000 ops/s for alibaba-audit) would promise minutes for hours.
-EMBEDDED_OPS_S = 100.0
+# Assumed throughput on the embedded server until a run there measured the step: below what `quick` measured
+# on it at 4 threads (4 Dec 2026, 2 shared cores: load 800-1,400 ops/s, workload A 1,200-1,700, C
+# 3,700-4,800), so that a study's own estimated_throughput (100,000 ops/s for alibaba-audit) does not promise
+# minutes for hours. Scans are the exception: FerretDB sorts the whole collection for each (workload E:
+# 2 ops/s at 10,000 records).
+EMBEDDED_OPS_S = 1000.0
 
 # (phase "load" | "run", mix name ("load" for a load), threads, recordcount, target ops/s (0: unthrottled))
 RateKey = tuple[str, str, int, int, int]
@@ -239,7 +241,7 @@ def build_plan(suite: Suite, measured: MeasuredRates | None = None) -> Plan:
 
 
 def _source_text(suite: Suite, measured: MeasuredRates, used: set[bool]) -> str:
-    """``from 2 earlier runs``, ``unknown rate: assuming 100 ops/s (the embedded server)``, or both."""
+    """``from 2 earlier runs``, ``unknown rate: assuming 1,000 ops/s on the embedded server``, or both."""
     earlier = f"from {_plural(measured.runs, 'earlier run')}"
     if used == {True}:
         return earlier

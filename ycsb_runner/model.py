@@ -270,7 +270,7 @@ class Manifest:
 
     @property
     def server_caveat(self) -> str:
-        """"" unless the run's server was FerretDB (the embedded test server, or one given by URL): its
+        """ "" unless the run's server was FerretDB (the embedded test server, or one given by URL): its
         figures are FerretDB's on SQLite, not MongoDB's, and every report of the run says so."""
         target = self.target or {}
         build = target.get("build_info") or {}

@@ -270,8 +270,8 @@ class Manifest:
 
     @property
     def server_caveat(self) -> str:
-        """ "" unless the run's server was FerretDB (the embedded test server, or one given by URL): its
-        figures are FerretDB's on SQLite, not MongoDB's, and every report of the run says so."""
+        """What every report of a run on FerretDB (the embedded test server, or one given by URL) says: its
+        figures are FerretDB's, not MongoDB's; empty for any other server."""
         target = self.target or {}
         build = target.get("build_info") or {}
         if target.get("server_kind") != "ferretdb" and not build.get("ferretdb"):

@@ -435,6 +435,13 @@ class EmbeddedServer:
         self._record = _record_owned(self.info)
         return self.info
 
+    def restart_with(self, extra_args: list[str]) -> ServerInfo:
+        """Restart it on the same port and data with *extra_args* (the ``restart`` audit strategy)."""
+        if self.info is None:
+            raise UserError("the embedded server is not running: nothing to restart")
+        self.info = restart(self.info, extra_args)
+        return self.info
+
     def owned_by_run(self, run_id: str) -> None:
         """Name the run this server serves in its record (``server status`` shows it)."""
         if self.info is not None:

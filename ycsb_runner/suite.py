@@ -24,6 +24,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import SAFE_NAME, suites_dir
 from ycsb_runner.secrets import check_option_escapes
+from ycsb_runner.studies import STUDIES
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 MEASUREMENT_TYPES = (
@@ -716,8 +717,6 @@ def _check_suite(suite: Suite, loc: _Located) -> None:
             f"warm-ups): at most {MAX_RUN_STEPS:,} in one suite",
         )
     if suite.study is not None:
-        from ycsb_runner.studies import STUDIES
-
         if suite.study not in STUDIES:
             raise loc.error("study", f"unknown study {suite.study!r}; known: {', '.join(STUDIES)}")
 

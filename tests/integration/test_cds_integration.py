@@ -14,6 +14,7 @@ import pytest
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.install import JavaInfo, YcsbInstall, cds
+from ycsb_runner.server import EmbeddedServer
 
 # 3 s, not 1: beside the other test workers a JVM without a usable archive (the damaged-archive test) once
 # completed no operation within 1 s of a fresh clone's make test ("throughput is 0 ops/sec")
@@ -30,7 +31,7 @@ def archive(
     logged: list[str] = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cds, "archive_dir", lambda: folder)
-        path = cds.ensure_archive(java, ycsb, log=logged.append)
+        path = cds.ensure_archive(java, ycsb, lambda: EmbeddedServer(log=lambda _m: None), log=logged.append)
         assert path is not None, logged
         yield path, logged
 

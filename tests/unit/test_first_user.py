@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
+from ycsb_runner.metrics import METRICS
 from ycsb_runner.reference import mix_key, normalise_size
-from ycsb_runner.studies import METRICS
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

@@ -1,6 +1,7 @@
-"""No import circle inside ycsb_runner/: every ``import`` of a package module, at module level or inside a
-function (a deferred import still ties the two modules together), read from the source with ast. Imports
-under ``if TYPE_CHECKING:`` are left out: they name a type for the checker and never run."""
+"""No import circle inside ycsb_runner/, between its modules or between its rooms (a top-level module or
+subpackage): every ``import`` of a package module, at module level, inside a function (a deferred import still
+ties the two modules together) or under ``if TYPE_CHECKING:`` (a type named for the checker ties them too: the
+one module must be read to understand the other), read from the source with ast."""
 
 from __future__ import annotations
 
@@ -21,27 +22,12 @@ def module_names(root: Path) -> dict[str, Path]:
     return out
 
 
-def _typing_only(tree: ast.Module) -> set[int]:
-    """The ids of the nodes under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If):
-            test = node.test
-            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", "")
-            if name == "TYPE_CHECKING":
-                out.update(id(n) for child in node.body for n in ast.walk(child))
-    return out
-
-
 def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
-    """The package modules *path* (module *name*) imports anywhere in its body (not for typing only)."""
+    """The package modules *path* (module *name*) imports anywhere in its body."""
     is_package = path.name == "__init__.py"
     out: set[str] = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _typing_only(tree)
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -93,6 +79,19 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def room_graph(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The graph between rooms: ``package.x.y`` belongs to the room ``package.x`` (a top-level module or
+    subpackage); arrows inside a room are dropped."""
+
+    def room(module: str) -> str:
+        return ".".join(module.split(".")[:2]) if module != package else package
+
+    out: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        out.setdefault(room(module), set()).update(room(t) for t in targets if room(t) != room(module))
+    return out
+
+
 def test_the_package_has_no_import_circle() -> None:
     graph = import_graph(PACKAGE)
     assert len(graph) > 50 and sum(len(v) for v in graph.values()) > 100  # the walk saw the package
@@ -116,8 +115,23 @@ def test_the_graph_sees_deferred_relative_and_from_package_imports(tmp_path: Pat
         "pkg.sub": {"pkg.sub.b"},
         "pkg.a": {"pkg.sub.b"},
         "pkg.sub.b": {"pkg.c"},
-        "pkg.c": {"pkg.a"},
+        "pkg.c": {"pkg.a", "pkg.sub"},  # the type-only import counts
     }
     assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
     (pkg / "c.py").write_text("x = 1\n")
     assert find_cycle(import_graph(pkg)) is None
+
+
+def test_no_arrow_runs_up_between_rooms() -> None:
+    """Rooms stack in floors (a room above every room it imports): a circle between two rooms (a module of
+    install/ importing server.py, which imports install/ferretdb.py) is an arrow that runs back up."""
+    rooms = room_graph(import_graph(PACKAGE), "ycsb_runner")
+    assert {"ycsb_runner.analyse", "ycsb_runner.install", "ycsb_runner.server"} <= set(rooms)
+    cycle = find_cycle(rooms)
+    assert cycle is None, "rooms in a circle: " + " -> ".join(cycle or [])
+
+
+def test_rooms_group_modules_by_top_level_name() -> None:
+    graph = {"p": {"p.a"}, "p.a": {"p.b.x"}, "p.b.x": {"p.b.y"}, "p.b.y": {"p.a"}, "p.b": set()}
+    assert room_graph(graph, "p") == {"p": {"p.a"}, "p.a": {"p.b"}, "p.b": {"p.a"}}
+    assert find_cycle(room_graph(graph, "p")) == ["p.a", "p.b", "p.a"]

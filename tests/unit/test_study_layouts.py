@@ -1,5 +1,6 @@
-"""Study layouts are classes registered in ycsb_runner/studies.py: no other module names a study or a
-layout, and a layout registered from outside (here, from the test) gets its table through every path:
+"""Study layouts are classes registered in ycsb_runner/analyse/layouts.py under names ycsb_runner/studies.py
+gives: no other module names a study or a layout, and a layout registered from outside (here, from the
+test) gets its table through every path:
 ``RunAnalysis.table``, ``ycsb-runner table`` (its terminal priority), ``compare --reference`` and the
 report."""
 
@@ -15,12 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner import studies
+from ycsb_runner.analyse import layouts
 from ycsb_runner.analyse.analysis import RunAnalysis
+from ycsb_runner.analyse.layouts import LAYOUTS, Layout, register_layout
 from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import LAYOUTS, STUDIES, Layout, Study, register_layout
+from ycsb_runner.studies import STUDIES, Study
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -123,7 +126,7 @@ class ToyLayout(Layout):
 @pytest.fixture()
 def toy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The Tencent-layout run, declared as a study of the toy layout that publishes a Tencent table."""
-    monkeypatch.setattr(studies, "LAYOUTS", dict(studies.LAYOUTS))
+    monkeypatch.setattr(layouts, "LAYOUTS", dict(layouts.LAYOUTS))
     register_layout(ToyLayout())
     base = studies.STUDIES["tencent-mongodb44"]
     toy = Study(

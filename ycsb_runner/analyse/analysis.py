@@ -5,8 +5,8 @@ measured-vs-published rows of a run folder.
 loaded :class:`~ycsb_runner.model.RunResult`; none of them opens the folder again or derives a part anew.
 Every part is computed once, when the analysis is built (the frames are shared: copy one before changing
 it); only a comparison with a published table waits until it is asked for. What a part is for a given
-study comes from its layout (:mod:`ycsb_runner.studies`, one call per run: ``Layout.parts``); the functions
-that compute them live in :mod:`ycsb_runner.analyse.table` and :mod:`ycsb_runner.analyse.compare`.
+study comes from its layout (:mod:`ycsb_runner.analyse.layouts`, one call per run: ``Layout.parts``); the
+functions that compute them live in :mod:`ycsb_runner.analyse.table` and :mod:`ycsb_runner.analyse.compare`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.analyse.compare import finish_reference
+from ycsb_runner.analyse.layouts import Layout, layout_of
 from ycsb_runner.analyse.table import audit_ab, step_metrics, unsteady_caption, unsteady_steps
 from ycsb_runner.metrics import METRICS
 from ycsb_runner.model import RunResult
-from ycsb_runner.studies import Layout, Study, study_for_reference, study_of
+from ycsb_runner.studies import Study, study_for_reference, study_of
 
 
 class RunAnalysis:
@@ -31,7 +32,7 @@ class RunAnalysis:
         suite = run.manifest.suite
         self.run = run
         self.study: Study = study_of(suite.study, suite.audit_states)
-        self.layout: Layout = self.study.table_layout
+        self.layout: Layout = layout_of(self.study)
         self._references: dict[tuple[str, str | None, str | None], pd.DataFrame] = {}
         # one row per completed measured step (``analyse.table.step_metrics``): every table's input
         self.step_metrics: pd.DataFrame = step_metrics(run)
@@ -84,7 +85,7 @@ class RunAnalysis:
         key = (name, size, storage)
         if key not in self._references:
             study = study_for_reference(name)
-            layout = study.table_layout
+            layout = layout_of(study)
             out = layout.reference(self, study, size, storage)
             self._references[key] = finish_reference(
                 out, self.run, study, size, storage, sized=layout.sized_reference, audited=layout.audited

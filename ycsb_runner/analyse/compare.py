@@ -6,20 +6,17 @@ layout chooses (``ycsb_runner.analyse.analysis.RunAnalysis.reference``)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ycsb_runner.analyse import stats
+from ycsb_runner.analyse.analysed import Analysed
 from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import METRICS, higher_is_better
 from ycsb_runner.model import NO_AUDIT, RunResult
 from ycsb_runner.reference import load_reference, select
-
-if TYPE_CHECKING:
-    from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.studies import Study
+from ycsb_runner.studies import Study
 
 REFERENCE_COLUMNS = [
     "mix",
@@ -281,8 +278,8 @@ def finish_reference(
 
 
 def compare_runs(
-    baseline: RunAnalysis,
-    contender: RunAnalysis,
+    baseline: Analysed,
+    contender: Analysed,
     *,
     alpha: float = stats.DEFAULT_ALPHA,
 ) -> pd.DataFrame:

@@ -52,7 +52,7 @@ import pandas as pd
 from ycsb_runner.analyse.changepoint import MIN_BASELINE, adjust, judge_series
 from ycsb_runner.analyse.regress_options import CORRECTIONS, RegressOptions
 from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
-from ycsb_runner.studies import higher_is_better
+from ycsb_runner.metrics import higher_is_better
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"

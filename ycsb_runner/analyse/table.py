@@ -1,5 +1,5 @@
 """Per-mix tables of a run, one function per table layout; which one a run gets is the study registry's
-choice (``ycsb_runner.studies``, through ``RunAnalysis.table``), by the ``study`` the suite declares:
+choice (``ycsb_runner.analyse.layouts``, through ``RunAnalysis.table``), by the ``study`` the suite declares:
 
 * ``means_table``: mix | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%): client-side YCSB
   averages per mix, the mean over repetitions with n, stdev, min and max; the load row included.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,9 +24,7 @@ from ycsb_runner.analyse import stats
 from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
 from ycsb_runner.model import RunResult, whole_steps
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
-
-if TYPE_CHECKING:
-    from ycsb_runner.studies import Study
+from ycsb_runner.studies import Study
 
 KEYS = ["phase", "mix", "threads", "audit", "repetition"]
 GROUP = ["phase", "mix", "threads", "audit"]

@@ -77,9 +77,8 @@ class RestartStrategy(AuditStrategy):
 def with_embedded_server(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
     """The ``restart`` strategy on the embedded server: restart it with ``on_args`` for "on" and
     ``off_args`` for "off" (e.g. mongod's --auditDestination ... flags); status = which args it runs with.
-    *holder*: the embedded server (its ``.info`` follows restarts; None with MONGODB_URL)."""
-    from ycsb_runner import server as srv
-
+    *holder*: the embedded server (``server.EmbeddedServer``: its ``.info`` follows its ``restart_with``;
+    ``.info`` is None with MONGODB_URL)."""
     if holder.info is None:
         raise UserError(
             "the restart strategy restarts the embedded server: run without MONGODB_URL, or use "
@@ -95,8 +94,7 @@ def with_embedded_server(holder: Any, options: dict[str, Any]) -> dict[str, Any]
     audited: set[str] = set()  # the ops the last "on" restart was for: on_args audit what they audit
 
     def restart(with_audit: bool, ops: Any) -> None:
-        assert holder.info is not None
-        holder.info = srv.restart(holder.info, on_args if with_audit else off_args)
+        holder.restart_with(on_args if with_audit else off_args)
         audited.clear()
         if with_audit:
             audited.update(ops)

@@ -30,7 +30,7 @@ def _save(path: Path, df: pd.DataFrame) -> None:
 def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False) -> None:
     """A study table, with the columns its layout keeps first on a narrow terminal; a layout's prose cells
     as one block per mix when a row does not fit."""
-    from ycsb_runner.studies import layout_named
+    from ycsb_runner.analyse.layouts import layout_named
 
     layout = layout_named(df.attrs["layout"])
     caveat = df.attrs.get("caption") or None

@@ -132,7 +132,7 @@ def _options(
     min_effect: float, alpha: float, correction: str, window: int, confirm: int, metric: list[str] | None
 ) -> RegressOptions:
     from ycsb_runner.errors import UserError
-    from ycsb_runner.studies import OPERATION_METRICS, RUN_METRICS
+    from ycsb_runner.metrics import OPERATION_METRICS, RUN_METRICS
 
     known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS}
     bad = [m for m in metric or [] if m not in known]

@@ -57,6 +57,7 @@ def setup(
     from ycsb_runner.install import ensure_ferretdb, ensure_ycsb, find_java
     from ycsb_runner.install.cds import ensure_archive
     from ycsb_runner.install.ycsb import download_tarball as download
+    from ycsb_runner.server import EmbeddedServer
 
     java = find_java()
     if download_tarball:
@@ -72,7 +73,7 @@ def setup(
             log(f"embedded server: mongod at {shutil.which('mongod')}")
         else:
             log(f"embedded server: FerretDB at {ensure_ferretdb(log=log)}")
-        ensure_archive(java, inst, log=log)
+        ensure_archive(java, inst, lambda: EmbeddedServer(log=lambda _m: None), log=log)
     if client:  # load generators: this machine's YCSB (from the cache) copied there, Java checked
         from ycsb_runner.execute.clients import Client, install_ycsb, parse_clients, ssh_config_path
 

@@ -19,7 +19,9 @@ import os
 import re
 import subprocess
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ycsb_runner.errors import UserError
@@ -168,15 +170,20 @@ def build_archive(
     return path
 
 
-def ensure_archive(java: JavaInfo, install: YcsbInstall, log: Callable[[str], None] = print) -> Path | None:
-    """What ``ycsb-runner setup`` does: the archive, made against a throwaway embedded server (never
-    ``$MONGODB_URL``) when there is none yet; None, with the reason logged, when it cannot be made."""
-    from ycsb_runner.server import EmbeddedServer  # the server module installs FerretDB through this package
-
+def ensure_archive(
+    java: JavaInfo,
+    install: YcsbInstall,
+    embedded_server: Callable[[], AbstractContextManager[Any]],
+    log: Callable[[str], None] = print,
+) -> Path | None:
+    """What ``ycsb-runner setup`` does: the archive, made against a throwaway server when there is none yet
+    (``embedded_server()``: a context manager whose value has the server's ``url``, the embedded server of
+    :mod:`ycsb_runner.server`, never ``$MONGODB_URL``); None, with the reason logged, when it cannot be made.
+    """
     if (ready := usable_archive(java, install)) is not None:
         return ready
     try:
-        with EmbeddedServer(log=lambda _m: None) as embedded:
+        with embedded_server() as embedded:
             return build_archive(java, install, embedded.url, log=log)
     except UserError as err:
         log(NOT_MADE.format(reason=err))

@@ -1,3 +1,68 @@
-"""ycsb-runner: run YCSB 0.17.0 studies against MongoDB and make sense of the numbers."""
+"""ycsb-runner: run YCSB 0.17.0 studies against MongoDB and make sense of the numbers.
 
-__version__ = "0.1.0"
+The library behind the ``ycsb-runner`` command, as the README shows it::
+
+    from ycsb_runner import BenchOptions, RunResult, run_bench
+
+    outcome = run_bench(BenchOptions(suite="quick"))
+    run = RunResult.load(outcome.run_dir)
+
+``run_bench`` writes the run folder the command writes; ``RunResult`` reads one back (RESULTS.md documents
+it); ``RunAnalysis`` is its analysis (the study table, comparisons with a published table); ``run_findmax``
+with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report.
+The names are loaded when first used, so importing the package (and starting the command) stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ycsb_runner._version import __version__
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "BenchOptions": "ycsb_runner.bench",
+    "BenchOutcome": "ycsb_runner.bench",
+    "run_bench": "ycsb_runner.bench",
+    "run_findmax": "ycsb_runner.bench",
+    "FindmaxOptions": "ycsb_runner.findmax",
+    "RunResult": "ycsb_runner.model",
+    "RunAnalysis": "ycsb_runner.analyse.analysis",
+    "write_report": "ycsb_runner.analyse.report",
+    "UserError": "ycsb_runner.errors",
+}
+
+__all__ = [
+    "BenchOptions",
+    "BenchOutcome",
+    "FindmaxOptions",
+    "RunAnalysis",
+    "RunResult",
+    "UserError",
+    "__version__",
+    "run_bench",
+    "run_findmax",
+    "write_report",
+]
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.bench import BenchOptions, BenchOutcome, run_bench, run_findmax
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.findmax import FindmaxOptions
+    from ycsb_runner.model import RunResult
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: a public name is imported from its module the first time it is read."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'ycsb_runner' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
 
-from ycsb_runner import __version__
+from ycsb_runner._version import __version__
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import STEPS_DIR, WORKLOAD_PROPERTIES
 from ycsb_runner.paths import templates_dir

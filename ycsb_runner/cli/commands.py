@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ycsb_runner import __version__
+from ycsb_runner._version import __version__
 from ycsb_runner.cli import analyse, audit, clients, findmax, history, parse, reference, run, server
 
 app = typer.Typer(

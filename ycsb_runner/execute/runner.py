@@ -22,7 +22,7 @@ import psutil
 from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
-from ycsb_runner import __version__
+from ycsb_runner._version import __version__
 from ycsb_runner.audit import unverified_audit
 from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.common import Frames, StepContext

@@ -232,6 +232,15 @@ for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MarkdownRender
 Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]
 
 
+def check_format(value: str) -> str:
+    """The ``--format`` option's check, made when the command runs: any registered format (also one registered
+    after this module was imported: a plug-in's or a test's), else the usual usage error (exit 2)."""
+    if str(value) not in FORMATS:
+        choices = ", ".join(repr(name) for name in FORMATS)
+        raise typer.BadParameter(f"{str(value)!r} is not one of {choices}.")
+    return str(value)
+
+
 def format_names() -> str:
     """``table, csv, json or markdown``: the registered formats, for help texts."""
     names = list(FORMATS)

@@ -55,3 +55,21 @@ def test_two_commands_print_through_a_registered_format(toy: Toy) -> None:
 def test_an_unregistered_format_is_refused() -> None:
     with pytest.raises(UserError, match="unknown --format 'toy': use one of table, csv, json, markdown"):
         parse_run([DATA / "ycsb" / "flaky.stdout"], None, "toy", "operations")
+
+
+def test_the_cli_accepts_a_format_registered_after_import(toy: Toy) -> None:
+    """``--format`` is checked against the registry when the command runs, not against the names known when
+    the CLI was imported: the toy (registered by the fixture, long after import) is accepted."""
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    for argv in (["table", str(DATA / "runs" / "audit-analyse")], ["reference", "list"]):
+        res = CliRunner().invoke(app, [*argv, "--format", "toy"])
+        assert res.exit_code == 0, res.output
+    assert [line.split(":")[0] for line in toy.seen] == ["audit-analyse-tiny", "Reference tables"]
+    refused = CliRunner().invoke(app, ["reference", "list", "--format", "tsv"])
+    assert (
+        refused.exit_code == 2
+        and "'tsv' is not one of 'table', 'csv', 'json', 'markdown', 'toy'" in refused.output
+    )

@@ -10,7 +10,14 @@ from typing import Annotated
 import typer
 
 from ycsb_runner.console import err_console
-from ycsb_runner.output import Format, emit, format_names, renderer  # noqa: F401 - the commands read them here
+from ycsb_runner.output import (  # noqa: F401 - the commands read them here
+    FORMATS,
+    Format,
+    check_format,
+    emit,
+    format_names,
+    renderer,
+)
 
 UrlOpt = Annotated[
     str | None,
@@ -94,9 +101,17 @@ def run_folder(run: Path | str) -> Path:
     )
 
 
+# a str checked against the registry when the command runs (a format registered after import is accepted)
 FormatOpt = Annotated[
-    Format,
-    typer.Option("--format", "-f", metavar="FORMAT", help=f"{format_names()}."),
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help=f"{format_names()}.",
+        callback=check_format,
+        autocompletion=lambda: list(FORMATS),
+    ),
 ]
 WideOpt = Annotated[
     bool, typer.Option("--wide", help="Show every column (one block per row when they do not fit).")

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ycsb_runner.cli.options import Format, emit
+from ycsb_runner.cli.options import Format, FormatOpt, emit
 from ycsb_runner.console import out_console
-from ycsb_runner.output import View, format_names, renderer
+from ycsb_runner.output import View, renderer
 
 if TYPE_CHECKING:  # the tables (pandas) load when a command shows one, not for --help
     import pandas as pd
@@ -22,9 +22,7 @@ app = typer.Typer(
 
 @app.command("list")
 def list_command(
-    output_format: Format = typer.Option(
-        Format.table, "--format", "-f", metavar="FORMAT", help=f"{format_names()}."
-    ),
+    output_format: FormatOpt = Format.table,
 ) -> None:
     """List the reference tables: name, rows, title and source document."""
     import pandas as pd
@@ -38,9 +36,7 @@ def list_command(
 @app.command("show")
 def show_command(
     name: str = typer.Argument(..., metavar="NAME", help="Table name, see `ycsb-runner reference list`."),
-    output_format: Format = typer.Option(
-        Format.table, "--format", "-f", metavar="FORMAT", help=f"{format_names()}."
-    ),
+    output_format: FormatOpt = Format.table,
     size: str | None = typer.Option(
         None, "--size", metavar="SIZE", help="Only this instance size, e.g. 4C8G or 4核8GB."
     ),

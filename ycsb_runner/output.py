@@ -100,12 +100,48 @@ def pipe_table(
     return "\n".join(lines) + "\n"
 
 
-def markdown_table(df: pd.DataFrame) -> str:
-    """*df* as a Markdown table (cells as in ``display_frame``)."""
+# A report's table header: the words a reader knows for the snake_case column names of the data formats
+# (CSV, JSON and the run folder keep those names); ``column_label`` spells the others out by their unit.
+COLUMN_WORDS = {
+    "published_threads": "threads (published)",
+    "measured_n": "runs measured",
+    "published_text": "published as",
+    "ratio": "measured / published",
+    "before_median": "before (median)",
+    "after_median": "after (median)",
+    "p_value": "p",
+    "p_adjusted": "p (adjusted)",
+    "step_p_adjusted": "p of the step (adjusted)",
+    "change_run": "change from run",
+    "change_tags": "its tags",
+    "detectable_pct": "detectable change %",
+    "window_nights": "nights tested",
+    "spread_pct": "night-to-night spread %",
+    "warmup_end_s": "warm-up end (s)",
+    "throughput_steady_ops_s": "steady throughput (ops/s)",
+}
+_UNITS = (("_ops_s", " (ops/s)"), ("_pct", " %"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"))
+
+
+def column_label(name: Any) -> str:
+    """The header a report shows for column *name*: ``COLUMN_WORDS``, else the name with its unit spelled
+    out (``change_pct`` -> ``change %``, ``runtime_ms`` -> ``runtime (ms)``) and spaces for underscores."""
+    text = str(name)
+    if text in COLUMN_WORDS:
+        return COLUMN_WORDS[text]
+    for suffix, unit in _UNITS:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            return text[: -len(suffix)].replace("_", " ") + unit
+    return text.replace("_", " ")
+
+
+def markdown_table(df: pd.DataFrame, *, labelled: bool = False) -> str:
+    """*df* as a Markdown table (cells as in ``display_frame``); *labelled*: headers as ``column_label``
+    spells them (a report's tables)."""
     d = display_frame(df)
     if d.empty:
         return "_(no rows)_\n"
-    return pipe_table(d.columns, d.itertuples(index=False))
+    return pipe_table(map(column_label, d.columns) if labelled else d.columns, d.itertuples(index=False))
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     change = _finite(row.get("change_pct"))
     p_adj = _finite(row.get("p_adjusted"))
     ax.set_title(
-        f"{row['phase']} {row['mix']} t{row['threads']} {row['operation']} {row['metric']}: {row['verdict']}"
+        f"{series_name(row)} {_named(row)}: {row['verdict']}"
         + (f" {change:+.1f} %" if change is not None else "")
         + (f" (p adj {p_adj:.2g})" if p_adj is not None else ""),
         fontsize=9,
@@ -182,6 +182,12 @@ def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
     return [*h, _html_table(table)], [*md, _md_table(table)]
 
 
+def _named(row: dict) -> str:
+    """The series' metric by its name without a unit (``p99 latency``: the axis says in which)."""
+    m = registered_metric(str(row["metric"]))
+    return m.label if m else str(row["metric"])
+
+
 def series_name(row: dict) -> str:
     """``run a-read50-update50 t4 READ`` (``audit on`` when the series is one of an audit state)."""
     audit = f" audit {row['audit']}" if str(row.get("audit")) in ("off", "on") else ""
@@ -197,6 +203,7 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
         series=[series_name(r) for r in shown.to_dict("records")],
         metric=shown["metric"].map(lambda m: metric_label(str(m))),
         p_adjusted=shown["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-"),
+        change_tags=shown["change_tags"].fillna("").astype(str).str.replace(",", ", "),  # (wraps)
     )
     return table[TABLE_COLUMNS]
 
@@ -252,13 +259,14 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         if match is None:
             continue
         png = trend_plot(result, match, row)
-        caption = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}: {row['verdict']}"
+        caption = f"{series_name(row)} {_named(row)}: {row['verdict']}"
         b64 = base64.b64encode(png).decode("ascii")
         h.append(
             f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
         )
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{caption.split(':')[0]}")
+        named = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}"  # file names keep raw names
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{named}")
         atomic_write_bytes(fig_dir / f"{stem}.png", png)
         md.append(f"![{caption}](regress-figures/{stem}.png)\n")
     h.append("</body></html>\n")

@@ -37,7 +37,9 @@ text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width
 h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
 .fail{background:#f8d7da;border-color:#c82333}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}"""
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}
+th{vertical-align:bottom}th+td{text-align:left}
+@media (max-width:900px){table{font-size:12px}td,th{padding:2px 4px}td.p{min-width:6em}}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -199,6 +201,9 @@ def steady_note(run: RunResult) -> str | None:
     )
 
 
+_BREAK_AFTER = re.compile(r"([_:])(?=[^\s<])")  # where a name may fold: read50_<wbr>update50
+
+
 def _html_table(df: pd.DataFrame) -> str:
     """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned, headers in words
     (``output.column_label``)."""
@@ -214,6 +219,7 @@ def _html_table(df: pd.DataFrame) -> str:
         if number:
             return f"<td>{inner}</td>"
         prose = len(plain) > 40  # folded to a readable width, never to a word per line
+        inner = _BREAK_AFTER.sub(r"\1<wbr>", inner)  # long names fold at their separators, not off the page
         return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
 
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
@@ -376,11 +382,24 @@ OVERHEAD_COLUMNS = {
     "off": "audit off",
     "on": "audit on",
     "change_pct": "change %",
-    "ci_low_pct": "95% CI low %",
-    "ci_high_pct": "95% CI high %",
+    "ci_pct": "95% CI %",
     "published_pct": "published change %",
     "verdict": "verdict",
 }
+
+
+def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
+    """The report's audit overhead table: ``OVERHEAD_COLUMNS``, the 95 % interval in one cell ("-13.0 to
+    13.7"), the published change only when the study publishes one (narrow enough for 800 px)."""
+    low, high = overhead["ci_low_pct"], overhead["ci_high_pct"]
+    ci = [
+        f"{cell_text(a)} to {cell_text(b)}" if a == a and b == b else "-"
+        for a, b in zip(low, high, strict=True)
+    ]
+    shown = overhead.assign(ci_pct=ci)[list(OVERHEAD_COLUMNS)]
+    if shown["published_pct"].isna().all():
+        shown = shown.drop(columns=["published_pct"])
+    return shown.rename(columns=OVERHEAD_COLUMNS)
 
 
 def write_report(
@@ -442,7 +461,7 @@ def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     run, extra = a.run, a.report_tables
     overhead = extra.get("overhead")
     if overhead is not None and not overhead.empty:  # the numbers and the published change first
-        shown = overhead[list(OVERHEAD_COLUMNS)].rename(columns=OVERHEAD_COLUMNS)
+        shown = overhead_frame(overhead)
         head = "Audit overhead per mix (on vs off, % of the off value)"
         h += [f"<h2>{head}</h2>", _html_table(shown)]
         md += [f"## {head}\n", _md_table(shown)]
@@ -461,21 +480,24 @@ def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
 
 def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     """Measured vs published, row by row (after the plots: its figure comes first, the rows are the
-    detail)."""
+    detail); the metric with its unit, a storage that is the same on every row in the heading."""
     ref = a.report_tables.get("reference")
-    if ref is not None and not ref.empty:
-        sizes = ", ".join(dict.fromkeys(ref["size"].astype(str)))
-        head = f"Measured vs published ({sizes})"
-        measured = ref[ref["measured"].notna()]
-        missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
-        shown = measured.drop(columns=["published_other", "size"]).assign(
-            metric=measured["metric"].map(metric_label)
-        )
-        blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
-        shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
-        rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-        h += [f"<h2>{head}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
-        md += [f"## {head}\n", _md_table(shown), f"{rest}\n" if rest else ""]
+    if ref is None or ref.empty:
+        return
+    measured = ref[ref["measured"].notna()]
+    missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
+    shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
+    shown = shown.assign(metric=measured["metric"].map(metric_label))  # "throughput (ops/s)": its unit
+    said = list(dict.fromkeys(ref["size"].astype(str)))
+    if "storage" in shown and shown["storage"].nunique() == 1:
+        said.append(f"{shown['storage'].iloc[0]} figures")
+        shown = shown.drop(columns=["storage"])
+    blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
+    shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
+    head = f"Measured vs published ({', '.join(said)})"
+    rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
+    h += [f"<h2>{html.escape(head)}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
+    md += [f"## {head}\n", _md_table(shown), f"{rest}\n" if rest else ""]
 
 
 def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) -> None:

@@ -75,6 +75,7 @@ FAULTS = SPLIT_BY_FUNCTION[0]
 # follow in their usual order and fill the gaps. (The nightly history and findmax, marked `alone`, run in a
 # session of their own after this one: see the Makefile.)
 SLOW_FIRST = (
+    "tests/integration/test_installed_package.py",  # builds the wheel, set-up from scratch, a bench
     "tests/integration/test_multi_clients.py",  # 88 s
     "tests/integration/test_audit_suite_integration.py",  # 87 s
     "tests/unit/test_parse_truncation.py",  # 57 s

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,20 +24,41 @@ if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without
     import pandas as pd
 
 
+def _significant(value: float, digits: int, trim: bool) -> str:
+    """*value* (0 < |value| < 1) to *digits* significant digits in positional notation (0.0034, 0.22,
+    1.00); *trim*: without trailing zeros (0.05, not 0.0500)."""
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    if decimals > 12:  # below 1e-10: positional notation would be a row of zeros
+        return f"{value:.{digits}g}"
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if trim and "." in text else text
+
+
 def cell_text(value: Any, *, fine: bool = False) -> str:
-    """A cell of a shown table as text: None, NA and NaN as "-"; a float rounded: from 100 up to a whole
-    number (``1,234``), below to 2 decimals; *fine* (``parse``'s figures, where a fraction such as an
-    error rate matters): fractions to 4 decimals, whole numbers bare, others to 1 decimal. The rest as
-    ``str``."""
-    if value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value)):
+    """The one way a number becomes a table cell (terminal, Markdown, HTML): None, NA and NaN as "-"; whole
+    numbers with thousands separators (``2,000,000``); a float from 100 up to a whole number (``1,234``),
+    from 1 to 2 decimals (``17.46``), below 1 to 2 significant digits (a ratio ``0.0034``, not ``0.00``);
+    *fine* (``parse``'s and the published tables' figures, where a fraction such as an error rate or a
+    proportion matters): whole numbers bare, others to 1 decimal, below 1 to 3 significant digits
+    (``0.0911``, ``0.05``). Never cut; scientific notation only below 1e-10; the rest as ``str``."""
+    if value is None or type(value).__name__ == "NAType":
         return "-"
-    if not isinstance(value, float):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return str(value)
-    if not fine:
-        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
-    if abs(value) < 1 and value != 0:
-        return f"{value:.4f}"
-    return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    v = float(value)
+    if math.isnan(v):
+        return "-"
+    if math.isinf(v):
+        return str(v)
+    if v == 0:
+        return "0" if fine else "0.00"
+    if abs(v) < 1:
+        return _significant(v, 3 if fine else 2, trim=fine)
+    if fine:
+        return f"{v:,.0f}" if v.is_integer() else f"{v:,.1f}"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
 
 
 def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
@@ -78,12 +100,48 @@ def pipe_table(
     return "\n".join(lines) + "\n"
 
 
-def markdown_table(df: pd.DataFrame) -> str:
-    """*df* as a Markdown table (cells as in ``display_frame``)."""
+# A report's table header: the words a reader knows for the snake_case column names of the data formats
+# (CSV, JSON and the run folder keep those names); ``column_label`` spells the others out by their unit.
+COLUMN_WORDS = {
+    "published_threads": "threads (published)",
+    "measured_n": "runs measured",
+    "published_text": "published as",
+    "ratio": "measured / published",
+    "before_median": "before (median)",
+    "after_median": "after (median)",
+    "p_value": "p",
+    "p_adjusted": "p (adjusted)",
+    "step_p_adjusted": "p of the step (adjusted)",
+    "change_run": "change from run",
+    "change_tags": "its tags",
+    "detectable_pct": "detectable change %",
+    "window_nights": "nights tested",
+    "spread_pct": "night-to-night spread %",
+    "warmup_end_s": "warm-up end (s)",
+    "throughput_steady_ops_s": "steady throughput (ops/s)",
+}
+_UNITS = (("_ops_s", " (ops/s)"), ("_pct", " %"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"))
+
+
+def column_label(name: Any) -> str:
+    """The header a report shows for column *name*: ``COLUMN_WORDS``, else the name with its unit spelled
+    out (``change_pct`` -> ``change %``, ``runtime_ms`` -> ``runtime (ms)``) and spaces for underscores."""
+    text = str(name)
+    if text in COLUMN_WORDS:
+        return COLUMN_WORDS[text]
+    for suffix, unit in _UNITS:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            return text[: -len(suffix)].replace("_", " ") + unit
+    return text.replace("_", " ")
+
+
+def markdown_table(df: pd.DataFrame, *, labelled: bool = False) -> str:
+    """*df* as a Markdown table (cells as in ``display_frame``); *labelled*: headers as ``column_label``
+    spells them (a report's tables)."""
     d = display_frame(df)
     if d.empty:
         return "_(no rows)_\n"
-    return pipe_table(d.columns, d.itertuples(index=False))
+    return pipe_table(map(column_label, d.columns) if labelled else d.columns, d.itertuples(index=False))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,12 @@
-"""Where things live: the project checkout, the cache (jars, FerretDB, server state) and results."""
+"""Where things live: the checkout (when the package runs from one), the cache (jars, FerretDB, server
+state), results, and the sources set-up builds (the binding's ``java/``, the FerretDB launcher).
+
+Two ways to run: from a checkout (``make setup``: an editable install), where the cache is
+``<checkout>/.cache`` and results go to ``<checkout>/results``; or as an installed package (``pipx install``,
+``pip install`` of the wheel), where the cache is the platform's user cache folder
+(``$XDG_CACHE_HOME/ycsb-runner``, i.e. ``~/.cache/ycsb-runner`` on Linux) and results go to ``./results`` of
+the current folder. ``$YCSB_RUNNER_CACHE`` and ``$YCSB_RUNNER_RESULTS`` override either.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +15,42 @@ import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+APP_NAME = "ycsb-runner"
+
+# What set-up builds from, in a checkout and (copied there by the wheel's build: pyproject.toml's
+# force-include) inside the installed package.
+_SOURCES = {
+    "java": ("java", "_java"),  # the binding: pom.xml and src/
+    "ferretdb": ("tools/ferretdb", "_ferretdb"),  # the FerretDB launcher: go.mod, go.sum, main.go
+    "templates": ("templates", "_templates"),  # the built-in Jinja2 templates
+}
 
 
-def project_root() -> Path:
-    """The checkout this package runs from (editable install); falls back to the current directory."""
+def checkout_root() -> Path | None:
+    """The checkout this package runs from (an editable install: the package folder beside
+    ``pyproject.toml`` and ``java/``), or None for an installed package."""
     candidate = PACKAGE_DIR.parent
-    if (candidate / "pyproject.toml").is_file():
+    if (candidate / "pyproject.toml").is_file() and (candidate / "java" / "pom.xml").is_file():
         return candidate
-    return Path.cwd()
+    return None
+
+
+def user_cache_dir() -> Path:
+    """The platform's user cache folder of ycsb-runner (platformdirs: ``$XDG_CACHE_HOME/ycsb-runner``,
+    else ``~/.cache/ycsb-runner``, on Linux)."""
+    import platformdirs
+
+    return platformdirs.user_cache_path(APP_NAME, appauthor=False)
 
 
 def cache_dir() -> Path:
-    """``$YCSB_RUNNER_CACHE`` or ``<project>/.cache``: downloaded jars, built binaries, server state."""
+    """``$YCSB_RUNNER_CACHE``, else ``<checkout>/.cache`` in a checkout, else the user cache folder:
+    downloaded jars, built binaries, server state."""
     env = os.environ.get("YCSB_RUNNER_CACHE")
-    return Path(env).expanduser().resolve() if env else project_root() / ".cache"
+    if env:
+        return Path(env).expanduser().resolve()
+    root = checkout_root()
+    return root / ".cache" if root is not None else user_cache_dir()
 
 
 HISTORY_FILE = "history.sqlite"  # <results>/history.sqlite unless a history URL is given
@@ -28,17 +58,29 @@ HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
 
 
 def results_dir() -> Path:
-    """``$YCSB_RUNNER_RESULTS`` or ``<project>/results``: one folder per run."""
+    """``$YCSB_RUNNER_RESULTS``, else ``<checkout>/results`` in a checkout, else ``./results`` of the
+    current folder: one folder per run."""
     env = os.environ.get("YCSB_RUNNER_RESULTS")
-    return Path(env).expanduser().resolve() if env else project_root() / "results"
+    if env:
+        return Path(env).expanduser().resolve()
+    root = checkout_root()
+    return (root if root is not None else Path.cwd()) / "results"
+
+
+def source_dir(name: str) -> Path:
+    """The sources of *name* (``java``, ``ferretdb``, ``templates``): the checkout's folder, else the copy
+    the package carries. (Where set-up builds from; nothing is ever written there.)"""
+    in_checkout, in_package = _SOURCES[name]
+    root = checkout_root()
+    return root / in_checkout if root is not None else PACKAGE_DIR / in_package
 
 
 def templates_dir() -> Path:
     """The built-in Jinja2 templates (top-level ``templates/`` in a checkout, packaged in a wheel)."""
-    for candidate in (project_root() / "templates", PACKAGE_DIR / "_templates"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("ycsb-runner templates folder not found")
+    folder = source_dir("templates")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"ycsb-runner templates folder not found ({folder})")
+    return folder
 
 
 def suites_dir() -> Path:

@@ -88,17 +88,31 @@ def server_findings(suite: Suite, *, embedded: bool) -> list[Finding]:
     return out
 
 
-def steady_findings(suite: Suite) -> list[Finding]:
+def _step_length(suite: Suite, embedded: bool) -> tuple[float, float, float | None]:
+    """(seconds a run step lasts, the rate the plan assumes, the seconds its operationcount lasts at that
+    rate or None): maxexecutiontime or operationcount, whichever ends it first."""
+    from ycsb_runner.plan import assumed_rate
+
+    rate = assumed_rate(suite, embedded)
+    if suite.run.target:
+        rate = min(rate, suite.run.target)
+    by_ops = suite.run.operationcount / rate if suite.run.operationcount else None
+    known = [t for t in (suite.run.maxexecutiontime, by_ops) if t]
+    return (float(min(known)) if known else 0.0), rate, by_ops
+
+
+def steady_findings(suite: Suite, *, embedded: bool = True) -> list[Finding]:
     """Run steps too short to leave a steady-state window after the warm-up: at least
     ``MIN_STEADY_INTERVALS`` status intervals after a fixed ``warmup_s``; with the warm-up rule (which may
-    cut a third of a step, at most half), a step of at least 1.5 times that many. The advice is the
-    ``--set`` that makes the step long enough (or its intervals short enough)."""
+    cut a third of a step, at most half), a step of at least 1.5 times that many. A step lasts its
+    ``maxexecutiontime`` or its ``operationcount`` at the rate the plan assumes (on the embedded server, at
+    most ``plan.EMBEDDED_OPS_S``), whichever ends it first. The advice is the ``--set`` that makes the step
+    long enough (raising whichever limit ends it too early) or its intervals short enough."""
     from math import ceil
 
     from ycsb_runner.analyse import MIN_STEADY_INTERVALS
-    from ycsb_runner.suite import expected_step_seconds
 
-    seconds = expected_step_seconds(suite)
+    seconds, rate, by_ops = _step_length(suite, embedded)
     interval = max(int(suite.run.status_interval), 1)
     if seconds <= 0 or not suite.measurement.type.startswith("hdrhistogram"):
         return []
@@ -116,23 +130,32 @@ def steady_findings(suite: Suite) -> list[Finding]:
     fixes = []
     if interval > 1 and (seconds - max(warmup, 0)) * (1 if warmup > 0 else 2 / 3) >= MIN_STEADY_INTERVALS:
         fixes.append("--set status_interval=1")
-    if suite.run.maxexecutiontime or not suite.run.operationcount:
-        fixes.append(f"--set maxexecutiontime={ceil(need_s)}")
-    else:  # the step ends when its operations are done
-        fixes.append(f"--set operationcount={ceil(need_s * suite.estimated_throughput)}")
+    longer = []  # every limit that ends the step before need_s
+    mx = suite.run.maxexecutiontime
+    if mx is None and by_ops is None:
+        longer.append(f"--set maxexecutiontime={ceil(need_s)}")
+    if mx is not None and mx < need_s:
+        longer.append(f"--set maxexecutiontime={ceil(need_s)}")
+    if by_ops is not None and by_ops < need_s:
+        longer.append(f"--set operationcount={ceil(need_s * rate)}")
+    fixes.append(" and ".join(longer))
     return [
         Finding(
             "warning",
             f"run steps of about {seconds:.0f} s with {interval} s status intervals leave {max(left, 0):.0f} "
             f"intervals {what}, fewer than the {MIN_STEADY_INTERVALS} the steady-state figures and the "
-            f"stationarity test need: {' or '.join(fixes)}",
+            f"stationarity test need: {' or '.join(f for f in fixes if f)}",
         )
     ]
 
 
 def preflight(suite: Suite, *, embedded: bool) -> list[Finding]:
     """Every finding for *suite* on the embedded server (``embedded``) or an external one."""
-    return scaling_findings(suite) + server_findings(suite, embedded=embedded) + steady_findings(suite)
+    return (
+        scaling_findings(suite)
+        + server_findings(suite, embedded=embedded)
+        + steady_findings(suite, embedded=embedded)
+    )
 
 
 def audit_findings(strategy: str | None, options: dict, *, embedded: bool) -> list[Finding]:

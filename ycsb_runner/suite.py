@@ -280,11 +280,12 @@ def suite_path(name_or_path: str) -> Path:
     builtins = builtin_suites()
     if name_or_path in builtins:
         return builtins[name_or_path]
-    hint = _did_you_mean(name_or_path, builtins)
+    hint = did_you_mean(name_or_path, builtins)
     raise SuiteError(f"no suite named {name_or_path!r}{hint}; `ycsb-runner suites` lists them")
 
 
-def _did_you_mean(word: str, choices: Any) -> str:
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'quick'?)`` for the choice closest to *word*, or "" when none is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -293,11 +294,13 @@ def _did_you_mean(word: str, choices: Any) -> str:
 
 
 class _Located:
-    """Finds the line of a key in the TOML text, for error messages."""
+    """Where a key's value came from, for error messages: the ``--set`` that gave it (*overrides*: dotted
+    key -> the ``KEY=VALUE`` typed), else its line in the TOML text."""
 
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(self, path: Path, text: str, overrides: dict[str, str] | None = None) -> None:
         self.path = path
         self.lines = text.splitlines()
+        self.overrides = overrides or {}
 
     def where(self, dotted: str) -> str:
         key = dotted.split(".")[-1]
@@ -309,6 +312,9 @@ class _Located:
         return self.path.name
 
     def error(self, dotted: str, message: str) -> SuiteError:
+        typed = self.overrides.get(dotted) or self.overrides.get(re.sub(r"\[\d+\]$", "", dotted))
+        if typed is not None:
+            return SuiteError(f"--set {typed}: {dotted}: {message}")
         return SuiteError(f"suite {self.where(dotted)}: {dotted}: {message}")
 
 
@@ -335,6 +341,11 @@ def _set_dotted(doc: dict, dotted: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+def setting_names() -> list[str]:
+    """Every ``--set`` key a suite knows by name: the shortcuts, then each section's dotted keys."""
+    return list(SHORTCUTS) + [f"{s}.{k}" for s, keys in SCHEMA.items() if s and s != "mix" for k in keys]
+
+
 def _override_path(key: str) -> str:
     if key in SHORTCUTS:
         return SHORTCUTS[key]
@@ -346,9 +357,8 @@ def _override_path(key: str) -> str:
         return key
     if head == "p" and "." in key:  # --set p.mongodb.upsert=true: a raw YCSB property
         return "properties." + key[2:]
-    known = list(SHORTCUTS) + [f"{s}.{k}" for s, keys in SCHEMA.items() if s and s != "mix" for k in keys]
     raise SuiteError(
-        f"--set {key}: unknown setting{_did_you_mean(key, known)}; "
+        f"--set {key}: unknown setting{did_you_mean(key, setting_names())}; "
         "use properties.NAME=VALUE for a YCSB property"
     )
 
@@ -372,15 +382,17 @@ def load_suite(
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise SuiteError(f"suite {path.name}: invalid TOML: {err}") from err
-    loc = _Located(path, text)
     doc = copy.deepcopy(raw)
 
     pairs: list[tuple[str, Any]] = []
+    typed: dict[str, str] = {}  # dotted key -> the --set that gave it (the last one wins, as its value)
     for item in overrides:
         if "=" not in item:
             raise SuiteError(f"--set {item!r}: expected KEY=VALUE")
         key, value = item.split("=", 1)
         pairs.append((_override_path(key.strip()), parse_value(value.strip())))
+        typed[pairs[-1][0]] = item.strip()
+    loc = _Located(path, text, typed)
     for dotted, value in pairs:  # the size is chosen first, so that other --set win over its profile
         if dotted == "size":
             doc["size"] = str(value)
@@ -390,7 +402,7 @@ def load_suite(
         if not isinstance(sizes, dict) or size not in sizes:
             raise loc.error(
                 "size",
-                f"unknown size {size!r}{_did_you_mean(str(size), sizes or {})}; "
+                f"unknown size {size!r}{did_you_mean(str(size), sizes or {})}; "
                 f"known: {', '.join(sizes) or 'none'}",
             )
         for dotted, value in sizes[size].items():
@@ -418,7 +430,7 @@ def load_suite(
         names = [m.name for m in suite.mixes]
         for n in only_mixes:
             if n not in names:
-                raise SuiteError(f"--set mixes: no mix named {n!r}{_did_you_mean(str(n), names)}")
+                raise SuiteError(f"--set mixes: no mix named {n!r}{did_you_mean(str(n), names)}")
         suite = _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
     if scale is not None and not any(d in ("run.status_interval",) for d, _ in pairs):
         suite = _scale_status_interval(suite)
@@ -476,7 +488,7 @@ def _check_keys(table: dict, section: str, loc: _Located, prefix: str) -> None:
     for key, value in table.items():
         dotted = f"{prefix}{key}"
         if key not in allowed:
-            raise loc.error(dotted, f"unknown key{_did_you_mean(key, allowed)}")
+            raise loc.error(dotted, f"unknown key{did_you_mean(key, allowed)}")
         want = allowed[key]
         ok = (
             (want is float and isinstance(value, int | float) and not isinstance(value, bool))
@@ -588,7 +600,7 @@ def _measurement(ms: dict, loc: _Located) -> Measurement:
         raise loc.error(
             "measurement.type",
             f"must be one of {', '.join(MEASUREMENT_TYPES)}"
-            f"{_did_you_mean(measurement.type, MEASUREMENT_TYPES)}",
+            f"{did_you_mean(measurement.type, MEASUREMENT_TYPES)}",
         )
     if measurement.interval not in ("op", "intended", "both"):
         raise loc.error("measurement.interval", "must be op, intended or both")
@@ -664,7 +676,7 @@ def _mix(m: dict, name: str, loc: _Located, run: RunSettings) -> Mix:
     if dist not in DISTRIBUTIONS:
         raise loc.error(
             "mix.requestdistribution",
-            f"mix {name!r}: unknown distribution {dist!r}{_did_you_mean(dist, DISTRIBUTIONS)}",
+            f"mix {name!r}: unknown distribution {dist!r}{did_you_mean(dist, DISTRIBUTIONS)}",
         )
     if dist == "zipfian" and run.operationcount is None:
         raise loc.error(
@@ -677,7 +689,7 @@ def _mix(m: dict, name: str, loc: _Located, run: RunSettings) -> Mix:
     for op in audit_ops:
         if op not in OP_NAMES:
             raise loc.error(
-                "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{_did_you_mean(op, MIX_OPS)}"
+                "mix.audit_ops", f"mix {name!r}: unknown operation {op!r}{did_you_mean(op, MIX_OPS)}"
             )
     return Mix(**{**given, **props, "audit_ops": tuple(audit_ops)})
 

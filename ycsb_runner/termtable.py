@@ -52,7 +52,7 @@ def column_needs(values: Sequence[str], header: str) -> tuple[int, int, bool]:
     """(minimum, natural width, holds numbers) of one column of text cells under *header*."""
     cells = [str(v) for v in values]
     numbers = [c for c in cells if is_number_text(c)]
-    prose = [c for c in cells if not is_number_text(c)]
+    prose = [c for c in cells if not is_number_text(c) and c.strip() != "-"]  # "-": a missing number
     natural = max([cell_len(c) for c in cells] + [cell_len(header)])
     minimum = max(
         [cell_len(c) for c in numbers] + [_prose_min(c) for c in prose] + [_longest_word(header)] + [1]

@@ -119,3 +119,35 @@ def test_make_test_lists_each_skip_with_what_it_needs() -> None:
     multi = (ROOT / "tests" / "integration" / "test_multi_clients.py").read_text()
     assert "sudo apt-get install openssh-server" in multi
     assert "set YCSB_RUNNER_SEEDS=" in (ROOT / "tests" / "unit" / "test_reference.py").read_text()
+
+
+def test_readme_commands_run_as_printed_after_make() -> None:
+    """Issue 39: after `make bench` the README's commands run as printed. Its first shell block after
+    `make bench` puts `.venv/bin` on the PATH (as a new user's shell lacks it) and runs `ycsb-runner`
+    commands: the block runs verbatim in bash, from the checkout, with a PATH that has no `.venv/bin`."""
+    import os
+    import subprocess
+
+    text = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", text, re.S) if ".venv/bin/activate" in b)
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    assert commands[0] == ". .venv/bin/activate" and len(commands) > 1
+    assert all(c.startswith("ycsb-runner ") for c in commands[1:]), commands
+    venv_bin = str(ROOT / ".venv" / "bin")
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p.rstrip("/") != venv_bin)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "YCSB_RUNNER_RESULTS")}
+    bare = subprocess.run(
+        ["bash", "-c", commands[1]], cwd=ROOT, env={**env, "PATH": path}, capture_output=True, text=True
+    )
+    assert bare.returncode == 127, "ycsb-runner is found without the README's first line"
+    for command in commands[1:]:  # each as the README prints it, after its first line
+        done = subprocess.run(
+            ["bash", "-e", "-c", f"{commands[0]}\n{command}"],
+            cwd=ROOT,
+            env={**env, "PATH": path, "COLUMNS": "100"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.strip() and "Traceback" not in done.stderr, command

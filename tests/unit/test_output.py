@@ -29,7 +29,7 @@ def test_both_table_renderings_go_through_it() -> None:
     assert to_markdown(df).splitlines() == [
         "| mix | ops | n |",
         "| --- | ---: | ---: |",
-        "| read\\|100 | 1234.5 | 2 |",
+        "| read\\|100 | 1,234.5 | 2 |",
         "| load | - | 1 |",
     ]
     assert markdown_table(df.iloc[0:0]) == "_(no rows)_\n"

@@ -545,7 +545,7 @@ def test_cli_show_markdown() -> None:
         "---:",
     }
     row = next(ln for ln in lines if "| 100 |" in ln and "read50_update50" in ln)
-    assert "| 8970 | 22132 | 51 |" in row
+    assert "| 8,970 | 22,132 | 51 |" in row  # the one number formatter (output.cell_text): separators
 
 
 def test_cli_show_markdown_escapes_and_marks_missing() -> None:
@@ -572,7 +572,7 @@ def test_cli_show_table() -> None:
     assert result.exit_code == 0, result.output
     assert "TencentDB for MongoDB 4.4" in result.output and "2 of 84 rows" in result.output
     body = [ln for ln in result.output.splitlines() if "update100" in ln]
-    assert len(body) == 2 and "40454" in body[0] and "50%100%" in body[0] and "44204" in body[1]
+    assert len(body) == 2 and "40,454" in body[0] and "50%100%" in body[0] and "44,204" in body[1]
     assert "filled_from_cloud" not in result.output
     wide = runner.invoke(app, [*args, "--wide"], env={"COLUMNS": "400"})
     assert wide.exit_code == 0 and "filled from cloud" in wide.output

@@ -14,7 +14,7 @@ from ycsb_runner.analyse.analysed import Analysed
 from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import METRICS, higher_is_better
-from ycsb_runner.model import NO_AUDIT, RunResult
+from ycsb_runner.model import NO_AUDIT, Manifest, RunResult
 from ycsb_runner.reference import load_reference, select
 from ycsb_runner.studies import Study
 
@@ -330,6 +330,44 @@ def compare_runs(
         audit_unverified="; ".join(caveats) if (out["audit"] != NO_AUDIT).any() else "",
     )
     return out
+
+
+def _cell_settings(manifest: Manifest) -> dict[tuple, dict[str, str]]:
+    """(phase, mix, threads, audit) -> the YCSB properties its measured steps ran with (those of the
+    fingerprint: no value that holds the run id, such as a path into the run folder)."""
+    out: dict[tuple, dict[str, str]] = {}
+    for s in manifest.steps:
+        if s.keys.phase in ("load", "run"):
+            cell = (s.keys.phase, s.keys.mix, s.keys.threads, s.keys.audit)
+            props = {k: str(v) for k, v in s.properties.items() if manifest.run_id not in str(v)}
+            out.setdefault(cell, {}).update(props)
+    return out
+
+
+def setting_differences(baseline: Manifest, contender: Manifest) -> tuple[list[str], list[str]]:
+    """What makes two runs' parameter fingerprints differ: (the settings their common steps ran with
+    differently, e.g. ``recordcount 2000 vs 600``: their figures are not comparable; what differs without
+    changing a compared figure: steps only one run has, the number of repetitions). Pure."""
+    if baseline.fingerprint == contender.fingerprint:
+        return [], []
+    base, cont = _cell_settings(baseline), _cell_settings(contender)
+    common = [c for c in base if c in cont]
+    settings: list[str] = []
+    for key in dict.fromkeys(k for c in common for k in (*base[c], *cont[c])):
+        pairs = [(base[c].get(key, "unset"), cont[c].get(key, "unset")) for c in common]
+        differing = [(a, b) for a, b in pairs if a != b]
+        if differing:  # the values of the steps where they differ, each side's once
+            a, b = ("/".join(dict.fromkeys(side)) for side in zip(*differing, strict=True))
+            settings.append(f"{key} {a} vs {b}")
+    others: list[str] = []
+    for who, mine, theirs in (("baseline", base, cont), ("contender", cont, base)):
+        only = [f"{c[0]} {c[1]} t{c[2]}" + (f" audit {c[3]}" if c[3] != NO_AUDIT else "") for c in mine]
+        only = [o for o, c in zip(only, mine, strict=True) if c not in theirs]
+        if only:
+            others.append(f"steps only in the {who}: {', '.join(only)}")
+    if baseline.suite.repetitions != contender.suite.repetitions:
+        others.append(f"repetitions {baseline.suite.repetitions} vs {contender.suite.repetitions}")
+    return settings, others
 
 
 def regression_gate(

@@ -356,19 +356,28 @@ def _times(ratio: float) -> str:
 
 
 def plot_reference_ratio(cmp: pd.DataFrame) -> list[bytes]:
-    """One image per metric: measured / published per mix (and threads), log scale, 1 = as published."""
+    """One image per metric: measured / published per mix (and threads), log scale, 1 = as published; the
+    axis names the published set it compares with (``storage``: cloud, physical)."""
     cmp = cmp[cmp["ratio"].notna() & (cmp["ratio"] > 0)]
     if cmp.empty:
         return []
     from matplotlib.ticker import FuncFormatter, NullLocator
 
     panels = []
+    if "storage" not in cmp:
+        cmp = cmp.assign(storage="")
+    several = cmp["storage"].nunique() > 1  # a bar per published set, each named (cloud, physical)
     for metric in dict.fromkeys(cmp["metric"]):
-        part = cmp[cmp["metric"] == metric].drop_duplicates(["mix", "threads", "published_threads"])
+        part = cmp[cmp["metric"] == metric].drop_duplicates(
+            ["mix", "threads", "published_threads", "storage"]
+        )
         labels = [
-            f"{r.mix} ({r.threads} vs {r.published_threads} thr)"
-            if r.threads != r.published_threads
-            else f"{r.mix} ({r.threads} thr)"
+            (
+                f"{r.mix} ({r.threads} vs {r.published_threads} thr"
+                if r.threads != r.published_threads
+                else f"{r.mix} ({r.threads} thr"
+            )
+            + (f", {r.storage})" if several else ")")
             for r in part.itertuples()
         ]
         fig, ax = plt.subplots(figsize=(5.6, 1.5 + 0.4 * len(part)), layout="constrained")
@@ -395,7 +404,10 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> list[bytes]:
         title = f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
         if metric == "server_cpu_pct":
             title += "\npublished: % of the instance; measured: % of this host"
-        ax.set(title=title, xlabel="measured / published (log scale)")
+        # which published figures (a study may publish a cloud and a physical-machine set)
+        storage = " and ".join(str(x) for x in dict.fromkeys(part["storage"].dropna()) if x)
+        against = f"published {storage} figures" if storage else "published"
+        ax.set(title=title, xlabel=f"measured / {against} (log scale)")
         ax.grid(axis="x", alpha=0.3, which="both")
         panels.append(png(fig))
     return panels

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
-from ycsb_runner.analyse.plots import plt, png
+from ycsb_runner.analyse.plots import latency_unit, plt, png
 from ycsb_runner.analyse.regress import (
-    COLUMNS,
     IMPROVEMENT,
     REGRESSION,
     RegressResult,
@@ -22,11 +22,24 @@ from ycsb_runner.analyse.regress import (
     flagged,
     open_changes,
 )
-from ycsb_runner.analyse.report import CSS, _html_table, markdown_table
-from ycsb_runner.metrics import registered_metric
+from ycsb_runner.analyse.report import CSS, _html_table, _md_table
+from ycsb_runner.metrics import metric_label, registered_metric
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text
 
-TABLE_COLUMNS = [c for c in COLUMNS if c not in ("direction", "nights", "note")]  # the report's table
+# The report's flagged table: the series in one column, what changed, how sure, from when (every column of
+# every series: `regress -f csv` / `-f json`).
+TABLE_COLUMNS = [
+    "series",
+    "metric",
+    "verdict",
+    "before_median",
+    "after_median",
+    "change_pct",
+    "p_adjusted",
+    "change_run",
+    "change_tags",
+    "detectable_pct",
+]
 MAX_TRENDS = 12  # series plotted when none is flagged (throughput first)
 _STAMP = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
 
@@ -41,9 +54,17 @@ def run_tick(run_id: str) -> str:
     return text if len(text) <= 20 else text[:19] + "…"
 
 
-def _label(metric: str) -> str:
+def axis_scale(metric: str, values: np.ndarray) -> tuple[str, float]:
+    """(the y axis label, the divisor of its values): a latency in µs, ms or s as its size reads best
+    (``plots.latency_unit``: 900,000 µs is 900 ms), other figures in their own unit."""
     m = registered_metric(metric)
-    return f"{m.label} ({m.unit})" if m and m.unit else metric
+    if m is None:
+        return metric, 1.0
+    unit, div = m.unit, 1.0
+    if unit == "µs":
+        finite = values[np.isfinite(values)]
+        unit, div = latency_unit(float(np.abs(finite).max()) if finite.size else 0.0)
+    return (f"{m.label} ({unit})" if unit else m.label), div
 
 
 def baseline_span(attrs: dict) -> tuple[float, float] | None:
@@ -58,8 +79,9 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     its night's tags."""
     series = result.series_values[key]
     nights = np.arange(len(series))
-    values = series["value"].to_numpy(float)
-    low, high = series["low"].to_numpy(float), series["high"].to_numpy(float)
+    ylabel, div = axis_scale(str(row["metric"]), series["high"].to_numpy(float))
+    values = series["value"].to_numpy(float) / div
+    low, high = series["low"].to_numpy(float) / div, series["high"].to_numpy(float) / div
     fig, ax = plt.subplots(figsize=(8, 3.2))
     changed = row["verdict"] in (REGRESSION, IMPROVEMENT)
     color = {REGRESSION: "#c0392b", IMPROVEMENT: "#27ae60"}.get(row["verdict"], "#2980b9")
@@ -86,16 +108,17 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
         tags = f" ({row['change_tags']})" if row.get("change_tags") else ""  # in the legend, off the plot
         begins = "change begins" if changed else "nights tested from"  # no change: the window tested
         ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=f"{begins}: {row['change_run']}{tags}")
-        ax.hlines(row["before_median"], 0, c - 0.5, colors="#7f8c8d", lw=1, label="before (median)")
+        ax.hlines(row["before_median"] / div, 0, c - 0.5, colors="#7f8c8d", lw=1, label="before (median)")
         after = "after (median)" if changed else "tested nights (median)"
-        ax.hlines(row["after_median"], c - 0.5, len(series) - 1, colors=color, lw=1.5, label=after)
+        ax.hlines(row["after_median"] / div, c - 0.5, len(series) - 1, colors=color, lw=1.5, label=after)
     ax.set_xticks(nights)
     ax.set_xticklabels([run_tick(r) for r in series["run_id"]], rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel(_label(str(row["metric"])), fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 100 else f"{v:g}"))
     change = _finite(row.get("change_pct"))
     p_adj = _finite(row.get("p_adjusted"))
     ax.set_title(
-        f"{row['phase']} {row['mix']} t{row['threads']} {row['operation']} {row['metric']}: {row['verdict']}"
+        f"{series_name(row)} {_named(row)}: {row['verdict']}"
         + (f" {change:+.1f} %" if change is not None else "")
         + (f" (p adj {p_adj:.2g})" if p_adj is not None else ""),
         fontsize=9,
@@ -156,16 +179,40 @@ def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
     if not rows:
         return [*h, "<p>No open regression, no accepted change.</p>"], [*md, "_None._\n"]
     table = pd.DataFrame(rows)
-    return [*h, _html_table(table)], [*md, markdown_table(table)]
+    return [*h, _html_table(table)], [*md, _md_table(table)]
+
+
+def _named(row: dict) -> str:
+    """The series' metric by its name without a unit (``p99 latency``: the axis says in which)."""
+    m = registered_metric(str(row["metric"]))
+    return m.label if m else str(row["metric"])
+
+
+def series_name(row: dict) -> str:
+    """``run a-read50-update50 t4 READ`` (``audit on`` when the series is one of an audit state)."""
+    audit = f" audit {row['audit']}" if str(row.get("audit")) in ("off", "on") else ""
+    return f"{row['phase']} {row['mix']} t{row['threads']}{audit} {row['operation']}"
+
+
+def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
+    """The report's table of the flagged series *shown*: ``TABLE_COLUMNS``, the metric by its label, p to
+    2 significant digits."""
+    if shown.empty:
+        return pd.DataFrame(columns=TABLE_COLUMNS)
+    table = shown.assign(
+        series=[series_name(r) for r in shown.to_dict("records")],
+        metric=shown["metric"].map(lambda m: metric_label(str(m))),
+        p_adjusted=shown["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-"),
+        change_tags=shown["change_tags"].fillna("").astype(str).str.replace(",", ", "),  # (wraps)
+    )
+    return table[TABLE_COLUMNS]
 
 
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
     shown = flagged(result.table)
-    table = shown[TABLE_COLUMNS].copy()
-    for col in ("p_value", "p_adjusted"):
-        table[col] = table[col].map(lambda p: f"{p:.2g}" if p == p else "-")
+    table = flagged_table(shown)
     title = f"ycsb-runner regress: {result.suite}"
     facts = [
         ("decision", f"{summary['decision']} (exit {summary['exit_code']})"),
@@ -195,7 +242,7 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         md.append("_No series flagged._\n")
     else:
         h.append(_html_table(table))
-        md.append(markdown_table(table))
+        md.append(_md_table(table))
     lifecycle_html, lifecycle_md = lifecycle_section(result)
     h += lifecycle_html
     md += lifecycle_md
@@ -212,13 +259,14 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         if match is None:
             continue
         png = trend_plot(result, match, row)
-        caption = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}: {row['verdict']}"
+        caption = f"{series_name(row)} {_named(row)}: {row['verdict']}"
         b64 = base64.b64encode(png).decode("ascii")
         h.append(
             f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
         )
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{caption.split(':')[0]}")
+        named = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}"  # file names keep raw names
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{named}")
         atomic_write_bytes(fig_dir / f"{stem}.png", png)
         md.append(f"![{caption}](regress-figures/{stem}.png)\n")
     h.append("</body></html>\n")

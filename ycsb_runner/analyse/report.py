@@ -16,8 +16,16 @@ import pandas as pd  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
-from ycsb_runner.model import REPORT_FIGURES, REPORT_HTML, REPORT_MD, RunResult  # noqa: E402
-from ycsb_runner.output import display_frame, markdown_table  # noqa: E402
+from ycsb_runner.model import (  # noqa: E402
+    NO_AUDIT,
+    REPORT_FIGURES,
+    REPORT_HTML,
+    REPORT_MD,
+    Manifest,
+    RunResult,
+    StepRecord,
+)
+from ycsb_runner.output import cell_text, column_label, display_frame, markdown_table  # noqa: E402
 from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
@@ -29,7 +37,9 @@ text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width
 h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
 .fail{background:#f8d7da;border-color:#c82333}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}"""
+figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}
+th{vertical-align:bottom}th+td{text-align:left}
+@media (max-width:900px){table{font-size:12px}td,th{padding:2px 4px}td.p{min-width:6em}}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -49,6 +59,66 @@ def _text(v: Any, none: str = "-") -> str:
     return str(v)
 
 
+def _values(steps: list[StepRecord], key: str) -> list[str]:
+    """The distinct values of the YCSB property *key* over *steps*, in order."""
+    return list(dict.fromkeys(s.properties[key] for s in steps if key in s.properties))
+
+
+def _count(text: str) -> str:
+    """A count property ("10000000") with thousands separators (``output.cell_text``)."""
+    return cell_text(int(text)) if text.isdigit() else text
+
+
+def _run_length(runs: list[StepRecord]) -> str:
+    """How a run step of *runs* ends: ``5 s (maxexecutiontime) or 10,000,000 operations, whichever first``."""
+    seconds, ops = _values(runs, "maxexecutiontime"), _values(runs, "operationcount")
+    by_time = f"{'/'.join(seconds)} s (maxexecutiontime)" if seconds else ""
+    by_ops = f"{'/'.join(_count(o) for o in ops)} operations" if ops else ""
+    return " or ".join(x for x in (by_time, by_ops) if x) + (
+        ", whichever first" if by_time and by_ops else ""
+    )
+
+
+def _target(step: StepRecord) -> int:
+    """YCSB's ``-target`` in the step's command (0: none)."""
+    argv = step.argv
+    return next((int(v) for f, v in zip(argv, argv[1:], strict=False) if f == "-target" and v.isdigit()), 0)
+
+
+def effective_settings(m: Manifest) -> str:
+    """What the run ran, read off its steps' commands and properties (after ``--scale`` and ``--set``), not
+    the suite file's prose: the load, the run steps' mixes, threads, length, distribution and target, the
+    repetitions and the measurement. Pure."""
+    loads = [s for s in m.steps if s.keys.phase == "load"]
+    runs = [s for s in m.steps if s.keys.phase == "run"]
+    parts = []
+    if loads:
+        first = loads[0].properties
+        size = f" of {first['fieldcount']} fields x {first['fieldlength']} B" if "fieldcount" in first else ""
+        threads = "/".join(map(str, dict.fromkeys(s.keys.threads for s in loads)))
+        records = "/".join(_count(r) for r in _values(loads, "recordcount"))
+        parts.append(f"load {records} records{size}, {threads} threads")
+    if runs:
+        mixes = ", ".join(dict.fromkeys(s.keys.mix for s in runs))
+        threads = "/".join(map(str, sorted({s.keys.threads for s in runs})))
+        text = f"run {mixes} at {threads} threads, each {_run_length(runs)}"
+        if dist := _values(runs, "requestdistribution"):
+            text += f", {'/'.join(dist)}"
+        targets = sorted({_target(s) for s in runs} - {0})
+        text += f", -target {'/'.join(map(cell_text, targets))} ops/s" if targets else ", no -target"
+        reps = max(s.keys.repetition for s in runs)
+        text += f"; {reps} repetition{'s' if reps != 1 else ''}"
+        if audits := [a for a in dict.fromkeys(s.keys.audit for s in runs) if a != NO_AUDIT]:
+            text += f" per audit state ({'/'.join(audits)})"
+        parts.append(text)
+    steps = runs or loads
+    if steps:
+        kind = "/".join(_values(steps, "measurementtype")) or "YCSB's default measurement"
+        status = "/".join(_values(steps, "status.interval"))
+        parts.append(f"{kind}{f', status every {status} s' if status else ''}")
+    return "; ".join(parts) or "no load or run step"
+
+
 def metadata(run: RunResult) -> list[tuple[str, str]]:
     """(label, value) pairs describing the run: suite, scaling, versions, host, server."""
     m = run.manifest
@@ -58,22 +128,22 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
     overrides = ", ".join(scaling.get("overrides", [])) or "none"
     server = target.get("server_version") or target.get("build_info", {}).get("version")
     where = "embedded server" if target.get("embedded") else "external server"
+    as_written = (scaling.get("scale") or 1) == 1 and overrides == "none"
     return [
         ("run", f"{m.run_id} ({m.status})"),
-        ("suite", f"{suite.name}: {suite.description}"),
-        ("study", _text(suite.study, "none declared")),
-        ("source", _text(suite.source)),
+        ("settings (as run)", effective_settings(m)),
         (
             "scaling",
             f"scale {_text(scaling.get('scale'), '1')}, size {_text(scaling.get('size'))}, "
             f"overrides {overrides}",
         ),
+        ("suite", f"{suite.name}{f' ({suite.path})' if suite.path else ''}"),
         (
-            "plan",
-            f"mixes {_text(suite.mixes)}; threads {_text(suite.threads)}; "
-            f"records {_text(suite.recordcount)}; "
-            f"repetitions {suite.repetitions}; audit {'/'.join(suite.audit_states) or 'not switched'}",
+            "suite file's description" + ("" if as_written else " (the suite as written, not this run)"),
+            _text(suite.description),
         ),
+        ("study", _text(suite.study, "none declared")),
+        ("source", _text(suite.source)),
         ("server", f"{_text(server, 'unknown version')} at {_text(target.get('url'))} ({where})"),
         (
             "YCSB",
@@ -93,12 +163,25 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
     ]
 
 
+STATIONARY_LABELS = {"true": "yes", "false": "no"}
+TOO_FEW = "too few to judge stationarity"  # the step warning of ``steady.SteadyState.warnings``
+
+
 def steps_frame(run: RunResult) -> pd.DataFrame:
+    """The report's steps table: a run step's ``stationary`` as yes, no or "cannot tell" (too few intervals
+    after the warm-up, or no HDR logs: steps.csv leaves it empty)."""
     cols = ["step", "phase", "verdict", "throughput_ops_s", "throughput_steady_ops_s", "warmup_end_s"]
     cols += ["stationary", "runtime_ms", "reasons", "warnings"]
-    return (
-        run.steps[[c for c in cols if c in run.steps]] if not run.steps.empty else pd.DataFrame(columns=cols)
-    )
+    if run.steps.empty:
+        return pd.DataFrame(columns=cols)
+    steps = run.steps[[c for c in cols if c in run.steps]]
+    if "stationary" in steps:
+        said = steps["stationary"].astype(str).str.lower().map(STATIONARY_LABELS)
+        if "warnings" in steps:  # a folder written before steps.csv left it empty: its warning says so
+            too_few = steps["warnings"].astype(str).str.contains(TOO_FEW, regex=False)
+            said = said.mask(too_few & (said == "yes"))
+        steps = steps.assign(stationary=said.where(said.notna(), steps["phase"].map({"run": "cannot tell"})))
+    return steps
 
 
 def steady_note(run: RunResult) -> str | None:
@@ -118,12 +201,16 @@ def steady_note(run: RunResult) -> str | None:
     )
 
 
+_BREAK_AFTER = re.compile(r"([_:])(?=[^\s<])")  # where a name may fold: read50_<wbr>update50
+
+
 def _html_table(df: pd.DataFrame) -> str:
-    """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned."""
+    """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned, headers in words
+    (``output.column_label``)."""
     from ycsb_runner.termtable import is_number_text
 
     text = display_frame(df)
-    body = text.to_html(index=False, escape=True, border=0)
+    body = text.rename(columns=column_label).to_html(index=False, escape=True, border=0)
 
     def cell(match: re.Match[str]) -> str:
         inner = match.group(1)
@@ -132,9 +219,15 @@ def _html_table(df: pd.DataFrame) -> str:
         if number:
             return f"<td>{inner}</td>"
         prose = len(plain) > 40  # folded to a readable width, never to a word per line
+        inner = _BREAK_AFTER.sub(r"\1<wbr>", inner)  # long names fold at their separators, not off the page
         return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
 
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    """*df* as a report's Markdown table: headers in words, as in the HTML (``output.column_label``)."""
+    return markdown_table(df, labelled=True)
 
 
 Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)
@@ -192,9 +285,13 @@ def _figures(a: RunAnalysis) -> list[Figure]:
         )
     cmp, note = extra.get("reference"), extra.get("reference_note") or ""
     if cmp is not None:
+        told = cmp[cmp["ratio"].notna()]
+        sets = list(dict.fromkeys(str(x) for x in told.get("storage", []) if x and x == x))
+        against = f"the published {' and '.join(sets)} figures" if sets else "published"
+        against += " (each bar names its set)" if len(sets) > 1 else ""
         out += _figure(
             "measured-vs-published",
-            "Measured / published per mix and metric (log scale; the red line is 1 = as "
+            f"Measured / {against} per mix and metric (log scale; the red line is 1 = as "
             f"published{'; ' + note if note else ''})",
             plots.plot_reference_ratio(cmp),
         )
@@ -285,11 +382,24 @@ OVERHEAD_COLUMNS = {
     "off": "audit off",
     "on": "audit on",
     "change_pct": "change %",
-    "ci_low_pct": "95% CI low %",
-    "ci_high_pct": "95% CI high %",
+    "ci_pct": "95% CI %",
     "published_pct": "published change %",
     "verdict": "verdict",
 }
+
+
+def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
+    """The report's audit overhead table: ``OVERHEAD_COLUMNS``, the 95 % interval in one cell ("-13.0 to
+    13.7"), the published change only when the study publishes one (narrow enough for 800 px)."""
+    low, high = overhead["ci_low_pct"], overhead["ci_high_pct"]
+    ci = [
+        f"{cell_text(a)} to {cell_text(b)}" if a == a and b == b else "-"
+        for a, b in zip(low, high, strict=True)
+    ]
+    shown = overhead.assign(ci_pct=ci)[list(OVERHEAD_COLUMNS)]
+    if shown["published_pct"].isna().all():
+        shown = shown.drop(columns=["published_pct"])
+    return shown.rename(columns=OVERHEAD_COLUMNS)
 
 
 def write_report(
@@ -310,6 +420,7 @@ def write_report(
     _banners(a, h, md)
     _tables(a, h, md)
     _plots(figures, out / REPORT_FIGURES, h, md)
+    _reference_table(a, h, md)
     _run_sections(a, h, md)
     h.append("</body></html>\n")
     html_path, md_path = out / REPORT_HTML, out / REPORT_MD
@@ -346,37 +457,47 @@ def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
 
 
 def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
-    """The audit overhead, the study table (or a findmax run's search) and measured vs published."""
+    """The audit overhead and the study table (or a findmax run's search)."""
     run, extra = a.run, a.report_tables
     overhead = extra.get("overhead")
     if overhead is not None and not overhead.empty:  # the numbers and the published change first
-        shown = overhead[list(OVERHEAD_COLUMNS)].rename(columns=OVERHEAD_COLUMNS)
+        shown = overhead_frame(overhead)
         head = "Audit overhead per mix (on vs off, % of the off value)"
         h += [f"<h2>{head}</h2>", _html_table(shown)]
-        md += [f"## {head}\n", markdown_table(shown)]
+        md += [f"## {head}\n", _md_table(shown)]
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
         head = f"Max throughput: {found_text(run.manifest.findmax)}"
         probes = search_frame(run.manifest.findmax)
         h += [f"<h2>{html.escape(head)}</h2>", _html_table(probes)]
-        md += [f"## {head}\n", markdown_table(probes)]
+        md += [f"## {head}\n", _md_table(probes)]
     else:  # (a findmax run's per-mix means would average probes at different targets)
         title = a.table.attrs.get("title", run.suite_name)
         h += [f"<h2>{html.escape(title)}</h2>", _html_table(a.table)]
-        md += [f"## {title}\n", markdown_table(a.table)]
-    ref = extra.get("reference")
-    if ref is not None and not ref.empty:
-        sizes = ", ".join(dict.fromkeys(ref["size"].astype(str)))
-        head = f"Measured vs published ({sizes})"
-        measured = ref[ref["measured"].notna()]
-        missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
-        shown = measured.drop(columns=["published_other", "size"]).assign(
-            metric=measured["metric"].map(metric_label)
-        )
-        rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-        h += [f"<h2>{head}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
-        md += [f"## {head}\n", markdown_table(shown), f"{rest}\n" if rest else ""]
+        md += [f"## {title}\n", _md_table(a.table)]
+
+
+def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+    """Measured vs published, row by row (after the plots: its figure comes first, the rows are the
+    detail); the metric with its unit, a storage that is the same on every row in the heading."""
+    ref = a.report_tables.get("reference")
+    if ref is None or ref.empty:
+        return
+    measured = ref[ref["measured"].notna()]
+    missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
+    shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
+    shown = shown.assign(metric=measured["metric"].map(metric_label))  # "throughput (ops/s)": its unit
+    said = list(dict.fromkeys(ref["size"].astype(str)))
+    if "storage" in shown and shown["storage"].nunique() == 1:
+        said.append(f"{shown['storage'].iloc[0]} figures")
+        shown = shown.drop(columns=["storage"])
+    blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
+    shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
+    head = f"Measured vs published ({', '.join(said)})"
+    rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
+    h += [f"<h2>{html.escape(head)}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
+    md += [f"## {head}\n", _md_table(shown), f"{rest}\n" if rest else ""]
 
 
 def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) -> None:
@@ -418,10 +539,10 @@ def _run_sections(a: RunAnalysis, h: list[str], md: list[str]) -> None:
         cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
         h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(stats_shown)]
-        md += ["## Audit off (A) vs on (B): statistics\n", markdown_table(stats_shown)]
+        md += ["## Audit off (A) vs on (B): statistics\n", _md_table(stats_shown)]
     steps = steps_frame(run)
     h += ["<h2>Steps</h2>", _html_table(steps)]
-    md += ["## Steps\n", markdown_table(steps)]
+    md += ["## Steps\n", _md_table(steps)]
     if unsteady := steady_note(run):
         h.append(f"<p class='warn'>{html.escape(unsteady)}</p>")
         md.append(f"**{unsteady}**\n")

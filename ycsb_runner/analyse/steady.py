@@ -99,7 +99,7 @@ class Stationarity:
             )
         return ("not stationary: " + "; ".join(parts)) if parts else ""
 
-    def figures(self, prefix: str = "steady_") -> dict[str, float | bool]:
+    def figures(self, prefix: str = "steady_") -> dict[str, float | bool | None]:
         return {
             f"{prefix}intervals": self.n,
             f"{prefix}cv": self.cv,
@@ -107,7 +107,8 @@ class Stationarity:
             f"{prefix}slope_low_pct_per_min": self.slope_low_pct_per_min,
             f"{prefix}slope_high_pct_per_min": self.slope_high_pct_per_min,
             f"{prefix}stall_s": self.stall_s,
-            "stationary": self.stationary,
+            # too few intervals and nothing found: not "stationary", but "cannot tell" (None)
+            "stationary": None if self.n < MIN_STEADY_INTERVALS and self.stationary else self.stationary,
         }
 
 
@@ -216,11 +217,12 @@ class SteadyState:
         return all(t.stationary for t in self.tests.values())
 
     def figures(self) -> dict[str, object]:
-        """Step figures (steps.csv): the rule, the cut, and the stationarity of the (first failing)
-        client's window."""
+        """Step figures (steps.csv): the rule, the cut, and the stationarity of the first failing client's
+        window, else of the shortest (too few intervals in any: ``stationary`` empty, "cannot tell")."""
         if not self.tests:
             return {}
-        worst = next((t for t in self.tests.values() if not t.stationary), next(iter(self.tests.values())))
+        shortest = min(self.tests.values(), key=lambda t: t.n)
+        worst = next((t for t in self.tests.values() if not t.stationary), shortest)
         return {
             "warmup_rule": self.rule,
             "warmup_end_s": max(self.warmup_s.values(), default=0.0),

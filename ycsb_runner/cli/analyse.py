@@ -10,7 +10,17 @@ import typer
 from rich.markup import escape
 
 from ycsb_runner.analyse import DEFAULT_ALPHA
-from ycsb_runner.cli.options import Format, FormatOpt, RunArg, SaveOpt, WideOpt, emit, renderer, run_folder
+from ycsb_runner.cli.options import (
+    Format,
+    FormatOpt,
+    RunArg,
+    SaveOpt,
+    WideOpt,
+    complete_run,
+    emit,
+    renderer,
+    run_folder,
+)
 from ycsb_runner.console import err_console
 from ycsb_runner.metrics import metric_label
 
@@ -134,18 +144,31 @@ BaselineArg = Annotated[
     typer.Argument(
         metavar="RUN",
         help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
+        autocompletion=complete_run,
     ),
 ]
 ContenderArg = Annotated[
     Path | None,
-    typer.Argument(metavar="CONTENDER", help="A second run of the same suite (folder or run id)."),
+    typer.Argument(
+        metavar="CONTENDER",
+        help="A second run of the same suite (folder or run id).",
+        autocompletion=complete_run,
+    ),
 ]
 BaselineOpt = Annotated[
-    Path | None, typer.Option("--baseline", metavar="RUN", help="The baseline run (folder or run id).")
+    Path | None,
+    typer.Option(
+        "--baseline", metavar="RUN", help="The baseline run (folder or run id).", autocompletion=complete_run
+    ),
 ]
 ContenderOpt = Annotated[
     Path | None,
-    typer.Option("--contender", metavar="RUN", help="The contender run (folder or run id)."),
+    typer.Option(
+        "--contender",
+        metavar="RUN",
+        help="The contender run (folder or run id).",
+        autocompletion=complete_run,
+    ),
 ]
 ReferenceOpt = Annotated[
     str | None,
@@ -171,6 +194,13 @@ GateAlphaOpt = Annotated[
     float,
     typer.Option(
         "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
+    ),
+]
+
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force", help="Compare two runs made with different settings (refused without it: not comparable)."
     ),
 ]
 
@@ -207,8 +237,14 @@ def _which_runs(
     if len(runs) > 1:
         raise UserError("compare takes two runs: the baseline and one contender")
     contender = runs[0] if runs else None
-    if (contender is None) == (reference is None):
+    if contender is not None and reference is not None:
         raise UserError("give either a second run (CONTENDER or --contender) or --reference NAME, not both")
+    if contender is None and reference is None:
+        run_folder(baseline)  # a run that does not exist is the first thing to say
+        raise UserError(
+            f"compare {baseline} with what? give a second run (CONTENDER or --contender) or --reference NAME "
+            "(`ycsb-runner reference list`)"
+        )
     return baseline, contender
 
 
@@ -221,11 +257,30 @@ def _against_reference(
     return _Compared(df, shown, priority, title, reference, caption=df.attrs.get("run_vs_study"))
 
 
+def _check_settings(baseline: RunAnalysis, contender: RunAnalysis, force: bool) -> list[str]:
+    """The lines a compare of two runs must carry: UserError when their common steps ran with different
+    settings (their parameter fingerprints differ: not comparable) unless *force*; then, and for the
+    differences that leave the figures comparable (a step only one run has), what differs."""
+    from ycsb_runner.analyse.compare import setting_differences
+    from ycsb_runner.errors import UserError
+
+    settings, others = setting_differences(baseline.run.manifest, contender.run.manifest)
+    names = f"{baseline.run.root.name} and {contender.run.root.name}"
+    if settings and not force:
+        raise UserError(
+            f"{names} ran with different settings ({'; '.join(settings)}): their figures are not "
+            "comparable; compare runs made with the same settings, or pass --force to compare them anyway"
+        )
+    lines = [f"DIFFERENT SETTINGS (--force): {'; '.join(settings)}"] if settings else []
+    return lines + [f"parameters differ: {line}" for line in others]
+
+
 def _against_run(
-    baseline: RunAnalysis, contender: RunAnalysis, names: tuple[str, str], alpha: float
+    baseline: RunAnalysis, contender: RunAnalysis, names: tuple[str, str], alpha: float, force: bool
 ) -> _Compared:
     from ycsb_runner.analyse.compare import compare_runs
 
+    differ = _check_settings(baseline, contender, force)
     df = compare_runs(baseline, contender, alpha=alpha)
     title = f"baseline {names[0]} vs contender {names[1]}"
     shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
@@ -233,7 +288,14 @@ def _against_run(
         title += ": side by side (one run each: differences shown, no significance claimed)"
         shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
         priority = SIDE_BY_SIDE_PRIORITY
-    return _Compared(df, shown, priority, title, names[1])
+    out = _Compared(df, shown, priority, title, names[1])
+    if differ:
+        out.title += " [DIFFERENT SETTINGS]" if differ[0].startswith("DIFFERENT") else ""
+        out.caption = "\n".join(differ)
+        out.extra["settings_differ"] = "; ".join(differ)
+        for line in differ:
+            err_console.print(f"[bold yellow]warning:[/bold yellow] {escape(line)}", soft_wrap=True)
+    return out
 
 
 def _add_caveats(out: _Compared, analyses: list[tuple[str, RunAnalysis]], reference: bool) -> None:
@@ -274,6 +336,7 @@ def compare_cmd(
     fail_on_regression: FailOnRegressionOpt = False,
     min_effect: GateEffectOpt = 5.0,
     alpha: GateAlphaOpt = DEFAULT_ALPHA,
+    force: ForceOpt = False,
 ) -> None:
     """Compare two runs (significance over repetitions; side by side without) or a run with a published
     --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
@@ -289,7 +352,7 @@ def compare_cmd(
         assert contender is not None
         cont_dir = run_folder(contender)
         analyses.append(("contender", RunAnalysis.of(cont_dir)))
-        out = _against_run(analyses[0][1], analyses[1][1], (base_dir.name, cont_dir.name), alpha)
+        out = _against_run(analyses[0][1], analyses[1][1], (base_dir.name, cont_dir.name), alpha, force)
     _add_caveats(out, analyses, reference is not None)
     gate = None
     if fail_on_regression and contender is not None:

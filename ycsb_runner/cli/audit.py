@@ -23,7 +23,7 @@ from ycsb_runner.audit import (
     strategy_spec,
 )
 from ycsb_runner.audit.base import mask_secrets, one_line
-from ycsb_runner.cli.options import UrlOpt
+from ycsb_runner.cli.options import UrlOpt, complete_run
 from ycsb_runner.errors import UserError
 
 STRATEGIES = strategy_names()  # the registered strategies (``ycsb_runner.audit.registry``)
@@ -229,7 +229,10 @@ def audit_on(
 
 @app.command("restore")
 def audit_restore(
-    run_dir: Annotated[Path, typer.Argument(help="The run folder (or its audit-restore.json).")],
+    run_dir: Annotated[
+        Path,
+        typer.Argument(help="The run folder (or its audit-restore.json).", autocompletion=complete_run),
+    ],
     mongodb_url: UrlOpt = None,
     on_cmd: OnCmdOpt = None,
     off_cmd: OffCmdOpt = None,

@@ -6,12 +6,17 @@ from typing import Annotated
 
 import typer
 
-from ycsb_runner.cli.options import ClientOpt, Format, FormatOpt, SetOpt, emit, log
+from ycsb_runner.cli.options import ClientOpt, Format, FormatOpt, SetOpt, complete_suite, emit, log
 
 
 def probe_client_cmd(
     suite: Annotated[
-        str, typer.Argument(metavar="SUITE", help="Threads, mix and field sizes from this suite.")
+        str,
+        typer.Argument(
+            metavar="SUITE",
+            help="Threads, mix and field sizes from this suite.",
+            autocompletion=complete_suite,
+        ),
     ] = "quick",
     client: ClientOpt = None,
     set_: SetOpt = None,

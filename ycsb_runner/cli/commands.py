@@ -13,12 +13,13 @@ import typer
 
 from ycsb_runner._version import __version__
 from ycsb_runner.cli import analyse, audit, clients, findmax, history, parse, reference, run, server
+from ycsb_runner.cli.options import Format, FormatOpt, emit, renderer
 
 app = typer.Typer(
     help="Run YCSB 0.17.0 benchmark studies against MongoDB: render, run, toggle audit, parse, compare.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # --install-completion: suites, run ids and --set keys complete (options.complete_*)
     rich_markup_mode=None,  # plain help: wraps at the terminal width, never cuts an option name
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
@@ -40,9 +41,23 @@ def _root(
 
 
 @app.command("version")
-def version_cmd() -> None:
-    """Print the version."""
-    typer.echo(__version__)
+def version_cmd(fmt: FormatOpt = Format.table) -> None:
+    """The version, the YCSB, binding, embedded server and Java a run would use, and where the cache and the
+    results are (``--version``: the version alone)."""
+    from dataclasses import asdict
+
+    from ycsb_runner.install.inventory import inventory
+
+    items = inventory()
+    if renderer(fmt).terminal:  # one line each, paths whole (to copy), never folded into a table's cells
+        width = max(len(i.what) for i in items)
+        for i in items:
+            typer.echo(f"{i.what:<{width}}  " + ", ".join(x for x in (i.version, i.where) if x))
+        return
+    import pandas as pd
+
+    frame = pd.DataFrame([asdict(item) for item in items], columns=["what", "version", "where"])
+    emit(frame, fmt, f"ycsb-runner {__version__}")
 
 
 run.register(app)

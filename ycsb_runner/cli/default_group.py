@@ -17,6 +17,7 @@ from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
     from typer._click import Command, HelpFormatter
+    from typer._click.shell_completion import CompletionItem
 
 
 class _AsGroupContext(typer.Context):
@@ -40,6 +41,17 @@ class DefaultCommandGroup(TyperGroup):
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx: typer.Context, incomplete: str) -> list[CompletionItem]:
+        """The group's commands and, for a word that is not an option, what the default command's first
+        argument completes to (``regress qu`` -> ``quick``)."""
+        out = super().shell_complete(ctx, incomplete)
+        if incomplete.startswith("-"):
+            return out
+        default = self.commands[self.default_command]
+        sub = default.context_class(default, info_name=self.default_command, parent=ctx)
+        first = next((p for p in default.params if p.param_type_name == "argument"), None)
+        return out + (first.shell_complete(sub, incomplete) if first is not None else [])
 
     def _uses(self, ctx: typer.Context) -> list[tuple[str, Command, typer.Context]]:
         """(words after the group's name, command, its context) of the default command, then the others."""

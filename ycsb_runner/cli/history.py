@@ -21,6 +21,7 @@ from ycsb_runner.cli.options import (
     TagOpt,
     UntilOpt,
     VerdictOpt,
+    complete_suite,
     emit,
     log,
     renderer,
@@ -76,7 +77,31 @@ def runs_cmd(
 RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_version")
 
 
-SuiteName = Annotated[str, typer.Argument(metavar="SUITE", help="The suite name the runs were made with.")]
+def complete_history_suite(incomplete: str) -> list[str]:
+    """Shell completion of regress's SUITE: the suites of the history's runs and the built-in ones."""
+    import os
+
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.paths import HISTORY_ENV
+
+    names = set(complete_suite(incomplete))
+    try:
+        runs = _history(None, os.environ.get(HISTORY_ENV)).runs()
+    except UserError:
+        runs = None
+    if runs is not None and not runs.empty:
+        names |= {str(s) for s in runs["suite"].unique() if str(s).startswith(incomplete)}
+    return sorted(names)
+
+
+SuiteName = Annotated[
+    str,
+    typer.Argument(
+        metavar="SUITE",
+        help="The suite name the runs were made with.",
+        autocompletion=complete_history_suite,
+    ),
+]
 MinEffectOpt = Annotated[
     float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that counts.")
 ]
@@ -151,16 +176,38 @@ def _options(
 
 
 def _judge(
-    suite: str, filt: RunFilter, opts: RegressOptions, results: Path | None, history_url: str | None
+    suite: str,
+    filt: RunFilter,
+    opts: RegressOptions,
+    results: Path | None,
+    history_url: str | None,
+    unknown: str = "",
 ) -> tuple[History, RegressResult]:
-    """(history, the regress result of SUITE's runs that pass *filt*, with the suite's acceptances)."""
+    """(history, the regress result of SUITE's runs that pass *filt*, with the suite's acceptances);
+    UserError (*unknown*, then why) when the history has no run of SUITE at all."""
     from ycsb_runner.analyse.regress import regress
+    from ycsb_runner.errors import UserError
     from ycsb_runner.history import select_runs
 
     history = _history(results, history_url)
-    runs = select_runs(history.runs(), filt)
+    every = history.runs()
+    if missing := _unknown_suite(suite, every):
+        raise UserError(unknown + missing)
+    runs = select_runs(every, filt)
     metrics = history.metrics([str(r) for r in runs["run_id"]])
     return history, regress(runs, metrics, suite, opts, history.accepts(suite))
+
+
+def _unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
+    """Why *suite* cannot be judged when the history has no run of it at all: a mistyped name (did you
+    mean, from the suites it has runs of) rather than a history too short to judge; None when it has."""
+    from ycsb_runner.suite import did_you_mean
+
+    known = sorted({str(s) for s in runs["suite"]}) if not runs.empty else []
+    if suite in known:
+        return None
+    has = f"; it has runs of {', '.join(known)}" if known else ""
+    return f"no runs of suite {suite!r} in the history{did_you_mean(suite, known)}{has}"
 
 
 def _unsteady_nights(history: History, run_ids: list[str]) -> str | None:
@@ -272,7 +319,8 @@ def regress_cmd(
         html_path, md_path = write_regress_report(out, report)
         log(f"report: {html_path} and {md_path}")
     log(
-        f"{out.reason} (newest {out.newest}; alpha {alpha:g} after {out.correction_text} correction, "
+        f"{out.reason} ({f'newest {out.newest}; ' if out.newest else ''}alpha {alpha:g} after "
+        f"{out.correction_text} correction, "
         f"min effect {min_effect:g} %, --confirm {confirm}); exit {out.exit_code}"
     )
     if out.exit_code:
@@ -384,7 +432,9 @@ def accept_cmd(
     who = (by or "").strip() or _login_user()
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
     filt = _filter(suite, tag, since, until, None)
-    history, out = _judge(suite, filt, opts, results, history_url)
+    history, out = _judge(
+        suite, filt, opts, results, history_url, unknown=f"nothing open to accept in {suite}: "
+    )
     found = open_regressions(out.table)
     if found.empty:
         raise UserError(f"nothing open to accept in {suite}: {out.reason}", exit_code=2)

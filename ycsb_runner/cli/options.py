@@ -29,12 +29,52 @@ UrlOpt = Annotated[
         help="MongoDB connection URL. Prefer MONGODB_URL: an option is visible in the process list.",
     ),
 ]
+# --- shell completion (``ycsb-runner --install-completion``): suites, run ids, --set keys -------------------
+# A path (with a "/") completes nothing here, so that the shell falls back to file names.
+
+
+def complete_suite(incomplete: str) -> list[str]:
+    """The built-in suite names starting with *incomplete*."""
+    if "/" in incomplete:
+        return []
+    from ycsb_runner.suite import builtin_suites
+
+    return [name for name in builtin_suites() if name.startswith(incomplete)]
+
+
+def complete_run(incomplete: str) -> list[str]:
+    """The run ids (folders with a manifest) under the results folder starting with *incomplete*, newest
+    first."""
+    if "/" in incomplete:
+        return []
+    from ycsb_runner.model import MANIFEST
+    from ycsb_runner.paths import results_dir
+
+    try:
+        runs = [
+            p for p in results_dir().iterdir() if p.name.startswith(incomplete) and (p / MANIFEST).is_file()
+        ]
+    except OSError:
+        return []
+    return sorted((p.name for p in runs), reverse=True)
+
+
+def complete_setting(incomplete: str) -> list[str]:
+    """``KEY=`` for every ``--set`` key starting with *incomplete* (the value is yours to type)."""
+    if "=" in incomplete:
+        return []
+    from ycsb_runner.suite import setting_names
+
+    return [f"{key}=" for key in setting_names() if key.startswith(incomplete)]
+
+
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--set",
         metavar="KEY=VALUE",
         help="Override a suite setting, e.g. --set threads=8 --set size=4C8G (repeatable).",
+        autocompletion=complete_setting,
     ),
 ]
 ScaleOpt = Annotated[
@@ -60,12 +100,18 @@ ClientOpt = Annotated[
         "suite's [clients] hosts, else this machine).",
     ),
 ]
-SuiteArg = Annotated[str, typer.Argument(metavar="SUITE", help="A built-in suite name or a .toml file.")]
+SuiteArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="SUITE", help="A built-in suite name or a .toml file.", autocompletion=complete_suite
+    ),
+]
 RunArg = Annotated[
     Path,
     typer.Argument(
         metavar="RUN",
         help="A result folder (results/<run-id>/) or a run id as `ycsb-runner runs` lists it.",
+        autocompletion=complete_run,
     ),
 ]
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
@@ -75,12 +74,10 @@ def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations
         console.print(f"  - {reason}", highlight=False, markup=False)
     if run.operations.empty or not with_operations:
         return
-    table = Table(show_edge=False)
-    for _, title in _TABLE_COLUMNS:
-        table.add_column(title, justify="left" if title == "section" else "right")
-    for _, row in run.operations.iterrows():
-        table.add_row(*[cell_text(row.get(col), fine=True) for col, _ in _TABLE_COLUMNS])
-    console.print(table)
+    import pandas as pd
+
+    rows = [[row.get(col) for col, _ in _TABLE_COLUMNS] for _, row in run.operations.iterrows()]
+    _print_frame(console, pd.DataFrame(rows, columns=[title for _, title in _TABLE_COLUMNS]))
 
 
 def _json_safe(value: object) -> object:
@@ -127,16 +124,15 @@ def _sections(run: ParsedRun) -> dict[str, dict[str, object]]:
 
 
 def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None) -> None:
+    """*frame* fitted to the terminal (``termtable``: numbers whole, columns that do not fit named)."""
     if frame.empty:
         console.print("  (no rows)", highlight=False)
         return
+    from ycsb_runner.termtable import print_frame
+
     shown = frame if limit is None else frame.head(limit)
-    table = Table(show_edge=False)
-    for col in shown.columns:
-        table.add_column(str(col), justify="left" if shown[col].dtype == object else "right")
-    for row in shown.itertuples(index=False):
-        table.add_row(*[cell_text(v, fine=True) for v in row])
-    console.print(table)
+    text = shown.apply(lambda col: col.map(lambda v: cell_text(v, fine=True)))
+    print_frame(text, console=console, priority=tuple(shown.columns[:1]))  # numbers never cut (termtable)
     if limit is not None and len(frame) > limit:
         console.print(f"  ... {len(frame) - limit} more rows (use --format csv for all)", highlight=False)
 

@@ -121,10 +121,12 @@ def _print_table(frame: pd.DataFrame, *, title: str, caption: str, wide: bool) -
     """Fitted to the terminal (``termtable``): hidden columns are named; ``--wide``: one block per row."""
     import pandas as pd
 
-    from ycsb_runner.reference.render import cell_text
+    from ycsb_runner.output import cell_text
     from ycsb_runner.termtable import print_frame
 
-    text = pd.DataFrame({column_header(c): [cell_text(v) for v in frame[c]] for c in frame.columns})
+    text = pd.DataFrame(
+        {column_header(c): [cell_text(v, fine=True) for v in frame[c]] for c in frame.columns}
+    )
     keys = [c for c in text.columns if c in ("mix", "size", "threads", "storage")]
     setup = [c for c in text.columns if c in ("records", "disk (GB)")]
     priority = keys + [c for c in text.columns if c not in keys + setup] + setup

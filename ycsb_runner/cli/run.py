@@ -106,21 +106,19 @@ def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A buil
     sys.stdout.write(suite_path(name).read_text())
 
 
-def _preflight(
-    suite: object, *, embedded: bool, stop: bool, audit: tuple[str | None, dict] | None = None
-) -> None:
-    """Print the pre-flight findings (``ycsb_runner.preflight``); with *stop*, an error ends the command."""
+def _preflight(suite: object, *, embedded: bool, audit: tuple[str | None, dict] | None = None) -> None:
+    """The pre-flight checks a bench makes (``ycsb_runner.preflight``), shared by ``bench``, ``bench
+    --dry-run`` and ``render``: each warning on stderr; the first error ends the command (exit 2)."""
     from ycsb_runner.preflight import audit_findings, preflight
 
     findings = preflight(suite, embedded=embedded)  # type: ignore[arg-type]
     if audit is not None and getattr(getattr(suite, "audit", None), "states", ()):
         findings += audit_findings(audit[0], audit[1], embedded=embedded)
     errors = [f for f in findings if f.level == "error"]
-    stopping = errors[0] if stop and errors else None
     for f in findings:
-        if f is not stopping:  # the error that stops the command is printed once, by the CLI
+        if not errors or f is not errors[0]:  # the error that stops the command is printed once, by the CLI
             log(f"{f.level}: {f.message}")
-    if stop and errors:
+    if errors:
         raise UserError(f"stopped before running: {errors[0].message}")
 
 
@@ -153,12 +151,10 @@ def _render_text(
     *,
     audit_strategy: str | None = None,
     audit_options: dict | None = None,
-    check: bool = True,
     results: Path | None = None,
     history_url: str | None = None,
 ) -> tuple[str, object]:
-    """The plan as text (after the notice of the programs it runs), and the plan; *check* prints the
-    pre-flight findings (without stopping)."""
+    """The plan as text (after the notice of the programs it runs), and the plan."""
     from ycsb_runner.bench import BenchOptions, prepare
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
@@ -175,8 +171,6 @@ def _render_text(
             history_url=history_url,
         )
     )
-    if check:
-        _preflight(plan.suite, embedded=url is None, stop=False)
     notice = _command_notice(plan.suite, audit_strategy, audit_options or {})
     try:
         inst = locate_ycsb()
@@ -202,8 +196,11 @@ def render(
     templates: TemplatesOpt = None,
     show_properties: Annotated[bool, typer.Option(help="Also print each workload properties file.")] = False,
 ) -> None:
-    """Print every step and the exact command it will run (password masked). No server needed."""
-    sys.stdout.write(_render_text(suite, mongodb_url, set_ or [], scale, templates, show_properties)[0])
+    """Print every step and the exact command it will run (password masked), then the checks `bench` makes
+    before it starts (exit 2 where bench would refuse, as `bench --dry-run`). No server needed."""
+    params = {"audit_strategy": None, "audit_option": None, "tag": None, "max_error_rate": 0.01}
+    params |= {"run_id": None, "results": None, "history_url": None}
+    _plan_and_preflight({**locals(), **params}, show_properties=show_properties)
 
 
 def _audit_options(items: list[str]) -> dict:
@@ -220,11 +217,10 @@ def _audit_options(items: list[str]) -> dict:
 
 
 def _stop_on_findings(plan: Any, url: str | None, strategy: str | None, options: dict) -> None:
-    """The pre-flight checks of a bench (and of its --dry-run), stopping on what bench refuses."""
+    """The pre-flight checks of a bench (of its --dry-run, of render), stopping on what bench refuses."""
     _preflight(
         plan.suite,
         embedded=url is None,
-        stop=True,
         audit=(strategy or plan.suite.audit.strategy, {**plan.suite.audit.options, **options}),
     )
 
@@ -259,14 +255,16 @@ def bench_options(params: Mapping[str, Any], **only_here: Any) -> BenchOptions:
     return BenchOptions(**shared, **only_here)
 
 
-def _dry_run(params: Mapping[str, Any]) -> None:
-    """bench --dry-run: the plan, then the same checks as a real bench (what bench refuses exits 2 here too);
-    *params*: bench's parameters by name."""
+def _plan_and_preflight(params: Mapping[str, Any], *, show_properties: bool = False) -> None:
+    """``bench --dry-run`` and ``render``: the plan on stdout, then the same checks as a real bench, with
+    the same exit code (2 where bench would refuse to start); *params*: bench's parameters by name."""
     from ycsb_runner.bench import BenchOptions, check_options
-    from ycsb_runner.history import parse_tags
 
     url, audit_strategy = params["mongodb_url"], params["audit_strategy"]
-    parse_tags(params["tag"] or [])
+    if params["tag"]:  # (history, and pandas with it, only for a bench given tags)
+        from ycsb_runner.history import parse_tags
+
+        parse_tags(params["tag"])
     check_options(
         BenchOptions(
             suite=params["suite"], url=url, max_error_rate=params["max_error_rate"], run_id=params["run_id"]
@@ -279,10 +277,9 @@ def _dry_run(params: Mapping[str, Any]) -> None:
         params["set_"] or [],
         params["scale"],
         params["templates"],
-        False,
+        show_properties,
         audit_strategy=audit_strategy,
         audit_options=audit_options,
-        check=False,
         results=params["results"],
         history_url=params["history_url"],
     )
@@ -344,7 +341,7 @@ def bench(
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
     if dry_run:
-        _dry_run(locals())
+        _plan_and_preflight(locals())
         return
     from ycsb_runner.bench import prepare, run_bench
 

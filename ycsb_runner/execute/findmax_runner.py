@@ -218,7 +218,7 @@ def findmax_plan(suite: Any, opts: fm.FindmaxOptions) -> tuple[Any, fm.FindmaxOp
     percentile measured, a steady-state window after ``warmup_s``) and the options with the mix and the
     thread count resolved; one-line errors for what cannot be searched."""
     from ycsb_runner.errors import UserError
-    from ycsb_runner.suite import INT_MAX, _did_you_mean
+    from ycsb_runner.suite import INT_MAX, did_you_mean
 
     opts.check()
     names = [m.name for m in suite.mixes]
@@ -230,7 +230,7 @@ def findmax_plan(suite: Any, opts: fm.FindmaxOptions) -> tuple[Any, fm.FindmaxOp
         found = [m for m in suite.mixes if m.name == opts.mix]
         if not found:
             raise UserError(
-                f"--mix {opts.mix}: suite {suite.name} has no such mix{_did_you_mean(opts.mix, names)}; "
+                f"--mix {opts.mix}: suite {suite.name} has no such mix{did_you_mean(opts.mix, names)}; "
                 f"its mixes: {', '.join(names)}"
             )
         mix = found[0]

@@ -2,7 +2,8 @@
 
 ``go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2`` builds, but the binary panics at start-up
 because the module on the Go proxy lacks its generated ``build/version/version.txt``. The project therefore
-builds a tiny launcher (``tools/ferretdb``) on FerretDB's embeddable package, from the same module version.
+builds a tiny launcher (``tools/ferretdb`` of a checkout, carried by the installed package) on FerretDB's
+embeddable package, from the same module version.
 
 It builds it with one line of FerretDB changed (``ID_LOOKUP_PATCH``): as shipped, the SQLite backend creates
 each collection's ``_id`` index on ``_ferretdb_sjson->"_id"`` but filters, updates and deletes by ``_id`` on
@@ -24,11 +25,13 @@ import os
 import shutil
 import stat
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.paths import cache_dir, project_root
+from ycsb_runner.paths import cache_dir, source_dir
 
 FERRETDB_VERSION = "v1.24.2"
 FERRETDB_MODULE = "github.com/FerretDB/FerretDB"
@@ -74,7 +77,8 @@ def ferretdb_binary(*, patched: bool = True) -> Path:
 
 
 def _launcher_sources() -> Path:
-    return project_root() / "tools" / "ferretdb"
+    """``tools/ferretdb`` of a checkout, or the copy an installed package carries."""
+    return source_dir("ferretdb")
 
 
 def _source_digest(src: Path, patched: bool) -> str:
@@ -110,10 +114,10 @@ def _run_go(go: str, args: list[str], cwd: Path) -> str:
     return proc.stdout
 
 
-def _writable_copy(src: Path, dst: Path) -> None:
-    """*src* (a read-only folder of Go's module cache) copied to *dst* with every file and folder writable,
-    so that the copy can be patched and removed."""
-    shutil.copytree(src, dst, copy_function=shutil.copyfile)
+def writable_copy(src: Path, dst: Path, ignore: Callable[..., Any] | None = None) -> None:
+    """*src* (a read-only folder of Go's module cache, an installed package's sources) copied to *dst* with
+    every file and folder writable, so that the copy can be patched, built in and removed."""
+    shutil.copytree(src, dst, copy_function=shutil.copyfile, ignore=ignore)
     for folder, _dirs, files in os.walk(dst):
         os.chmod(folder, 0o755)
         for name in files:
@@ -137,7 +141,7 @@ def build_launcher(binary: Path, *, patched: bool = True) -> None:
                 _run_go(go, ["mod", "download", "-json", f"{FERRETDB_MODULE}@{FERRETDB_VERSION}"], launcher)
             )
             module = work / "FerretDB"
-            _writable_copy(Path(info["Dir"]), module)
+            writable_copy(Path(info["Dir"]), module)
             ID_LOOKUP_PATCH.apply(module)
             _run_go(go, ["mod", "edit", f"-replace={FERRETDB_MODULE}=../FerretDB"], launcher)
         binary.parent.mkdir(parents=True, exist_ok=True)
@@ -155,7 +159,9 @@ def ensure_ferretdb(log=print, *, patched: bool = True) -> Path:
         return binary
     src = _launcher_sources()
     if not (src / "go.mod").is_file():
-        raise UserError(f"FerretDB launcher sources not found in {src}; run from a ycsb-runner checkout")
+        raise UserError(
+            f"the FerretDB launcher's sources are missing ({src / 'go.mod'}): reinstall ycsb-runner"
+        )
     stamp = binary.with_suffix(".stamp")
     digest = _source_digest(src, patched)
     if binary.exists() and stamp.exists() and stamp.read_text().strip() == digest:

@@ -4,7 +4,8 @@ Two sources:
 
 * ``YCSB_HOME`` pointing at an unpacked release tarball (``ycsb-0.17.0`` or ``ycsb-mongodb-binding-0.17.0``):
   the stock binding ``site.ycsb.db.MongoDbClient`` on mongo-java-driver 3.8.0.
-* Otherwise the project's own build (``java/``): ``site.ycsb:core:0.17.0`` and its dependencies from Maven
+* Otherwise the project's own build (``java/`` of a checkout, or the copy an installed package carries,
+  built in a folder under the cache): ``site.ycsb:core:0.17.0`` and its dependencies from Maven
   Central plus ycsb-runner's binding ``ycsbrunner.binding.MongoDbClient`` on mongodb-driver-sync 5.x
   (the stock binding is not published on Maven Central, and its 3.8.0 driver cannot talk to FerretDB).
 """
@@ -21,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.paths import cache_dir, project_root
+from ycsb_runner.paths import cache_dir, source_dir
 
 STOCK_BINDING_CLASS = "site.ycsb.db.MongoDbClient"
 OWN_BINDING_CLASS = "ycsbrunner.binding.MongoDbClient"
@@ -132,13 +133,35 @@ def _sources_digest(java_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _maven_package(mvn: str, java_dir: Path, lib: Path) -> subprocess.CompletedProcess[str]:
+    """``mvn package`` of a copy of *java_dir* (pom.xml and src/) in a throwaway folder under the cache, the
+    jars into *lib*: Maven's ``target/`` never lands in the sources (read-only in an installed package)."""
+    from ycsb_runner.install.ferretdb import writable_copy
+
+    work = cache_dir() / "build" / f"java-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
+        writable_copy(java_dir, work, ignore=shutil.ignore_patterns("target"))
+        return subprocess.run(
+            [mvn, "-q", "-B", "-f", str(work / "pom.xml"), "package", f"-Dycsb.lib.dir={lib}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def ensure_ycsb(log=print) -> YcsbInstall:
     """Install (idempotently) what ``locate_ycsb`` needs and return it."""
     if os.environ.get("YCSB_HOME"):
         return locate_ycsb()
-    java_dir = project_root() / "java"
+    java_dir = source_dir("java")
     if not (java_dir / "pom.xml").is_file():
-        raise UserError(f"{java_dir}/pom.xml not found; run from a ycsb-runner checkout or set YCSB_HOME")
+        raise UserError(
+            f"the binding's sources are missing ({java_dir / 'pom.xml'} not found): reinstall ycsb-runner, "
+            "or set YCSB_HOME to an unpacked YCSB 0.17.0 release"
+        )
     lib = maven_lib_dir()
     stamp = lib.parent / "build.stamp"
     digest = _sources_digest(java_dir)
@@ -152,17 +175,17 @@ def ensure_ycsb(log=print) -> YcsbInstall:
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir(parents=True)
     log("building ycsb-runner's MongoDB binding and fetching YCSB 0.17.0 core from Maven Central")
-    proc = subprocess.run(
-        [mvn, "-q", "-B", "-f", str(java_dir / "pom.xml"), "package", f"-Dycsb.lib.dir={fresh}"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        proc = _maven_package(mvn, java_dir, fresh)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
     if proc.returncode != 0:
         shutil.rmtree(fresh, ignore_errors=True)
         lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "ERROR" in ln][:3]
         raise UserError(
-            "Maven build of the binding failed: " + (" | ".join(lines) or "see `mvn -f java/pom.xml package`")
+            "Maven build of the binding failed: "
+            + (" | ".join(lines) or f"see `mvn -f {java_dir}/pom.xml package`")
         )
     old = lib.with_name(f"lib.old-{os.getpid()}")
     if lib.exists():

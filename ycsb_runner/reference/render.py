@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pandas as pd
@@ -31,11 +30,16 @@ def is_number_column(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
-def cell_text(value: Any, missing: str = "-") -> str:
-    """One cell as text; NaN/NA becomes ``missing``."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return missing
-    return str(value)
+def _cell(value: Any, missing: str) -> str:
+    """One published figure as text: ``output.cell_text`` (``fine``: the figures as published), a missing
+    one (None, NaN, NA) as *missing*."""
+    from ycsb_runner.output import cell_text
+
+    return (
+        missing
+        if value is None or (not isinstance(value, str) and pd.isna(value))
+        else cell_text(value, fine=True)
+    )
 
 
 def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing: str = "-") -> str:
@@ -44,7 +48,7 @@ def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing:
 
     tidy = tidy_numbers(frame, whole)
     align = ["---:" if is_number_column(tidy[c]) else "---" for c in tidy.columns]
-    rows = ([cell_text(v, missing) for v in row] for row in tidy.itertuples(index=False))
+    rows = ([_cell(v, missing) for v in row] for row in tidy.itertuples(index=False))
     return pipe_table([str(c) for c in tidy.columns], rows, align)
 
 

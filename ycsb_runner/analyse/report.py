@@ -330,6 +330,10 @@ def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     if caveat:
         h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
         md.append(f"> **{caveat}**\n")
+    server = run.manifest.server_caveat
+    if server:
+        h.append(f"<div class='warn' id='not-mongodb'>{html.escape(server)}</div>")
+        md.append(f"> {server}\n")
     note = scaled_note(a)
     if note:
         whose = "study's" if a.study.reference else "suite's own"

@@ -2,8 +2,8 @@
 estimate, and with the suite's (``window.suite_noise``, as ``regress`` judges them), next to Apache Otava
 0.8.0, as recall-versus-false-alarm curves.
 
-    .venv/bin/python bench/suite_bench.py [--suites 6] [--alphas 0.005,0.01,0.02,0.05] [--no-otava]
-        [--workers 2] [--seed 7]
+    .venv/bin/python bench/suite_bench.py [--suites 4] [--changed-suites 12] [--alphas 0.01,0.02,0.05]
+        [--no-otava] [--workers 2] [--seed 7]
 
 A suite is 16 series of 40 nights, as a nightly `quick` run on one machine makes them: every night each
 series is its level times exp(host + own), the host component shared by the 16 series (4 % sd) and each
@@ -142,10 +142,20 @@ def otava_recall(alarms: list[list[int]], starts: list[int]) -> float:
     return 100.0 * float(np.mean(hit))
 
 
+def _merged(block: list[dict], key: tuple[str, float]) -> list[list[int]]:
+    return [f for r in block for f in r[key]]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suites", type=int, default=6, help="suites per host model and change (default 6)")
-    ap.add_argument("--alphas", default="0.005,0.01,0.02,0.05", help="ycsb-runner's --alpha values")
+    ap.add_argument("--suites", type=int, default=4, help="suites per host model without a change (4)")
+    ap.add_argument("--changed-suites", type=int, default=12, help="suites per host model with a step (12)")
+    ap.add_argument(
+        "--alphas",
+        default="0.01,0.02,0.05",
+        help="ycsb-runner's --alpha values for the curves (iid and AR(1) 0.5; the other models at "
+        f"{DEFAULTS.alpha:g} only)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-otava", action="store_true", help="skip Apache Otava")
@@ -156,70 +166,59 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     started = time.time()
     quiet = {h: [make_suite(rng, h, False)[0] for _ in range(args.suites)] for h in HOSTS}
-    changed = {h: [make_suite(rng, h, True) for _ in range(args.suites)] for h in CHANGED}
-    jobs = [(x, alphas, SERIES) for h in HOSTS for x in quiet[h]]
+    changed = {h: [make_suite(rng, h, True) for _ in range(args.changed_suites)] for h in CHANGED}
+    at = {h: alphas if h in CHANGED else (DEFAULTS.alpha,) for h in HOSTS}
+    jobs = [(x, at[h], SERIES) for h in HOSTS for x in quiet[h]]
     jobs += [(x, alphas, STEPPED) for h in CHANGED for x, _ in changed[h]]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(judge_suite, jobs))
     print(
-        f"{args.suites} suites of {SERIES} series x {NIGHTS} nights per host model (host {HOST_CV:.0%}, own "
-        f"{OWN_CV:.0%}); nights {FIRST_JUDGED}..{NIGHTS - 1} judged; --min-effect "
-        f"{DEFAULTS.min_effect_pct:g} --window {DEFAULTS.window} --confirm {DEFAULTS.confirm}"
+        f"suites of {SERIES} series x {NIGHTS} nights (host {HOST_CV:.0%}, own {OWN_CV:.0%}): {args.suites} "
+        f"per host model without a change, {args.changed_suites} with one; nights "
+        f"{FIRST_JUDGED}..{NIGHTS - 1} judged; --min-effect {DEFAULTS.min_effect_pct:g} --window "
+        f"{DEFAULTS.window} --confirm {DEFAULTS.confirm}"
     )
-    n = args.suites
-
-    def merged(block: list[dict], key: tuple[str, float]) -> list[list[int]]:
-        return [f for r in block for f in r[key]]
-
-    print(
-        f"{'no change: alarms per 100 nights':34}"
-        + "".join(f" {v + ' ' + format(a, 'g'):>12}" for a in alphas for v in VARIANTS)
-    )
-    for i, h in enumerate(HOSTS):
-        block = results[i * n : (i + 1) * n]
-        print(
-            f"{h:34}" + "".join(f" {per_100(merged(block, (v, a))):12.2f}" for a in alphas for v in VARIANTS)
-        )
-    otava_fa: dict[tuple[str, float], float] = {}
-    if py is not None:
-        for h in CHANGED:
-            series = [s for x in quiet[h] for s in x]
-            for p in OTAVA_PVALUES:
-                got = otava(py, series, p)
-                otava_fa[h, p] = 100.0 * sum(len(a) for a in got) / ((NIGHTS - FIRST_JUDGED) * len(got))
+    n, nc = args.suites, args.changed_suites
+    quiet_of = {h: results[i * n : (i + 1) * n] for i, h in enumerate(HOSTS)}
+    print(f"no change: new alarms per 100 nights per series, at alpha {DEFAULTS.alpha:g} (own / suite)")
+    for h in HOSTS:
+        own, suite = (per_100(_merged(quiet_of[h], (v, DEFAULTS.alpha))) for v in VARIANTS)
+        print(f"  {h:24} {own:6.2f} {suite:6.2f}")
     base = len(HOSTS) * n
     for i, h in enumerate(CHANGED):
-        block = results[base + i * n : base + (i + 1) * n]
+        block = results[base + i * nc : base + (i + 1) * nc]
         starts = [s for _, s in changed[h] for _ in range(STEPPED)]
-        quiet_block = results[list(HOSTS).index(h) * n : (list(HOSTS).index(h) + 1) * n]
         print(
             f"\n10 % step on {STEPPED} of {SERIES} series, host {h}: (false alarms per 100 nights, recall %)"
         )
         curves = {}
         for v in VARIANTS:
             curves[v] = [
-                (per_100(merged(quiet_block, (v, a))), recall(merged(block, (v, a)), starts)) for a in alphas
+                (per_100(_merged(quiet_of[h], (v, a))), recall(_merged(block, (v, a)), starts))
+                for a in alphas
             ]
-            print(
-                f"  ycsb-runner {v:6} "
-                + "  ".join(
-                    f"alpha {a:g}: ({fa:.2f}, {r:.1f})" for a, (fa, r) in zip(alphas, curves[v], strict=True)
-                )
+            points = "  ".join(
+                f"{a:g}: ({fa:.2f}, {r:.1f})" for a, (fa, r) in zip(alphas, curves[v], strict=True)
             )
+            print(f"  ycsb-runner {v:6} alpha {points}")
         if h == "iid":  # the series are iid: the estimating oracle applies
             q = np.array([s for x in quiet[h] for s in x])
             c = np.array([x[j] for x, _ in changed[h] for j in range(STEPPED)])
             est = [estimating_oracle(q, c, np.array(starts), "iid", fa) for fa, _ in curves["suite"]]
-            print("  estimating oracle at suite's alarms " + "  ".join(f"{e:.1f}" for e in est))
+            print("  estimating oracle at the suite variant's alarms: " + "  ".join(f"{e:.1f}" for e in est))
         if py is None:
             continue
         series = [x[j] for x, _ in changed[h] for j in range(STEPPED)]
+        flat_quiet = [s for x in quiet[h] for s in x]
         for p in OTAVA_PVALUES:
+            got = otava(py, flat_quiet, p)
+            fa = 100.0 * sum(len(a) for a in got) / ((NIGHTS - FIRST_JUDGED) * len(got))
             r = otava_recall(otava(py, series, p), starts)
-            fa = otava_fa[h, p]
             read = {v: at_alarms(curves[v], fa) for v in VARIANTS}
             shown = "  ".join(f"{v} {'-' if r2 is None else format(r2, '.1f')}" for v, r2 in read.items())
-            print(f"  otava p<{p:<8g} ({fa:.2f}, {r:.1f})   ycsb-runner at {fa:.2f} alarms: {shown}")
+            print(
+                f"  otava p<{p:<8g} ({fa:.2f}, {r:.1f})   ycsb-runner at {fa:.2f} alarms: {shown}", flush=True
+            )
     print(f"({time.time() - started:.0f} s)")
 
 

@@ -26,7 +26,8 @@ integration test's throttled-server nights: 85-87 % of the host's CPU to others,
 * A regression whose nights (from the night it began to the newest) include fewer than ``--confirm`` nights
   with no canary moved is the environment's (verdict ``environment``, exit 2: could not tell), unless its
   change is more than :data:`FAR` times the largest canary slowdown of those nights (both as log ratios): a
-  database that got 4x slower while the load generator got 20 % slower is the database's.
+  database that got 4x slower while the load generator got 20 % slower is the database's (log 1.39
+  against 2.5 x log 1.25 = 0.56).
 * Changes that began on the same night are one event (:func:`events`), with the canaries of its nights.
 """
 
@@ -52,7 +53,12 @@ FLOORS = {
     "canary_steal_pct": math.log(1.10),
     "canary_others_cpu_pct": math.log(1.10),
 }
-FAR = 4.0  # a change this many times the canary's slowdown (log ratios) is the database's
+# a change more than this many times the canary's slowdown (log ratios) is the database's. Measured in the
+# canary integration test (4 Dec, a busy shared host): on the nights with the load generator throttled the
+# database's 8 series changed 0.49-1.60 times its BasicDB slowdown (81-94 %); on the throttled server's
+# nights 3.3-8.8 times the BasicDB's drift from its normal (24-36 %, under its noise: not moved). 2.5 lies
+# between the two (their geometric middle is 2.3), on the side of calling it the environment
+FAR = 2.5
 # the canaries whose moves regress reads (canary_others_cpu_pct: recorded, see the module's docstring)
 JUDGED = ("canary_ops_s", "canary_rtt_us", "canary_steal_pct")
 

@@ -119,6 +119,7 @@ DEFAULTS = RegressOptions()
 # Otava's p thresholds: a lenient one, its default, and the strictest that keeps it under 1.0 false alarms
 # per 100 nights under every noise model (p < 0.001 is not: AR(1) 0.8 1.94, outlier nights 1.75)
 OTAVA_PVALUES = (0.05, 0.001, 0.0001)
+OTAVA_CURVE = (0.00001, 0.0001, 0.001, 0.01, 0.05)  # --alphas: Otava's curve over its p threshold
 
 
 def _ar(rng: np.random.Generator, n: int, rho: float) -> np.ndarray:
@@ -186,8 +187,10 @@ def make(rng: np.random.Generator, model: str, step: float = 0.0, improve_first:
     return x, s
 
 
-def ours(x: np.ndarray) -> list[int]:
-    """The nights ycsb-runner flags (exit 1) when replayed night by night."""
+def ours(x: np.ndarray, alpha: float | None = None) -> list[int]:
+    """The nights ycsb-runner flags (exit 1) when replayed night by night (at --alpha *alpha*, else the
+    bench's)."""
+    alpha = DEFAULTS.alpha if alpha is None else alpha
     flagged = []
     for t in range(FIRST_JUDGED, x.size):
         j = judge_series(
@@ -195,13 +198,72 @@ def ours(x: np.ndarray) -> list[int]:
             window=DEFAULTS.window,
             confirm=DEFAULTS.confirm,
             min_effect_pct=DEFAULTS.min_effect_pct,
-            alpha=DEFAULTS.alpha,
+            alpha=alpha,
             permutations=DEFAULTS.permutations,
             worse=-1,
         )
-        if j.tested and (j.open or (j.p_value < DEFAULTS.alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
+        if j.tested and (j.open or (j.p_value < alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
             flagged.append(t)
     return flagged
+
+
+def at_alarms(curve: list[tuple[float, float]], fa: float) -> float | None:
+    """The recall of a (false alarms per 100 nights, recall) curve at *fa* false alarms, linear between the
+    two points around it (None outside the curve)."""
+    pts = sorted(curve)
+    for (f0, r0), (f1, r1) in zip(pts, pts[1:], strict=False):
+        if f0 <= fa <= f1:
+            return r0 if f1 == f0 else r0 + (r1 - r0) * (fa - f0) / (f1 - f0)
+    return pts[0][1] if len(pts) == 1 and pts[0][0] == fa else None
+
+
+def _otava_point(py: Path, quiet: list[np.ndarray], series: list[np.ndarray], starts: list[int], p: float):
+    """Otava at p < *p*: (alarms per 100 quiet nights, recall within 3 nights of the step)."""
+    fa = _per_100([len(a) for a in otava(py, quiet, p)])
+    got = otava(py, series, p)
+    return fa, 100.0 * float(
+        np.mean([any(s <= t <= s + 2 for t in a) for a, s in zip(got, starts, strict=True)])
+    )
+
+
+def print_curves(
+    alphas: tuple[float, ...],
+    quiet: dict[str, list[np.ndarray]],
+    changed: dict[str, tuple[list[np.ndarray], list[int]]],
+    py: Path | None,
+    workers: int,
+) -> None:
+    """Recall against false alarms over ycsb-runner's alphas, the estimating oracle's at the same false
+    alarms and Otava's over its p thresholds, for the acceptance cells (10 % steps under iid and AR(1)
+    0.5); then ycsb-runner's recall read off its curve at each of Otava's false alarms."""
+    from functools import partial
+
+    for label, model, _, _ in CHANGES[:2]:
+        series, starts = changed[label]
+        ours_pts = []
+        with ProcessPoolExecutor(workers) as pool:
+            for a in alphas:
+                q = list(pool.map(partial(ours, alpha=a), quiet[model], chunksize=4))
+                c = list(pool.map(partial(ours, alpha=a), series, chunksize=4))
+                ours_pts.append((_per_100([len(alarms_of(f)) for f in q]), recall_kept(c, starts)[0]))
+        print(f"\ncurve, {label}: (false alarms per 100 nights, recall within 3 nights %)")
+        q_arr, s_arr, st_arr = np.array(quiet[model]), np.array(series), np.array(starts)
+        for a, (fa, r) in zip(alphas, ours_pts, strict=True):
+            est = estimating_oracle(q_arr, s_arr, st_arr, model, fa)
+            print(
+                f"  ycsb-runner alpha {a:<7g} ({fa:5.2f}, {r:5.1f})   estimating oracle at {fa:.2f}: "
+                f"{est:5.1f} (ycsb-runner {100 * r / est if est else float('nan'):.0f} % of it)",
+                flush=True,
+            )
+        for p in OTAVA_CURVE if py else ():
+            assert py is not None
+            fa, r = _otava_point(py, quiet[model], series, starts, p)
+            mine = at_alarms(ours_pts, fa)
+            shown = "-" if mine is None else f"{mine:5.1f}"
+            print(
+                f"  otava p<{p:<9g} ({fa:5.2f}, {r:5.1f})   ycsb-runner at {fa:.2f} alarms: {shown}",
+                flush=True,
+            )
 
 
 def alarms_of(flagged: list[int]) -> list[int]:
@@ -347,6 +409,13 @@ def main() -> None:
         default=window.TRIM_MADS,
         help=f"what if baseline outliers were cut at N MADs (default {window.TRIM_MADS:g}; inf: none)",
     )
+    ap.add_argument(
+        "--alphas",
+        default="",
+        help="also print recall-versus-false-alarm curves over these alphas (e.g. 0.005,0.01,0.02,0.05) "
+        "for the 10 %% steps under iid and AR(1) 0.5, with the estimating oracle and Otava's curve",
+    )
+    ap.add_argument("--curves-only", action="store_true", help="with --alphas: only the curves")
     args = ap.parse_args()
     NIGHTS = args.nights
     window.TRIM_MADS = args.trim_mads  # (the workers are forked: they see it)
@@ -360,6 +429,10 @@ def main() -> None:
     for label, model, step, up in CHANGES:
         made = [make(rng, model, step, up) for _ in range(args.trials)]
         changed[label] = ([m[0] for m in made], [m[1] for m in made])
+    if args.alphas and args.curves_only:
+        print_curves(tuple(float(a) for a in args.alphas.split(",")), quiet, changed, py, args.workers)
+        print(f"({time.time() - started:.0f} s)")
+        return
     jobs = [s for m in MODELS for s in quiet[m]] + [s for lab in changed for s in changed[lab][0]]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(ours, jobs, chunksize=4))
@@ -403,6 +476,8 @@ def main() -> None:
             hit = [any(s <= t <= s + 2 for t in a) for a, s in zip(got, starts, strict=True)]
             line += f" {'recall ' + format(100 * np.mean(hit), '.1f') + '%':>15}"
         print(line, flush=True)
+    if args.alphas:
+        print_curves(tuple(float(a) for a in args.alphas.split(",")), quiet, changed, py, args.workers)
     print(f"({time.time() - started:.0f} s)")
 
 

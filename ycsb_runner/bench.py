@@ -53,6 +53,7 @@ class BenchOptions:
     max_error_rate: float = 0.01
     keep_going: bool = False
     monitors: bool = True
+    canaries: bool = True  # measure the canaries (ycsb_runner.execute.canary) before and after the steps
     sample_interval_s: float = 2.0
     report: bool = True  # write report.html / report.md into the run folder
     run_id: str | None = None
@@ -256,6 +257,23 @@ def _hooks(
     return hooks
 
 
+def _canaries(url: str, ready: _Prepared, holder: Any, *, embedded: bool) -> Any:
+    """The run's canaries: the load generators' BasicDB capacity, the round trip to the server, this host's
+    CPU steal and the CPU other processes use (the embedded server's own CPU left out)."""
+    from ycsb_runner.execute.canary import Canaries, local_server
+
+    here, pid = (True, None) if embedded else local_server(url)
+    return Canaries(
+        url,
+        ready.suite,
+        java=ready.java.path,
+        classpath=ready.install.classpath,
+        clients=list(ready.clients),
+        server_pid=(lambda: holder.info.pid if holder.info else None) if embedded else (lambda: pid),
+        server_here=here,
+    )
+
+
 def run_bench(
     opts: BenchOptions,
     *,
@@ -309,6 +327,8 @@ def run_bench(
             # the restore file goes into the run folder before the first switch (crash-safe restore)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
         hooks = _hooks(opts, suite, audit, holder, progress)
+        if opts.canaries:
+            hooks.canaries = _canaries(url, ready, holder, embedded=server is not None)
         runner = _make_runner(opts, ready, result, Target(url, target), hooks)
         stage["run_dir"] = result.root
         return _run_and_finish(runner, result, opts, results, log, stage)

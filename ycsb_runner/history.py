@@ -61,6 +61,9 @@ STATIONARY = "stationary"  # 1.0 / 0.0 per run step with a steady-state test (yc
 # a findmax run's series: phase and step "findmax", the found rate under the run's bound
 FINDMAX = "findmax"
 FINDMAX_METRIC = "findmax_ops_s"
+# the canaries of a run (``ycsb_runner.execute.canary``): phase "canary", the canary's kind as its mix
+CANARY = "canary"
+CANARY_LOAD_GENERATOR, CANARY_ROUND_TRIP, CANARY_HOST = "load-generator", "round-trip", "host"
 # one accepted change of one series: from change_run on, the series' nights are its new normal
 ACCEPT_COLUMNS = [
     "suite",
@@ -184,6 +187,7 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
                     "value": found,
                 }
             )
+    rows += canary_rows(m.run_id, m.canaries)
     for label, step in measured.items():
         add(label, OVERALL, "throughput_ops_s", step.throughput_ops_s)
         if isinstance(step.figures.get("stationary"), bool):  # not a series regress tests: a flag it names
@@ -201,6 +205,42 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
                 if col in row:
                     add(row["step"], str(row["operation"]), metric, row[col])
     return RunRecord(run, rows)
+
+
+def canary_rows(run_id: str, canaries: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The history rows of a manifest's ``canaries`` section: per load generator its BasicDB ops/s, the round
+    trip to the server (repetition 0 before the steps, 1 after them), this host's CPU steal and the CPU
+    other processes used over the run."""
+    if not canaries:
+        return []
+    rows: list[dict[str, Any]] = []
+
+    def add(rep: int, mix: str, threads: int, operation: str, metric: str, value: Any) -> None:
+        v = _num(value)
+        if v is not None:
+            keys = {"phase": CANARY, "mix": mix, "threads": threads, "audit": NO_AUDIT}
+            rows.append(
+                {"run_id": run_id, "step": CANARY, "repetition": rep, **keys, "operation": operation}
+                | {"metric": metric, "value": v}
+            )
+
+    for gen in canaries.get("load_generator") or []:
+        for rep, when in enumerate(("before", "after")):
+            ops = gen.get("ops_s") or {}
+            add(
+                rep,
+                CANARY_LOAD_GENERATOR,
+                int(gen.get("threads") or 1),
+                str(gen["client"]),
+                "canary_ops_s",
+                ops.get(when),
+            )
+    for rep, when in enumerate(("before", "after")):
+        add(rep, CANARY_ROUND_TRIP, 0, "PING", "canary_rtt_us", (canaries.get("rtt_us") or {}).get(when))
+    host = canaries.get("host") or {}
+    add(0, CANARY_HOST, 0, OVERALL, "canary_steal_pct", host.get("steal_pct"))
+    add(0, CANARY_HOST, 0, OVERALL, "canary_others_cpu_pct", host.get("others_cpu_pct"))
+    return rows
 
 
 # --- stores ------------------------------------------------------------------------------------------------

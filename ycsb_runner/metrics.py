@@ -50,13 +50,24 @@ OPERATION_METRICS: dict[str, Metric] = _by_name(
 RUN_METRICS: dict[str, Metric] = _by_name(
     Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True)
 )
+# What the database cannot change, measured beside each nightly bench (``ycsb_runner.execute.canary``): the
+# history's canary series (phase ``canary``), which regress reads to tell a slower machine from a slower
+# database.
+CANARY_METRICS: dict[str, Metric] = _by_name(
+    Metric("canary_ops_s", "load generator capacity (YCSB BasicDB)", "ops/s", True),
+    Metric("canary_rtt_us", "round trip to the server (ping)", "µs", False),
+    Metric("canary_steal_pct", "host CPU steal", "%", False),
+    Metric("canary_others_cpu_pct", "host CPU used by other processes", "%", False),
+)
 CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
 def registered_metric(name: str) -> Metric | None:
     """The registered metric *name* (a step, operation or run figure), or None."""
-    return METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name)
+    return (
+        METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name) or CANARY_METRICS.get(name)
+    )
 
 
 def metric_label(name: str) -> str:

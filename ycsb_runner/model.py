@@ -258,6 +258,9 @@ class Manifest:
     #: ``ycsb-runner findmax``: the search's parameters, its probes and the found rate
     #: (``ycsb_runner.findmax.summary``); None for a bench run
     findmax: dict[str, Any] | None = None
+    #: the canaries measured beside the steps (``ycsb_runner.execute.canary.Canaries.figures``); None when
+    #: the run measured none (``--no-canaries``, or a folder written before them)
+    canaries: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
 
     @property
@@ -341,6 +344,7 @@ class Manifest:
             "driver_settings": self.driver_settings,
             "tags": self.tags,
             **({"findmax": self.findmax} if self.findmax is not None else {}),
+            **({"canaries": self.canaries} if self.canaries is not None else {}),
             "fingerprint": self.fingerprint,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -381,6 +385,7 @@ class Manifest:
                 tool=d.get("tool") or {},
                 tags={str(k): str(v) for k, v in (d.get("tags") or {}).items()},
                 findmax=d.get("findmax") if isinstance(d.get("findmax"), dict) else None,
+                canaries=d.get("canaries") if isinstance(d.get("canaries"), dict) else None,
                 format_version=version,
             )
         except (KeyError, TypeError, ValueError) as err:
@@ -895,6 +900,18 @@ def results_markdown() -> str:
         " parameters are part of the `fingerprint`; the history records `max_ops_s` as the series"
         " `phase=findmax`, `metric=findmax_ops_s` (higher is better) instead of the probes' figures. The"
         " report's curve is `report-figures/findmax.png`.",
+        "",
+        "A bench (and a findmax search) also measures its canaries, what the database cannot change "
+        "(`--no-canaries`: none), into the manifest's `canaries` object: `load_generator` (per load "
+        "generator: `client`, `threads`, `seconds` and `ops_s` with `before` and `after`, the ops/s of "
+        "YCSB's no-op BasicDB before the first step and after the last), `rtt_us` (`before`, `after`: the"
+        " median round trip of `pings` back-to-back `ping` commands, µs), `host` (this host's `name`, "
+        "`cpus`, the `seconds` between the two canaries and over them `steal_pct`, the CPU stolen by the "
+        "hypervisor, and `others_cpu_pct`, the CPU used by processes other than ycsb-runner, its JVMs and"
+        " the embedded server, both in % of every core's time; `why_not` says why one is missing) and "
+        "`errors` (a canary that could not be measured; a canary never fails the run). The history "
+        "records them as the series `phase=canary` (`canary_ops_s`, `canary_rtt_us`, `canary_steal_pct`, "
+        "`canary_others_cpu_pct`), which `regress` reads to tell a slower machine from a slower database.",
         "",
         "Every CSV starts with the same key columns, with the same values for the same step, so files"
         " and runs join without cleaning:",

@@ -29,6 +29,7 @@ import numpy as np
 from ycsb_runner.analyse.regress_options import BH, DEFAULT_PERMUTATIONS, HOLM
 from ycsb_runner.analyse.window import (
     NoiseModel,
+    SuiteNoise,
     Window,
     detectable_pct,
     lag1_rho,
@@ -222,6 +223,9 @@ def _span(
     return stop - _baseline_length(stop - start), stop, ks
 
 
+SuiteAt = Callable[[int], SuiteNoise | None]  # the suite's noise over the nights before a night (an index)
+
+
 def _judge_at(
     y: np.ndarray,
     cps: tuple[int, ...],
@@ -229,17 +233,19 @@ def _judge_at(
     window: int,
     confirm: int,
     min_effect_pct: float,
+    suite: SuiteAt | None = None,
 ) -> _At | None:
     """The newest nights before *end* against the stable segment before them (None: too little of it), as
     the test would have run on night end - 1. The noise model's correlation comes from every night before
     the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
-    and nothing after the night judged is looked at."""
+    and nothing after the night judged is looked at; with *suite*, shrunk toward the suite's estimate over
+    the same nights (``window.SuiteNoise``)."""
     span = _span(cps, end, window, confirm)
     if span is None:
         return None
     start, stop, ks = span
     pre = y[: end - window]
-    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre)
+    rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, suite(end - window) if suite else None)
     p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho)
     model = noise_model(y[start:stop])
     return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
@@ -255,6 +261,7 @@ def _open_regression(
     alpha: float,
     worse: int,
     then_cps: Callable[[int], tuple[int, ...]],
+    suite: SuiteAt | None = None,
 ) -> tuple[int, _At] | None:
     """The earliest change toward worse, begun before tonight's window, that the window test flagged when
     its nights were the newest and that has not recovered since: on no night after the flag were the
@@ -287,7 +294,7 @@ def _open_regression(
         ):
             continue  # (cheap: most nights are not the start of anything)
         since = medians[s + 1 :]  # the windows ending on the nights after the flag (s + window - 1)
-        args = (y, s + window, since, window, confirm, min_effect_pct, alpha, worse)
+        args = (y, s + window, since, window, confirm, min_effect_pct, alpha, worse, suite)
         # as tonight's change points cut the history, else as that night's did (what it printed then)
         at = _flag(before_s, *args) or _flag(then_cps(s + window), *args)
         if at is not None and at.win is not None:
@@ -305,10 +312,11 @@ def _flag(
     min_effect_pct: float,
     alpha: float,
     worse: int,
+    suite: SuiteAt | None = None,
 ) -> _At | None:
     """The window test of the nights before *end* with the history cut at *cps*, when it flagged a change
     toward worse that the windows *since* have not recovered from."""
-    at = _judge_at(y, cps, end, window, confirm, min_effect_pct)
+    at = _judge_at(y, cps, end, window, confirm, min_effect_pct, suite)
     if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
         return None
     return at if np.all(worse * pct_change(at.win.before, since) >= RECOVERED * min_effect_pct) else None
@@ -360,10 +368,11 @@ def _tonight(
     confirm: int,
     min_effect_pct: float,
     alpha: float,
+    suite: SuiteAt | None = None,
 ) -> SeriesJudgement:
     """The judgement of tonight's window of a series with no open regression."""
     n = y.size
-    at = _judge_at(y, cps, n, window, confirm, min_effect_pct)
+    at = _judge_at(y, cps, n, window, confirm, min_effect_pct, suite)
     if at is None:
         start = [c for c in cps if c < n - window][-1]
         return _untested(
@@ -420,6 +429,7 @@ def judge_series(
     cp_alpha: float = 0.01,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
+    suite: SuiteAt | None = None,
 ) -> SeriesJudgement:
     """The newest night(s) of one series (one value per night, oldest first) against their history.
 
@@ -434,6 +444,10 @@ def judge_series(
     the newest nights are still *min_effect_pct* % worse than the nights before it: a regression that
     lasts longer than the window is not absorbed into the baseline. *accepted_from*: the night from which
     a user accepted the values as the new normal (``regress accept``): nothing before it is looked at.
+
+    *suite*: the noise the series of its suite share over the nights before a night (given the index of
+    that night in *values*; ``window.suite_noise``): the correlation of the null is the series' own estimate
+    shrunk toward the suite's.
     """
     x = np.asarray(values, dtype=float)
     off = max(0, int(accepted_from))
@@ -447,6 +461,7 @@ def judge_series(
 
     cps = change_points(y.size)
     shown = tuple(off + c for c in cps)
+    at_suite = (lambda k: suite(off + k)) if suite is not None else None
     if worse:
         found = _open_regression(
             y,
@@ -457,7 +472,8 @@ def judge_series(
             alpha=alpha,
             worse=worse,
             then_cps=change_points,
+            suite=at_suite,
         )
         if found is not None:
             return _open_judgement(y, off, shown, window, alpha, *found)
-    return _tonight(y, off, cps, shown, window, confirm, min_effect_pct, alpha)
+    return _tonight(y, off, cps, shown, window, confirm, min_effect_pct, alpha, at_suite)

@@ -49,7 +49,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ycsb_runner.analyse.changepoint import MIN_BASELINE, adjust, judge_series
+from ycsb_runner.analyse import canary, window
+from ycsb_runner.analyse.changepoint import MIN_BASELINE, SuiteAt, adjust, judge_series
 from ycsb_runner.analyse.regress_options import CORRECTIONS, RegressOptions
 from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.metrics import higher_is_better
@@ -60,6 +61,7 @@ NO_CHANGE = "no change"
 CANNOT_TELL = "cannot tell"  # tested, nothing flagged, but the noise hides a change of --min-effect
 UNTESTED = "untested"
 ACCEPTED = "accepted"  # an accepted change, too few nights since it to test the series again: a pass
+ENVIRONMENT = "environment"  # a change the canaries explain (ycsb_runner.analyse.canary): could not tell
 STEP_KEYS = ["phase", "mix", "threads", "audit"]  # one step cell: its series are corrected as a family
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 2
@@ -119,6 +121,13 @@ class RegressResult:
     series_values: dict[tuple, pd.DataFrame] = field(default_factory=dict)  # for the report
     options: RegressOptions = field(default_factory=RegressOptions)
     accepts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=APPLIED_COLUMNS))
+    canaries: canary.CanaryNights | None = None  # None: --ignore-canaries
+    events: list[dict[str, Any]] = field(default_factory=list)  # changes grouped by the night they began
+
+    @property
+    def canary_lines(self) -> list[str]:
+        """What the canaries said of the nights judged (the newest --window ones)."""
+        return canary.canary_lines(self.canaries, self.runs_used[-self.options.window :])
 
     @property
     def correction_text(self) -> str:
@@ -136,6 +145,7 @@ class RegressResult:
             "regressions": int((t["verdict"] == REGRESSION).sum()) if not t.empty else 0,
             "cannot_tell": int((t["verdict"] == CANNOT_TELL).sum()) if not t.empty else 0,
             "improvements": int((t["verdict"] == IMPROVEMENT).sum()) if not t.empty else 0,
+            "environment": int((t["verdict"] == ENVIRONMENT).sum()) if not t.empty else 0,
             "accepted": int((t["verdict"] == ACCEPTED).sum()) if not t.empty else 0,
             "alpha": self.options.alpha,
             "min_effect_pct": self.options.min_effect_pct,
@@ -143,6 +153,16 @@ class RegressResult:
             "window": self.options.window,
             "correction": self.correction_text,
             "accepts": json.loads(self.accepts.to_json(orient="records", force_ascii=False)),
+            "canaries": {
+                "read": self.canaries is not None,
+                "series": self.canaries.series if self.canaries is not None else 0,
+                "moved": [
+                    m.as_dict()
+                    for m in (self.canaries.on(self.runs_used) if self.canaries is not None else [])
+                ],
+                "notes": self.canary_lines,
+            },
+            "events": self.events,
         }
 
 
@@ -180,17 +200,41 @@ def regress(
     if m.empty:
         return _empty(suite, newest_id, "no key figures of these runs in the history", opts, used)
     groups = _nightly_series(m, order)
+    nights = canary.canary_nights(metrics[metrics["run_id"].isin(order)], used) if opts.canaries else None
+    rows, values, held, applied = _series_rows(
+        groups, nights, newest_id, tags, opts, _accepts_by_series(accepts, suite), len(used)
+    )
+    table = _series_table(rows, opts)
+    if nights is not None:
+        _attribute(table, nights, opts)
+    return _result(table, suite, newest_id, used, values, opts, held, applied, nights)
+
+
+def _series_rows(
+    groups: list[tuple[Any, pd.DataFrame]],
+    nights: canary.CanaryNights | None,
+    newest_id: str,
+    tags: dict,
+    opts: RegressOptions,
+    by_series: dict[tuple[str, ...], pd.DataFrame],
+    n_nights: int,
+) -> tuple[list[dict[str, Any]], dict[tuple, pd.DataFrame], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each series' row (judged when it was measured in the newest run and its accepted change is not too
+    recent), its nights for the report, the rows of series whose accepted change is too recent to test,
+    and the acceptances applied. Each series is judged with the noise of the suite's series
+    (``window.SuiteNights``) on *n_nights* nights."""
     steps = {tuple(key[: len(STEP_KEYS)]) for key, part in groups if part["run_id"].iloc[-1] == newest_id}
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
     values: dict[tuple, pd.DataFrame] = {}
-    by_series = _accepts_by_series(accepts, suite)
     held: list[dict[str, Any]] = []  # series whose accepted change is too recent to test them
     applied: list[dict[str, Any]] = []
-    for key, part in groups:
-        part = part.sort_values("_night")
+    parts = [_series_nights(part, nights, opts) for _key, part in groups]
+    shared = _suite_nights([part for part, _ in parts], n_nights)
+    for (key, _), (part, left_out) in zip(groups, parts, strict=True):
         row: dict[str, Any] = dict(zip(SERIES_KEYS, key, strict=True))
         row["nights"] = len(part)
+        row["_runs"] = part["run_id"].tolist()
         values[key] = part[["run_id", "value", "low", "high", "n"]].reset_index(drop=True)
         if part["run_id"].iloc[-1] != newest_id:
             row.update(verdict=UNTESTED, note="not measured in the newest run", test="none")
@@ -211,10 +255,33 @@ def regress(
             opts,
             alpha=series_alpha,
             accepted_from=acc[0] if acc is not None else 0,
+            suite=lambda k, at=part["_night"].to_numpy(int): shared.before(int(at[k])),
         )
+        if left_out:
+            note = f"{len(left_out)} night(s) left out, their canaries moved: {', '.join(left_out)}"
+            row["note"] = "; ".join(n for n in (str(row.get("note") or ""), note) if n)
         rows.append(row)
-    table = _series_table(rows, opts)
-    return _result(table, suite, newest_id, used, values, opts, held, applied)
+    return rows, values, held, applied
+
+
+def _series_nights(
+    part: pd.DataFrame, nights: canary.CanaryNights | None, opts: RegressOptions
+) -> tuple[pd.DataFrame, list[str]]:
+    """One series' nights, oldest first, without the nights older than the window whose canaries moved
+    (``canary.without_environment``), and the run ids of those left out."""
+    part = part.sort_values("_night")
+    return canary.without_environment(part, nights.environment, opts.window) if nights else (part, [])
+
+
+def _suite_nights(parts: list[pd.DataFrame], n: int) -> window.SuiteNights:
+    """The log values of the suite's series (a row each; a series with a value <= 0 has none) on its *n*
+    nights, for the noise they share (``window.suite_noise``)."""
+    rows = np.full((len(parts), n), np.nan)
+    for i, part in enumerate(parts):
+        v = part["value"].to_numpy(float)
+        if v.size and np.all(v > 0):
+            rows[i, part["_night"].to_numpy(int)] = np.log(v)
+    return window.SuiteNights(rows)
 
 
 def _nightly_series(m: pd.DataFrame, order: dict[str, int]) -> list[tuple[Any, pd.DataFrame]]:
@@ -270,9 +337,11 @@ def _judge_row(
     *,
     alpha: float,
     accepted_from: int,
+    suite: SuiteAt | None = None,
 ) -> None:
-    """Judge one series tested tonight (*part*: its nights, oldest first): its columns into *row*, its change
-    points and baseline into *values*' attrs (for the report)."""
+    """Judge one series tested tonight (*part*: its nights, oldest first; *suite*: the noise of its suite
+    before a night, given the index of that night in *part*): its columns into *row*, its change points and
+    baseline into *values*' attrs (for the report)."""
     hib = higher_is_better(str(row["metric"]))
     j = judge_series(
         part["value"].to_numpy(float),
@@ -283,6 +352,7 @@ def _judge_row(
         worse=0 if hib is None else (-1 if hib else 1),
         permutations=opts.permutations,
         accepted_from=accepted_from,
+        suite=suite,
     )
     row.update(_judgement_columns(j, list(part["run_id"]), tags))
     values.attrs["change_points"] = [int(c) for c in j.change_points]
@@ -292,7 +362,7 @@ def _judge_row(
 
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
     """The table of every series' row, its p-values corrected over the tested ones and each decided."""
-    table = pd.DataFrame(rows, columns=[*COLUMNS, "_open"])
+    table = pd.DataFrame(rows, columns=[*COLUMNS, "_open", "_runs"])
     table["_open"] = table["_open"].fillna(False).astype(bool)
     for col in (
         "verdict",
@@ -386,6 +456,25 @@ def _decide(table: pd.DataFrame, i: Any, opts: RegressOptions) -> None:
     table.at[i, "direction"] = "better" if better else "worse"
 
 
+def _attribute(table: pd.DataFrame, nights: canary.CanaryNights, opts: RegressOptions) -> None:
+    """Regressions the canaries explain (``canary.attribution``) become ``environment``, their note naming
+    the canary; a regression on nights whose canaries moved that stands anyway says which moved."""
+    for i in table.index[table["verdict"] == REGRESSION]:
+        runs = list(table.at[i, "_runs"])
+        start = str(table.at[i, "change_run"])
+        change_nights = runs[runs.index(start) :] if start in runs else runs[-opts.window :]
+        env, moved = canary.attribution(change_nights, float(table.at[i, "change_pct"]), nights, opts.confirm)
+        if not moved:
+            continue
+        first = moved[0]  # on the first night of the change that a canary moved
+        if env:
+            table.at[i, "verdict"], table.at[i, "direction"] = ENVIRONMENT, "?"
+            note = f"{first.text}: environment"
+        else:
+            note = f"{first.text}, yet the change stands (more nights or far larger than the canary's)"
+        table.at[i, "note"] = "; ".join(n for n in (str(table.at[i, "note"]), note) if n)
+
+
 def _result(
     table: pd.DataFrame,
     suite: str,
@@ -395,15 +484,25 @@ def _result(
     opts: RegressOptions,
     held: list[dict[str, Any]] | None = None,
     applied: list[dict[str, Any]] | None = None,
+    nights: canary.CanaryNights | None = None,
 ) -> RegressResult:
-    table = table.drop(columns=["_open"], errors="ignore")
+    table = table.drop(columns=["_open", "_runs"], errors="ignore")
     counts = table["verdict"].value_counts()
     n_reg = int(counts.get(REGRESSION, 0))
+    n_env = int(counts.get(ENVIRONMENT, 0))
     judged = int(counts.get(NO_CHANGE, 0) + counts.get(IMPROVEMENT, 0) + n_reg)
     blind = int(counts.get(CANNOT_TELL, 0))
     tail = f"; {blind} cannot tell a {opts.min_effect_pct:g} % change at their noise" if blind else ""
+    found = canary.events(table, [REGRESSION, ENVIRONMENT], judged + blind + n_env)
+    for e in found:  # the canaries that moved from the night it began to the newest (None: not read)
+        since = used[used.index(e["change_run"]) :] if e["change_run"] in used else used[-opts.window :]
+        e["canaries"] = [m.text for m in nights.on(since)] if nights is not None else None
+    if n_env:
+        tail += f"; {n_env} changed with the environment ({_environment_text(table)})"
     if n_reg:
-        code, reason = EXIT_REGRESSION, f"{n_reg} of {judged + blind} series regressed{tail}"
+        code, reason = EXIT_REGRESSION, f"{_regressed_text(n_reg, judged + blind + n_env, found)}{tail}"
+    elif n_env:
+        code, reason = EXIT_UNDECIDED, f"no regression the canaries do not explain{tail}: could not tell"
     elif judged:
         code, reason = EXIT_OK, f"no regression in {judged} series{tail}"
     elif blind:
@@ -421,11 +520,32 @@ def _result(
         key=lambda s: s.map(_verdict_rank) if s.name == "verdict" else s,
         kind="stable",
     ).reset_index(drop=True)
-    return RegressResult(table, code, reason, suite, newest_id, used, values, opts, _applied(applied or []))
+    return RegressResult(
+        table, code, reason, suite, newest_id, used, values, opts, _applied(applied or []), nights, found
+    )
+
+
+def _regressed_text(n_reg: int, of: int, found: list[dict[str, Any]]) -> str:
+    """ "3 of 16 series regressed", or, when most series of a step or of the suite changed on one night, "one
+    change at night-10: 14 of 16 series regressed"."""
+    most = [e for e in found if e["most"] and REGRESSION in e["verdicts"]]
+    if len(most) == 1 and most[0]["series"] >= n_reg:
+        return f"one change at {most[0]['change_run']}: {n_reg} of {of} series regressed"
+    return f"{n_reg} of {of} series regressed"
+
+
+def _environment_text(table: pd.DataFrame) -> str:
+    """The canary named in the first environment series' note ("the load generator local was 40 % slower on
+    night-10")."""
+    note = str(table.loc[table["verdict"] == ENVIRONMENT, "note"].iloc[0])
+    return next(
+        (n.removesuffix(": environment") for n in note.split("; ") if n.endswith(": environment")), note
+    )
 
 
 def _verdict_rank(v: str) -> int:
-    return {REGRESSION: 0, IMPROVEMENT: 1, ACCEPTED: 2, CANNOT_TELL: 3, NO_CHANGE: 4, UNTESTED: 5}.get(v, 6)
+    ranks = {REGRESSION: 0, ENVIRONMENT: 1, IMPROVEMENT: 2, ACCEPTED: 3, CANNOT_TELL: 4, NO_CHANGE: 5}
+    return ranks.get(v, 6 if v == UNTESTED else 7)
 
 
 # --- accepted changes ----------------------------------------------------------------------------------
@@ -515,7 +635,8 @@ def open_regressions(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def flagged(table: pd.DataFrame) -> pd.DataFrame:
-    return table[table["verdict"].isin([REGRESSION, IMPROVEMENT])].reset_index(drop=True)
+    """The series a reader must see: regressions, changes the canaries explain, improvements."""
+    return table[table["verdict"].isin([REGRESSION, ENVIRONMENT, IMPROVEMENT])].reset_index(drop=True)
 
 
 def night_values(series: pd.DataFrame) -> np.ndarray:

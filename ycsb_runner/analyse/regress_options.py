@@ -26,6 +26,7 @@ class RegressOptions:
     confirm: int = 2  # nights a change must show on before it is flagged (1: tonight alone)
     metrics: tuple[str, ...] = DEFAULT_METRICS
     permutations: int = DEFAULT_PERMUTATIONS
+    canaries: bool = True  # read the canary series (False: --ignore-canaries)
 
     def check(self) -> None:
         """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""

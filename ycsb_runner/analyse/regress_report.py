@@ -226,6 +226,7 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
             "every one of them changed, against the stable segment before them (it begins at the last "
             "E-Divisive change point)",
         ),
+        ("canaries", "; ".join(result.canary_lines)),
     ]
     h = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

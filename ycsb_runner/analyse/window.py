@@ -124,17 +124,123 @@ def lag1_estimate(y: np.ndarray) -> float | None:
     return r + (1 + 3 * max(r, 0.0)) / m
 
 
-def lag1_rho(y: np.ndarray) -> float:
+def _lag1_variance(r: float, m: int) -> float:
+    """The sampling variance of a lag-1 estimate *r* from *m* values (Bartlett: (1 - r^2) / m)."""
+    return max(1 - r * r, 0.0) / m
+
+
+def _cautious(r: float, se: float) -> float:
+    """*r* with RHO_MARGIN standard errors *se* added, rounded up to a multiple of RHO_STEP, in [0,
+    RHO_MAX]."""
+    r = min(max(r + RHO_MARGIN * se, 0.0), RHO_MAX)
+    return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)
+
+
+def lag1_rho(y: np.ndarray, suite: SuiteNoise | None = None) -> float:
     """The noise model's correlation from log values *y*: :func:`lag1_estimate` with RHO_MARGIN standard
     errors added, rounded up to a multiple of RHO_STEP, in [0, RHO_MAX] (0 when there is no estimate): the
-    null stays on the cautious side of the estimate."""
+    null stays on the cautious side of the estimate. With *suite* (the series of the suite that *y* is one
+    of, :func:`suite_noise`), the estimate is shrunk toward the suite's (:meth:`SuiteNoise.combine`)."""
     r = lag1_estimate(y)
+    if suite is not None:
+        return _cautious(*suite.combine(r, y.size))
     if r is None:
         return 0.0
-    m = y.size
-    r = r + RHO_MARGIN * math.sqrt(max(1 - r * r, 0.0) / m)
-    r = min(max(r, 0.0), RHO_MAX)
-    return round(math.ceil(r / RHO_STEP - 1e-9) * RHO_STEP, 1)
+    return _cautious(r, math.sqrt(_lag1_variance(r, y.size)))
+
+
+# a suite's pooled estimate is used when at least this many of its series have an estimate
+SUITE_MIN_SERIES = 4
+
+
+@dataclass(frozen=True)
+class SuiteNoise:
+    """The lag-1 correlation that the series of one suite share (one host, the same nights): the mean of
+    their bias-corrected estimates, its standard error allowing for their dependence, and how much the
+    series' own correlations differ.
+
+    The series of a suite are not independent: a night that is slow for the host is slow for most of them,
+    so their estimates err together. With c the mean squared correlation between two series' nights, the
+    errors of two estimates correlate by about c (a shared component of share s gives c = s^2), and the
+    mean of N estimates has the variance of N / (1 + (N - 1) c) independent ones (``effective``): pooling
+    helps most when the series share least, and a correlation that comes only from the host is known no
+    better than one series knows it."""
+
+    rho: float  # the pooled estimate
+    se: float  # its standard error
+    tau2: float  # the variance of the series' true correlations around it (0: they share one)
+    series: int
+    effective: float
+
+    def combine(self, r: float | None, m: int) -> tuple[float, float]:
+        """(estimate, standard error) for one series with its own estimate *r* from *m* nights: shrunk toward
+        the suite's by its own sampling variance against how much the series differ (tau2); its own alone
+        once it knows itself as well as the suite does (a long series). The standard error adds the two
+        parts' (they are not independent: the sum is an upper bound)."""
+        if r is None:
+            return self.rho, self.se
+        v = _lag1_variance(r, m)
+        if v <= self.se**2:
+            return r, math.sqrt(v)
+        w = self.tau2 / (self.tau2 + v)
+        return w * r + (1 - w) * self.rho, w * math.sqrt(v) + (1 - w) * self.se
+
+
+def suite_noise(nights: np.ndarray) -> SuiteNoise | None:
+    """The suite's shared correlation from *nights* (log values; a row per series, a column per night, NaN
+    where a series has no value), None when fewer than SUITE_MIN_SERIES series have an estimate. Each
+    series' estimate is :func:`lag1_estimate` of its own values."""
+    est, var, rows = [], [], []
+    for row in nights:
+        y = row[~np.isnan(row)]
+        r = lag1_estimate(y)
+        if r is not None:
+            est.append(r)
+            var.append(_lag1_variance(r, y.size))
+            rows.append(row)
+    n = len(est)
+    if n < SUITE_MIN_SERIES:
+        return None
+    r, v = np.array(est), np.array(var)
+    c = _mean_squared_correlation(np.array(rows))
+    effective = n / (1 + (n - 1) * c)
+    rho = float(r.mean())
+    se = math.sqrt(float(v.mean()) / effective)
+    tau2 = max(0.0, float(r.var(ddof=1)) - float(v.mean()) * (1 - c))
+    return SuiteNoise(rho, se, tau2, n, effective)
+
+
+def _mean_squared_correlation(rows: np.ndarray) -> float:
+    """The mean, over pairs of rows, of the squared correlation of their common (non-NaN) values."""
+    x = rows - np.nanmean(rows, axis=1, keepdims=True)
+    ok = ~np.isnan(x)
+    x = np.where(ok, x, 0.0)
+    both = ok.astype(float) @ ok.T.astype(float)  # common values of each pair
+    cov = x @ x.T
+    ss = (x * x) @ ok.T.astype(float)  # [i, j]: sum of row i's squares where row j has a value too
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr2 = cov**2 / (ss * ss.T)
+        bias = 1.0 / (both - 1)  # what the squared correlation of two independent series averages
+        corr2 = (corr2 - bias) / (1 - bias)
+    n = rows.shape[0]
+    off = ~np.eye(n, dtype=bool) & np.isfinite(corr2) & (both >= 4)
+    return float(np.clip(corr2[off], 0.0, 1.0).mean()) if off.any() else 1.0
+
+
+class SuiteNights:
+    """The log values of a suite's series, a row per series and a column per night (oldest first; NaN where a
+    series has no value), and the suite's noise over the nights before a night (:func:`suite_noise`, computed
+    once per night: the series of a suite ask for the same nights)."""
+
+    def __init__(self, nights: np.ndarray) -> None:
+        self.nights = nights
+        self._before: dict[int, SuiteNoise | None] = {}
+
+    def before(self, night: int) -> SuiteNoise | None:
+        """The suite's noise over the nights before *night* (a column)."""
+        if night not in self._before:
+            self._before[night] = suite_noise(self.nights[:, :night])
+        return self._before[night]
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ycsb_runner.cli.options import (
+    CanariesOpt,
     ClientOpt,
     Format,
     FormatOpt,
@@ -86,6 +87,7 @@ def findmax(
     results: ResultsOpt = None,
     run_id: SearchRunIdOpt = None,
     monitors: SearchMonitorsOpt = True,
+    canaries: CanariesOpt = True,
     report: SearchReportOpt = True,
     tag: TagOpt = None,
     history_url: HistoryUrlOpt = None,

@@ -133,6 +133,14 @@ ConfirmOpt = Annotated[
         "night flags nothing; 1: tonight alone can fail the job).",
     ),
 ]
+IgnoreCanariesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ignore-canaries",
+        help="Judge the database's series as if no canary had been measured (a change on nights whose "
+        "load generator, round trip or host moved is then a regression like any other).",
+    ),
+]
 MetricOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -154,7 +162,13 @@ regress_app = typer.Typer(
 
 
 def _options(
-    min_effect: float, alpha: float, correction: str, window: int, confirm: int, metric: list[str] | None
+    min_effect: float,
+    alpha: float,
+    correction: str,
+    window: int,
+    confirm: int,
+    metric: list[str] | None,
+    ignore_canaries: bool = False,
 ) -> RegressOptions:
     from ycsb_runner.errors import UserError
     from ycsb_runner.metrics import OPERATION_METRICS, RUN_METRICS
@@ -164,7 +178,12 @@ def _options(
     if bad:
         raise UserError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
     opts = RegressOptions(
-        min_effect_pct=min_effect, alpha=alpha, correction=correction, window=window, confirm=confirm
+        min_effect_pct=min_effect,
+        alpha=alpha,
+        correction=correction,
+        window=window,
+        confirm=confirm,
+        canaries=not ignore_canaries,
     )
     if metric:
         opts.metrics = tuple(metric)
@@ -241,6 +260,18 @@ def _lifecycle(out: RegressResult, fmt: Format) -> None:
         lines.append(
             f"to accept: ycsb-runner regress accept {out.suite} --why TEXT (with this run's options)"
         )
+    for e in out.events:
+        if not (e["most"] or e["canaries"]):
+            continue
+        one = "one change in " if e["most"] else ""
+        moved = "; ".join(e["canaries"]) if e["canaries"] else "the canaries did not move"
+        lines.append(
+            f"{e['change_run']} ({e['change_tags'] or 'no tags'}): {one}{e['series']} of {e['of']} series "
+            f"({', '.join(e['verdicts'])}); {moved}"
+        )
+        lines += [f"  {m}" for m in e["members"][:8]]
+        if len(e["members"]) > 8:
+            lines.append(f"  and {len(e['members']) - 8} more")
     for a in accepted_changes(out.accepts):
         wait = f"; {a['settling']} too recent to test" if a["settling"] else ""
         lines.append(
@@ -248,6 +279,7 @@ def _lifecycle(out: RegressResult, fmt: Format) -> None:
             f"({a['series']} series{wait})"
         )
     renderer(fmt).notes("Open and accepted changes", lines)
+    renderer(fmt).notes("Canaries", out.canary_lines)
 
 
 def _compact(shown: pd.DataFrame) -> pd.DataFrame:
@@ -292,6 +324,7 @@ def regress_cmd(
     window: WindowOpt = DEFAULTS.window,
     confirm: ConfirmOpt = DEFAULTS.confirm,
     metric: MetricOpt = None,
+    ignore_canaries: IgnoreCanariesOpt = False,
     show_all: Annotated[
         bool, typer.Option("--all", help="Show every series, not only the flagged ones.")
     ] = False,
@@ -308,7 +341,7 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable).
     """
-    opts = _options(min_effect, alpha, correction, window, confirm, metric)
+    opts = _options(min_effect, alpha, correction, window, confirm, metric, ignore_canaries)
     history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     _show_judgement(out, fmt, show_all)
     if unsteady := _unsteady_nights(history, out.runs_used):
@@ -406,6 +439,7 @@ def accept_cmd(
     correction: CorrectionOpt = DEFAULTS.correction,
     window: WindowOpt = DEFAULTS.window,
     confirm: ConfirmOpt = DEFAULTS.confirm,
+    ignore_canaries: IgnoreCanariesOpt = False,
     results: ResultsOpt = None,
     history_url: HistoryUrlOpt = None,
     fmt: FormatOpt = Format.table,
@@ -430,7 +464,7 @@ def accept_cmd(
     if not reason:
         raise UserError("--why is empty: say why the change is the new normal, e.g. --why 'new server build'")
     who = (by or "").strip() or _login_user()
-    opts = _options(min_effect, alpha, correction, window, confirm, metric)
+    opts = _options(min_effect, alpha, correction, window, confirm, metric, ignore_canaries)
     filt = _filter(suite, tag, since, until, None)
     history, out = _judge(
         suite, filt, opts, results, history_url, unknown=f"nothing open to accept in {suite}: "

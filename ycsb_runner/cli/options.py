@@ -209,6 +209,13 @@ ResultsOpt = Annotated[
     Path | None,
     typer.Option("--results", metavar="DIR", help="Where result folders go (default: results/)."),
 ]
+CanariesOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Also measure what the database cannot change (the load generator's BasicDB capacity, the round "
+        "trip to the server, this host's CPU steal and other processes' CPU), for regress.",
+    ),
+]
 TagOpt = Annotated[
     list[str] | None,
     typer.Option("--tag", metavar="KEY=VALUE", help="A tag, e.g. --tag server=7.0.12 (repeatable)."),

@@ -12,6 +12,7 @@ import typer
 
 from ycsb_runner.audit.registry import strategy_names
 from ycsb_runner.cli.options import (
+    CanariesOpt,
     ClientOpt,
     Format,
     FormatOpt,
@@ -234,6 +235,7 @@ _SHARED_OPTIONS = {
     "results": "results",
     "run_id": "run_id",
     "monitors": "monitors",
+    "canaries": "canaries",
     "report": "report",
     "tag": "tags",
     "history_url": "history_url",
@@ -331,6 +333,7 @@ def bench(
     max_error_rate: MaxErrorRateOpt = 0.01,
     keep_going: KeepGoingOpt = False,
     monitors: MonitorsOpt = True,
+    canaries: CanariesOpt = True,
     report: ReportOpt = True,
     jvm_arg: JvmArgOpt = None,
     tag: TagOpt = None,

@@ -64,15 +64,23 @@ def probe_properties(suite: Suite, threads: int, seconds: int) -> dict[str, str]
 
 
 def probe_client(
-    client: Client, suite: Suite, *, java: str, classpath: list[str], threads: int, seconds: int = 10
+    client: Client,
+    suite: Suite,
+    *,
+    java: str,
+    classpath: list[str],
+    threads: int,
+    seconds: int = 10,
+    jvm_args: tuple[str, ...] = (),
 ) -> ProbeResult:
-    """Run the no-op probe on *client* and return the ops/s it generated."""
+    """Run the no-op probe on *client* and return the ops/s it generated (*jvm_args* before the class)."""
     props = probe_properties(suite, threads, seconds)
     workdir = client.make_workdir()
     try:
         client.put_files(workdir, {"probe.properties": "".join(f"{k}={v}\n" for k, v in props.items())})
         argv = [
             java,
+            *jvm_args,
             "-Duser.language=en",
             "-Duser.country=US",
             "-cp",

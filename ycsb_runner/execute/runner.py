@@ -125,6 +125,7 @@ class Hooks:
     audit: Any = None  # an ycsb_runner.audit strategy
     monitors: Any = None  # factory: (step, url) -> monitor with start(pid)/stop()/results()
     progress: Callable[[str, dict], None] | None = None  # (event, data): step-start, step-end
+    canaries: Any = None  # execute.canary.Canaries: measured before the first step and after the last
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,8 @@ class Runner:
         m.plan_estimate_s = self.plan.est_seconds
         m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
         m.steps = self.records
+        if self.hooks.canaries is not None:
+            m.canaries = self.hooks.canaries.figures()
         return m
 
     def flush(self) -> None:
@@ -280,7 +283,12 @@ class Runner:
         private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
         try:
             private.chmod(0o700)
+            if self.hooks.canaries is not None:  # the first canaries, before any step (the manifest first)
+                self.flush()
+                self.hooks.canaries.before()
             self._run_steps(private)
+            if self.hooks.canaries is not None and self.status == "completed":
+                self.hooks.canaries.after()
         except OSError as err:  # a write failed (disk full, folder removed...)
             # a write without a file name may have gone to the private folder (TMPDIR): name it when it is
             # the full one (a fresh clone's fault test: "disk full while writing <run folder>" instead)

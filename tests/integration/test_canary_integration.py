@@ -1,0 +1,226 @@
+"""The canaries in the nightly verdict with real runs: eight normal "nights" of a scaled-down `quick` on the
+embedded server, then three nights with the load generator throttled (every YCSB JVM this test starts,
+the canary's BasicDB probe among them, stopped 80 % of the time; the server untouched), then three nights
+with the server throttled the same way (the load generator untouched).
+
+Judged as each night would be (``--until`` that night): on the load generator's nights regress never says
+regression; from their second night it says it could not tell (exit 2) and names the load generator
+(``--ignore-canaries`` judges the same nights as today's regress did); on the server's nights it flags a
+regression (exit 1) from the second night, the canaries quiet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+from test_nightly_integration import THROTTLE, Throttle, ahead_of_other_workers
+from typer.testing import CliRunner
+
+from ycsb_runner.analyse.changepoint import RECOVERED
+from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.cli import app
+from ycsb_runner.history import SqliteHistory
+from ycsb_runner.server import ServerInfo
+
+pytestmark = [pytest.mark.integration, pytest.mark.alone]  # nights compared by speed: no worker beside them
+SMALL = ["maxexecutiontime=3", "recordcount=300", "mixes=a-read50-update50", "load_threads=2"]
+NORMAL = 8
+CLIENT_NIGHTS = (8, 9, 10)
+SERVER_NIGHTS = (11, 12, 13)
+NIGHTS = NORMAL + len(CLIENT_NIGHTS) + len(SERVER_NIGHTS)
+YCSB_MAIN = "site.ycsb.Client"
+
+
+class ClientThrottle:
+    """The load generator throttled as cpulimit would: every YCSB JVM this process has started (the steps'
+    and the canary's; found again each period, so that one started late is caught) runs *share* of the
+    time. The server is not touched."""
+
+    def __init__(self, share: float, period_s: float) -> None:
+        self.share, self.period = share, period_s
+        self.stopped_jvms: set[int] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    @staticmethod
+    def _jvms() -> list[psutil.Process]:
+        found = []
+        for p in psutil.Process().children(recursive=True):
+            try:
+                if YCSB_MAIN in p.cmdline():
+                    found.append(p)
+            except psutil.Error:
+                pass
+        return found
+
+    def _signal(self, procs: list[psutil.Process], sig: int) -> None:
+        for p in procs:
+            try:
+                os.kill(p.pid, sig)
+                self.stopped_jvms.add(p.pid)
+            except ProcessLookupError:
+                pass
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            procs = self._jvms()
+            self._signal(procs, signal.SIGSTOP)
+            time.sleep(self.period * (1 - self.share))
+            self._signal(procs, signal.SIGCONT)
+            time.sleep(self.period * self.share)
+
+    def __enter__(self) -> ClientThrottle:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._signal(self._jvms(), signal.SIGCONT)
+
+
+@pytest.fixture(scope="module")
+def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    results = tmp_path_factory.mktemp("canary-nights")
+    with ahead_of_other_workers(server.pid):
+        for night in range(NIGHTS):
+            who = "client" if night in CLIENT_NIGHTS else "server" if night in SERVER_NIGHTS else "none"
+            opts = BenchOptions(
+                suite="quick",
+                url=server.url,
+                overrides=SMALL,
+                results=results,
+                monitors=False,
+                report=False,
+                run_id=f"night-{night}",
+                tags={"night": str(night), "throttled": who},
+            )
+            if who == "client":
+                with ClientThrottle(**THROTTLE) as throttle:
+                    run_bench(opts, log=lambda _m: None)
+                assert len(throttle.stopped_jvms) >= 3, throttle.stopped_jvms  # canaries, load, run
+            elif who == "server":
+                with Throttle(server.pid, **THROTTLE):
+                    run_bench(opts, log=lambda _m: None)
+            else:
+                run_bench(opts, log=lambda _m: None)
+    yield results
+
+
+def _judge(nights: Path, night: int, *extra: str) -> tuple[int, dict]:
+    """regress's JSON on the morning after *night* (the runs that started before it ended)."""
+    runs = SqliteHistory(nights / "history.sqlite").runs().set_index("run_id")
+    until = str(runs.loc[f"night-{night}", "ended_at"])
+    res = CliRunner().invoke(
+        app, ["regress", "quick", "--results", str(nights), "--until", until, "-f", "json", *extra]
+    )
+    return res.exit_code, json.loads(res.stdout)
+
+
+def _capacity(nights: Path) -> dict[str, float]:
+    """Each night's load generator capacity (BasicDB ops/s, median of the two probes) from the history."""
+    h = SqliteHistory(nights / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    m = m[m["metric"] == "canary_ops_s"]
+    return m.groupby("run_id")["value"].median().to_dict()
+
+
+def _why(doc: dict) -> str:
+    rows = [
+        (r["phase"], r["operation"], r["metric"], r["verdict"], r["change_run"], r["note"])
+        for r in doc["rows"]
+    ]
+    return f"{doc['decision']}\ncanaries: {doc['canaries']}\n" + "\n".join(map(str, rows))
+
+
+def test_every_night_has_its_canaries(nights: Path) -> None:
+    capacity = _capacity(nights)
+    assert sorted(capacity) == sorted(f"night-{i}" for i in range(NIGHTS))
+    normal = sorted(capacity[f"night-{i}"] for i in range(NORMAL))
+    median = normal[len(normal) // 2]
+    # the throttle stops the canary's JVM too: its nights are far below every normal night
+    for i in CLIENT_NIGHTS:
+        assert capacity[f"night-{i}"] < 0.5 * min(normal), (i, capacity)
+    for i in SERVER_NIGHTS:  # BasicDB never reaches the server
+        assert capacity[f"night-{i}"] > 0.5 * median, (i, capacity)
+
+
+def _earlier(nights: Path, doc: dict, first: int) -> list[dict]:
+    """The regressions that began before night *first* (the normal nights of a busy machine drift: in a run
+    here, load throughput fell 20 % from night 4 with no canary moved), each checked from the history
+    itself: its nights since are worse than the normal nights before it by what keeps a regression open."""
+    earlier = [r for r in doc["rows"] if r["verdict"] == "regression" and _night(r["change_run"]) < first]
+    for r in earlier:
+        assert _worse(nights, r, first) >= RECOVERED * doc["min_effect_pct"], _why(doc)
+    return earlier
+
+
+def _night(run_id: str) -> int:
+    return int(run_id.removeprefix("night-"))
+
+
+def _worse(nights: Path, row: dict, first: int) -> float:
+    """How much worse (%) the series' nights from its change to night *first* - 1 are than the nights before
+    its change (medians, from the history's values)."""
+    h = SqliteHistory(nights / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    keys = ("phase", "mix", "operation", "metric")
+    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
+    by_night = m.groupby("run_id")["value"].median()
+    start = _night(row["change_run"])
+    before = by_night[[f"night-{i}" for i in range(start)]].median()
+    after = by_night[[f"night-{i}" for i in range(start, first)]].median()
+    change = 100 * (after / before - 1)
+    return -change if row["metric"] == "throughput_ops_s" else change
+
+
+def test_a_throttled_load_generator_is_the_environment(nights: Path) -> None:
+    client = {f"night-{i}" for i in CLIENT_NIGHTS}
+    code, doc = _judge(nights, CLIENT_NIGHTS[0])  # one such night: nothing confirmed yet
+    assert not [r for r in doc["rows"] if r["verdict"] == "regression" and r["change_run"] in client], _why(
+        doc
+    )
+    today_flags = 0
+    for night in CLIENT_NIGHTS[1:]:
+        code, doc = _judge(nights, night)
+        earlier = _earlier(nights, doc, CLIENT_NIGHTS[0])
+        regressions = [r for r in doc["rows"] if r["verdict"] == "regression"]
+        assert len(regressions) == len(earlier), _why(doc)  # none of the load generator's nights
+        env = [r for r in doc["rows"] if r["verdict"] == "environment"]
+        assert env and all("load generator" in r["note"] for r in env), _why(doc)
+        assert code == (1 if earlier else 2) and "environment" in doc["decision"], _why(doc)
+        assert "canary_ops_s" in {m["canary"] for m in doc["canaries"]["moved"]}, _why(doc)
+        _, today = _judge(nights, night, "--ignore-canaries")  # what regress said before canaries
+        assert not today["canaries"]["read"] and not [
+            r for r in today["rows"] if r["verdict"] == "environment"
+        ]
+        today_flags += any(r["verdict"] == "regression" and r["change_run"] in client for r in today["rows"])
+    # without the canaries the load generator's nights were a regression on at least one of these nights
+    assert today_flags >= 1
+
+
+def test_a_throttled_server_is_a_regression_from_its_second_night(nights: Path) -> None:
+    # the change may open on the load generator's last night: one night does not confirm a change, the two
+    # server nights after it do, and no canary moved on them
+    began = {f"night-{i}" for i in (CLIENT_NIGHTS[-1], *SERVER_NIGHTS)}
+    for night in SERVER_NIGHTS[1:]:
+        code, doc = _judge(nights, night)
+        earlier = _earlier(nights, doc, CLIENT_NIGHTS[0])
+        server = [r for r in doc["rows"] if r["verdict"] == "regression" and r["change_run"] in began]
+        assert code == 1 and server, _why(doc)
+        assert len(server) + len(earlier) == len([r for r in doc["rows"] if r["verdict"] == "regression"])
+        server_nights = {f"night-{i}" for i in SERVER_NIGHTS}
+        assert not [
+            r for r in doc["rows"] if r["verdict"] == "environment" and r["change_run"] in server_nights
+        ]
+        moved = {m["run_id"] for m in doc["canaries"]["moved"] if m["canary"] == "canary_ops_s"}
+        assert not moved & server_nights, _why(doc)

@@ -1,0 +1,116 @@
+"""The noise model a suite's series share (``window.suite_noise``): pooled over the series of one host's
+nights, shrunk toward by each series, and used by ``regress``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ycsb_runner.analyse.changepoint import judge_series
+from ycsb_runner.analyse.regress import RegressOptions, regress
+from ycsb_runner.analyse.window import SuiteNights, lag1_estimate, lag1_rho, suite_noise
+from ycsb_runner.history import METRIC_COLUMNS, RUN_COLUMNS
+
+SERIES, NIGHTS = 16, 27
+
+
+def _suite(rng: np.random.Generator, rho: float, host: float = 0.8, series: int = SERIES) -> np.ndarray:
+    """Log values of *series* series that share an AR(1) *rho* host component (*host* of the variance)."""
+    h = np.empty(NIGHTS)
+    h[0] = rng.standard_normal()
+    for t in range(1, NIGHTS):
+        h[t] = rho * h[t - 1] + np.sqrt(1 - rho * rho) * rng.standard_normal()
+    return np.sqrt(host) * h[None, :] + np.sqrt(1 - host) * rng.standard_normal((series, NIGHTS))
+
+
+def test_the_suite_knows_its_correlation_better_than_one_series_and_says_how_well() -> None:
+    """Under independent series the pooled estimate is 16 series' worth; when most of the noise is the
+    host's, the series err together and the standard error says so (it stays close to the spread of the
+    estimates over suites), not the 1/sqrt(16) that independent series would give."""
+    rng = np.random.default_rng(3)
+    for host, rho in ((0.0, 0.0), (0.8, 0.5)):
+        suites = [_suite(rng, rho, host) for _ in range(300)]
+        pooled = [suite_noise(s) for s in suites]
+        assert all(p is not None for p in pooled)
+        est = np.array([p.rho for p in pooled if p is not None])
+        se = np.array([p.se for p in pooled if p is not None])
+        single = np.array([lag1_estimate(s[0]) for s in suites])
+        assert abs(est.mean() - host * rho) < 0.05, est.mean()  # unbiased for the series' own correlation
+        assert est.std() < single.std()
+        assert 0.7 < np.median(se) / est.std() < 1.5, (np.median(se), est.std())
+    independent = suite_noise(_suite(rng, 0.0, 0.0))
+    shared = suite_noise(_suite(rng, 0.5, 0.9))
+    assert independent is not None and shared is not None
+    assert independent.effective > 10 and shared.effective < 3  # 16 series, but one host
+
+
+def test_a_series_is_shrunk_toward_its_suite_unless_it_knows_itself() -> None:
+    rng = np.random.default_rng(4)
+    pooled = suite_noise(_suite(rng, 0.0, 0.0))
+    assert pooled is not None and pooled.se < 0.1
+    short = rng.standard_normal(12)
+    own = lag1_estimate(short)
+    r, se = pooled.combine(own, short.size)
+    assert own is not None and abs(r - pooled.rho) < abs(own - pooled.rho) and se < np.sqrt(1 / 12)
+    assert pooled.combine(None, 3) == (pooled.rho, pooled.se)  # too short for its own estimate
+    long = rng.standard_normal(4000)  # its own estimate is better than the suite's
+    assert pooled.combine(lag1_estimate(long), long.size)[0] == lag1_estimate(long)
+    assert suite_noise(_suite(rng, 0.0, 0.0, series=3)) is None  # too few series to pool
+
+
+def test_iid_series_of_a_suite_get_a_null_near_independence() -> None:
+    """16 independent series: alone, each adds a standard error of its own estimate (about 0.19 at 27
+    nights) and the nulls of 8 suites' series reach rho 0.4-0.7, 0.15-0.30 on average, which costs recall;
+    with the suite's estimate none is above 0.2 and they average at most 0.2."""
+    for seed in range(8):
+        logs = _suite(np.random.default_rng(seed), 0.0, 0.0)
+        alone = [lag1_rho(y) for y in logs]
+        shared = SuiteNights(logs).before(NIGHTS)
+        together = [lag1_rho(y, shared) for y in logs]
+        assert max(together) <= 0.2 < max(alone) and np.mean(together) < np.mean(alone) - 0.05, seed
+
+
+def _history(logs: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A suite's history: series i is the throughput of step cell i // 4, operation i % 4."""
+    runs, rows = [], []
+    for t in range(logs.shape[1]):
+        rid = f"night-{t:02d}"
+        runs.append(
+            {
+                "run_id": rid,
+                "suite": "quick",
+                "fingerprint": "f",
+                "verdict": "completed",
+                "started_at": f"2026-11-{t + 1:02d}T02:00:00.000Z",
+                "tags": {},
+            }
+        )
+        for i, series in enumerate(logs):
+            keys = {"phase": "run", "mix": f"m{i // 4}", "threads": 4, "audit": "none"}
+            rows.append(
+                {"run_id": rid, "step": f"02-run-m{i // 4}", "repetition": 1, **keys}
+                | {"operation": f"OP{i % 4}", "metric": "avg_us", "value": 1000 * np.exp(0.03 * series[t])}
+            )
+    return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(rows, columns=METRIC_COLUMNS)
+
+
+def test_regress_judges_each_series_with_its_suites_noise() -> None:
+    """regress's noise model of each series is judge_series' with the suite's noise of the nights before
+    the window; on 16 independent series their nulls are within 0.1 of each other (0.2-0.3 here), where
+    alone they spread from 0 to 0.5."""
+    rng = np.random.default_rng(6)
+    logs = _suite(rng, 0.0, 0.0)
+    out = regress(*_history(logs), "quick", RegressOptions())
+    shared = SuiteNights(logs)
+    rhos: dict[str, list[float]] = {"suite": [], "alone": []}
+    for row in out.table.to_dict("records"):
+        i = 4 * int(row["mix"][1:]) + int(row["operation"][2:])
+        y = 1000 * np.exp(0.03 * logs[i])
+        with_suite = judge_series(y, worse=1, alpha=0.01 / 4, suite=shared.before)
+        alone = judge_series(y, worse=1, alpha=0.01 / 4)
+        assert with_suite.noise is not None and alone.noise is not None
+        assert row["noise"] == with_suite.noise.name, (row["noise"], with_suite.noise.name)
+        rhos["suite"].append(with_suite.noise.rho)
+        rhos["alone"].append(alone.noise.rho)
+    spread = {k: max(v) - min(v) for k, v in rhos.items()}
+    assert len(rhos["suite"]) == SERIES and spread["suite"] <= 0.1 and spread["alone"] >= 0.3, rhos

@@ -23,7 +23,7 @@ from typing import Any
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import SAFE_NAME, suites_dir
-from ycsb_runner.secrets import check_option_escapes
+from ycsb_runner.secrets import check_option_escapes, mask_override
 from ycsb_runner.studies import STUDIES
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
@@ -313,8 +313,8 @@ class _Located:
 
     def error(self, dotted: str, message: str) -> SuiteError:
         typed = self.overrides.get(dotted) or self.overrides.get(re.sub(r"\[\d+\]$", "", dotted))
-        if typed is not None:
-            return SuiteError(f"--set {typed}: {dotted}: {message}")
+        if typed is not None:  # (a secret option's value masked: secrets.mask_override)
+            return SuiteError(f"--set {mask_override(typed)}: {dotted}: {message}")
         return SuiteError(f"suite {self.where(dotted)}: {dotted}: {message}")
 
 

@@ -38,8 +38,8 @@ h1{font-size:1.6em}code{background:#f4f4f4}
 .warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
 .fail{background:#f8d7da;border-color:#c82333}
 figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}
-th{vertical-align:bottom}th+td{text-align:left}
-@media (max-width:900px){table{font-size:12px}td,th{padding:2px 4px}td.p{min-width:6em}}"""
+th{vertical-align:bottom}th+td{text-align:left}td.w{overflow-wrap:anywhere}
+@media (max-width:900px){table{font-size:12px}td,th{padding:2px 3px}td.p{min-width:6em}}"""
 
 
 # Figures: ``ycsb_runner.analyse.plots``.
@@ -201,9 +201,6 @@ def steady_note(run: RunResult) -> str | None:
     )
 
 
-_BREAK_AFTER = re.compile(r"([_:])(?=[^\s<])")  # where a name may fold: read50_<wbr>update50
-
-
 def _html_table(df: pd.DataFrame) -> str:
     """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned, headers in words
     (``output.column_label``)."""
@@ -219,8 +216,10 @@ def _html_table(df: pd.DataFrame) -> str:
         if number:
             return f"<td>{inner}</td>"
         prose = len(plain) > 40  # folded to a readable width, never to a word per line
-        inner = _BREAK_AFTER.sub(r"\1<wbr>", inner)  # long names fold at their separators, not off the page
-        return f"<td class='t p'>{inner}</td>" if prose else f"<td class='t'>{inner}</td>"
+        classes = "t p" if prose else "t"
+        if max(map(len, re.split(r"[\s-]+", plain))) >= 18:  # a long name may fold anywhere, not off the page
+            classes += " w"
+        return f"<td class='{classes}'>{inner}</td>"
 
     return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
 

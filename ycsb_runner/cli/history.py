@@ -371,17 +371,16 @@ def accept_cmd(
     import time
 
     import pandas as pd
-    from rich.markup import escape
 
     from ycsb_runner.analyse.regress import accept_rows, open_regressions
     from ycsb_runner.errors import UserError
-    from ycsb_runner.history import ACCEPT_COLUMNS
+    from ycsb_runner.history import ACCEPT_COLUMNS, NOTE_CHARS, WHO_CHARS, check_text
     from ycsb_runner.model import iso_utc
 
-    reason = why.strip()
+    reason = check_text(why.strip(), "--why", NOTE_CHARS)
     if not reason:
         raise UserError("--why is empty: say why the change is the new normal, e.g. --why 'new server build'")
-    who = (by or "").strip() or _login_user()
+    who = check_text((by or "").strip(), "--by", WHO_CHARS) or _login_user()
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
     filt = _filter(suite, tag, since, until, None)
     history, out = _judge(suite, filt, opts, results, history_url)
@@ -399,9 +398,7 @@ def accept_cmd(
     )
     emit(pd.DataFrame(rows, columns=ACCEPT_COLUMNS), fmt, f"accepted in {suite} ({history.where})")
     runs = sorted({str(r["change_run"]) for r in rows})
-    log(
-        escape(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
-    )
+    log(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
 
 
 @history_app.command("rebuild")

@@ -249,11 +249,11 @@ def bench_options(params: Mapping[str, Any], **only_here: Any) -> BenchOptions:
     """The BenchOptions of a command that runs a bench (bench, findmax): the options they share from
     *params*, the command's parameters by name (its ``locals()``), and the fields *only_here* sets."""
     from ycsb_runner.bench import BenchOptions
-    from ycsb_runner.history import parse_tags
+    from ycsb_runner.history import check_tags, parse_tags
 
     shared = {name: params[param] for param, name in _SHARED_OPTIONS.items()}
     shared["overrides"] = shared["overrides"] or []
-    shared["tags"] = parse_tags(shared["tags"] or [])
+    shared["tags"] = check_tags(parse_tags(shared["tags"] or []))
     shared["clients"] = shared["clients"] or []
     return BenchOptions(**shared, **only_here)
 
@@ -262,10 +262,10 @@ def _dry_run(params: Mapping[str, Any]) -> None:
     """bench --dry-run: the plan, then the same checks as a real bench (what bench refuses exits 2 here too);
     *params*: bench's parameters by name."""
     from ycsb_runner.bench import BenchOptions, check_options
-    from ycsb_runner.history import parse_tags
+    from ycsb_runner.history import check_tags, parse_tags
 
     url, audit_strategy = params["mongodb_url"], params["audit_strategy"]
-    parse_tags(params["tag"] or [])
+    check_tags(parse_tags(params["tag"] or []))
     check_options(
         BenchOptions(
             suite=params["suite"], url=url, max_error_rate=params["max_error_rate"], run_id=params["run_id"]

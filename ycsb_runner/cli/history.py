@@ -124,7 +124,8 @@ regress_app = typer.Typer(
     "SUITE --why TEXT).\n\nA regression stays open, and regress exits 1 on every night, until it recovers "
     "or is accepted. Exit codes: 0 no regression (an accepted change too recent to test counts as a "
     "pass); 1 at least one series regressed; 2 could not decide (too little history, the newest run "
-    "failed or was interrupted, nothing comparable).",
+    "failed or was interrupted, nothing comparable); 3 --report DIR could not be written (the judgement "
+    "is printed above the error).",
 )
 
 
@@ -259,24 +260,50 @@ def regress_cmd(
     """Regression, improvement or no change per series of SUITE's history (exit 0 / 1 / 2).
 
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
-    the newest run failed or was interrupted, nothing comparable).
+    the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
     opts = _options(min_effect, alpha, correction, window, confirm, metric)
     history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     _show_judgement(out, fmt, show_all)
     if unsteady := _unsteady_nights(history, out.runs_used):
         log(unsteady)
-    if report is not None:
-        from ycsb_runner.analyse.regress_report import write_regress_report
-
-        html_path, md_path = write_regress_report(out, report)
-        log(f"report: {html_path} and {md_path}")
+    unwritten = _write_report(out, report) if report is not None else None
     log(
         f"{out.reason} (newest {out.newest}; alpha {alpha:g} after {out.correction_text} correction, "
         f"min effect {min_effect:g} %, --confirm {confirm}); exit {out.exit_code}"
     )
+    if unwritten is not None:
+        from ycsb_runner.errors import UserError
+
+        raise UserError(
+            f"the report was not written to {report}: {unwritten}; the judgement above stands (exit "
+            f"{out.exit_code} without --report)",
+            exit_code=EXIT_REPORT_NOT_WRITTEN,
+        )
     if out.exit_code:
         raise typer.Exit(out.exit_code)
+
+
+#: ``regress --report DIR`` when the report cannot be written there: not 1 (a regression) nor 2 (could not
+#: decide); the judgement is printed above the error.
+EXIT_REPORT_NOT_WRITTEN = 3
+
+
+def _write_report(out: RegressResult, folder: Path) -> str | None:
+    """Write regress.html and regress.md into *folder*; None when written, else why not (one line)."""
+    from ycsb_runner.analyse.regress_report import write_regress_report
+    from ycsb_runner.errors import UserError
+
+    try:
+        html_path, md_path = write_regress_report(out, folder)
+    except UserError as err:
+        return str(err)
+    except OSError as err:
+        return f"{err.strerror or err}{f' ({err.filename})' if err.filename else ''}"
+    except Exception as err:  # noqa: BLE001 - a figure that cannot be drawn is one line, never a traceback
+        return f"{type(err).__name__}: {' '.join(str(err).split())[:160]}"
+    log(f"report: {html_path} and {md_path}")
+    return None
 
 
 def _login_user() -> str:

@@ -373,7 +373,11 @@ def _run_and_finish(
     stage["completed"] = True
     try:
         finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
-    except KeyboardInterrupt as exc:  # the history record is written before (signals wait for it)
+    except KeyboardInterrupt as exc:
+        # the history record is written whole once begun (signals wait for it), but a signal may come before
+        # it begins: index the run now (re-indexing replaces the record; later signals are ignored)
+        with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
+            finish_run_folder(result, report=False, log=log, history=_history(opts, results))
         raise RunInterrupted(
             f"{signal_name(exc)}: every step had completed and is saved in {result.root} (and in the "
             f"history); the report was not written: ycsb-runner report {result.root}",

@@ -275,6 +275,23 @@ class Manifest:
         return self.audit_unverified or unverified_audit(self.audit_strategy)
 
     @property
+    def server_caveat(self) -> str:
+        """What every report of a run on FerretDB (the embedded test server, or one given by URL) says: its
+        figures are FerretDB's, not MongoDB's; empty for any other server."""
+        target = self.target or {}
+        build = target.get("build_info") or {}
+        if target.get("server_kind") != "ferretdb" and not build.get("ferretdb"):
+            return ""
+        if target.get("embedded"):
+            what = f"ycsb-runner's embedded test server, {target.get('server_version') or 'FerretDB'}"
+        else:
+            what = f"the server at the URL, FerretDB {build.get('ferretdb') or ''}".rstrip()
+        return (
+            f"Not MongoDB: {what}, speaks MongoDB's protocol over another engine; its figures show that "
+            "the benchmark ran, not how fast MongoDB is."
+        )
+
+    @property
     def fingerprint(self) -> str:
         """A hash of the parameters the measured steps ran with (suite, mixes, threads, properties).
 

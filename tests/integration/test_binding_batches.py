@@ -12,8 +12,6 @@ the project's binding differs in three batch behaviours, decided one by one (REA
   clears it;
 * the last partial batch: stock's ``cleanup()`` does not flush it; ours does, unless
   ``mongodb.flush_last_batch=false`` (stock's behaviour, for comparison with published figures).
-
-The runs are small (a few hundred records): FerretDB scans the collection for every ``_id`` lookup.
 """
 
 from __future__ import annotations

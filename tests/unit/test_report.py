@@ -4,6 +4,7 @@ MongoDB_RT, measured/published, the scaled banner, over-time data per step."""
 from __future__ import annotations
 
 import json
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,25 @@ def test_published_remarks_in_english_beside_the_original() -> None:
     texts = set(cmp["published_text"])
     assert "no significant change [无明显变化]" in texts
     assert not any(t and not t.isascii() and "[" not in t for t in texts)  # never Chinese alone
+
+
+def test_a_run_on_ferretdb_says_it_is_not_mongodb(tencent: Path, tmp_path: Path) -> None:
+    """Issue 37: every report of a run on the embedded FerretDB says that it is not MongoDB; a run on a
+    mongod does not."""
+    html_path, md_path = write_report(tencent, tmp_path / "ferret")
+    page = unescape(html_path.read_text())
+    assert "id='not-mongodb'>Not MongoDB: ycsb-runner's embedded test server, FerretDB" in page
+    assert "> Not MongoDB: " in md_path.read_text()
+    manifest = json.loads((tencent / "manifest.json").read_text())
+    manifest["target"].update(
+        server_kind="mongod", server_version="mongod 7.0.12", build_info={"version": "7.0.12"}
+    )
+    (tencent / "manifest.json").write_text(json.dumps(manifest))
+    html_path, md_path = write_report(tencent, tmp_path / "mongod")
+    assert "Not MongoDB" not in html_path.read_text() and "Not MongoDB" not in md_path.read_text()
+    # a FerretDB given by URL is named as such too
+    manifest["target"].update(
+        embedded=False, server_kind=None, build_info={"version": "7.0.42", "ferretdb": "v2.1"}
+    )
+    (tencent / "manifest.json").write_text(json.dumps(manifest))
+    assert "the server at the URL, FerretDB v2.1" in RunResult.load(tencent).manifest.server_caveat

@@ -334,6 +334,10 @@ def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     if caveat:
         h.append(f"<div class='warn' id='unverified-audit'><strong>{textsafe.html(caveat)}</strong></div>")
         md.append(f"> **{textsafe.markdown(caveat)}**\n")
+    server = run.manifest.server_caveat
+    if server:
+        h.append(f"<div class='warn' id='not-mongodb'>{textsafe.html(server)}</div>")
+        md.append(f"> {textsafe.markdown_line(server)}\n")
     note = scaled_note(a)
     if note:
         whose = "study's" if a.study.reference else "suite's own"

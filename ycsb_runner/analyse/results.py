@@ -76,9 +76,12 @@ def print_results(run_dir: Path | RunResult) -> None:
     """The results table, fitted to the terminal; the steps it numbers are listed under it."""
     from ycsb_runner.termtable import print_frame
 
-    df = results_table(run_dir)
-    root = run_dir.root if isinstance(run_dir, RunResult) else run_dir
+    run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
+    df = results_table(run)
+    root = run.root
     text, legend = results_text(df)
+    if run.manifest.server_caveat:
+        legend = [*legend, run.manifest.server_caveat]
     print_frame(
         text,
         title=f"results: {root.name}",

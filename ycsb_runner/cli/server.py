@@ -30,14 +30,13 @@ def server_stop() -> None:
 
 @app.command("status")
 def server_status() -> None:
-    """Say which embedded servers run: the one `server start` started, and those that running benches
-    started for themselves, with the bench that owns each (exit 1 when none runs)."""
+    """Say which embedded servers run: the one `server start` started (exit 1 when it does not run), and
+    those that running benches started for themselves, each with the bench that owns it."""
     from ycsb_runner import server
 
     info = server.status(log=log)
-    running = ([info] if info is not None else []) + server.private_servers()
-    if not running:
-        log("no embedded server is running")
-        raise typer.Exit(1)
-    for each in running:
+    for each in ([info] if info is not None else []) + server.private_servers():
         print(each.describe())
+    if info is None:
+        log("no embedded server started by `ycsb-runner server start` is running")
+        raise typer.Exit(1)

@@ -294,11 +294,11 @@ class Runner:
                 self.status = "completed" if self.all_steps_completed() else "interrupted"
                 if self.status == "interrupted":
                     self.error = f"interrupted by {signal_name(exc)}"
-            problem = self._close(private)
+            problem = self._close_surely(private)
             if problem and isinstance(exc, UserError):
                 raise type(exc)(f"{exc}{problem}", exit_code=exc.exit_code) from None
             raise
-        problem = self._close(private)
+        problem = self._close_surely(private)
         if problem:
             raise UserError(f"the run finished, but saving its results failed{problem}")
 
@@ -307,6 +307,15 @@ class Runner:
         return len(self.records) == len(self.plan.steps) and all(
             r.verdict == "completed" for r in self.records
         )
+
+    def _close_surely(self, private: Path) -> str:
+        """``_close``, done again when a signal (Ctrl-C, SIGTERM, SIGHUP) cut it short: the run folder then
+        says how the run ended, not "running" (``bench`` ignores the signals after the first)."""
+        try:
+            return self._close(private)
+        except KeyboardInterrupt:
+            self._close(private)
+            raise
 
     def _close(self, private: Path) -> str:
         """Remove the private folder, then save the final manifest and CSVs. On a full disk, save at least

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from test_hostile_round3 import ESC_TAG, IMG, SUITE, _csv_rows, _html, _markdown, _tag
+from test_hostile_round3 import ESC_TAG, IMG, SUITE, _csv_rows, _html, _markdown
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
@@ -68,8 +68,8 @@ def hostile_nights(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _retag(results: Path, value: str) -> None:
     """Night 7's tag *value*, and its suite's description and notes, its first step's reasons and warnings
     (a YCSB error line), in its manifest and the history."""
-    _tag(results / "night-07", k=value)
     m = json.loads((results / "night-07" / "manifest.json").read_text())
+    m["tags"] = {"k": value}  # its only tag: no comma of a joined list quotes the cell by chance
     m["suite"].update(description=value, notes=value)
     m["steps"][0].update(reasons=[value, "second"], warnings=[value])
     (results / "night-07" / "manifest.json").write_text(json.dumps(m))
@@ -93,13 +93,14 @@ def _renamed(results: Path, value: str) -> tuple[Path, Path]:
 
 
 @settings(
-    max_examples=5,
+    max_examples=4,
     deadline=None,
     phases=(Phase.explicit, Phase.generate),  # (each example runs 20 commands: no shrinking)
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(value=HOSTILE)
 @example(value=f"{ESC_TAG}{IMG}\r|`x`\n$\\foo^$")
+@example(value="a\rb")  # a lone \r: only a csv_text that quotes it keeps the row whole
 def test_hostile_text_is_neutralised_in_every_output(hostile_nights: Path, value: str) -> None:
     """Terminal and Markdown: no control character; Markdown: no raw HTML and every row of a table as many
     cells as its header; CSV: csv.reader reads as many rows as JSON has, each as wide as the header; HTML:

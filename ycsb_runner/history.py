@@ -477,8 +477,8 @@ class MongoHistory:
     def _doc(record: RunRecord) -> dict[str, Any]:
         doc = {"_id": record.run["run_id"], **record.run, "metrics": record.metrics}
         tags = doc["tags"]
-        if any(not mongo_key(k) for k in tags):  # a folder from before the tag checks: pairs, not fields
-            doc["tags"] = [[k, v] for k, v in tags.items()]
+        if any(not mongo_key(k) for k in tags):  # a folder from before the tag checks: key-value documents
+            doc["tags"] = [{"k": k, "v": v} for k, v in tags.items()]  # (FerretDB has no nested arrays)
         return doc
 
     def index(self, record: RunRecord) -> None:
@@ -498,7 +498,7 @@ class MongoHistory:
         docs = self._call(lambda: list(self._coll.find({}, {"metrics": 0})))
         for d in docs:
             if isinstance(d.get("tags"), list):
-                d["tags"] = {str(k): str(v) for k, v in d["tags"]}
+                d["tags"] = {str(t.get("k")): str(t.get("v")) for t in d["tags"] if isinstance(t, dict)}
         return pd.DataFrame([{c: d.get(c) for c in RUN_COLUMNS} for d in docs], columns=RUN_COLUMNS)
 
     def metrics(self, run_ids: list[str]) -> pd.DataFrame:

@@ -400,12 +400,12 @@ def test_12_tag_keys_a_mongodb_history_cannot_store_are_refused(key: str, tmp_pa
     _one_line_error(proc.stderr, key, "cannot start with '$' or hold '.'")
 
 
-def test_12_an_old_folder_with_such_a_key_is_stored_as_pairs() -> None:
+def test_12_an_old_folder_with_such_a_key_is_stored_as_key_value_documents() -> None:
     from ycsb_runner.history import MongoHistory, RunRecord
 
     record = RunRecord(run={"run_id": "r1", "tags": {"$where": "1", "a.b": "2", "ok": "3"}}, metrics=[])
     doc = MongoHistory._doc(record)
-    assert doc["tags"] == [["$where", "1"], ["a.b", "2"], ["ok", "3"]]
+    assert doc["tags"] == [{"k": "$where", "v": "1"}, {"k": "a.b", "v": "2"}, {"k": "ok", "v": "3"}]
     assert MongoHistory._doc(RunRecord(run={"run_id": "r2", "tags": {"ok": "3"}}, metrics=[]))["tags"] == {
         "ok": "3"
     }

@@ -3,7 +3,7 @@ the issue's table), the step that fails for several reasons, and the property te
 neutralisation (random hostile text through every output format of ``runs``, ``regress``, ``table``,
 ``compare``, ``report`` and the regress report, each output parsed back). Case 17 (``server status`` and a
 foreign workdir) is tests/unit/test_server_state.py; case 12 against a MongoDB history is
-tests/integration/test_hostile_round3.py."""
+tests/integration/test_history_mongodb_tags.py."""
 
 from __future__ import annotations
 

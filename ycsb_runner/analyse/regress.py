@@ -218,7 +218,11 @@ def regress(
         rows.append(row)
     table = _series_table(rows, opts)
     _note_left_out(table, held, left_out)
-    out = _result(table, suite, newest_id, used, values, opts, held, applied)
+    return _with_left_out(_result(table, suite, newest_id, used, values, opts, held, applied), left_out)
+
+
+def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> RegressResult:
+    """*out* holding the nights ``finite_nights`` left out, their count in its reason."""
     out.left_out = left_out
     if left_out:
         nights = sum(len(v) for v in left_out.values())

@@ -7,6 +7,14 @@ Each measurement runs in a fresh child process, so "peak RSS" is that parse alon
 the input it reads). Targets: (a) status run < 2 s and at least 3x faster than the line-by-line parser (c),
 (b) 10 M raw points < 15 s with peak < 2 GB, (d) ``--status-mb`` MB of distinct status lines (every value
 differs from line to line) with peak RSS at most 3x the input size + 300 MB.
+
+The command ``ycsb-runner parse FILE`` itself, in a child process whose peak RSS is read from the kernel
+(``wait4``), on inputs of any size: (e) ``--random-mb`` MB of random bytes (it is refused: not YCSB output)
+and (f) a valid capture, a summary beside ``--capture-mb`` MB of distinct status lines (``parse`` reads a
+file as it parses it); target for both: peak RSS at most 300 MB (README, "Limits on input"). They are not in
+the default set (the inputs take minutes to write): ``--only e --only f``, e.g.
+
+    nice -n 19 .venv/bin/python bench/parse_bench.py --only e --only f --random-mb 1000 --capture-mb 1000
 """
 
 from __future__ import annotations
@@ -233,6 +241,45 @@ def child(mode: str, parser: str, out_path: str, err_path: str) -> None:
     print(json.dumps({"read_s": t1 - t0, "parse_s": t2 - t1, "cpu_s": cpu, "peak_rss_mb": peak_mb, **counts}))
 
 
+def write_random(path: Path, megabytes: float, seed: int = 4) -> None:
+    """*megabytes* MB of random bytes (what a wrong file, a disk image or a core dump looks like)."""
+    rng = np.random.default_rng(seed)
+    left = int(megabytes * 1e6)
+    with open(path, "wb") as fh:
+        while left > 0:
+            block = min(left, 16 << 20)
+            fh.write(rng.bytes(block))
+            left -= block
+
+
+def run_cli_parse(path: Path) -> dict:
+    """``ycsb-runner parse PATH -f json`` in a child: its exit code, wall time and peak RSS (``wait4``)."""
+    cmd = [sys.executable, "-m", "ycsb_runner", "parse", str(path), "-f", "json"]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        said = err.read().decode("utf-8", "replace").strip().splitlines()
+    return {
+        "exit": proc.returncode,
+        "wall_s": time.perf_counter() - t0,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mb": usage.ru_maxrss / 1024.0,
+        "said": said[-1][:120] if said else "",
+    }
+
+
+def fmt_cli(label: str, r: dict, limit_mb: float) -> str:
+    return (
+        f"{label:38s} wall {r['wall_s']:6.1f} s  cpu {r['cpu_s']:6.1f} s  "
+        f"peak RSS {r['peak_rss_mb']:6.0f} MB  exit {r['exit']}  "
+        f"{check(r['peak_rss_mb'] <= limit_mb)} <= {limit_mb:.0f} MB  ({r['said']})"
+    )
+
+
 def run_child(mode: str, parser: str, out_path: Path, err_path: Path | None) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, parser, str(out_path), str(err_path or "")]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
@@ -279,8 +326,10 @@ def main() -> None:
     )
     ap.add_argument("--repeat", type=int, default=3, help="runs of (a) and (c) each; the best counts")
     ap.add_argument(
-        "--only", choices=["a", "b", "c", "d"], action="append", help="run only these cases (repeatable)"
+        "--only", choices=["a", "b", "c", "d", "e", "f"], action="append", help="run only these (repeatable)"
     )
+    ap.add_argument("--random-mb", type=float, default=1000.0, help="size of (e)'s random bytes; 1000")
+    ap.add_argument("--capture-mb", type=float, default=1000.0, help="size of (f)'s status lines; 1000")
     ap.add_argument(
         "--child", nargs=4, metavar=("MODE", "PARSER", "STDOUT", "STDERR"), help=argparse.SUPPRESS
     )
@@ -294,6 +343,11 @@ def main() -> None:
     only = set(args.only or "abcd")
     if args.no_naive:
         only.discard("c")
+    if only & {"e", "f"}:
+        big_inputs(only, args.random_mb, args.capture_mb)
+        only -= {"e", "f"}
+        if not only:
+            return
     with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
         d = Path(tmp)
         t = time.perf_counter()
@@ -365,6 +419,36 @@ def main() -> None:
                 f"  {check(r['peak_rss_mb'] <= limit_d)} (d) peak RSS {r['peak_rss_mb']:.0f} MB <= "
                 f"3 x {size_d:.0f} MB + 300 MB = {limit_d:.0f} MB"
             )
+
+
+CLI_LIMIT_MB = 300.0
+
+
+def big_inputs(only: set[str], random_mb: float, capture_mb: float) -> None:
+    """(e) and (f): ``ycsb-runner parse`` of large inputs written into /tmp (and deleted after)."""
+    with tempfile.TemporaryDirectory(prefix="parse-bench-big-", dir="/tmp") as tmp:
+        d = Path(tmp)
+        if "e" in only:
+            t = time.perf_counter()
+            write_random(d / "random.stdout", random_mb)
+            size = (d / "random.stdout").stat().st_size / 1e6
+            print(f"(e) {size:.0f} MB of random bytes written in {time.perf_counter() - t:.0f} s", flush=True)
+            r = run_cli_parse(d / "random.stdout")
+            print(fmt_cli(f"(e) parse {size:.0f} MB random bytes", r, CLI_LIMIT_MB), flush=True)
+            (d / "random.stdout").unlink()
+        if "f" in only:
+            t = time.perf_counter()
+            so, _ = make_status_run(10)
+            (d / "capture.stdout").write_text(so)
+            lines = write_distinct_status(d / "capture.stderr", capture_mb)
+            size = (d / "capture.stderr").stat().st_size / 1e6
+            print(
+                f"(f) capture: summary + {lines:,} distinct status lines ({size:.0f} MB) written in "
+                f"{time.perf_counter() - t:.0f} s",
+                flush=True,
+            )
+            r = run_cli_parse(d / "capture.stdout")
+            print(fmt_cli(f"(f) parse {size:.0f} MB status capture", r, CLI_LIMIT_MB), flush=True)
 
 
 if __name__ == "__main__":

@@ -556,7 +556,7 @@ def finish_run_folder(
         analysis = out.analysis = RunAnalysis(run)
         df = analysis.table
         if analysis.layout.own_table and not df.empty:
-            atomic_write_csv(result.study_table_path, df)
+            atomic_write_csv(result.study_table_path, df, within=result.root)
         if report:
             from ycsb_runner.analyse.report import write_report
 

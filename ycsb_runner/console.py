@@ -7,9 +7,12 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, ProgressBar, ProgressColumn, Task, TextColumn, TimeElapsedColumn
 from rich.table import Column
 from rich.text import Text
+
+from ycsb_runner.textsafe import terminal
 
 err_console = Console(stderr=True, highlight=False)
 # The width is COLUMNS when set, else the terminal's (80 when there is none): tables fit it
@@ -144,10 +147,10 @@ class BenchProgress:
             tp = f", {rec.throughput_ops_s:,.0f} ops/s" if rec.throughput_ops_s else ""
             audit = f", audit verified {rec.audit_verified}" if rec.audit_verified else ""
             info = f"{rec.verdict}{tp}{audit}"
-            if rec.reasons:
-                info += f" ({'; '.join(rec.reasons)[:120]})"
+            said = terminal("; ".join(rec.reasons))  # YCSB's own lines among them: escaped, not markup
             if self.progress and self.task is not None:
-                self.progress.update(self.task, total=1, completed=1, info=info)
-            else:
-                self.console.print(f"    -> {info}")
+                shown = f"{info} ({said[:120]}{'...' if len(said) > 120 else ''})" if said else info
+                self.progress.update(self.task, total=1, completed=1, info=escape(shown))
+            else:  # every reason, as the manifest has them
+                self.console.print(Text(f"    -> {info} ({said})" if said else f"    -> {info}"))
         sys.stderr.flush()

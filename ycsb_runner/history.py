@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -288,8 +289,46 @@ _INSERT_ACCEPT = (
 )
 
 
+#: How long a command waits for another process's lock on an SQLite history (a bench or a rebuild writing
+#: it) before it says the history is locked.
+BUSY_WAIT_S = 60.0
+
+
+def _sqlite_trouble(path: Path, err: sqlite3.Error, doing: str) -> UserError:
+    """A one-line error for an SQLite history that cannot be read or written, whose advice keeps the accepted
+    changes (``regress accept``, kept only in the history): never "move it away" without "copy it first"."""
+    text = str(err)
+    if "locked" in text or "busy" in text:
+        return UserError(
+            f"the history {path} is locked by another process (a bench, a `history rebuild` or a `regress "
+            f"accept` writing it?) and stayed locked for {BUSY_WAIT_S:g} s: run this again when it has "
+            "finished (the history is sound; do not move it away)"
+        )
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return UserError(
+            f"cannot {doing} the history {path} ({text}): the file or its folder is read-only; `runs` and "
+            "`regress` read it as it is, commands that write it need a writable copy (--history-url COPY)"
+        )
+    return UserError(
+        f"cannot {doing} the history {path} ({text}): it is damaged. Copy it aside first (the accepted "
+        "changes of `regress accept` are only in it), then move it away and run `ycsb-runner history "
+        "rebuild`, which indexes the run folders again"
+    )
+
+
+def _read_only_mount(path: Path) -> bool:
+    """Whether *path*'s file system is mounted read-only (then nobody writes the file while it is read)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 class SqliteHistory:
-    """``results/history.sqlite``: WAL journal, one immediate transaction per write."""
+    """``results/history.sqlite``: WAL journal, one immediate transaction per write. ``runs``, ``metrics``
+    and ``accepts`` read it without writing anything (``mode=ro``), so a history that is only readable (a
+    read-only mount, another user's file) is still read; on a read-only mount, where SQLite cannot make the
+    WAL's shared-memory file, it is opened ``immutable`` (safe there: nothing can change it)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -298,30 +337,54 @@ class SqliteHistory:
     def _connect(self) -> sqlite3.Connection:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            con = sqlite3.connect(self.path, timeout=BUSY_WAIT_S, isolation_level=None)
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA foreign_keys=ON")
-            con.execute("PRAGMA busy_timeout=60000")
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                con.close()
-                raise UserError(
-                    f"{self.path} has history schema {version}, newer than this ycsb-runner's "
-                    f"{SCHEMA_VERSION}: use the ycsb-runner that wrote it (a `history rebuild` after moving "
-                    "it away would lose its accepted changes)"
-                )
+            con.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT_S * 1000)}")
+            version = self._check_version(con)
             if version < SCHEMA_VERSION:
                 # IF NOT EXISTS: two first writers at once both succeed; an older file gains what it lacks
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as err:
-            raise UserError(
-                f"cannot open the history {self.path} ({err}): move it away and run "
-                "`ycsb-runner history rebuild`"
-            ) from None
+        except sqlite3.Error as err:
+            raise _sqlite_trouble(self.path, err, "open") from None
         except OSError as err:  # its folder cannot be made (a file in the way, no permission, disk full)
             raise UserError(f"cannot open the history {self.path}: {err.strerror or err}") from None
         return con
+
+    def _check_version(self, con: sqlite3.Connection) -> int:
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            con.close()
+            raise UserError(
+                f"{self.path} has history schema {version}, newer than this ycsb-runner's "
+                f"{SCHEMA_VERSION}: use the ycsb-runner that wrote it (a `history rebuild` after moving "
+                "it away would lose its accepted changes)"
+            )
+        return version
+
+    def _read(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
+        """*query*'s answer over a read-only connection (``immutable`` on a read-only mount when SQLite
+        cannot open it otherwise); one-line errors for a locked, unreadable or damaged file."""
+        uri = f"file:{quote(str(self.path.absolute()))}?mode=ro"
+        try:
+            try:
+                return self._query_at(uri, query)
+            except sqlite3.OperationalError as err:
+                if "unable to open" not in str(err) or not _read_only_mount(self.path.parent):
+                    raise
+                return self._query_at(uri + "&immutable=1", query)
+        except sqlite3.Error as err:
+            raise _sqlite_trouble(self.path, err, "read") from None
+
+    def _query_at(self, uri: str, query: Callable[[sqlite3.Connection], Any]) -> Any:
+        con = sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT_S, isolation_level=None)
+        try:
+            con.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT_S * 1000)}")
+            self._check_version(con)
+            return query(con)
+        finally:
+            con.close()
 
     @staticmethod
     def _write(con: sqlite3.Connection, record: RunRecord) -> None:
@@ -347,8 +410,8 @@ class SqliteHistory:
                 con.execute("ROLLBACK")
                 raise
             return out
-        except sqlite3.DatabaseError as err:
-            raise UserError(f"cannot write the history {self.path}: {err}") from None
+        except sqlite3.Error as err:
+            raise _sqlite_trouble(self.path, err, "write") from None
         finally:
             con.close()
 
@@ -373,45 +436,36 @@ class SqliteHistory:
     def runs(self) -> pd.DataFrame:
         if not self.path.exists():
             return pd.DataFrame(columns=RUN_COLUMNS)
-        con = self._connect()
-        try:
-            df = pd.read_sql_query(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs", con)
-        finally:
-            con.close()
+        df = self._read(lambda con: pd.read_sql_query(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs", con))
         df["tags"] = df["tags"].map(lambda t: json.loads(t) if t else {})
         return df
 
     def metrics(self, run_ids: list[str]) -> pd.DataFrame:
         if not run_ids or not self.path.exists():
             return pd.DataFrame(columns=METRIC_COLUMNS)
-        con = self._connect()
-        try:
-            marks = ", ".join("?" * len(run_ids))
-            return pd.read_sql_query(
-                f"SELECT {', '.join(METRIC_COLUMNS)} FROM metrics WHERE run_id IN ({marks})",
-                con,
-                params=run_ids,
-            )
-        finally:
-            con.close()
+        marks = ", ".join("?" * len(run_ids))
+        sql = f"SELECT {', '.join(METRIC_COLUMNS)} FROM metrics WHERE run_id IN ({marks})"
+        return self._read(lambda con: pd.read_sql_query(sql, con, params=run_ids))
 
     def accept(self, rows: list[dict[str, Any]]) -> None:
         """Record acceptances (``ACCEPT_COLUMNS``), all or none."""
         self._transaction(lambda con: con.executemany(_INSERT_ACCEPT, [_accept_values(r) for r in rows]))
 
     def accepts(self, suite: str) -> pd.DataFrame:
-        """The suite's accepted changes, oldest first."""
+        """The suite's accepted changes, oldest first (none in a history of schema 1, which had no table)."""
         if not self.path.exists():
             return _accepts_frame([])
-        con = self._connect()
-        try:
+
+        def query(con: sqlite3.Connection) -> list[dict[str, Any]]:
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'accepts'").fetchone():
+                return []
             con.row_factory = sqlite3.Row
             rows = con.execute(
                 f"SELECT {', '.join(ACCEPT_COLUMNS)} FROM accepts WHERE suite = ? ORDER BY id", (suite,)
             ).fetchall()
-        finally:
-            con.close()
-        return _accepts_frame([dict(r) for r in rows])
+            return [dict(r) for r in rows]
+
+        return _accepts_frame(self._read(query))
 
 
 def _brief(text: str, limit: int = 160) -> str:
@@ -461,7 +515,11 @@ class MongoHistory:
 
     @staticmethod
     def _doc(record: RunRecord) -> dict[str, Any]:
-        return {"_id": record.run["run_id"], **record.run, "metrics": record.metrics}
+        doc = {"_id": record.run["run_id"], **record.run, "metrics": record.metrics}
+        tags = doc["tags"]
+        if any(not mongo_key(k) for k in tags):  # a folder from before the tag checks: key-value documents
+            doc["tags"] = [{"k": k, "v": v} for k, v in tags.items()]  # (FerretDB has no nested arrays)
+        return doc
 
     def index(self, record: RunRecord) -> None:
         doc = self._doc(record)
@@ -478,6 +536,9 @@ class MongoHistory:
 
     def runs(self) -> pd.DataFrame:
         docs = self._call(lambda: list(self._coll.find({}, {"metrics": 0})))
+        for d in docs:
+            if isinstance(d.get("tags"), list):
+                d["tags"] = {str(t.get("k")): str(t.get("v")) for t in d["tags"] if isinstance(t, dict)}
         return pd.DataFrame([{c: d.get(c) for c in RUN_COLUMNS} for d in docs], columns=RUN_COLUMNS)
 
     def metrics(self, run_ids: list[str]) -> pd.DataFrame:
@@ -578,6 +639,7 @@ class RunFilter:
 
 
 def parse_tags(items: Iterable[str], option: str = "--tag") -> dict[str, str]:
+    """``KEY=VALUE`` items as a dict (a filter: any text; ``check_tags`` says what a run may record)."""
     out: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -585,6 +647,52 @@ def parse_tags(items: Iterable[str], option: str = "--tag") -> dict[str, str]:
             raise UserError(f"{option} {item!r}: expected KEY=VALUE, e.g. {option} server=7.0.12")
         out[key.strip()] = value.strip()
     return out
+
+
+# What a run may record as tags (README, "Limits on input"): a key is a name a MongoDB history can store as
+# a field (no leading "$", no "."), a value one line of text; both bounded, so that `runs` stays a table.
+TAG_KEY_CHARS = 64
+TAG_VALUE_CHARS = 256
+MAX_TAGS = 32
+NOTE_CHARS = 500  # regress accept --why
+WHO_CHARS = 100  # regress accept --by
+
+
+def mongo_key(key: str) -> bool:
+    """Whether *key* can be a field name in a MongoDB document (no leading ``$``, no ``.``, no NUL)."""
+    return bool(key) and not key.startswith("$") and "." not in key and "\x00" not in key
+
+
+def check_text(value: str, what: str, limit: int) -> str:
+    """*value* when it is one line of printable text of at most *limit* characters; else a UserError
+    naming *what* (an option) and the first character that is not allowed."""
+    if len(value) > limit:
+        raise UserError(f"{what}: {len(value):,} characters, at most {limit} are kept: shorten it")
+    from ycsb_runner.textsafe import UNSAFE
+
+    bad = UNSAFE.search(value)
+    if bad:
+        raise UserError(
+            f"{what}: holds the control character U+{ord(bad.group()):04X} at position {bad.start() + 1}: "
+            "give one line of printable text"
+        )
+    return value
+
+
+def check_tags(tags: dict[str, str], option: str = "--tag") -> dict[str, str]:
+    """*tags* when a run may record them (``TAG_*`` limits, keys a MongoDB history can store); else a
+    one-line UserError that says which tag and why."""
+    if len(tags) > MAX_TAGS:
+        raise UserError(f"{option}: {len(tags)} tags, at most {MAX_TAGS}")
+    for key, value in tags.items():
+        check_text(key, f"{option} key {key[:40]!r}", TAG_KEY_CHARS)
+        if not mongo_key(key):
+            raise UserError(
+                f"{option} {key!r}: a tag key cannot start with '$' or hold '.' (a MongoDB history cannot "
+                "store it): use letters, digits, '-' or '_', e.g. --tag server_version=7.0"
+            )
+        check_text(value, f"{option} {key}", TAG_VALUE_CHARS)
+    return tags
 
 
 def _when(text: str, option: str) -> float:
@@ -603,8 +711,8 @@ def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
         return out
     if f.suite:
         out = out[out["suite"] == f.suite]
-    for k, v in (f.tags or {}).items():
-        out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and str(t.get(k)) == v)]
+    for k, v in (f.tags or {}).items():  # a run without the key does not match, whatever the value
+        out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and k in t and str(t[k]) == v)]
     start = out["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) else math.nan)
     if f.since:
         out, start = out[start >= _when(f.since, "--since")], start[start >= _when(f.since, "--since")]

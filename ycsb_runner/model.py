@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import check_name
-from ycsb_runner.store import _disk_error, atomic_write_bytes, atomic_write_csv, atomic_write_json
+from ycsb_runner.store import (
+    _disk_error,
+    atomic_write_bytes,
+    atomic_write_csv,
+    atomic_write_json,
+    check_inside,
+)
 
 if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
     import pandas as pd
@@ -479,6 +485,7 @@ class RunResult:
         file = root / MANIFEST
         if not file.is_file():
             raise UserError(f"{root} is not a ycsb-runner result folder (no {MANIFEST})")
+        check_inside(root, file)
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as err:
@@ -534,7 +541,7 @@ class RunResult:
         return sorted((self.root / STEPS_DIR).glob(f"*/{HDR_DIR}"))
 
     def save_manifest(self) -> None:
-        atomic_write_json(self.manifest_path, _json_safe(self.manifest.to_json()))
+        atomic_write_json(self.manifest_path, _json_safe(self.manifest.to_json()), within=self.root)
 
     def save_status(self, status: str, error: str | None) -> bool:
         """Set the saved manifest's status and error when the full manifest cannot be written (a full disk):
@@ -542,16 +549,17 @@ class RunResult:
         new text is no longer). True when saved."""
         path = self.manifest_path
         try:
+            check_inside(self.root, path)
             old = path.read_bytes()
             doc = json.loads(old)
-        except (OSError, ValueError):
+        except (OSError, ValueError, UserError):
             return False
         if not isinstance(doc, dict):
             return False
         doc.update(status=status, error=error, ended_at=iso_utc(time.time()))
         data = json.dumps(_json_safe(doc), separators=(",", ":"), default=str).encode() + b"\n"
         try:
-            atomic_write_bytes(path, data)
+            atomic_write_bytes(path, data, within=self.root)
             return True
         except UserError:
             pass
@@ -576,7 +584,7 @@ class RunResult:
             raise ValueError(f"{name}.csv lacks key columns {missing}")
         df = df[list(KEY_COLUMNS) + [c for c in df.columns if c not in KEY_COLUMNS]]
         path = self.root / f"{name}.csv"
-        atomic_write_csv(path, df)
+        atomic_write_csv(path, df, within=self.root)
         self._frames.pop(name, None)
         return path
 
@@ -602,10 +610,12 @@ class RunResult:
             if not path.is_file() or path.stat().st_size == 0:
                 df = pd.DataFrame(columns=list(dict.fromkeys([*KEY_COLUMNS, *needed])))
             else:
+                check_inside(self.root, path)
                 try:
                     df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
                 except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-                    raise UserError(f"{path} is damaged ({str(err)[:80]}); re-run the suite") from None
+                    said = " ".join(str(err).split())[:80]  # pandas' message spans lines
+                    raise UserError(f"{path} is damaged ({said}); re-run the suite") from None
                 missing = [c for c in needed if c not in df.columns]
                 if missing:
                     raise UserError(

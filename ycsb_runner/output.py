@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import typer
 
+from ycsb_runner import textsafe
 from ycsb_runner.console import out_console
 
 if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without one start without it
@@ -87,11 +88,9 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
 def pipe_table(
     header: Iterable[Any], rows: Iterable[Iterable[Any]], align: Iterable[str] | None = None
 ) -> str:
-    """A GitHub-style Markdown pipe table of text cells (``|`` escaped, line breaks as spaces); *align*: one
-    ``---``/``---:`` per column for an aligned separator row (none: ``|---|---|``)."""
-
-    def esc(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+    """A GitHub-style Markdown pipe table of text cells (each one run of plain text: ``textsafe.markdown``);
+    *align*: one ``---``/``---:`` per column for an aligned separator row (none: ``|---|---|``)."""
+    esc = textsafe.markdown
 
     head = [esc(c) for c in header]
     sep = "|" + "---|" * len(head) if align is None else "| " + " | ".join(align) + " |"
@@ -187,7 +186,7 @@ class Renderer:
 
     def notes(self, heading: str, lines: Sequence[str]) -> None:
         for line in lines:
-            typer.echo(line)
+            typer.echo(textsafe.terminal(line))
 
     def document(self, doc: Document) -> None:
         own = getattr(doc, f"as_{self.name}", None)
@@ -226,7 +225,7 @@ class CsvRenderer(Renderer):
     def table(self, view: View) -> None:
         from ycsb_runner.store import formula_safe
 
-        typer.echo(formula_safe(view.frame).to_csv(index=False), nl=False)
+        typer.echo(textsafe.csv_text(formula_safe(view.frame)), nl=False)
 
     def document(self, doc: Document) -> None:
         """One CSV of every view, each row led by its view's ``keys``."""
@@ -257,7 +256,7 @@ class MarkdownRenderer(Renderer):
     name = "markdown"
 
     def table(self, view: View) -> None:
-        typer.echo(f"## {view.title}\n\n{markdown_table(view.frame)}", nl=False)
+        typer.echo(f"## {textsafe.markdown(view.title)}\n\n{markdown_table(view.frame)}", nl=False)
 
     def document(self, doc: Document) -> None:
         """Each view as a table, each followed by a blank line."""
@@ -269,9 +268,9 @@ class MarkdownRenderer(Renderer):
 
     def notes(self, heading: str, lines: Sequence[str]) -> None:
         if lines:
-            typer.echo(f"\n### {heading}\n")
+            typer.echo(f"\n### {textsafe.markdown(heading)}\n")
         for line in lines:
-            typer.echo(f"- {line}")
+            typer.echo(f"- {textsafe.markdown_line(line)}")
 
 
 FORMATS: dict[str, Renderer] = {}

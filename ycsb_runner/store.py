@@ -31,7 +31,24 @@ def _disk_error(path: Path, err: OSError) -> UserError:
     return UserError(f"cannot write {path}: {err.strerror or err}")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def check_inside(root: Path, path: Path) -> Path:
+    """*path*, once it is known to stay inside *root* with every symbolic link on the way followed (a
+    linked folder or file that leads out of it is a UserError: the tool writes, reads and deletes nothing
+    outside the folder it works in)."""
+    base = root.resolve()
+    real = path.resolve()
+    if real != base and base not in real.parents:
+        raise UserError(
+            f"{path} leads outside {root} (to {real}, through a symbolic link): ycsb-runner reads and "
+            "writes only inside it; remove the link"
+        )
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, within: Path | None = None) -> None:
+    """Write *path* atomically; *within*: refuse (UserError) when the path leads outside that folder."""
+    if within is not None:
+        check_inside(within, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -44,16 +61,19 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise _disk_error(path, err) from err
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, *, within: Path | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), within=within)
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, default=str, allow_nan=False) + "\n")
+def atomic_write_json(path: Path, obj: Any, *, within: Path | None = None) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, default=str, allow_nan=False) + "\n", within=within)
 
 
-def atomic_write_csv(path: Path, df: pd.DataFrame) -> None:
-    atomic_write_text(path, df.to_csv(index=False))
+def atomic_write_csv(path: Path, df: pd.DataFrame, *, within: Path | None = None) -> None:
+    """*df* as CSV, a field with a line break in it quoted (``textsafe.csv_text``)."""
+    from ycsb_runner.textsafe import csv_text
+
+    atomic_write_text(path, csv_text(df), within=within)
 
 
 # CSV for spreadsheets (OWASP, "CSV Injection"): a text cell that starts with one of these is read as a

@@ -260,6 +260,38 @@ def _given(table: dict, cls: type, loc: _Located, section: str) -> dict[str, Any
 
 
 MAX_SUITE_BYTES = 2**20  # a suite is a few KiB of TOML; parsing a huge file would take minutes
+MAX_SUITE_DEPTH = 16  # tables and arrays nested in each other; the built-in suites nest 4 deep
+
+
+def _depth(value: Any) -> int:
+    """How deeply tables and arrays nest in *value* (a scalar: 0), without recursion."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        node, level = todo.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if level + 1 <= MAX_SUITE_DEPTH:  # deeper than the limit is refused anyway: no need to walk on
+            todo += [(c, level + 1) for c in children]
+    return deepest
+
+
+def _toml(text: str, where: str) -> dict[str, Any]:
+    """*text* as TOML, tables and arrays nested at most ``MAX_SUITE_DEPTH`` deep; SuiteError else."""
+    too_deep = SuiteError(
+        f"{where}: tables and arrays nested more than {MAX_SUITE_DEPTH} deep; a suite nests them at most "
+        f"{MAX_SUITE_DEPTH} deep: flatten it"
+    )
+    try:
+        doc = tomllib.loads(text)
+    except RecursionError:  # Python's own TOML parser recurses once per level: far past any real suite
+        raise too_deep from None
+    if _depth(doc) > MAX_SUITE_DEPTH:
+        raise too_deep
+    return doc
+
+
 MAX_THREAD_COUNTS = 100  # run.threads entries (each one is a step per mix and repetition)
 MAX_RUN_STEPS = 10_000  # measured and warm-up runs of one suite (a million took minutes and GB to plan)
 
@@ -321,7 +353,7 @@ class _Located:
 def parse_value(text: str) -> Any:
     """A ``--set`` value: TOML syntax when it parses (numbers, booleans, arrays), else a plain string."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        return _toml(f"v = {text}", f"--set value {text[:40]!r}")["v"]
     except tomllib.TOMLDecodeError:
         if "," in text:
             return [parse_value(t.strip()) for t in text.split(",") if t.strip()]
@@ -379,7 +411,7 @@ def load_suite(
     except (OSError, UnicodeDecodeError) as err:
         raise SuiteError(f"cannot read suite {path}: {getattr(err, 'strerror', None) or err}") from None
     try:
-        raw = tomllib.loads(text)
+        raw = _toml(text, f"suite {path.name}")
     except tomllib.TOMLDecodeError as err:
         raise SuiteError(f"suite {path.name}: invalid TOML: {err}") from err
     doc = copy.deepcopy(raw)

@@ -26,6 +26,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ycsb_runner import textsafe
+
 PROSE_MIN = 14  # a prose column is never narrower than this (or its longest word, if shorter)
 IDENT_MAX = 24  # a name without spaces up to this long (a mix, a step) is never folded
 NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+(e[-+]?\d+)?\s?(%|pp|x|×|µs|ms|s|ops/s)?( ± [\d,]*\.?\d+\s?%?)?$")
@@ -107,8 +109,13 @@ def print_frame(
     whole: Sequence[str] = (),
 ) -> None:
     """Print *frame* (text cells) to fit ``console.width``; see the module doc for how. The columns in
-    *whole* (names such as run ids) are never folded: they are shown whole or hidden."""
-    text = frame.astype(str)
+    *whole* (names such as run ids) are never folded: they are shown whole or hidden. Text from data is
+    shown through ``textsafe`` (control characters escaped, a long cell cut)."""
+    text = frame.astype(str).map(textsafe.cell).rename(columns=textsafe.terminal)
+    title = textsafe.terminal(title) if title else title
+    caption = textsafe.terminal(caption) if caption else caption
+    priority = [textsafe.terminal(c) for c in priority]
+    whole = [textsafe.terminal(c) for c in whole]
     width = console.width
     notes: list[str] = []
     if text.empty:

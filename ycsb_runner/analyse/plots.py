@@ -28,7 +28,9 @@ from ycsb_runner.model import RunResult, whole_steps  # noqa: E402
 
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
 OFF_ON = {"off": "-", "on": "--"}
-plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 8})
+# text.parse_math off: a "$" in a label (a tag, a run id, a name from a capture) is a dollar sign, never
+# mathtext, whose parser raised on `$\foo^$` (issue 38): every figure's text is plain text.
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "legend.fontsize": 8, "text.parse_math": False})
 # A panel is drawn at most PANEL_WIDTH_IN wide: at 90 dpi its 9 pt text stays legible when the report's
 # figures reflow to one column on an 800 px window (the report shows images at their own size or smaller).
 

@@ -129,6 +129,8 @@ class RegressResult:
         """What the canaries said of the nights judged (the newest --window ones)."""
         return canary.canary_lines(self.canaries, self.runs_used[-self.options.window :])
 
+    left_out: dict[tuple, list[str]] = field(default_factory=dict)  # series_id -> runs with no finite value
+
     @property
     def correction_text(self) -> str:
         return CORRECTIONS[self.options.correction]
@@ -152,6 +154,7 @@ class RegressResult:
             "confirm": self.options.confirm,
             "window": self.options.window,
             "correction": self.correction_text,
+            "nights_left_out": sum(len(v) for v in self.left_out.values()),
             "accepts": json.loads(self.accepts.to_json(orient="records", force_ascii=False)),
             "canaries": {
                 "read": self.canaries is not None,
@@ -199,6 +202,7 @@ def regress(
     m = metrics[metrics["run_id"].isin(order) & metrics["metric"].isin(opts.metrics)]
     if m.empty:
         return _empty(suite, newest_id, "no key figures of these runs in the history", opts, used)
+    m, left_out = finite_nights(m)
     groups = _nightly_series(m, order)
     nights = canary.canary_nights(metrics[metrics["run_id"].isin(order)], used) if opts.canaries else None
     rows, values, held, applied = _series_rows(
@@ -207,7 +211,9 @@ def regress(
     table = _series_table(rows, opts)
     if nights is not None:
         _attribute(table, nights, opts)
-    return _result(table, suite, newest_id, used, values, opts, held, applied, nights)
+    _note_left_out(table, held, left_out)
+    result = _result(table, suite, newest_id, used, values, opts, held, applied, nights)
+    return _with_left_out(result, left_out)
 
 
 def _series_rows(
@@ -282,6 +288,48 @@ def _suite_nights(parts: list[pd.DataFrame], n: int) -> window.SuiteNights:
         if v.size and np.all(v > 0):
             rows[i, part["_night"].to_numpy(int)] = np.log(v)
     return window.SuiteNights(rows)
+
+
+def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> RegressResult:
+    """*out* holding the nights ``finite_nights`` left out, their count in its reason."""
+    out.left_out = left_out
+    if left_out:
+        nights = sum(len(v) for v in left_out.values())
+        out.reason += f"; {nights} night value(s) left out of {len(left_out)} series (not a finite number)"
+    return out
+
+
+def finite_nights(m: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple, list[str]]]:
+    """The metric rows whose value is a finite number, and per series (``SERIES_KEYS`` tuple) the runs
+    left out of it: a NaN, inf or missing value is one bad night of that series, not the whole series'."""
+    values = pd.to_numeric(m["value"], errors="coerce").to_numpy(dtype=float)
+    good = np.isfinite(values)
+    if good.all():
+        return m, {}
+    clean = m[good]
+    kept = {(series_id(r[:-1]), r[-1]) for r in clean[[*SERIES_KEYS, "run_id"]].itertuples(index=False)}
+    left_out: dict[tuple, list[str]] = {}
+    for r in m[~good][[*SERIES_KEYS, "run_id"]].itertuples(index=False):
+        key, run = series_id(r[:-1]), str(r[-1])
+        if (key, run) not in kept and run not in left_out.get(key, []):  # (a sound repetition counts)
+            left_out.setdefault(key, []).append(run)
+    return clean, left_out
+
+
+def _note_left_out(table: pd.DataFrame, held: list[dict[str, Any]], left_out: dict[tuple, list[str]]) -> None:
+    """Each series' note names the nights left out of it (``finite_nights``)."""
+
+    def note(old: Any, runs: list[str]) -> str:
+        shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
+        said = f"{len(runs)} night(s) left out: value not a finite number ({shown})"
+        return "; ".join(n for n in (str(old or ""), said) if n)
+
+    for i, r in zip(table.index, table[SERIES_KEYS].itertuples(index=False), strict=True):
+        if (runs := left_out.get(series_id(r))) is not None:
+            table.at[i, "note"] = note(table.at[i, "note"], runs)
+    for row in held:
+        if (runs := left_out.get(series_id(row[k] for k in SERIES_KEYS))) is not None:
+            row["note"] = note(row.get("note"), runs)
 
 
 def _nightly_series(m: pd.DataFrame, order: dict[str, int]) -> list[tuple[Any, pd.DataFrame]]:

@@ -5,7 +5,6 @@ repetitions) with its spread (min-max), the change point marked, and the tags of
 from __future__ import annotations
 
 import base64
-import html
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from ycsb_runner import textsafe
 from ycsb_runner.analyse.plots import latency_unit, plt, png
 from ycsb_runner.analyse.regress import (
     IMPROVEMENT,
@@ -24,7 +24,7 @@ from ycsb_runner.analyse.regress import (
 )
 from ycsb_runner.analyse.report import CSS, _html_table, _md_table
 from ycsb_runner.metrics import metric_label, registered_metric
-from ycsb_runner.store import atomic_write_bytes, atomic_write_text
+from ycsb_runner.store import atomic_write_bytes, atomic_write_text, check_inside
 
 # The report's flagged table: the series in one column, what changed, how sure, from when (every column of
 # every series: `regress -f csv` / `-f json`).
@@ -107,20 +107,24 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     if c >= 0:
         tags = f" ({row['change_tags']})" if row.get("change_tags") else ""  # in the legend, off the plot
         begins = "change begins" if changed else "nights tested from"  # no change: the window tested
-        ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=f"{begins}: {row['change_run']}{tags}")
+        said = textsafe.label(f"{begins}: {row['change_run']}{tags}")
+        ax.axvline(c - 0.5, color=color, ls="--", lw=1.5, label=said)
         ax.hlines(row["before_median"] / div, 0, c - 0.5, colors="#7f8c8d", lw=1, label="before (median)")
         after = "after (median)" if changed else "tested nights (median)"
         ax.hlines(row["after_median"] / div, c - 0.5, len(series) - 1, colors=color, lw=1.5, label=after)
     ax.set_xticks(nights)
-    ax.set_xticklabels([run_tick(r) for r in series["run_id"]], rotation=45, ha="right", fontsize=7)
+    ticks = [textsafe.label(run_tick(r)) for r in series["run_id"]]
+    ax.set_xticklabels(ticks, rotation=45, ha="right", fontsize=7)
     ax.set_ylabel(ylabel, fontsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 100 else f"{v:g}"))
     change = _finite(row.get("change_pct"))
     p_adj = _finite(row.get("p_adjusted"))
     ax.set_title(
-        f"{series_name(row)} {_named(row)}: {row['verdict']}"
-        + (f" {change:+.1f} %" if change is not None else "")
-        + (f" (p adj {p_adj:.2g})" if p_adj is not None else ""),
+        textsafe.label(
+            f"{series_name(row)} {_named(row)}: {row['verdict']}"
+            + (f" {change:+.1f} %" if change is not None else "")
+            + (f" (p adj {p_adj:.2g})" if p_adj is not None else "")
+        ),
         fontsize=9,
     )
     ax.grid(alpha=0.3)
@@ -209,6 +213,11 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
+    """regress.html, regress.md and regress-figures/ in *out_dir* (nothing through a link out of it)."""
+    html_path, md_path = out_dir / "regress.html", out_dir / "regress.md"
+    fig_dir = out_dir / "regress-figures"
+    for path in (html_path, md_path, fig_dir):
+        check_inside(out_dir, path)
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = result.summary()
     shown = flagged(result.table)
@@ -229,15 +238,16 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         ("canaries", "; ".join(result.canary_lines)),
     ]
     h = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{textsafe.html(title)}</title>"
         f"<style>{CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
+        f"<h1>{textsafe.html(title)}</h1>",
         "<table>",
-        *[f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in facts],
+        *[f"<tr><th>{textsafe.html(k)}</th><td>{textsafe.html(v)}</td></tr>" for k, v in facts],
         "</table>",
         "<h2>Flagged series</h2>",
     ]
-    md = [f"# {title}\n", *[f"- **{k}**: {v}" for k, v in facts], "", "## Flagged series\n"]
+    md = [f"# {textsafe.markdown(title)}\n", *[f"- **{k}**: {textsafe.markdown(v)}" for k, v in facts]]
+    md += ["", "## Flagged series\n"]
     if shown.empty:
         h.append("<p>No series flagged.</p>")
         md.append("_No series flagged._\n")
@@ -251,9 +261,8 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
     md.append("## Trends\n")
     rows, note = trend_rows(result.table)
     if note:
-        h.append(f"<p>{html.escape(note)}</p>")
-        md.append(f"{note}\n")
-    fig_dir = out_dir / "regress-figures"
+        h.append(f"<p>{textsafe.html(note)}</p>")
+        md.append(f"{textsafe.markdown_line(note)}\n")
     for i, row in enumerate(rows):
         key = tuple(row[k] for k in ("phase", "mix", "threads", "audit", "operation", "metric"))
         match = next((k for k in result.series_values if tuple(map(str, k)) == tuple(map(str, key))), None)
@@ -263,15 +272,14 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         caption = f"{series_name(row)} {_named(row)}: {row['verdict']}"
         b64 = base64.b64encode(png).decode("ascii")
         h.append(
-            f"<figure><img alt='{html.escape(caption)}' src=\"data:image/png;base64,{b64}\">"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            f"<figure><img alt='{textsafe.html(caption)}' src=\"data:image/png;base64,{b64}\">"
+            f"<figcaption>{textsafe.html(caption)}</figcaption></figure>"
         )
         named = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}"  # file names keep raw names
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{named}")
-        atomic_write_bytes(fig_dir / f"{stem}.png", png)
-        md.append(f"![{caption}](regress-figures/{stem}.png)\n")
+        atomic_write_bytes(fig_dir / f"{stem}.png", png, within=out_dir)
+        md.append(f"![{textsafe.markdown(caption)}](regress-figures/{stem}.png)\n")
     h.append("</body></html>\n")
-    html_path, md_path = out_dir / "regress.html", out_dir / "regress.md"
-    atomic_write_text(html_path, "\n".join(h))
-    atomic_write_text(md_path, "\n".join(md))
+    atomic_write_text(html_path, "\n".join(h), within=out_dir)
+    atomic_write_text(md_path, "\n".join(md), within=out_dir)
     return html_path, md_path

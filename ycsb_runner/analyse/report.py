@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
+from ycsb_runner import textsafe  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
@@ -26,7 +27,7 @@ from ycsb_runner.model import (  # noqa: E402
     StepRecord,
 )
 from ycsb_runner.output import cell_text, column_label, display_frame, markdown_table  # noqa: E402
-from ycsb_runner.store import atomic_write_bytes, atomic_write_text  # noqa: E402
+from ycsb_runner.store import atomic_write_bytes, atomic_write_text, check_inside  # noqa: E402
 
 CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
 @media (max-width:900px){body{margin:1em}}
@@ -207,6 +208,7 @@ def _html_table(df: pd.DataFrame) -> str:
     from ycsb_runner.termtable import is_number_text
 
     text = display_frame(df)
+    text = text.map(textsafe.terminal).rename(columns=textsafe.terminal) if not text.empty else text
     body = text.rename(columns=column_label).to_html(index=False, escape=True, border=0)
 
     def cell(match: re.Match[str]) -> str:
@@ -408,23 +410,25 @@ def write_report(
     folder, or the run or analysis a command already holds); return their paths."""
     a = RunAnalysis.of(run_dir)
     out = Path(out_dir) if out_dir else a.run.root
+    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
+    for path in (html_path, md_path, out / REPORT_FIGURES):  # before anything is written
+        check_inside(out, path)
     figures = _figures(a)
     name = a.run.root.name
     h = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(name)}</title>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{textsafe.html(name)}</title>"
         f"<style>{CSS}</style></head><body>",
-        f"<h1>ycsb-runner report: {html.escape(name)}</h1>",
+        f"<h1>ycsb-runner report: {textsafe.html(name)}</h1>",
     ]
-    md = [f"# ycsb-runner report: {name}\n"]
+    md = [f"# ycsb-runner report: {textsafe.markdown(name)}\n"]
     _banners(a, h, md)
     _tables(a, h, md)
     _plots(figures, out / REPORT_FIGURES, h, md)
     _reference_table(a, h, md)
     _run_sections(a, h, md)
     h.append("</body></html>\n")
-    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
-    atomic_write_text(html_path, "\n".join(h))
-    atomic_write_text(md_path, "\n".join(md))
+    atomic_write_text(html_path, "\n".join(h), within=out)
+    atomic_write_text(md_path, "\n".join(md), within=out)
     return html_path, md_path
 
 
@@ -434,25 +438,25 @@ def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     run = a.run
     failure = failure_banner(run)
     if failure:
-        h.append(f"<div class='warn fail' id='run-failed'><strong>{html.escape(failure)}</strong></div>")
-        md.append(f"> **{failure}**\n")
+        h.append(f"<div class='warn fail' id='run-failed'><strong>{textsafe.html(failure)}</strong></div>")
+        md.append(f"> **{textsafe.markdown(failure)}**\n")
     caveat = run.manifest.audit_caveat
     if caveat:
-        h.append(f"<div class='warn' id='unverified-audit'><strong>{html.escape(caveat)}</strong></div>")
-        md.append(f"> **{caveat}**\n")
+        h.append(f"<div class='warn' id='unverified-audit'><strong>{textsafe.html(caveat)}</strong></div>")
+        md.append(f"> **{textsafe.markdown(caveat)}**\n")
     server = run.manifest.server_caveat
     if server:
-        h.append(f"<div class='warn' id='not-mongodb'>{html.escape(server)}</div>")
-        md.append(f"> {server}\n")
+        h.append(f"<div class='warn' id='not-mongodb'>{textsafe.html(server)}</div>")
+        md.append(f"> {textsafe.markdown_line(server)}\n")
     note = scaled_note(a)
     if note:
         whose = "study's" if a.study.reference else "suite's own"
-        h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {html.escape(note)}</div>")
-        md.append(f"> **Not the {whose} setting.** {note}\n")
+        h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {textsafe.html(note)}</div>")
+        md.append(f"> **Not the {whose} setting.** {textsafe.markdown(note)}\n")
     sub = a.report_tables.get("reference_note") or ""
     if sub:  # which published figures the run is set against, before any of them is shown
-        h.append(f"<div class='warn'>{html.escape(sub)}</div>")
-        md.append(f"> {sub}\n")
+        h.append(f"<div class='warn'>{textsafe.html(sub)}</div>")
+        md.append(f"> {textsafe.markdown_line(sub)}\n")
 
 
 def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
@@ -469,12 +473,12 @@ def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
 
         head = f"Max throughput: {found_text(run.manifest.findmax)}"
         probes = search_frame(run.manifest.findmax)
-        h += [f"<h2>{html.escape(head)}</h2>", _html_table(probes)]
-        md += [f"## {head}\n", _md_table(probes)]
+        h += [f"<h2>{textsafe.html(head)}</h2>", _html_table(probes)]
+        md += [f"## {textsafe.markdown(head)}\n", _md_table(probes)]
     else:  # (a findmax run's per-mix means would average probes at different targets)
         title = a.table.attrs.get("title", run.suite_name)
-        h += [f"<h2>{html.escape(title)}</h2>", _html_table(a.table)]
-        md += [f"## {title}\n", _md_table(a.table)]
+        h += [f"<h2>{textsafe.html(title)}</h2>", _html_table(a.table)]
+        md += [f"## {textsafe.markdown(title)}\n", _md_table(a.table)]
 
 
 def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
@@ -495,8 +499,16 @@ def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
     head = f"Measured vs published ({', '.join(said)})"
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    h += [f"<h2>{html.escape(head)}</h2>", _html_table(shown), f"<p>{html.escape(rest)}</p>" if rest else ""]
-    md += [f"## {head}\n", _md_table(shown), f"{rest}\n" if rest else ""]
+    h += [
+        f"<h2>{textsafe.html(head)}</h2>",
+        _html_table(shown),
+        f"<p>{textsafe.html(rest)}</p>" if rest else "",
+    ]
+    md += [
+        f"## {textsafe.markdown(head)}\n",
+        _md_table(shown),
+        f"{textsafe.markdown_line(rest)}\n" if rest else "",
+    ]
 
 
 def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) -> None:
@@ -508,16 +520,15 @@ def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) ->
         for i, png in enumerate(panels, 1):
             name = f"{stem}.png" if len(panels) == 1 else f"{stem}-{i}.png"
             b64 = base64.b64encode(png).decode("ascii")
-            images.append(
-                f"<img alt='{html.escape(caption)} ({i}/{len(panels)})' src=\"data:image/png;base64,{b64}\">"
-            )
-            atomic_write_bytes(fig_dir / name, png)
-            md.append(f"![{caption} ({i}/{len(panels)})]({REPORT_FIGURES}/{name})\n")
+            alt = f"{textsafe.html(caption)} ({i}/{len(panels)})"
+            images.append(f"<img alt='{alt}' src=\"data:image/png;base64,{b64}\">")
+            atomic_write_bytes(fig_dir / name, png, within=fig_dir.parent)
+            md.append(f"![{textsafe.markdown(caption)} ({i}/{len(panels)})]({REPORT_FIGURES}/{name})\n")
         h.append(
             f"<figure><div class='panels'>{''.join(images)}</div>"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            f"<figcaption>{textsafe.html(caption)}</figcaption></figure>"
         )
-        md.append(f"_{caption}_\n")
+        md.append(f"_{textsafe.markdown(caption)}_\n")
     if not figures:
         h.append("<p>No plottable data in this run.</p>")
         md.append("_No plottable data in this run._\n")
@@ -528,10 +539,10 @@ def _run_sections(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     run = a.run
     meta = metadata(run)
     h.append("<h2>Run</h2><table>")
-    h += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in meta]
+    h += [f"<tr><th>{textsafe.html(k)}</th><td>{textsafe.html(v)}</td></tr>" for k, v in meta]
     h.append("</table>")
     md += ["## Run\n", "| | |", "|---|---|"]
-    md += [f"| {k} | {v.replace('|', '/')} |" for k, v in meta]
+    md += [f"| {textsafe.markdown(k)} | {textsafe.markdown(v)} |" for k, v in meta]
     md.append("")
     ab = a.statistics
     if ab is not None and not ab.empty:
@@ -543,5 +554,5 @@ def _run_sections(a: RunAnalysis, h: list[str], md: list[str]) -> None:
     h += ["<h2>Steps</h2>", _html_table(steps)]
     md += ["## Steps\n", _md_table(steps)]
     if unsteady := steady_note(run):
-        h.append(f"<p class='warn'>{html.escape(unsteady)}</p>")
-        md.append(f"**{unsteady}**\n")
+        h.append(f"<p class='warn'>{textsafe.html(unsteady)}</p>")
+        md.append(f"**{textsafe.markdown(unsteady)}**\n")

@@ -28,9 +28,11 @@ def _say(label: str, text: str = "") -> None:
     from rich.markup import escape
 
     from ycsb_runner.console import err_console
+    from ycsb_runner.textsafe import terminal
 
+    safe = "\n".join(terminal(line) for line in text.split("\n"))  # no control sequence from data
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
-        err_console.print(label + escape(text), soft_wrap=True)
+        err_console.print(label + escape(safe), soft_wrap=True)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kw: object) -> None:

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 
 
 def _save(path: Path, df: pd.DataFrame) -> None:
+    """*df* into the run folder (*path*'s folder), never through a link that leads out of it."""
     from ycsb_runner.store import atomic_write_csv
 
-    atomic_write_csv(path, df)
+    atomic_write_csv(path, df, within=path.parent)
     err_console.print(f"wrote {escape(str(path))}")
 
 

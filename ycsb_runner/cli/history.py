@@ -157,7 +157,8 @@ regress_app = typer.Typer(
     "SUITE --why TEXT).\n\nA regression stays open, and regress exits 1 on every night, until it recovers "
     "or is accepted. Exit codes: 0 no regression (an accepted change too recent to test counts as a "
     "pass); 1 at least one series regressed; 2 could not decide (too little history, the newest run "
-    "failed or was interrupted, nothing comparable).",
+    "failed or was interrupted, nothing comparable); 3 --report DIR could not be written (the judgement "
+    "is printed above the error).",
 )
 
 
@@ -339,25 +340,51 @@ def regress_cmd(
     """Regression, improvement or no change per series of SUITE's history (exit 0 / 1 / 2).
 
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
-    the newest run failed or was interrupted, nothing comparable).
+    the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
     opts = _options(min_effect, alpha, correction, window, confirm, metric, ignore_canaries)
     history, out = _judge(suite, _filter(suite, tag, since, until, None), opts, results, history_url)
     _show_judgement(out, fmt, show_all)
     if unsteady := _unsteady_nights(history, out.runs_used):
         log(unsteady)
-    if report is not None:
-        from ycsb_runner.analyse.regress_report import write_regress_report
-
-        html_path, md_path = write_regress_report(out, report)
-        log(f"report: {html_path} and {md_path}")
+    unwritten = _write_report(out, report) if report is not None else None
     log(
         f"{out.reason} ({f'newest {out.newest}; ' if out.newest else ''}alpha {alpha:g} after "
         f"{out.correction_text} correction, "
         f"min effect {min_effect:g} %, --confirm {confirm}); exit {out.exit_code}"
     )
+    if unwritten is not None:
+        from ycsb_runner.errors import UserError
+
+        raise UserError(
+            f"the report was not written to {report}: {unwritten}; the judgement above stands (exit "
+            f"{out.exit_code} without --report)",
+            exit_code=EXIT_REPORT_NOT_WRITTEN,
+        )
     if out.exit_code:
         raise typer.Exit(out.exit_code)
+
+
+#: ``regress --report DIR`` when the report cannot be written there: not 1 (a regression) nor 2 (could not
+#: decide); the judgement is printed above the error.
+EXIT_REPORT_NOT_WRITTEN = 3
+
+
+def _write_report(out: RegressResult, folder: Path) -> str | None:
+    """Write regress.html and regress.md into *folder*; None when written, else why not (one line)."""
+    from ycsb_runner.analyse.regress_report import write_regress_report
+    from ycsb_runner.errors import UserError
+
+    try:
+        html_path, md_path = write_regress_report(out, folder)
+    except UserError as err:
+        return str(err)
+    except OSError as err:
+        return f"{err.strerror or err}{f' ({err.filename})' if err.filename else ''}"
+    except Exception as err:  # noqa: BLE001 - a figure that cannot be drawn is one line, never a traceback
+        return f"{type(err).__name__}: {' '.join(str(err).split())[:160]}"
+    log(f"report: {html_path} and {md_path}")
+    return None
 
 
 def _login_user() -> str:
@@ -453,17 +480,16 @@ def accept_cmd(
     import time
 
     import pandas as pd
-    from rich.markup import escape
 
     from ycsb_runner.analyse.regress import accept_rows, open_regressions
     from ycsb_runner.errors import UserError
-    from ycsb_runner.history import ACCEPT_COLUMNS
+    from ycsb_runner.history import ACCEPT_COLUMNS, NOTE_CHARS, WHO_CHARS, check_text
     from ycsb_runner.model import iso_utc
 
-    reason = why.strip()
+    reason = check_text(why.strip(), "--why", NOTE_CHARS)
     if not reason:
         raise UserError("--why is empty: say why the change is the new normal, e.g. --why 'new server build'")
-    who = (by or "").strip() or _login_user()
+    who = check_text((by or "").strip(), "--by", WHO_CHARS) or _login_user()
     opts = _options(min_effect, alpha, correction, window, confirm, metric, ignore_canaries)
     filt = _filter(suite, tag, since, until, None)
     history, out = _judge(
@@ -483,9 +509,7 @@ def accept_cmd(
     )
     emit(pd.DataFrame(rows, columns=ACCEPT_COLUMNS), fmt, f"accepted in {suite} ({history.where})")
     runs = sorted({str(r["change_run"]) for r in rows})
-    log(
-        escape(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
-    )
+    log(f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}")
 
 
 @history_app.command("rebuild")

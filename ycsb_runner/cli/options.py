@@ -188,10 +188,14 @@ def wrap_message(msg: str, width: int) -> str:
 
 def log(msg: str) -> None:
     """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
-    may hold brackets, which the console would otherwise read as markup)."""
+    may hold brackets, which the console would otherwise read as markup; control characters from data are
+    shown escaped, ``textsafe.terminal``)."""
     from rich.markup import escape
 
-    err_console.print(escape(wrap_message(msg, err_console.width)), soft_wrap=True)
+    from ycsb_runner.textsafe import terminal
+
+    safe = "\n".join(terminal(line) for line in msg.split("\n"))
+    err_console.print(escape(wrap_message(safe, err_console.width)), soft_wrap=True)
 
 
 HistoryUrlOpt = Annotated[

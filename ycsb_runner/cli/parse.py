@@ -16,6 +16,7 @@ from rich.markup import escape
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
 from ycsb_runner.output import View, cell_text, renderer
+from ycsb_runner.textsafe import terminal
 
 if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
     import pandas as pd
@@ -35,43 +36,66 @@ _TABLE_COLUMNS = [
 ]
 
 
-def _read(path: Path) -> bytes:
-    """The bytes of a YCSB capture: a file, or a pipe (``parse <(...)``, a FIFO); one-line errors else."""
+def _check_file(path: Path) -> Path:
+    """*path* when it is a file or a pipe (``parse <(...)``, a FIFO) to read; one-line errors else."""
     if path.is_dir():
         from ycsb_runner.model import STDOUT
 
         raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path / STDOUT}")
     if not path.exists():
         raise UserError(f"file not found: {path}")
+    return path
+
+
+def _head(path: Path, size: int = 4096) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def _load(path: Path, stderr: Path | None, table: str = "operations") -> ParsedRun:
+    """One capture, read as it is parsed (``parse_capture``: memory bounded whatever its size, but for the
+    status lines when ``--table status`` asks for them all); a JSON export, and a pipe (which can be read
+    once only), are read whole."""
+    from ycsb_runner.parse import parse_export, parse_output
+    from ycsb_runner.parse.api import parse_capture
+
+    _check_file(path)
+    err_path = stderr
+    if err_path is None and path.suffix == ".stdout" and path.with_suffix(".stderr").is_file():
+        err_path = path.with_suffix(".stderr")
+    if err_path is not None:
+        _check_file(err_path)
+    whole = not path.is_file() or (err_path is not None and not err_path.is_file())
+    data = _read(path) if whole else _head(path)
+    if path.suffix.lower() == ".json" or _JSON_START.match(data[:4096]):
+        return parse_export(data if whole else path)
+    if whole:
+        return parse_output(data, _read(err_path) if err_path else b"")
+    return parse_capture(path, err_path, keep_status=table == "status")
+
+
+def _read(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror or err}") from None
 
 
-def _load(path: Path, stderr: Path | None) -> ParsedRun:
-    from ycsb_runner.parse import parse_export, parse_output
-
-    data = _read(path)
-    if path.suffix.lower() == ".json" or _JSON_START.match(data[:4096]):
-        return parse_export(data)
-    err_path = stderr
-    if err_path is None and path.suffix == ".stdout" and path.with_suffix(".stderr").is_file():
-        err_path = path.with_suffix(".stderr")
-    return parse_output(data, _read(err_path) if err_path else b"")
-
-
 def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:
     v = run.verdict
     style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
     console.print(
-        f"[bold]{escape(name)}[/bold]: [{style}]{v.status}[/{style}]  type={run.measurement_type or '?'}  "
+        f"[bold]{escape(terminal(name))}[/bold]: [{style}]{v.status}[/{style}]  "
+        f"type={escape(terminal(run.measurement_type or '?'))}  "
         f"runtime={cell_text(run.overall.get('runtime_ms'), fine=True)} ms  "
         f"throughput={cell_text(run.overall.get('throughput'), fine=True)} ops/s",
         highlight=False,
     )
     for reason in v.reasons:
-        console.print(f"  - {reason}", highlight=False, markup=False)
+        console.print(f"  - {terminal(reason)}", highlight=False, markup=False)
     if run.operations.empty or not with_operations:
         return
     import pandas as pd
@@ -162,7 +186,7 @@ def parse_cmd(
     try:
         _run(files, stderr, fmt, table)
     except UserError as err:
-        Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"error: {terminal(err)}", markup=False, highlight=False)
         raise typer.Exit(err.exit_code) from None
 
 
@@ -221,5 +245,5 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
         raise UserError(
             "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
         )
-    runs = [(str(path), _load(path, stderr)) for path in files]
+    runs = [(str(path), _load(path, stderr, table)) for path in files]
     shown_as.document(ParsedDocument(runs, table))

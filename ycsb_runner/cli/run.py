@@ -248,11 +248,11 @@ def bench_options(params: Mapping[str, Any], **only_here: Any) -> BenchOptions:
     """The BenchOptions of a command that runs a bench (bench, findmax): the options they share from
     *params*, the command's parameters by name (its ``locals()``), and the fields *only_here* sets."""
     from ycsb_runner.bench import BenchOptions
-    from ycsb_runner.history import parse_tags
+    from ycsb_runner.history import check_tags, parse_tags
 
     shared = {name: params[param] for param, name in _SHARED_OPTIONS.items()}
     shared["overrides"] = shared["overrides"] or []
-    shared["tags"] = parse_tags(shared["tags"] or [])
+    shared["tags"] = check_tags(parse_tags(shared["tags"] or []))
     shared["clients"] = shared["clients"] or []
     return BenchOptions(**shared, **only_here)
 
@@ -264,9 +264,9 @@ def _plan_and_preflight(params: Mapping[str, Any], *, show_properties: bool = Fa
 
     url, audit_strategy = params["mongodb_url"], params["audit_strategy"]
     if params["tag"]:  # (history, and pandas with it, only for a bench given tags)
-        from ycsb_runner.history import parse_tags
+        from ycsb_runner.history import check_tags, parse_tags
 
-        parse_tags(params["tag"])
+        check_tags(parse_tags(params["tag"]))
     check_options(
         BenchOptions(
             suite=params["suite"], url=url, max_error_rate=params["max_error_rate"], run_id=params["run_id"]

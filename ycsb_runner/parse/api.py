@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+import contextlib
+import dataclasses
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from os import PathLike
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -13,26 +17,16 @@ from .errors import ParseError
 from .export import read_export
 from .hdr import hdr_intervals
 from .model import ParsedRun
+from .names import classify_frame
 from .operations import build_operations, is_ms_metric
 from .raw import RAW_HEADER, cut_spans, split_raw
-from .status import StatusChunk, build_status, dedupe_adjacent
+from .status import STATUS_COLUMNS, StatusChunk, StatusDigest, build_status, dedupe_adjacent
 from .stream import StreamScan, scan_stream
 from .summary import build_summary, empty_frame
-from .text import Stream, mask_secrets, to_bytes
+from .text import Stream, to_bytes
 from .truncation import truncation_reasons
 from .verdict import Evidence, decide
 
-_EXCEPTION_RE = re.compile(
-    r"^(?:Exception in thread |Error initializing|ERROR: |Exception\b"
-    r"|(?:[A-Za-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?::|$))"
-)
-# One failed operation, as the project's binding reports it (the operation is counted in its section's
-# Return=ERROR line too): judged by the error rate, not as an exception.
-_OPERATION_FAILURE_RE = re.compile(r"^ERROR: MongoDB (?:read|scan|update|insert|delete) key .* failed: ")
-_USAGE_RE = re.compile(
-    r"^(?:Unknown option |Missing property: |Unable to open the properties file|"
-    r"Usage: java (?:site|com\.yahoo)\.ycsb\.Client)"
-)
 _YCSB_MARKERS = (
     "YCSB Client ",
     "Command line: ",
@@ -53,8 +47,6 @@ _KNOWN_METRICS = (
     "RunTime(ms)",
     "Throughput(ops/sec)",
 )
-_MAX_QUOTED = 5
-
 
 # The run's totals: key -> (section, metric) of its summary line.
 _OVERALL = {
@@ -77,10 +69,15 @@ def _overall(summary: pd.DataFrame) -> dict[str, float | None]:
 
 
 def _measurement_type(
-    summary: pd.DataFrame, status: pd.DataFrame, timeseries: pd.DataFrame, histogram: pd.DataFrame
+    summary: pd.DataFrame,
+    status_parts: set[str],
+    p99_seen: bool,
+    timeseries: pd.DataFrame,
+    histogram: pd.DataFrame,
 ) -> str | None:
-    """The measurement type from the whole shape of the output: section parts, metrics, bucket shapes."""
-    parts = set(pd.unique(summary["part"].to_numpy())) | set(pd.unique(status["part"].to_numpy()))
+    """The measurement type from the whole shape of the output: section parts, metrics, bucket shapes
+    (*status_parts*: the parts of the status lines' sections; *p99_seen*: a status line printed a p99)."""
+    parts = set(pd.unique(summary["part"].to_numpy())) | status_parts
     if "bucket" in parts:
         return "hdrhistogram+histogram"
     if "raw" in parts:
@@ -99,40 +96,9 @@ def _measurement_type(
         return "hdrhistogram"
     if not timeseries.empty or "Operations" in metrics:
         return "timeseries"
-    if not status.empty and bool(np.isfinite(status["p99"].to_numpy(dtype="float64")).any()):
+    if p99_seen:
         return "hdrhistogram"
     return None
-
-
-def _noise_scan(lines: pd.Series) -> dict[str, object]:
-    """Exceptions, usage errors, 'Still waiting', version and command line among non-data lines."""
-    if lines.empty:
-        return {
-            "exceptions": [],
-            "exception_count": 0,
-            "operation_failures": 0,
-            "usage": [],
-            "waiting": 0,
-            "version": None,
-            "cmd": None,
-        }
-    exc = lines[lines.str.match(_EXCEPTION_RE, na=False)]
-    op_failures = exc.str.match(_OPERATION_FAILURE_RE, na=False)
-    exc = exc[~op_failures]
-    usage = lines[lines.str.match(_USAGE_RE, na=False)]
-    # The usage banner itself is not the reason; prefer the specific message.
-    usage = usage[~usage.str.startswith("Usage: ")].tolist() or usage.tolist()
-    version = lines[lines.str.startswith("YCSB Client ", na=False)]
-    cmd = lines[lines.str.startswith("Command line: ", na=False)]
-    return {
-        "exceptions": [mask_secrets(s) for s in exc.head(_MAX_QUOTED)],
-        "exception_count": int(len(exc)),
-        "operation_failures": int(op_failures.sum()),
-        "usage": [mask_secrets(s) for s in usage[:_MAX_QUOTED]],
-        "waiting": int(lines.str.startswith("Still waiting for thread", na=False).sum()),
-        "version": version.iloc[0][len("YCSB Client ") :].strip() if not version.empty else None,
-        "cmd": mask_secrets(cmd.iloc[0][len("Command line: ") :]) if not cmd.empty else None,
-    }
 
 
 def _looks_like_ycsb(texts: list[str], summary: pd.DataFrame, status_found: bool, raw_found: bool) -> bool:
@@ -149,19 +115,24 @@ def _looks_like_ycsb(texts: list[str], summary: pd.DataFrame, status_found: bool
     return any(marker in text for text in texts for marker in _YCSB_MARKERS)
 
 
-def _status_lines(err: StreamScan, out: StreamScan, notes: list[str]) -> tuple[StatusChunk, str]:
-    """The status lines to use and their stream: stderr's (YCSB's own), else stdout's (a combined ``2>&1``
-    capture), whose adjacent duplicates (the timeseries copy) are dropped. Adds what it did to *notes*."""
-    if err.status.n:
-        if out.status.n:
-            notes.append(f"{out.status.n} status line(s) on stdout (timeseries copy) ignored; stderr's used")
-        return err.status, "stderr"
-    found, dropped = dedupe_adjacent(out.status)
-    if dropped:
+def _status_lines(
+    err: StreamScan, out: StreamScan, notes: list[str]
+) -> tuple[StatusChunk | None, StatusDigest, bool, str]:
+    """The status lines to use (None when only their digest was kept), their digest, whether adjacent
+    repeats are dropped from it, and their stream: stderr's (YCSB's own), else stdout's (a combined
+    ``2>&1`` capture), whose adjacent duplicates (the timeseries copy) are dropped. Adds what it did to
+    *notes*."""
+    if err.digest.n:
+        if out.digest.n:
+            notes.append(f"{out.digest.n} status line(s) on stdout (timeseries copy) ignored; stderr's used")
+        return err.status, err.digest, False, "stderr"
+    found = dedupe_adjacent(out.status)[0] if out.status is not None else None
+    if out.digest.doubled:
         notes.append(
-            f"{dropped} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries capture)"
+            f"{out.digest.repeats} adjacent duplicate status update(s) dropped (combined 2>&1 timeseries "
+            "capture)"
         )
-    return found, "stdout"
+    return found, out.digest, True, "stdout"
 
 
 def _input_notes(
@@ -180,6 +151,16 @@ def _input_notes(
     if not export_complete:
         notes.append("the JSON export stops mid-object; objects before the cut were used")
     return notes
+
+
+@dataclass(frozen=True)
+class _Judging:
+    """What the verdict is judged against (``parse_output``'s keyword arguments)."""
+
+    exit_code: int | None = None
+    expected_ops: int | None = None
+    max_error_rate: float = 0.01
+    min_ops_fraction: float = 0.9
 
 
 def parse_output(
@@ -211,47 +192,116 @@ def parse_output(
     err = scan_stream(to_bytes(stderr))
     out = scan_stream(out_bytes, with_keys=True)  # a combined 2>&1 capture comes in as stdout
     del out_bytes
-    notes: list[str] = []
-    found, source = _status_lines(err, out, notes)
+    judging = _Judging(exit_code, expected_ops, max_error_rate, min_ops_fraction)
+    return _parsed(err, out, raw, bool(spans), judging, export=export, hdr_files=hdr_files)
 
+
+def parse_capture(
+    stdout: str | PathLike[str],
+    stderr: str | PathLike[str] | None = None,
+    *,
+    keep_status: bool = True,
+    exit_code: int | None = None,
+    expected_ops: int | None = None,
+    max_error_rate: float = 0.01,
+    min_ops_fraction: float = 0.9,
+) -> ParsedRun:
+    """``parse_output`` of capture files, read as they are parsed: the input is never held whole, so the
+    memory needed is bounded whatever the files' size (README, "Limits on input"), but for what the results
+    hold: every status update with *keep_status* (else ``status`` is empty and the verdict uses their
+    digest), and the data points of a ``raw`` capture, which is read whole."""
+    from .text import read_path_bytes
+
+    judging = _Judging(exit_code, expected_ops, max_error_rate, min_ops_fraction)
+    if _holds(stdout, RAW_HEADER):
+        err_bytes = read_path_bytes(stderr) if stderr is not None else b""
+        return parse_output(read_path_bytes(stdout), err_bytes, **dataclasses.asdict(judging))
+    with _opened(stderr) as err_file, _opened(stdout) as out_file:
+        err = scan_stream(err_file, keep_status=keep_status)
+        out = scan_stream(out_file, with_keys=True, keep_status=keep_status)
+    return _parsed(err, out, split_raw(b"")[0], False, judging)
+
+
+@contextlib.contextmanager
+def _opened(path: str | PathLike[str] | None) -> Iterator[BinaryIO]:
+    """*path* open for reading (an empty stream for None); a ParseError (one line) when it cannot be."""
+    from .errors import ParseError
+
+    if path is None:
+        yield io.BytesIO(b"")
+        return
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below, after the caller read it
+    except OSError as err:
+        raise ParseError(f"cannot read {path}: {err.strerror or err}") from err
+    with fh:
+        yield fh
+
+
+def _holds(path: str | PathLike[str], needle: bytes, block: int = 8 << 20) -> bool:
+    """Whether the file holds *needle* (read block by block, blocks overlapping by its length)."""
+    with _opened(path) as fh:
+        tail = b""
+        while piece := fh.read(block):
+            if needle in tail + piece[: len(needle)] or needle in piece:
+                return True
+            tail = piece[-len(needle) :]
+    return False
+
+
+def _parsed(
+    err: StreamScan,
+    out: StreamScan,
+    raw: pd.DataFrame,
+    raw_found: bool,
+    judging: _Judging,
+    *,
+    export: str | bytes | PathLike[str] | None = None,
+    hdr_files: str | PathLike[str] | Iterable[str | PathLike[str]] | None = None,
+) -> ParsedRun:
+    """The ParsedRun of two scanned streams: tables, figures and the verdict."""
+    notes: list[str] = []
+    found, digest, dedupe, source = _status_lines(err, out, notes)
     rows = out.rows
     export_complete = True
     if export is not None:
         export_rows, export_complete = read_export(export)
         rows = pd.concat([rows, export_rows], ignore_index=True)
-    status_names = tuple(pd.unique(found.groups["section"]))
+    status_names = tuple(digest.sections)
     built = build_summary(rows, extra_names=status_names)
     summary = built["summary"]
-    status = build_status(found, source, extra_names=tuple(summary["section"].unique()))
-
-    scan_result = _noise_scan(pd.Series(err.noise + out.noise, dtype=object))
-    if not _looks_like_ycsb([out.prefix, err.prefix], summary, bool(found.n), bool(spans)):
+    names = tuple(summary["section"].unique())
+    status = (
+        build_status(found, source, extra_names=names) if found is not None else empty_frame(STATUS_COLUMNS)
+    )
+    noise = err.noise.then(out.noise).result()
+    n_updates = digest.updates(dedupe)
+    if not _looks_like_ycsb([out.prefix, err.prefix], summary, bool(n_updates), raw_found):
         raise ParseError(
             "the input does not look like YCSB output (no summary, status lines or YCSB messages)"
         )
-
     overall = _overall(summary)
     operations = build_operations(summary)
     notes.extend(_input_notes(summary, operations, raw, export_complete))
     hdr = hdr_intervals(hdr_files) if hdr_files is not None else empty_frame(["section"])
-
-    last_ops = float(status["total_ops"].iloc[-1]) if not status.empty else None
+    last_ops = digest.last_ops
     verdict = decide(
         Evidence(
             overall=overall,
             operations=operations,
-            status_updates=found.n,
+            status_updates=n_updates,
             last_status_ops=last_ops if last_ops is None or np.isfinite(last_ops) else None,
-            exit_code=exit_code,
-            exceptions=scan_result["exceptions"],
-            exception_count=scan_result["exception_count"],
-            operation_failures=scan_result["operation_failures"],
-            still_waiting=scan_result["waiting"],
-            usage_errors=scan_result["usage"],
-            expected_ops=expected_ops,
-            max_error_rate=max_error_rate,
-            min_ops_fraction=min_ops_fraction,
+            exit_code=judging.exit_code,
+            exceptions=noise["exceptions"],
+            exception_count=noise["exception_count"],
+            operation_failures=noise["operation_failures"],
+            still_waiting=noise["waiting"],
+            usage_errors=noise["usage"],
+            expected_ops=judging.expected_ops,
+            max_error_rate=judging.max_error_rate,
+            min_ops_fraction=judging.min_ops_fraction,
             export_complete=export_complete,
+            status_counts=digest.section_counts(dedupe),
             cut_short=truncation_reasons(
                 rows=rows,
                 summary=summary,
@@ -264,7 +314,7 @@ def parse_output(
             ),
         )
     )
-    sections = set(rows["section"]) if not rows.empty else set()
+    parts = _status_parts(status_names, names)
     return ParsedRun(
         summary=summary,
         operations=operations,
@@ -274,11 +324,21 @@ def parse_output(
         raw=raw,
         hdr=hdr,
         overall=overall,
-        sections=sections,
+        sections=set(rows["section"]) if not rows.empty else set(),
         verdict=verdict,
-        measurement_type=_measurement_type(summary, status, built["timeseries"], built["histogram"]),
-        ycsb_version=scan_result["version"],
-        command_line=scan_result["cmd"],
-        exceptions=scan_result["exceptions"],
+        measurement_type=_measurement_type(
+            summary, parts, digest.p99_seen, built["timeseries"], built["histogram"]
+        ),
+        ycsb_version=noise["version"],
+        command_line=noise["cmd"],
+        exceptions=noise["exceptions"],
         notes=notes,
     )
+
+
+def _status_parts(sections: tuple[str, ...], summary_names: tuple[str, ...]) -> set[str]:
+    """The ``part`` of each status-line section (as ``build_status`` classifies them)."""
+    if not sections:
+        return set()
+    named = classify_frame([*sections, *summary_names]).loc[list(sections)]
+    return set(named["part"].astype(str))

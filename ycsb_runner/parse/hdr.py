@@ -62,6 +62,19 @@ class Layout:
         bucket = np.where(neg, 0, bucket)
         return sub << (bucket + self.unit_magnitude)
 
+    def counts_length(self, highest: int) -> int:
+        """HdrHistogram's counts array length for values up to *highest*: what a payload of this layout
+        and range can hold at most."""
+        sub_bucket_count = 1 << (self.half_magnitude + 1)
+        untrackable, buckets = sub_bucket_count << self.unit_magnitude, 1
+        while untrackable <= highest:
+            if untrackable > (2**63 - 1) // 2:
+                buckets += 1
+                break
+            untrackable <<= 1
+            buckets += 1
+        return (buckets + 1) * (sub_bucket_count // 2)
+
     def range_sizes(self, index: np.ndarray) -> np.ndarray:
         idx = np.asarray(index, dtype="int64")
         bucket = np.maximum((idx >> self.half_magnitude) - 1, 0)
@@ -93,8 +106,41 @@ class HdrLog:
     intervals: list[HdrInterval]
 
 
+_HEADER = ">iiiiqqd"  # cookie, payload length, index offset, digits, lowest, highest, conversion ratio
+_HEADER_BYTES = struct.calcsize(_HEADER)
+_V2_MAX_BYTES_PER_COUNT = 9  # a ZigZag LEB128 64-bit count
+
+
+def _header(payload: bytes) -> tuple[int, int, int, Layout, int]:
+    """(cookie, payload length, index offset, layout, highest trackable value) of an encoded histogram;
+    ValueError for a layout HdrHistogram cannot have (digits 0-5, 1 <= lowest, 2 x lowest <= highest)."""
+    cookie, length, offset, digits, lowest, highest, _ratio = struct.unpack(_HEADER, payload[:_HEADER_BYTES])
+    if not 0 <= digits <= 5 or lowest < 1 or highest < 2 * lowest or length < 0:
+        raise ValueError(f"not a histogram's layout (digits {digits}, range {lowest}-{highest})")
+    return cookie, length, offset, Layout(int(lowest), int(digits)), int(highest)
+
+
+def _inflate(compressed: bytes, bytes_per_count: int | None = None) -> bytes:
+    """An encoded histogram from its zlib stream, never more bytes than its own header's range allows
+    (counts length x *bytes_per_count*, the word size of a V1 payload when None): a payload that declares
+    or holds more is a ValueError, whatever it would decompress to."""
+    z = zlib.decompressobj()
+    head = z.decompress(compressed, _HEADER_BYTES)
+    if len(head) < _HEADER_BYTES:
+        raise ValueError("histogram payload shorter than its header")
+    cookie, length, _offset, layout, highest = _header(head)
+    per_count = bytes_per_count or (cookie & 0xF0) >> 4 or 1
+    limit = layout.counts_length(highest) * per_count
+    if length > limit:
+        raise ValueError(f"histogram payload declares {length:,} bytes; its range holds at most {limit:,}")
+    body = z.decompress(z.unconsumed_tail, length + 1)
+    if len(body) > length or z.unconsumed_tail:
+        raise ValueError(f"histogram payload holds more than the {length:,} bytes it declares")
+    return head + body
+
+
 def _decode_v1(payload: bytes) -> tuple[Layout, np.ndarray]:
-    cookie, length, offset, digits, lowest, _highest, _ratio = struct.unpack(">iiiiqqd", payload[:40])
+    cookie, length, offset, layout, _highest = _header(payload)
     if (cookie & ~0xF0) != _V1_ENCODING:
         raise ValueError(f"unknown encoding cookie {cookie:#x}")
     if offset:
@@ -103,7 +149,7 @@ def _decode_v1(payload: bytes) -> tuple[Layout, np.ndarray]:
     if word not in (2, 4, 8):
         raise ValueError(f"unsupported word size {word}")
     counts = np.frombuffer(payload[40 : 40 + length], dtype=f">i{word}").astype("int64")
-    return Layout(int(lowest), int(digits)), counts
+    return layout, counts
 
 
 def decode_histogram(b64: str) -> tuple[Layout, np.ndarray]:
@@ -113,8 +159,10 @@ def decode_histogram(b64: str) -> tuple[Layout, np.ndarray]:
     base = cookie & ~0xF0
     if base == _V1_COMPRESSED:
         length = struct.unpack(">i", raw[4:8])[0]
-        return _decode_v1(zlib.decompress(raw[8 : 8 + length]))
+        return _decode_v1(_inflate(raw[8 : 8 + length]))
     if base in (_V2_COMPRESSED, _V2_ENCODING):
+        if base == _V2_COMPRESSED:  # checked against its range before hdrh inflates it without a limit
+            _inflate(raw[8:], _V2_MAX_BYTES_PER_COUNT)
         hist = HdrHistogram.decode(b64.strip())
         counts = np.ctypeslib.as_array(hist.counts)[: hist.counts_len].astype("int64")
         return Layout(int(hist.lowest_trackable_value), int(hist.significant_figures)), counts

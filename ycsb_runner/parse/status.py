@@ -17,7 +17,7 @@ import functools
 import io
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -569,3 +569,61 @@ def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFram
         columns[c] = _repeated(distinct, codes)
     columns.update(values)
     return pd.DataFrame(columns, columns=STATUS_COLUMNS, copy=False)
+
+
+@dataclass
+class StatusDigest:
+    """What the verdict needs of one stream's status updates, gathered chunk by chunk in bounded memory
+    (``parse_capture`` keeps only this unless the status table itself is asked for): how many updates,
+    how many repeat the one before (a 2>&1 capture of a timeseries run prints each twice), the last total
+    operations, the operation sections in order, whether any p99 was printed, and per section the
+    operations the updates counted (over all updates, and over those that are not repeats)."""
+
+    n: int = 0
+    repeats: int = 0
+    last_ops: float | None = None
+    last_key: int | None = None
+    p99_seen: bool = False
+    sections: dict[str, None] = field(default_factory=dict)
+    counts: dict[str, float] = field(default_factory=dict)
+    unique_counts: dict[str, float] = field(default_factory=dict)
+
+    def add(self, chunk: StatusChunk) -> None:
+        if not chunk.n:
+            return
+        repeat = np.zeros(chunk.n, dtype=bool)
+        if chunk.keys is not None:
+            repeat[1:] = chunk.keys[1:] == chunk.keys[:-1]
+            repeat[0] = self.last_key is not None and int(chunk.keys[0]) == self.last_key
+            self.last_key = int(chunk.keys[-1])
+        self.n += chunk.n
+        self.repeats += int(repeat.sum())
+        self.last_ops = float(chunk.head["total_ops"][-1])
+        groups = chunk.groups
+        if len(groups["section"]):
+            self.p99_seen = self.p99_seen or bool(np.isfinite(groups["p99"]).any())
+            frame = pd.DataFrame(
+                {
+                    "section": groups["section"],
+                    "count": groups["count"],
+                    "unique": np.where(repeat[groups["status_index"]], 0.0, groups["count"]),
+                }
+            )
+            sums = frame.groupby("section", sort=False)[["count", "unique"]].sum(min_count=1)
+            for section, row in sums.iterrows():
+                self.sections.setdefault(str(section), None)
+                self.counts[section] = self.counts.get(section, 0.0) + float(np.nan_to_num(row["count"]))
+                self.unique_counts[section] = self.unique_counts.get(section, 0.0) + float(
+                    np.nan_to_num(row["unique"])
+                )
+
+    @property
+    def doubled(self) -> bool:
+        """Whether (nearly) every update is printed twice in a row: ``dedupe_adjacent``'s rule."""
+        return self.n >= 4 and self.last_key is not None and self.repeats * 2 >= self.n - 1
+
+    def updates(self, dedupe: bool) -> int:
+        return self.n - self.repeats if dedupe and self.doubled else self.n
+
+    def section_counts(self, dedupe: bool) -> dict[str, float]:
+        return dict(self.unique_counts if dedupe and self.doubled else self.counts)

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .model import Verdict
+from .names import classify
+
+_NO_RETURNS = ("CLEANUP", "READ-MODIFY-WRITE")  # measured without a return code
 
 
 @dataclass
@@ -28,21 +31,44 @@ class Evidence:
     min_ops_fraction: float = 0.9
     export_complete: bool = True
     cut_short: list[str] = field(default_factory=list)  # signs in the output itself (truncation.py)
+    # per status-line section, the operations its updates counted (``StatusDigest.section_counts``)
+    status_counts: dict[str, float] = field(default_factory=dict)
 
 
 def _pct(x: float) -> str:
     return f"{100.0 * x:.3g}%"
 
 
-def _error_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[str]:
-    """The error-rate rule over the whole phase: failed / returned operations of every section together
-    (a phase fails when more than ``max_error_rate`` of its operations failed, whichever they were)."""
-    checked = latency_rows.iloc[0:0]
+def _per_operation(latency_rows: pd.DataFrame, ev: Evidence) -> dict[str, tuple[float, float, str]]:
+    """Per operation section: (failed, done, where from): the summary's Return= counts; for an operation
+    without any (its section is missing: the summary was cut short), the status lines' counts of OP and
+    OP-FAILED, when they have any."""
+    out: dict[str, tuple[float, float, str]] = {}
     if not latency_rows.empty and "error_rate" in latency_rows:
         checked = latency_rows[latency_rows["part"].isin(["", "hdr"]) & (latency_rows["returns"] > 0)]
-        checked = checked.drop_duplicates("section")  # a section's text and HDR rows count it once
-    errors = float(checked["errors"].sum()) if not checked.empty else 0.0
-    returns = float(checked["returns"].sum()) if not checked.empty else 0.0
+        for r in checked.drop_duplicates("section").itertuples():  # text and HDR rows count it once
+            out[str(r.section)] = (float(r.errors), float(r.returns), "")
+    counted = set(latency_rows.loc[latency_rows["section"].isin(out), "operation"]) if out else set()
+    names = frozenset(ev.status_counts)
+    seen: dict[tuple[str, str], dict[str, float]] = {}  # (operation, part) -> {"": done, "FAILED": failed}
+    for section, n in ev.status_counts.items():
+        c = classify(section, names)
+        if not c["intended"] and c["part"] in ("", "hdr") and c["outcome"] in ("", "FAILED"):
+            seen.setdefault((c["operation"], c["part"]), {}).setdefault(c["outcome"], n)
+    for (op, part), n in seen.items():
+        if op in counted or op in _NO_RETURNS or n.get("FAILED", 0.0) <= 0 or (part and (op, "") in seen):
+            continue
+        out[op] = (n["FAILED"], n["FAILED"] + n.get("", 0.0), " in the status lines")
+    return out
+
+
+def _error_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[str]:
+    """The error-rate rule over the whole phase: failed / returned operations of every section together
+    (a phase fails when more than ``max_error_rate`` of its operations failed, whichever they were); an
+    operation whose summary section is missing is counted from the status lines."""
+    per_op = _per_operation(latency_rows, ev)
+    errors = sum(f for f, _, _ in per_op.values())
+    returns = sum(d for _, d, _ in per_op.values())
     if ev.operation_failures and errors == 0:
         return [
             f"the binding reported {ev.operation_failures} failed operation(s) that the summary does not "
@@ -50,12 +76,26 @@ def _error_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[str]:
         ]
     if returns <= 0 or errors / returns <= ev.max_error_rate:
         return []
-    worst = checked[checked["errors"] > 0]
-    per_section = ", ".join(f"{r.section} {r.errors:.0f} of {r.returns:.0f}" for r in worst.itertuples())
+    per_section = ", ".join(
+        f"{op} {f:.0f} of {d:.0f}{where}" for op, (f, d, where) in per_op.items() if f > 0
+    )
     return [
         f"error rate {_pct(errors / returns)} ({errors:.0f} of {returns:.0f} operations; failed: "
         f"{per_section}) exceeds {_pct(ev.max_error_rate)}"
     ]
+
+
+def _operation_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[str]:
+    """For a step that failed anyway, every operation whose own error rate exceeds ``max_error_rate`` while
+    the phase's does not (the phase rule decides; the operation's rate is one more reason to look)."""
+    out = []
+    for op, (failed, done, where) in _per_operation(latency_rows, ev).items():
+        if done > 0 and failed / done > ev.max_error_rate:
+            out.append(
+                f"{op}: {_pct(failed / done)} of its operations failed{where} ({failed:.0f} of {done:.0f}; "
+                f"over {_pct(ev.max_error_rate)}, within it over the whole phase)"
+            )
+    return out
 
 
 def decide(ev: Evidence) -> Verdict:
@@ -98,7 +138,8 @@ def decide(ev: Evidence) -> Verdict:
             "a client thread did not stop after the stop request "
             f"('Still waiting for thread' x{ev.still_waiting})"
         )
-    failed.extend(_error_rate_reasons(latency_rows, ev))
+    phase_rate = _error_rate_reasons(latency_rows, ev)
+    failed.extend(phase_rate)
     if ev.expected_ops:
         done = ev.overall.get("ops_done")
         if done is None:
@@ -107,6 +148,8 @@ def decide(ev: Evidence) -> Verdict:
             failed.append(
                 f"only {done:.0f} of {ev.expected_ops} expected operations ({_pct(done / ev.expected_ops)})"
             )
+    if (truncated or failed) and not phase_rate:  # every reason a failed step has, its operations' too
+        failed.extend(_operation_rate_reasons(latency_rows, ev))
     if truncated:
         return Verdict("truncated", truncated + failed)
     if failed:

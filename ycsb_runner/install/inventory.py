@@ -7,7 +7,7 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from ycsb_runner import __version__
+from ycsb_runner._version import __version__
 from ycsb_runner.errors import UserError
 
 

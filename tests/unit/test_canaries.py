@@ -186,8 +186,15 @@ def test_a_change_far_larger_than_the_canary_is_the_database() -> None:
         12, client_slow=(10, 11), server_slow=(10, 11), client_factor=0.8, server_factor=0.1
     )
     out = regress(runs, metrics, "quick", RegressOptions())
-    assert out.exit_code == EXIT_REGRESSION and set(out.table["verdict"]) == {REGRESSION}
-    assert all("yet the change stands" in n for n in out.table["note"])
+    verdicts = dict(zip(out.table["metric"], out.table["verdict"], strict=True))
+    # the load generator's own tail (p99) is not bounded by its slowdown: it cannot tell that one
+    assert out.exit_code == EXIT_REGRESSION and verdicts == {
+        "throughput_ops_s": REGRESSION,
+        "avg_us": REGRESSION,
+        "p99_us": ENVIRONMENT,
+    }
+    stands = out.table[out.table["verdict"] == REGRESSION]
+    assert all("yet the change stands" in n for n in stands["note"])
 
 
 def test_no_canaries_is_said_and_changes_nothing() -> None:

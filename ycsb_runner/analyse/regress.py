@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -511,7 +512,9 @@ def _attribute(table: pd.DataFrame, nights: canary.CanaryNights, opts: RegressOp
         runs = list(table.at[i, "_runs"])
         start = str(table.at[i, "change_run"])
         change_nights = runs[runs.index(start) :] if start in runs else runs[-opts.window :]
-        env, moved = canary.attribution(change_nights, float(table.at[i, "change_pct"]), nights, opts.confirm)
+        tail = bool(re.fullmatch(r"p\d+(_\d+)?_us", str(table.at[i, "metric"])))
+        change = float(table.at[i, "change_pct"])
+        env, moved = canary.attribution(change_nights, change, nights, opts.confirm, tail=tail)
         if not moved:
             continue
         first = moved[0]  # on the first night of the change that a canary moved

@@ -336,6 +336,7 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
     ssh_hosts: Path, mongo_url: str, tmp_path: Path
 ) -> None:
     killed: list[int] = []
+    ours: set[int] = set()
 
     def kill_one_run_phase() -> None:
         deadline = time.time() + 120
@@ -348,6 +349,8 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
                 and "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
             ]
             if len(javas) == 3 and time.time() - min(p.create_time() for p in javas) > 4:
+                for p in javas:  # this step's clients and their shells (not another test's, beside it)
+                    ours.update([p.pid, *[q.pid for q in p.parents()[:1]]])
                 os.kill(javas[0].pid, signal.SIGKILL)
                 killed.append(javas[0].pid)
                 killed_at.append(time.time())
@@ -390,10 +393,10 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
     for c in step["figures"]["clients"]:  # every client's logs kept, the stopped ones' status lines too
         d = run_dir / "steps" / step["step"] / "clients" / c["client"]
         assert "operations;" in (d / "stderr.txt").read_text(), c["client"]
-    assert not [
+    assert ours and not [
         p
         for p in psutil.process_iter(["cmdline"])
-        if "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
+        if p.pid in ours and "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
     ]
 
 

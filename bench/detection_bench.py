@@ -187,9 +187,13 @@ def make(rng: np.random.Generator, model: str, step: float = 0.0, improve_first:
     return x, s
 
 
-def ours(x: np.ndarray, alpha: float | None = None) -> list[int]:
+def ours(
+    x: np.ndarray,
+    alpha: float | None = None,
+    suite: Callable[[int], window.SuiteNoise | None] | None = None,
+) -> list[int]:
     """The nights ycsb-runner flags (exit 1) when replayed night by night (at --alpha *alpha*, else the
-    bench's)."""
+    bench's; *suite*: the noise the suite's series share, as ``regress`` passes it, none by default)."""
     alpha = DEFAULTS.alpha if alpha is None else alpha
     flagged = []
     for t in range(FIRST_JUDGED, x.size):
@@ -201,6 +205,7 @@ def ours(x: np.ndarray, alpha: float | None = None) -> list[int]:
             alpha=alpha,
             permutations=DEFAULTS.permutations,
             worse=-1,
+            suite=suite,
         )
         if j.tested and (j.open or (j.p_value < alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
             flagged.append(t)

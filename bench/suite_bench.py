@@ -57,11 +57,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from detection_bench import FIRST_JUDGED, alarms_of, at_alarms, estimating_oracle, otava  # noqa: E402
+from detection_bench import FIRST_JUDGED, alarms_of, at_alarms, estimating_oracle, otava, ours  # noqa: E402
 from reference_venvs import OTAVA, ensure  # noqa: E402
 
 from ycsb_runner.analyse import window  # noqa: E402
-from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
 from ycsb_runner.analyse.regress import RegressOptions  # noqa: E402
 
 SERIES = 16
@@ -112,33 +111,14 @@ def make_suite(rng: np.random.Generator, host: str, step: bool) -> tuple[np.ndar
     return x, s
 
 
-def replay(x: np.ndarray, alpha: float, suite: Callable[[int], window.SuiteNoise | None] | None) -> list[int]:
-    """The nights flagged (exit 1) when one series *x* is judged night by night."""
-    flagged = []
-    for t in range(FIRST_JUDGED, x.size):
-        j = judge_series(
-            x[: t + 1],
-            window=DEFAULTS.window,
-            confirm=DEFAULTS.confirm,
-            min_effect_pct=DEFAULTS.min_effect_pct,
-            alpha=alpha,
-            permutations=DEFAULTS.permutations,
-            worse=-1,
-            suite=suite,
-        )
-        if j.tested and (j.open or (j.p_value < alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
-            flagged.append(t)
-    return flagged
-
-
 def judge_suite(job: tuple[np.ndarray, tuple[float, ...], int]) -> dict[tuple[str, float], list[list[int]]]:
     """Per (variant, alpha) the flagged nights of each of the first *rows* series of one suite."""
     x, alphas, rows = job
     shared = window.SuiteNights(np.log(x))  # before(night) looks only at the nights before it
     out: dict[tuple[str, float], list[list[int]]] = {}
     for alpha in alphas:
-        out["own", alpha] = [replay(x[i], alpha, None) for i in range(rows)]
-        out["suite", alpha] = [replay(x[i], alpha, shared.before) for i in range(rows)]
+        out["own", alpha] = [ours(x[i], alpha) for i in range(rows)]
+        out["suite", alpha] = [ours(x[i], alpha, shared.before) for i in range(rows)]
     return out
 
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +53,7 @@ from ycsb_runner.analyse import canary, window
 from ycsb_runner.analyse.changepoint import MIN_BASELINE, SuiteAt, adjust, judge_series
 from ycsb_runner.analyse.regress_options import CORRECTIONS, RegressOptions
 from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
-from ycsb_runner.metrics import higher_is_better
+from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -512,7 +511,7 @@ def _attribute(table: pd.DataFrame, nights: canary.CanaryNights, opts: RegressOp
         runs = list(table.at[i, "_runs"])
         start = str(table.at[i, "change_run"])
         change_nights = runs[runs.index(start) :] if start in runs else runs[-opts.window :]
-        tail = bool(re.fullmatch(r"p\d+(_\d+)?_us", str(table.at[i, "metric"])))
+        tail = str(table.at[i, "metric"]) in PERCENTILE_METRICS
         change = float(table.at[i, "change_pct"])
         env, moved = canary.attribution(change_nights, change, nights, opts.confirm, tail=tail)
         if not moved:

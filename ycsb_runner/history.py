@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import MANIFEST, NO_AUDIT, RunResult, epoch_of, iso_utc
+from ycsb_runner.model import MANIFEST, NO_AUDIT, RunResult, epoch_of
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
 SCHEMA_VERSION = 2  # 2: the accepts table (a file of version 1 gets it when opened)
@@ -132,8 +132,8 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         "suite": m.suite.name,
         "fingerprint": m.fingerprint,
         "verdict": m.status,
-        "started_at": iso_utc(m.started_at),
-        "ended_at": iso_utc(m.ended_at),
+        "started_at": m.started_at_utc,
+        "ended_at": m.ended_at_utc,
         "server_kind": m.target.get("server_kind") or "",
         "server_version": m.target.get("server_version") or "",
         "client_host": m.host.get("hostname") or "",

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
-from ycsb_runner.model import RunResult, whole_steps
+from ycsb_runner.model import RunResult
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
 from ycsb_runner.studies import Study
 
@@ -60,7 +60,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
-    ops = _op_frame(whole_steps(run.operations))  # merged rows of multi-client steps
+    ops = _op_frame(run.whole_operations)  # merged rows of multi-client steps
     rows = []
     for _, st in steps.iterrows():
         mine = ops[ops["step"] == st["step"]]

@@ -890,7 +890,10 @@ COLUMNS: dict[str, dict[str, str]] = {
 
 
 def results_markdown() -> str:
-    """RESULTS.md: the files of a run folder and their columns."""
+    """RESULTS.md: the files of a run folder and their columns.
+
+    Long because it is the document's text: one list entry per line of RESULTS.md's fixed part.
+    """
     lines = [
         "# Result folders",
         "",

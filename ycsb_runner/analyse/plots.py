@@ -89,7 +89,10 @@ def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
 
 def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
     """One image per step of *phase* (the report lays them out to the page's width): throughput (top)
-    and latency percentiles (bottom), in one latency unit for every step of the figure."""
+    and latency percentiles (bottom), in one latency unit for every step of the figure.
+
+    Long because matplotlib draws a figure one call at a time: axes, lines, labels and legend of each step.
+    """
     ts = run.timeseries
     steps = run.steps
     if ts.empty or steps.empty or "current_ops_per_s" not in ts:
@@ -243,6 +246,16 @@ def _tail_x(q: float) -> float:
     return 1.0 / (1.0 - min(q, 99.999) / 100.0)
 
 
+def _styles_meaning(audited: bool, threads: list[Any]) -> str:
+    """What the spectrum's line styles tell apart: the audit arms, else the thread counts ("": nothing)."""
+    if audited:
+        return "audit off solid, on dashed"
+    if len(threads) > 1:
+        names = ("solid", "dashed", "dotted", "dash-dot") * 4
+        return ", ".join(f"{t} threads {n}" for t, n in zip(threads, names, strict=False))
+    return ""
+
+
 def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
     """One image per operation: latency by percentile, one line per measured step. Returns the images,
     the source and what the line styles mean ("audit off solid, on dashed", the thread counts, or "")."""
@@ -261,15 +274,7 @@ def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
     threads = sorted(shown["threads"].unique().tolist()) if not shown.empty else []
     audited = not shown.empty and shown["audit"].isin(["off", "on"]).any()
     styles = ("-", "--", ":", "-.")
-    if audited:
-        meaning = "audit off solid, on dashed"
-    elif len(threads) > 1:
-        meaning = ", ".join(
-            f"{t} threads {n}"
-            for t, n in zip(threads, ("solid", "dashed", "dotted", "dash-dot") * 4, strict=False)
-        )
-    else:
-        meaning = ""
+    meaning = _styles_meaning(audited, threads)
     unit, div = latency_unit(float(df["latency_us"].max()))  # one unit for every operation's panel
     panels = []
     for op in ops:

@@ -279,6 +279,15 @@ def metric_in_mix(metric: str, mix: str) -> bool:
     return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
+OVERHEAD_COLUMNS = ["mix", "metric", "label", "source", "n", "off", "on"] + [
+    "change_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "published_pct",
+    "verdict",
+]
+
+
 def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFrame:
     """Audit on vs off per (mix, metric) in %: the change, its 95% interval, the published change.
 
@@ -319,23 +328,7 @@ def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFra
                     "verdict": row["verdict"],
                 }
             )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            "mix",
-            "metric",
-            "label",
-            "source",
-            "n",
-            "off",
-            "on",
-            "change_pct",
-            "ci_low_pct",
-            "ci_high_pct",
-            "published_pct",
-            "verdict",
-        ],
-    )
+    out = pd.DataFrame(rows, columns=OVERHEAD_COLUMNS)
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)

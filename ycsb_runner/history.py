@@ -29,7 +29,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import MANIFEST, NO_AUDIT, RunResult, epoch_of, iso_utc
+from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
 SCHEMA_VERSION = 2  # 2: the accepts table (a file of version 1 gets it when opened)
@@ -132,8 +132,8 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         "suite": m.suite.name,
         "fingerprint": m.fingerprint,
         "verdict": m.status,
-        "started_at": iso_utc(m.started_at),
-        "ended_at": iso_utc(m.ended_at),
+        "started_at": m.started_at_utc,
+        "ended_at": m.ended_at_utc,
         "server_kind": m.target.get("server_kind") or "",
         "server_version": m.target.get("server_version") or "",
         "client_host": m.host.get("hostname") or "",
@@ -149,63 +149,77 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         if s.keys.phase in ("load", "run") and not s.discarded and s.verdict == "completed"
     }
     rows: list[dict[str, Any]] = []
-
-    def add(step: str, operation: str, metric: str, value: Any) -> None:
-        v = _num(value)
-        if v is None:
-            return
-        k = measured[step].keys
-        rows.append(
-            {
-                "run_id": m.run_id,
-                "step": step,
-                "repetition": k.repetition,
-                "phase": k.phase,
-                "mix": k.mix,
-                "threads": k.threads,
-                "audit": k.audit,
-                "operation": operation,
-                "metric": metric,
-                "value": v,
-            }
-        )
-
     if m.findmax is not None:  # the probes' figures follow their targets: the found rate is the series
         measured = {k: s for k, s in measured.items() if s.keys.phase == "load"}
-        found = _num(m.findmax.get("max_ops_s"))
-        if m.status == "completed" and found is not None:
-            rows.append(
-                {
-                    "run_id": m.run_id,
-                    "step": FINDMAX,
-                    "repetition": 0,
-                    "phase": FINDMAX,
-                    "mix": str(m.findmax.get("mix") or ""),
-                    "threads": int(m.findmax.get("threads") or 0),
-                    "audit": NO_AUDIT,
-                    "operation": OVERALL,
-                    "metric": FINDMAX_METRIC,
-                    "value": found,
-                }
-            )
+        rows += _findmax_rows(m)
     rows += canary_rows(m.run_id, m.canaries)
+    figures_of: list[tuple[str, str, str, Any]] = []  # (step, operation, metric, value)
     for label, step in measured.items():
-        add(label, OVERALL, "throughput_ops_s", step.throughput_ops_s)
+        figures_of.append((label, OVERALL, "throughput_ops_s", step.throughput_ops_s))
         if isinstance(step.figures.get("stationary"), bool):  # not a series regress tests: a flag it names
-            add(label, OVERALL, STATIONARY, float(step.figures["stationary"]))
-    ops = result.operations
-    if not ops.empty and "operation" in ops:
-        ops = ops[ops["step"].isin(measured) & (ops.get("kind", "op") == "op")]
-        ops = ops[ops["operation"] != "CLEANUP"]
-        if "intended" in ops:
-            ops = ops[~ops["intended"].astype(str).str.lower().eq("true")]
-        if "outcome" in ops:
-            ops = ops[ops["outcome"].isna() | (ops["outcome"].astype(str) == "")]
-        for _, row in ops.iterrows():
-            for col, metric in OPERATION_FIGURES.items():
-                if col in row:
-                    add(row["step"], str(row["operation"]), metric, row[col])
+            figures_of.append((label, OVERALL, STATIONARY, float(step.figures["stationary"])))
+    figures_of += _operation_figures(result.operations, measured)
+    for step_name, operation, metric, value in figures_of:
+        v = _num(value)
+        if v is not None:
+            rows.append(_metric_row(m.run_id, measured[step_name].keys, operation, metric, v))
     return RunRecord(run, rows)
+
+
+def _metric_row(run_id: str, k: StepKeys, operation: str, metric: str, value: float) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "step": k.step,
+        "repetition": k.repetition,
+        "phase": k.phase,
+        "mix": k.mix,
+        "threads": k.threads,
+        "audit": k.audit,
+        "operation": operation,
+        "metric": metric,
+        "value": value,
+    }
+
+
+def _findmax_rows(m: Manifest) -> list[dict[str, Any]]:
+    """The rate a completed findmax run found, as one row of its own step."""
+    found = _num((m.findmax or {}).get("max_ops_s"))
+    if m.status != "completed" or found is None:
+        return []
+    findmax = m.findmax or {}
+    return [
+        {
+            "run_id": m.run_id,
+            "step": FINDMAX,
+            "repetition": 0,
+            "phase": FINDMAX,
+            "mix": str(findmax.get("mix") or ""),
+            "threads": int(findmax.get("threads") or 0),
+            "audit": NO_AUDIT,
+            "operation": OVERALL,
+            "metric": FINDMAX_METRIC,
+            "value": found,
+        }
+    ]
+
+
+def _operation_figures(ops: pd.DataFrame, measured: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
+    """(step, operation, metric, value) of each measured operation row of operations.csv (not CLEANUP, not
+    the intended-latency rows, not a load generator's row with an outcome)."""
+    if ops.empty or "operation" not in ops:
+        return []
+    ops = ops[ops["step"].isin(measured) & (ops.get("kind", "op") == "op")]
+    ops = ops[ops["operation"] != "CLEANUP"]
+    if "intended" in ops:
+        ops = ops[~ops["intended"].astype(str).str.lower().eq("true")]
+    if "outcome" in ops:
+        ops = ops[ops["outcome"].isna() | (ops["outcome"].astype(str) == "")]
+    return [
+        (row["step"], str(row["operation"]), metric, row[col])
+        for _, row in ops.iterrows()
+        for col, metric in OPERATION_FIGURES.items()
+        if col in row
+    ]
 
 
 def canary_rows(run_id: str, canaries: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -329,6 +329,16 @@ class Manifest:
         blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    @property
+    def started_at_utc(self) -> str | None:
+        """When the run started, as the manifest writes it (:func:`iso_utc`)."""
+        return iso_utc(self.started_at)
+
+    @property
+    def ended_at_utc(self) -> str | None:
+        """When the run ended, as the manifest writes it (None while it runs)."""
+        return iso_utc(self.ended_at)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format_version": self.format_version,
@@ -336,8 +346,8 @@ class Manifest:
             "run_id": self.run_id,
             "status": self.status,
             "error": self.error,
-            "started_at": iso_utc(self.started_at),
-            "ended_at": iso_utc(self.ended_at),
+            "started_at": self.started_at_utc,
+            "ended_at": self.ended_at_utc,
             "suite": asdict(self.suite),
             "target": self.target,
             "ycsb": self.ycsb,
@@ -634,6 +644,11 @@ class RunResult:
         return self.frame("operations")
 
     @property
+    def whole_operations(self) -> pd.DataFrame:
+        """operations.csv's rows that stand for each step as a whole (:func:`whole_steps`)."""
+        return whole_steps(self.operations)
+
+    @property
     def summary(self) -> pd.DataFrame:
         return self.frame("summary")
 
@@ -875,7 +890,10 @@ COLUMNS: dict[str, dict[str, str]] = {
 
 
 def results_markdown() -> str:
-    """RESULTS.md: the files of a run folder and their columns."""
+    """RESULTS.md: the files of a run folder and their columns.
+
+    Long because it is the document's text: one list entry per line of RESULTS.md's fixed part.
+    """
     lines = [
         "# Result folders",
         "",

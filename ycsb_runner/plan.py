@@ -167,77 +167,90 @@ def build_plan(suite: Suite, measured: MeasuredRates | None = None) -> Plan:
     """The suite's steps in order, each with its estimated duration (*measured*: earlier runs' rates; None:
     none known, against the embedded server)."""
     measured = measured or MeasuredRates()
-    assumed = assumed_rate(suite, measured.embedded)
-    used: set[bool] = set()  # True: a measured rate was used, False: the assumed one
+    b = _PlanBuilder(suite, measured, assumed_rate(suite, measured.embedded))
+    b.add("load", suite.dataset.load_threads, reason="initial load", est_seconds=b.load_s)
+    for mix in suite.mixes:
+        for threads in suite.run.threads:
+            b.add_mix_threads(mix, threads)
+    return Plan(suite=suite, steps=tuple(b.steps), estimate_source=_source_text(suite, measured, b.used))
 
-    def rate(phase: str, mix: str, threads: int) -> float:
+
+class _PlanBuilder:
+    """The steps of a plan as they are added, with what the next step depends on: the mix whose inserts
+    changed the dataset since the last load, and the audit state last switched to."""
+
+    def __init__(self, suite: Suite, measured: MeasuredRates, assumed: float) -> None:
+        self.suite, self.measured, self.assumed = suite, measured, assumed
+        self.used: set[bool] = set()  # True: a measured rate was used, False: the assumed one
+        self.steps: list[Step] = []
+        self.dirty_by: str | None = None  # the mix whose inserts changed the dataset since the last load
+        self.current_audit: tuple | None = None  # (state, audited ops) last switched to
+        self.load_s = estimate_load_seconds(suite, self.rate("load", "load", suite.dataset.load_threads))
+
+    def rate(self, phase: str, mix: str, threads: int) -> float:
+        suite = self.suite
         target = suite.dataset.load_target if phase == "load" else suite.run.target
-        got = measured.rates.get(rate_key(phase, mix, threads, suite.dataset.recordcount, target))
-        used.add(got is not None)
-        return got if got is not None else assumed
+        got = self.measured.rates.get(rate_key(phase, mix, threads, suite.dataset.recordcount, target))
+        self.used.add(got is not None)
+        return got if got is not None else self.assumed
 
-    def run_s(mix: Mix, threads: int) -> float:
-        return estimate_run_seconds(suite, rate("run", mix.name, threads))
+    def run_s(self, mix: Mix, threads: int) -> float:
+        return estimate_run_seconds(self.suite, self.rate("run", mix.name, threads))
 
-    load_rate = rate("load", "load", suite.dataset.load_threads)
-    load_s = estimate_load_seconds(suite, load_rate)
-    steps: list[Step] = []
-    dirty_by: str | None = None  # the mix whose inserts changed the dataset since the last load
-    current_audit: tuple | None = None  # (state, audited ops) last switched to
+    def add(self, kind: str, threads: int, **kw) -> None:
+        self.steps.append(Step(index=len(self.steps) + 1, kind=kind, threads=threads, **kw))
 
-    def add(kind: str, threads: int, **kw) -> None:
-        steps.append(Step(index=len(steps) + 1, kind=kind, threads=threads, **kw))
+    def add_mix_threads(self, mix: Mix, threads: int) -> None:
+        """The warm-ups and measured runs of one (mix, threads), with the reloads and switches before each."""
+        suite = self.suite
+        arms = _arm_order(suite.audit.states, suite.repetitions, suite.order)
+        for w in range(suite.warmup_runs):
+            first_audit = arms[0][0]
+            self.before_run(mix, first_audit)
+            self.add(
+                "warmup",
+                threads,
+                mix=mix,
+                audit=first_audit,
+                repetition=None,
+                reason=f"warm-up {w + 1}/{suite.warmup_runs} (discarded)",
+                est_seconds=self.run_s(mix, threads),
+            )
+            if mix.inserts:
+                self.dirty_by = mix.name
+        for audit, rep in arms:
+            self.before_run(mix, audit)
+            self.add(
+                "run", threads, mix=mix, audit=audit, repetition=rep, est_seconds=self.run_s(mix, threads)
+            )
+            if mix.inserts:
+                self.dirty_by = mix.name
 
-    add("load", suite.dataset.load_threads, reason="initial load", est_seconds=load_s)
-
-    def before_run(mix: Mix, audit: str | None) -> None:
-        nonlocal dirty_by, current_audit
+    def before_run(self, mix: Mix, audit: str | None) -> None:
+        """A reload when the dataset must be fresh, and an audit switch when the state changes."""
+        suite = self.suite
         reload = suite.dataset.reload
-        if reload == "always" and steps[-1].kind != "load":
-            add(
+        if reload == "always" and self.steps[-1].kind != "load":
+            self.add(
                 "load",
                 suite.dataset.load_threads,
                 reason="reload: dataset.reload = always",
-                est_seconds=load_s,
+                est_seconds=self.load_s,
             )
-        elif reload == "auto" and dirty_by is not None:
-            add(
+        elif reload == "auto" and self.dirty_by is not None:
+            self.add(
                 "load",
                 suite.dataset.load_threads,
-                reason=f"reload: the previous run ({dirty_by}) inserted records",
-                est_seconds=load_s,
+                reason=f"reload: the previous run ({self.dirty_by}) inserted records",
+                est_seconds=self.load_s,
             )
-        if steps[-1].kind == "load":
-            dirty_by = None
+        if self.steps[-1].kind == "load":
+            self.dirty_by = None
         wanted = (audit, mix.audit_ops if audit == "on" else ())
-        if audit is not None and wanted != current_audit:
+        if audit is not None and wanted != self.current_audit:
             what = f"for {', '.join(mix.audit_ops) or '-'}" if audit == "on" else "(nothing audited)"
-            add("audit", 0, mix=mix, audit=audit, reason=f"audit {audit} {what}", est_seconds=2.0)
-            current_audit = wanted
-
-    for mix in suite.mixes:
-        for threads in suite.run.threads:
-            arms = _arm_order(suite.audit.states, suite.repetitions, suite.order)
-            for w in range(suite.warmup_runs):
-                first_audit = arms[0][0]
-                before_run(mix, first_audit)
-                add(
-                    "warmup",
-                    threads,
-                    mix=mix,
-                    audit=first_audit,
-                    repetition=None,
-                    reason=f"warm-up {w + 1}/{suite.warmup_runs} (discarded)",
-                    est_seconds=run_s(mix, threads),
-                )
-                if mix.inserts:
-                    dirty_by = mix.name
-            for audit, rep in arms:
-                before_run(mix, audit)
-                add("run", threads, mix=mix, audit=audit, repetition=rep, est_seconds=run_s(mix, threads))
-                if mix.inserts:
-                    dirty_by = mix.name
-    return Plan(suite=suite, steps=tuple(steps), estimate_source=_source_text(suite, measured, used))
+            self.add("audit", 0, mix=mix, audit=audit, reason=f"audit {audit} {what}", est_seconds=2.0)
+            self.current_audit = wanted
 
 
 def _source_text(suite: Suite, measured: MeasuredRates, used: set[bool]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
@@ -269,16 +270,7 @@ def render_step(
         raise ValueError(f"step {step.label} does not launch YCSB")
     env = env or environment()
     full_url = build_url(url, suite, step.threads)
-    if binding_class == "site.ycsb.db.MongoDbClient" and full_url.startswith("mongodb+srv://"):
-        raise UserError(
-            "the stock YCSB 0.17.0 binding rejects mongodb+srv:// URLs: list the hosts with "
-            "mongodb://, or unset YCSB_HOME to use ycsb-runner's binding"
-        )
-    if binding_class == "site.ycsb.db.MongoDbClient" and suite.mongodb.driver_defaults != "stock":
-        raise UserError(
-            "mongodb.driver_defaults = driver needs ycsb-runner's binding (the stock one runs driver 3.8): "
-            "unset YCSB_HOME, or use driver_defaults = stock"
-        )
+    _check_binding(binding_class, full_url, suite)
     props = step_properties(step, suite, hdr_dir=hdr_dir)
     phase = "load" if step.kind == "load" else "run"
     target = suite.dataset.load_target if step.kind == "load" else suite.run.target
@@ -299,12 +291,7 @@ def render_step(
         url=full_url,
     )
     argv = [ln.strip() for ln in env.get_template("java-command.j2").render(ctx).splitlines() if ln.strip()]
-    cli_props = {"workload": props["workload"]}
-    for k, v in props.items():
-        if k in ALWAYS_SHOWN or YCSB_DEFAULTS.get(k) != v:
-            cli_props[k] = v
-    cli_props.pop("hdrhistogram.output.path", None)
-    cli_props["mongodb.url"] = mask_url(full_url)
+    cli_props = _shown_properties(props, full_url)
     ycsb_cli = env.get_template("ycsb-cli.j2").render({**ctx, "cli_properties": cli_props}).strip()
     return Rendered(
         argv=argv,
@@ -315,6 +302,32 @@ def render_step(
         phase=phase,
         timeout_s=timeout_for(step, suite),
     )
+
+
+def _check_binding(binding_class: str, full_url: str, suite: Suite) -> None:
+    """UserError where the stock YCSB binding cannot run what the suite asks."""
+    if binding_class == "site.ycsb.db.MongoDbClient" and full_url.startswith("mongodb+srv://"):
+        raise UserError(
+            "the stock YCSB 0.17.0 binding rejects mongodb+srv:// URLs: list the hosts with "
+            "mongodb://, or unset YCSB_HOME to use ycsb-runner's binding"
+        )
+    if binding_class == "site.ycsb.db.MongoDbClient" and suite.mongodb.driver_defaults != "stock":
+        raise UserError(
+            "mongodb.driver_defaults = driver needs ycsb-runner's binding (the stock one runs driver 3.8): "
+            "unset YCSB_HOME, or use driver_defaults = stock"
+        )
+
+
+def _shown_properties(props: dict[str, Any], full_url: str) -> dict[str, Any]:
+    """The properties the ``ycsb`` command line shows: the workload, those always shown and those that
+    differ from YCSB's defaults (the URL masked, no HdrHistogram output path)."""
+    cli_props = {"workload": props["workload"]}
+    for k, v in props.items():
+        if k in ALWAYS_SHOWN or YCSB_DEFAULTS.get(k) != v:
+            cli_props[k] = v
+    cli_props.pop("hdrhistogram.output.path", None)
+    cli_props["mongodb.url"] = mask_url(full_url)
+    return cli_props
 
 
 def describe_plan(

@@ -213,7 +213,10 @@ def start(
     ferretdb: Path | None = None,
 ) -> ServerInfo:
     """Start a new embedded server; with *record*, as *the* server of ``server status|stop``. *ferretdb*: that
-    FerretDB launcher, even with a mongod on PATH (``bench/embedded_server_bench.py``)."""
+    FerretDB launcher, even with a mongod on PATH (``bench/embedded_server_bench.py``).
+
+    Long because it is one sequence that undoes itself on failure: choose, launch, wait, initiate, record.
+    """
     existing = status() if record else None
     if existing is not None:
         raise UserError(

@@ -400,6 +400,24 @@ def load_suite(
 ) -> Suite:
     """Read, override (``key=value``), scale and validate a suite."""
     path = suite_path(name_or_path)
+    text, raw = _read_suite(path)
+    doc = copy.deepcopy(raw)
+    pairs, typed = _parse_overrides(overrides)
+    loc = _Located(path, text, typed)
+    _apply_size(doc, pairs, loc)
+    if scale is not None:  # before the other --set values, so that an explicit --set wins over the scaling
+        _scale_doc(doc, scale)
+    only_mixes = _apply_overrides(doc, pairs)
+    suite = _build(doc, loc, path)
+    if only_mixes is not None:
+        suite = _only_mixes(suite, only_mixes)
+    if scale is not None and not any(d in ("run.status_interval",) for d, _ in pairs):
+        suite = _scale_status_interval(suite)
+    return _replace(suite, overrides=tuple(overrides), scale=scale if scale is not None else 1.0)
+
+
+def _read_suite(path: Path) -> tuple[str, dict[str, Any]]:
+    """A suite file's text and its TOML document (SuiteError when it is too large, unreadable or not TOML)."""
     size = path.stat().st_size
     if size > MAX_SUITE_BYTES:
         raise SuiteError(
@@ -411,40 +429,53 @@ def load_suite(
     except (OSError, UnicodeDecodeError) as err:
         raise SuiteError(f"cannot read suite {path}: {getattr(err, 'strerror', None) or err}") from None
     try:
-        raw = _toml(text, f"suite {path.name}")
+        return text, _toml(text, f"suite {path.name}")
     except tomllib.TOMLDecodeError as err:
         raise SuiteError(f"suite {path.name}: invalid TOML: {err}") from err
-    doc = copy.deepcopy(raw)
 
+
+def _parse_overrides(overrides: list[str] | tuple[str, ...]) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+    """The ``--set KEY=VALUE`` items as (dotted key, value) pairs, and per dotted key the --set that gave it
+    (the last one wins, as its value)."""
     pairs: list[tuple[str, Any]] = []
-    typed: dict[str, str] = {}  # dotted key -> the --set that gave it (the last one wins, as its value)
+    typed: dict[str, str] = {}
     for item in overrides:
         if "=" not in item:
             raise SuiteError(f"--set {item!r}: expected KEY=VALUE")
         key, value = item.split("=", 1)
         pairs.append((_override_path(key.strip()), parse_value(value.strip())))
         typed[pairs[-1][0]] = item.strip()
-    loc = _Located(path, text, typed)
-    for dotted, value in pairs:  # the size is chosen first, so that other --set win over its profile
+    return pairs, typed
+
+
+def _apply_size(doc: dict, pairs: list[tuple[str, Any]], loc: _Located) -> None:
+    """The chosen size's profile into *doc*, first, so that other --set win over it."""
+    for dotted, value in pairs:
         if dotted == "size":
             doc["size"] = str(value)
     size = doc.get("size")
+    if size is None:
+        return
     sizes = doc.get("sizes", {})
-    if size is not None:
-        if not isinstance(sizes, dict) or size not in sizes:
-            raise loc.error(
-                "size",
-                f"unknown size {size!r}{did_you_mean(str(size), sizes or {})}; "
-                f"known: {', '.join(sizes) or 'none'}",
-            )
-        for dotted, value in sizes[size].items():
-            if not isinstance(value, dict):
-                _set_dotted(doc, dotted, value)
-            else:
-                for k, v in value.items():
-                    _set_dotted(doc, f"{dotted}.{k}", v)
-    if scale is not None:  # before the other --set values, so that an explicit --set wins over the scaling
-        _scale_doc(doc, scale)
+    if not isinstance(sizes, dict) or size not in sizes:
+        raise loc.error(
+            "size",
+            f"unknown size {size!r}{did_you_mean(str(size), sizes or {})}; "
+            f"known: {', '.join(sizes) or 'none'}",
+        )
+    for dotted, value in sizes[size].items():
+        if not isinstance(value, dict):
+            _set_dotted(doc, dotted, value)
+        else:
+            for k, v in value.items():
+                _set_dotted(doc, f"{dotted}.{k}", v)
+
+
+_LIST_SETTINGS = ("run.threads", "audit.states", "measurement.percentiles")
+
+
+def _apply_overrides(doc: dict, pairs: list[tuple[str, Any]]) -> list[Any] | None:
+    """The --set values other than the size into *doc*; returns what ``--set mixes`` keeps (None: all)."""
     only_mixes = None
     for dotted, value in pairs:
         if dotted == "size":
@@ -452,21 +483,18 @@ def load_suite(
         if dotted == "mixes":
             only_mixes = value if isinstance(value, list) else [value]
             continue
-        if dotted in ("run.threads", "audit.states", "measurement.percentiles") and not isinstance(
-            value, list
-        ):
+        if dotted in _LIST_SETTINGS and not isinstance(value, list):
             value = [value]
         _set_dotted(doc, dotted, value)
-    suite = _build(doc, loc, path)
-    if only_mixes is not None:
-        names = [m.name for m in suite.mixes]
-        for n in only_mixes:
-            if n not in names:
-                raise SuiteError(f"--set mixes: no mix named {n!r}{did_you_mean(str(n), names)}")
-        suite = _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
-    if scale is not None and not any(d in ("run.status_interval",) for d, _ in pairs):
-        suite = _scale_status_interval(suite)
-    return _replace(suite, overrides=tuple(overrides), scale=scale if scale is not None else 1.0)
+    return only_mixes
+
+
+def _only_mixes(suite: Suite, only_mixes: list[Any]) -> Suite:
+    names = [m.name for m in suite.mixes]
+    for n in only_mixes:
+        if n not in names:
+            raise SuiteError(f"--set mixes: no mix named {n!r}{did_you_mean(str(n), names)}")
+    return _replace(suite, mixes=tuple(m for m in suite.mixes if m.name in only_mixes))
 
 
 def _replace(suite: Suite, **changes: Any) -> Suite:

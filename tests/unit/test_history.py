@@ -332,3 +332,11 @@ def test_a_findmax_run_records_its_found_rate_not_its_probes(results: Path) -> N
     out = regress(runs, metrics, "tencent-analyse-tiny", RegressOptions()).table
     found = out[out["metric"] == "findmax_ops_s"].iloc[0]
     assert found["verdict"] == "regression" and found["direction"] == "worse"
+
+
+def test_record_times_are_the_manifests_own_text(results: Path) -> None:
+    folder = results / "tencent-analyse"
+    written = json.loads((folder / "manifest.json").read_text())
+    rec = run_record(RunResult.load(folder))
+    assert written["started_at"] and written["ended_at"]
+    assert (rec.run["started_at"], rec.run["ended_at"]) == (written["started_at"], written["ended_at"])

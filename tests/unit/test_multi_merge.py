@@ -303,3 +303,23 @@ def test_a_client_stopped_before_writing_its_log_is_described_not_raised(tmp_pat
     assert [len(log.intervals) for log in logs["h1"]] == [2]
     assert logs["h3"] == []
     assert problems == ["client h3: UPDATE.hdr is empty or not an HdrHistogram log, left out of the merge"]
+
+
+def test_step_metrics_read_the_merged_rows_of_a_multi_client_step(results: Path) -> None:
+    """A step two load generators ran has each client's rows beside the merged ``all`` rows in
+    operations.csv: the step's figures are the merged rows' alone (not the clients' added to them)."""
+    from ycsb_runner.analyse.table import step_metrics
+    from ycsb_runner.model import ALL_CLIENTS, RunResult
+
+    folder = results / "tencent-analyse"
+    before = step_metrics(RunResult.load(folder)).set_index("step")
+    ops = pd.read_csv(folder / "operations.csv", keep_default_na=False, na_values=[""])
+    step = "03-run-read50_update50-t2-r2"
+    mine = ops["step"] == step
+    ops.loc[mine, "client"] = ALL_CLIENTS
+    halves = [ops[mine].assign(client=h, operations=ops.loc[mine, "operations"] / 2) for h in ("h1", "h2")]
+    pd.concat([ops, *halves], ignore_index=True).to_csv(folder / "operations.csv", index=False)
+    after = step_metrics(RunResult.load(folder)).set_index("step")
+    assert before.loc[step, "read_ops"] > 0
+    assert after.loc[step, "read_ops"] == before.loc[step, "read_ops"]
+    assert after.loc[step, "update_ops"] == before.loc[step, "update_ops"]

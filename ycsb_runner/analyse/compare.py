@@ -104,19 +104,11 @@ def means_reference(
         if thread_keyed:
             mine = mine[mine["threads"] == int(pub["threads"])]  # by value, never by position
         got = mine.iloc[0] if not mine.empty else None
+        missing = "" if got is not None else _missing_note(run, pub, means, run_threads, thread_keyed)
         for measured_col, pub_col in columns.items():
-            published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
-            if measured_col == "server_cpu_pct" and pub.get("cpu_low_pct") != pub.get("cpu_high_pct"):
-                published = (float(pub["cpu_low_pct"]) + float(pub["cpu_high_pct"])) / 2
+            published = _published_mean(pub, measured_col, pub_col)
             measured = float(got[measured_col]) if got is not None else math.nan
-            note = ""
-            if got is None:
-                ran = (means["mix"] == pub["mix"]).any()
-                note = (
-                    f"not run at {int(pub['threads'])} threads (this run: {', '.join(map(str, run_threads))})"
-                    if thread_keyed and ran
-                    else missing_note(run, pub["mix"])
-                )
+            note = missing
             if measured_col == "server_cpu_pct":
                 note = note or "published: % of the instance; measured: % of this host's cores"
             rows.append(
@@ -138,6 +130,24 @@ def means_reference(
                 }
             )
     return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
+
+
+def _published_mean(pub: pd.Series, measured_col: str, pub_col: str) -> float:
+    """A published row's figure; a published CPU range counts as its middle."""
+    published = float(pub[pub_col]) if pub[pub_col] == pub[pub_col] else math.nan
+    if measured_col == "server_cpu_pct" and pub.get("cpu_low_pct") != pub.get("cpu_high_pct"):
+        published = (float(pub["cpu_low_pct"]) + float(pub["cpu_high_pct"])) / 2
+    return published
+
+
+def _missing_note(
+    run: RunResult, pub: pd.Series, means: pd.DataFrame, run_threads: list[int], thread_keyed: bool
+) -> str:
+    """Why a published row has no measured counterpart: another thread count, or the mix did not run."""
+    ran = (means["mix"] == pub["mix"]).any()
+    if thread_keyed and ran:
+        return f"not run at {int(pub['threads'])} threads (this run: {', '.join(map(str, run_threads))})"
+    return missing_note(run, pub["mix"])
 
 
 def _with_english(text: str) -> str:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -24,7 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ycsb_runner.metrics import METRICS  # noqa: E402
-from ycsb_runner.model import RunResult, whole_steps  # noqa: E402
+from ycsb_runner.model import RunResult  # noqa: E402
 
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
 OFF_ON = {"off": "-", "on": "--"}
@@ -88,7 +89,10 @@ def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
 
 def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
     """One image per step of *phase* (the report lays them out to the page's width): throughput (top)
-    and latency percentiles (bottom), in one latency unit for every step of the figure."""
+    and latency percentiles (bottom), in one latency unit for every step of the figure.
+
+    Long because matplotlib draws a figure one call at a time: axes, lines, labels and legend of each step.
+    """
     ts = run.timeseries
     steps = run.steps
     if ts.empty or steps.empty or "current_ops_per_s" not in ts:
@@ -187,41 +191,69 @@ def _mark_warmup(ax_tp: Any, ax_lat: Any, info: pd.Series) -> None:
 # --- percentile spectrum ------------------------------------------------------------------------------
 
 
+_SPECTRUM_COLUMNS = ["step", "operation", "percentile", "latency_us"]
+
+
 def spectrum_frame(run: RunResult) -> tuple[pd.DataFrame, str]:
     """Long form (step, operation, percentile, latency_us) from the `.hdr` logs, else operations.csv."""
-    from ycsb_runner.parse import hdr_percentiles
-
-    rows = []
-    for hdr_dir in run.hdr_dirs():
-        if not any(hdr_dir.glob("*.hdr")):
-            continue
-        try:
-            df = hdr_percentiles(hdr_dir, SPECTRUM)
-        except Exception:  # noqa: BLE001 - a damaged log must not stop the report
-            continue
-        df = df[(df["kind"] == "op") & (df["operation"] != "CLEANUP")]
-        for _, r in df.iterrows():
-            for q in SPECTRUM:
-                v = r.get(f"p{q:g}")
-                if v == v and v is not None:
-                    rows.append((hdr_dir.parent.name, r["operation"], q, float(v)))
+    rows = [row for hdr_dir in run.hdr_dirs() for row in _hdr_spectrum(hdr_dir)]
     if rows:
-        return pd.DataFrame(rows, columns=["step", "operation", "percentile", "latency_us"]), ".hdr logs"
-    ops = whole_steps(run.operations)  # merged rows of multi-client steps
+        return pd.DataFrame(rows, columns=_SPECTRUM_COLUMNS), ".hdr logs"
+    ops = run.whole_operations  # merged rows of multi-client steps
     if ops.empty:
         return pd.DataFrame(), ""
+    return pd.DataFrame(_operations_spectrum(ops), columns=_SPECTRUM_COLUMNS), "operations.csv"
+
+
+def _hdr_spectrum(hdr_dir: Path) -> list[tuple[str, str, float, float]]:
+    """(step, operation, percentile, latency) of one step's `.hdr` logs; none when they are absent or
+    damaged (a damaged log must not stop the report)."""
+    from ycsb_runner.parse import hdr_percentiles
+
+    if not any(hdr_dir.glob("*.hdr")):
+        return []
+    try:
+        df = hdr_percentiles(hdr_dir, SPECTRUM)
+    except Exception:  # noqa: BLE001 - a damaged log must not stop the report
+        return []
+    df = df[(df["kind"] == "op") & (df["operation"] != "CLEANUP")]
+    rows = []
+    for _, r in df.iterrows():
+        for q in SPECTRUM:
+            v = r.get(f"p{q:g}")
+            if v == v and v is not None:
+                rows.append((hdr_dir.parent.name, r["operation"], q, float(v)))
+    return rows
+
+
+def _operations_spectrum(ops: pd.DataFrame) -> list[tuple[str, str, float, float]]:
+    """(step, operation, percentile, latency) of operations.csv's ``p<q>_us`` columns."""
     ops = ops[(ops["kind"] == "op") & (ops["operation"] != "CLEANUP")]
-    for _, r in ops.iterrows():
-        for col in ops.columns:
-            if col.startswith("p") and col.endswith("_us") and r[col] == r[col]:
-                body = col[1:-3]
-                if body.replace(".", "", 1).isdigit():
-                    rows.append((r["step"], r["operation"], float(body), float(r[col])))
-    return pd.DataFrame(rows, columns=["step", "operation", "percentile", "latency_us"]), "operations.csv"
+    quantiles = {
+        col: float(col[1:-3])
+        for col in ops.columns
+        if col.startswith("p") and col.endswith("_us") and col[1:-3].replace(".", "", 1).isdigit()
+    }
+    return [
+        (r["step"], r["operation"], q, float(r[col]))
+        for _, r in ops.iterrows()
+        for col, q in quantiles.items()
+        if r[col] == r[col]
+    ]
 
 
 def _tail_x(q: float) -> float:
     return 1.0 / (1.0 - min(q, 99.999) / 100.0)
+
+
+def _styles_meaning(audited: bool, threads: list[Any]) -> str:
+    """What the spectrum's line styles tell apart: the audit arms, else the thread counts ("": nothing)."""
+    if audited:
+        return "audit off solid, on dashed"
+    if len(threads) > 1:
+        names = ("solid", "dashed", "dotted", "dash-dot") * 4
+        return ", ".join(f"{t} threads {n}" for t, n in zip(threads, names, strict=False))
+    return ""
 
 
 def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
@@ -242,15 +274,7 @@ def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
     threads = sorted(shown["threads"].unique().tolist()) if not shown.empty else []
     audited = not shown.empty and shown["audit"].isin(["off", "on"]).any()
     styles = ("-", "--", ":", "-.")
-    if audited:
-        meaning = "audit off solid, on dashed"
-    elif len(threads) > 1:
-        meaning = ", ".join(
-            f"{t} threads {n}"
-            for t, n in zip(threads, ("solid", "dashed", "dotted", "dash-dot") * 4, strict=False)
-        )
-    else:
-        meaning = ""
+    meaning = _styles_meaning(audited, threads)
     unit, div = latency_unit(float(df["latency_us"].max()))  # one unit for every operation's panel
     panels = []
     for op in ops:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
-from ycsb_runner.model import RunResult, whole_steps
+from ycsb_runner.model import RunResult
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
 from ycsb_runner.studies import Study
 
@@ -60,7 +60,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
-    ops = _op_frame(whole_steps(run.operations))  # merged rows of multi-client steps
+    ops = _op_frame(run.whole_operations)  # merged rows of multi-client steps
     rows = []
     for _, st in steps.iterrows():
         mine = ops[ops["step"] == st["step"]]
@@ -279,6 +279,15 @@ def metric_in_mix(metric: str, mix: str) -> bool:
     return needs is None or not shares or any(shares.get(op) for op in needs)
 
 
+OVERHEAD_COLUMNS = ["mix", "metric", "label", "source", "n", "off", "on"] + [
+    "change_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "published_pct",
+    "verdict",
+]
+
+
 def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFrame:
     """Audit on vs off per (mix, metric) in %: the change, its 95% interval, the published change.
 
@@ -297,32 +306,12 @@ def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFra
         for metric in study.metrics:
             if not metric_in_mix(metric, mix):
                 continue
-            hit = part[part["metric"] == metric]
-            if hit.empty:
+            found = _overhead_source(part, metric)
+            if found is None:
                 continue
-            row, source, label = hit.iloc[0], "server", METRICS_LABEL(metric)
-            if not _measured(row) and metric in CLIENT_FALLBACK:
-                client = part[part["metric"] == CLIENT_FALLBACK[metric]]
-                if client.empty or not _measured(client.iloc[0]):
-                    continue
-                row = client.iloc[0]
-                source = "client-side (YCSB): the server reports no operation latencies"
-                label = FALLBACK_LABEL[CLIENT_FALLBACK[metric]]
-            elif not _measured(row):
-                continue
-            elif not metric.startswith("server_"):
-                source = "client-side (YCSB)"
+            row, source, label = found
             base = row["a_mean"]
             scale = 100.0 / base if base and base == base else math.nan
-            published = math.nan
-            if pub is not None and metric in study.reference_columns:
-                pub_col, _text, sig_col = study.reference_columns[metric]
-                pub_col = pub_col.replace("_pp", "_pct")
-                published = (
-                    float(pub[pub_col]) if pub_col in pub and pub[pub_col] == pub[pub_col] else math.nan
-                )
-                if published != published and not bool(pub[sig_col]):
-                    published = 0.0
             rows.append(
                 {
                     "mix": mix,
@@ -335,31 +324,50 @@ def audit_overhead(run: RunResult, study: Study, ab: pd.DataFrame) -> pd.DataFra
                     "change_pct": row["change"] * scale,
                     "ci_low_pct": row["ci_low"] * scale,
                     "ci_high_pct": row["ci_high"] * scale,
-                    "published_pct": published,
+                    "published_pct": _published_change(pub, study, metric),
                     "verdict": row["verdict"],
                 }
             )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            "mix",
-            "metric",
-            "label",
-            "source",
-            "n",
-            "off",
-            "on",
-            "change_pct",
-            "ci_low_pct",
-            "ci_high_pct",
-            "published_pct",
-            "verdict",
-        ],
-    )
+    out = pd.DataFrame(rows, columns=OVERHEAD_COLUMNS)
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
     return out
+
+
+def _overhead_source(part: pd.DataFrame, metric: str) -> tuple[pd.Series, str, str] | None:
+    """The off/on row that measures *metric* in a mix's ``audit_ab`` rows, where it comes from and its label:
+    the client-side fallback where the server reports no such figure; None when neither was measured."""
+    hit = part[part["metric"] == metric]
+    if hit.empty:
+        return None
+    row, source, label = hit.iloc[0], "server", METRICS_LABEL(metric)
+    if not _measured(row) and metric in CLIENT_FALLBACK:
+        client = part[part["metric"] == CLIENT_FALLBACK[metric]]
+        if client.empty or not _measured(client.iloc[0]):
+            return None
+        return (
+            client.iloc[0],
+            "client-side (YCSB): the server reports no operation latencies",
+            FALLBACK_LABEL[CLIENT_FALLBACK[metric]],
+        )
+    if not _measured(row):
+        return None
+    if not metric.startswith("server_"):
+        source = "client-side (YCSB)"
+    return row, source, label
+
+
+def _published_change(pub: pd.Series | None, study: Study, metric: str) -> float:
+    """The published off->on change of *metric* (0 where the table says "no significant change")."""
+    if pub is None or metric not in study.reference_columns:
+        return math.nan
+    pub_col, _text, sig_col = study.reference_columns[metric]
+    pub_col = pub_col.replace("_pp", "_pct")
+    published = float(pub[pub_col]) if pub_col in pub and pub[pub_col] == pub[pub_col] else math.nan
+    if published != published and not bool(pub[sig_col]):
+        published = 0.0
+    return published
 
 
 def METRICS_LABEL(metric: str) -> str:  # noqa: N802 - reads like the registry it looks up

@@ -293,35 +293,41 @@ def _field(event: Mapping[str, Any], path: str) -> Any:
     return cur
 
 
+_NOT_ANALYSED = object()  # an operator the analysis does not model ($gt, $type, $elemMatch ...)
+
+
 def _operators(actual: Any, spec: Mapping[str, Any]) -> bool | None:
     results: list[bool | None] = []
     options = str(spec.get("$options", ""))
     for op, arg in spec.items():
-        if op == "$eq":
-            results.append(_equals(actual, arg))
-        elif op == "$ne":
-            results.append(_not(_equals(actual, arg)))
-        elif op == "$in" and isinstance(arg, list):
-            results.append(_or(_equals(actual, a) for a in arg))
-        elif op == "$nin" and isinstance(arg, list):
-            results.append(_not(_or(_equals(actual, a) for a in arg)))
-        elif op == "$regex":
-            pattern = _as_regex(arg) or (re.compile(arg, _flags(options)) if isinstance(arg, str) else None)
-            if pattern is None:
-                return None
-            results.append(
-                None if actual is UNKNOWN else isinstance(actual, str) and bool(pattern.search(actual))
-            )
-        elif op == "$options":
+        if op == "$options":
             continue
-        elif op == "$exists":
-            results.append(None if actual is UNKNOWN else (actual is not _MISSING) == bool(arg))
-        elif op == "$not":
-            inner = _operators(actual, arg) if isinstance(arg, Mapping) else _equals(actual, arg)
-            results.append(_not(inner))
-        else:
-            return None  # $gt, $type, $elemMatch ...: not analysed
+        got = _operator(actual, op, arg, options)
+        if got is _NOT_ANALYSED:
+            return None
+        results.append(got)
     return _and(results)
+
+
+def _operator(actual: Any, op: str, arg: Any, options: str) -> Any:
+    """One query operator's answer for *actual*: True / False / None (cannot tell), or _NOT_ANALYSED."""
+    if op == "$eq":
+        return _equals(actual, arg)
+    if op == "$ne":
+        return _not(_equals(actual, arg))
+    if op in ("$in", "$nin") and isinstance(arg, list):
+        found = _or(_equals(actual, a) for a in arg)
+        return found if op == "$in" else _not(found)
+    if op == "$regex":
+        pattern = _as_regex(arg) or (re.compile(arg, _flags(options)) if isinstance(arg, str) else None)
+        if pattern is None:
+            return _NOT_ANALYSED
+        return None if actual is UNKNOWN else isinstance(actual, str) and bool(pattern.search(actual))
+    if op == "$exists":
+        return None if actual is UNKNOWN else (actual is not _MISSING) == bool(arg)
+    if op == "$not":
+        return _not(_operators(actual, arg) if isinstance(arg, Mapping) else _equals(actual, arg))
+    return _NOT_ANALYSED
 
 
 def _flags(options: str) -> int:

@@ -537,42 +537,15 @@ class MongoRuntimeStrategy(AuditStrategy):
         **options: Any,
     ) -> MongoRuntimeStrategy:
         """Detect server and topology, refuse clearly (before any change) if it cannot be switched."""
-        from pymongo.errors import OperationFailure, PyMongoError
-
         if namespace:
             crud_filter(["read"], namespace)  # validates the namespace early
-        try:
-            build_info = client.admin.command("buildInfo")
-            hello = client.admin.command("hello")
-        except PyMongoError as exc:
-            raise UserError(f"cannot reach MongoDB{_at(url)}: {one_line(str(exc))}") from None
-        try:
-            cmdline = client.admin.command("getCmdLineOpts")
-        except OperationFailure:
-            cmdline = None  # no clusterMonitor: decide from the version and the server's errors
+        build_info, hello, cmdline = _entry_replies(client, url)
         seeds = seed_hosts(client) or _url_hosts(url)
         if is_atlas(seeds):  # refuse before listing (Atlas members are not reachable one by one)
             check_supported(detect_server(build_info, cmdline, hello, atlas=True))
         if direct is None and url:
             direct = DirectConnections(url).command
-        if mongos_docs is None and hasattr(client, "config"):
-
-            def mongos_docs() -> list[Mapping[str, Any]]:
-                return list(client.config.mongos.find({}, {"_id": 1, "ping": 1}))
-
-        try:
-            topo = discover(
-                hello,
-                seeds,
-                entry=lambda c: client.admin.command(dict(c)),
-                direct=direct or _no_direct,
-                mongos_docs=mongos_docs,
-                allow_unlisted=allow_unlisted,
-            )
-        except PyMongoError as exc:
-            raise UserError(
-                f"cannot list the nodes of the deployment{_at(url)}: {one_line(str(exc))}"
-            ) from None
+        topo = _list_nodes(client, hello, seeds, url, direct, mongos_docs, allow_unlisted)
         fcv = _read_fcv(client, topo, direct)
         info = detect_server(build_info, cmdline, hello, fcv=fcv, atlas=topo.atlas)
         mode = check_supported(info)
@@ -970,6 +943,53 @@ class MongoRuntimeStrategy(AuditStrategy):
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _entry_replies(client: Any, url: str | None) -> tuple[Any, Any, Any]:
+    """``buildInfo``, ``hello`` and ``getCmdLineOpts`` (None without clusterMonitor: the version and the
+    server's errors decide then) through the connection the user gave; UserError when it is unreachable."""
+    from pymongo.errors import OperationFailure, PyMongoError
+
+    try:
+        build_info = client.admin.command("buildInfo")
+        hello = client.admin.command("hello")
+    except PyMongoError as exc:
+        raise UserError(f"cannot reach MongoDB{_at(url)}: {one_line(str(exc))}") from None
+    try:
+        cmdline = client.admin.command("getCmdLineOpts")
+    except OperationFailure:
+        cmdline = None
+    return build_info, hello, cmdline
+
+
+def _list_nodes(
+    client: Any,
+    hello: Any,
+    seeds: list[str],
+    url: str | None,
+    direct: DirectFn | None,
+    mongos_docs: Any,
+    allow_unlisted: bool,
+) -> Topology:
+    """The deployment's nodes (:func:`discover`); UserError when they cannot be listed."""
+    from pymongo.errors import PyMongoError
+
+    if mongos_docs is None and hasattr(client, "config"):
+
+        def mongos_docs() -> list[Mapping[str, Any]]:
+            return list(client.config.mongos.find({}, {"_id": 1, "ping": 1}))
+
+    try:
+        return discover(
+            hello,
+            seeds,
+            entry=lambda c: client.admin.command(dict(c)),
+            direct=direct or _no_direct,
+            mongos_docs=mongos_docs,
+            allow_unlisted=allow_unlisted,
+        )
+    except PyMongoError as exc:
+        raise UserError(f"cannot list the nodes of the deployment{_at(url)}: {one_line(str(exc))}") from None
 
 
 def _no_direct(host: str, command: Mapping[str, Any]) -> Mapping[str, Any]:

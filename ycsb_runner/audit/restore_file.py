@@ -105,18 +105,7 @@ def load_restore_file(run_dir: Path) -> tuple[Path, dict[str, Any], AuditState]:
     if document.get("format") != FORMAT:
         raise UserError(f"{path} is not a ycsb-runner audit restore file (format {document.get('format')!r})")
     entry = document.get("entry_state") or {}
-    shapes = (("entry_state", entry, dict), ("options", document.get("options") or {}, dict))
-    for key, value, kind in shapes:
-        if not isinstance(value, kind):
-            raise UserError(f"{path} is damaged: {key} is not a JSON object; restore audit logging by hand")
-    for key, kind in (("ops", list), ("nodes", list), ("raw", dict)):
-        if entry.get(key) is not None and not isinstance(entry[key], kind):
-            raise UserError(f"{path} is damaged: entry_state.{key} is not a JSON {kind.__name__}")
-    for key, kind in (("ops", str), ("nodes", dict)):
-        if not all(isinstance(item, kind) for item in entry.get(key) or ()):
-            raise UserError(f"{path} is damaged: entry_state.{key} holds a value of the wrong type")
-    if entry.get("enabled") not in (True, False, None):
-        raise UserError(f"{path} is damaged: entry_state.enabled is not true, false or null")
+    _check_entry_shape(path, document, entry)
     try:
         raw = json_util.loads(json.dumps(entry.get("raw") or {}), json_options=_EJSON)
     except (ValueError, TypeError) as exc:
@@ -129,3 +118,19 @@ def load_restore_file(run_dir: Path) -> tuple[Path, dict[str, Any], AuditState]:
         nodes=tuple(entry.get("nodes") or ()),
     )
     return path, document, state
+
+
+def _check_entry_shape(path: Path, document: dict[str, Any], entry: Any) -> None:
+    """UserError naming the first part of the restore file whose JSON type is not the one written."""
+    shapes = (("entry_state", entry, dict), ("options", document.get("options") or {}, dict))
+    for key, value, kind in shapes:
+        if not isinstance(value, kind):
+            raise UserError(f"{path} is damaged: {key} is not a JSON object; restore audit logging by hand")
+    for key, kind in (("ops", list), ("nodes", list), ("raw", dict)):
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise UserError(f"{path} is damaged: entry_state.{key} is not a JSON {kind.__name__}")
+    for key, kind in (("ops", str), ("nodes", dict)):
+        if not all(isinstance(item, kind) for item in entry.get(key) or ()):
+            raise UserError(f"{path} is damaged: entry_state.{key} holds a value of the wrong type")
+    if entry.get("enabled") not in (True, False, None):
+        raise UserError(f"{path} is damaged: entry_state.enabled is not true, false or null")

@@ -198,69 +198,20 @@ def discover(
     node. A refused ``replSetGetConfig`` raises UserError naming the privilege, unless ``allow_unlisted``
     (then the members ``hello`` lists are used and ``Topology.unlisted`` says so). Other replies that
     cannot be read (an unreachable shard member, ``config.mongos``) fall back to what is listed."""
-    from pymongo.errors import PyMongoError
-
-    def maybe(fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except PyMongoError:
-            return None
-
-    unlisted: list[str] = []
-
-    def members_of(
-        set_name: str, hello: Mapping[str, Any], run: Callable[[Command], Mapping[str, Any]]
-    ) -> list[Member]:
-        try:
-            members = config_members(run({"replSetGetConfig": 1}))
-        except PyMongoError as exc:
-            listed = hello_members(hello)
-            error = _error_text(exc)
-            line = refused_config_message(set_name, error, [m.host for m in listed], allowed=allow_unlisted)
-            if not allow_unlisted:
-                raise UserError(line) from None
-            unlisted.append(line)
-            return listed
-        return hello_members(hello) if members is None else members
-
-    def as_nodes(members: Sequence[Member], primary: Any, shard: str | None = None) -> list[Node]:
-        return [
-            Node(
-                m.host,
-                "primary" if m.host == primary else "secondary",
-                shard=shard,
-                hidden=m.hidden,
-                delay_s=m.delay_s,
-            )
-            for m in members
-        ]
-
+    lister = _MemberLister(allow_unlisted)
     if entry_hello.get("msg") == "isdbgrid":
-        shards = entry({"listShards": 1}).get("shards") or []
-        nodes: list[Node] = []
-        for shard in shards:
-            name, hosts = parse_shard_host(str(shard.get("host", "")))
-            name = name or str(shard.get("_id"))
-            members = [Member(h) for h in hosts]
-            hello = None
-            for host in hosts:
-                hello = maybe(lambda host=host: direct(host, {"hello": 1}))
-                if hello is not None:
-                    run = functools.partial(direct, host)
-                    members = members_of(name, hello, run) or members
-                    break
-            nodes += as_nodes(members, (hello or {}).get("primary"), shard=name)
+        nodes = _shard_nodes(entry, direct, lister)
         mongos = set(seeds)
         if mongos_docs is not None:
-            mongos |= set(maybe(lambda: live_mongos(mongos_docs())) or [])
+            mongos |= set(_maybe(lambda: live_mongos(mongos_docs())) or [])
         nodes += [Node(h, "mongos") for h in sorted(mongos)]
         topo = Topology("sharded", _dedupe(nodes))
     elif entry_hello.get("setName"):
         set_name = str(entry_hello["setName"])
-        members = members_of(set_name, entry_hello, entry)
+        members = lister.members_of(set_name, entry_hello, entry)
         if not members:
             members = [Member(h) for h in seeds] or [Member(str(entry_hello.get("me") or "<server>"))]
-        nodes = as_nodes(members, entry_hello.get("primary"))
+        nodes = _as_nodes(members, entry_hello.get("primary"))
         topo = Topology("replicaset", _dedupe(nodes), set_name=set_name)
     else:
         topo = Topology("standalone", (Node(seeds[0] if seeds else "<server>", "standalone"),))
@@ -269,8 +220,79 @@ def discover(
         topo.nodes,
         topo.set_name,
         atlas=is_atlas([*seeds, *(n.host for n in topo.nodes)]),
-        unlisted=tuple(unlisted),
+        unlisted=tuple(lister.unlisted),
     )
+
+
+def _maybe(fn: Callable[[], Any]) -> Any:
+    """*fn*'s reply, None when the server could not be asked."""
+    from pymongo.errors import PyMongoError
+
+    try:
+        return fn()
+    except PyMongoError:
+        return None
+
+
+class _MemberLister:
+    """A replica set's members from its configuration; where ``replSetGetConfig`` is refused, the members
+    ``hello`` lists (with ``allow_unlisted``; the lines saying so are kept in ``unlisted``) or UserError."""
+
+    def __init__(self, allow_unlisted: bool) -> None:
+        self.allow_unlisted = allow_unlisted
+        self.unlisted: list[str] = []
+
+    def members_of(
+        self, set_name: str, hello: Mapping[str, Any], run: Callable[[Command], Mapping[str, Any]]
+    ) -> list[Member]:
+        from pymongo.errors import PyMongoError
+
+        try:
+            members = config_members(run({"replSetGetConfig": 1}))
+        except PyMongoError as exc:
+            listed = hello_members(hello)
+            error = _error_text(exc)
+            allowed = self.allow_unlisted
+            line = refused_config_message(set_name, error, [m.host for m in listed], allowed=allowed)
+            if not allowed:
+                raise UserError(line) from None
+            self.unlisted.append(line)
+            return listed
+        return hello_members(hello) if members is None else members
+
+
+def _shard_nodes(
+    entry: Callable[[Command], Mapping[str, Any]], direct: DirectFn, lister: _MemberLister
+) -> list[Node]:
+    """Every shard's members, asked of the first of its hosts that answers (its listed hosts otherwise)."""
+    shards = entry({"listShards": 1}).get("shards") or []
+    nodes: list[Node] = []
+    for shard in shards:
+        name, hosts = parse_shard_host(str(shard.get("host", "")))
+        name = name or str(shard.get("_id"))
+        members = [Member(h) for h in hosts]
+        hello = None
+        for host in hosts:
+            hello = _maybe(lambda host=host: direct(host, {"hello": 1}))
+            if hello is not None:
+                run = functools.partial(direct, host)
+                members = lister.members_of(name, hello, run) or members
+                break
+        nodes += _as_nodes(members, (hello or {}).get("primary"), shard=name)
+    return nodes
+
+
+def _as_nodes(members: Sequence[Member], primary: Any, shard: str | None = None) -> list[Node]:
+    return [
+        Node(
+            m.host,
+            "primary" if m.host == primary else "secondary",
+            shard=shard,
+            hidden=m.hidden,
+            delay_s=m.delay_s,
+        )
+        for m in members
+    ]
 
 
 def _error_text(exc: Exception) -> str:

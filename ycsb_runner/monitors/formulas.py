@@ -176,20 +176,27 @@ def extract_server_fields(doc: Mapping[str, Any]) -> dict[str, float]:
         if local_time.tzinfo is None:
             local_time = local_time.replace(tzinfo=UTC)
         out["localTime"] = local_time.timestamp()
-    cache = _get_path(doc, "wiredTiger.cache")
-    if isinstance(cache, Mapping):
-        for key in WT_CACHE_KEYS:
-            v = _num(cache.get(key))
-            if v is not None:
-                out[f"wiredTiger.cache.{key}"] = v
-    commands = _get_path(doc, "metrics.commands")
-    if isinstance(commands, Mapping):
-        for name, stats in commands.items():
-            if isinstance(stats, Mapping):
-                v = _num(stats.get("total"))
-                if v is not None:
-                    out[f"metrics.commands.{name}.total"] = v
+    out.update(_cache_fields(_get_path(doc, "wiredTiger.cache")))
+    out.update(_command_totals(_get_path(doc, "metrics.commands")))
     return out
+
+
+def _cache_fields(cache: Any) -> dict[str, float]:
+    """``wiredTiger.cache``'s numeric figures the formulas read, under their dotted paths."""
+    if not isinstance(cache, Mapping):
+        return {}
+    values = {key: _num(cache.get(key)) for key in WT_CACHE_KEYS}
+    return {f"wiredTiger.cache.{key}": v for key, v in values.items() if v is not None}
+
+
+def _command_totals(commands: Any) -> dict[str, float]:
+    """``metrics.commands.<name>.total`` of every command ``serverStatus`` counts."""
+    if not isinstance(commands, Mapping):
+        return {}
+    totals = {
+        name: _num(stats.get("total")) for name, stats in commands.items() if isinstance(stats, Mapping)
+    }
+    return {f"metrics.commands.{name}.total": v for name, v in totals.items() if v is not None}
 
 
 #: Where the server's core count came from (``host_cores``): the first is what CPU % should divide by.
@@ -381,37 +388,13 @@ def _figures_from(d: _Deltas | None, window: Sequence[ServerSample], num_cores: 
     out: dict[str, Any] = dict.fromkeys(FIGURES, NAN)
     unavailable: list[str] = []
     notes: list[str] = []
-    if d is None or d.source is None:
-        unavailable += [f"{op}_per_s" for op in OPS] + ["ops_per_s"]
-    else:
-        for op in OPS:
-            count = d.counts.get(op, 0.0)
-            if op == "command":
-                if d.mongos and d.source == SOURCE_OPCOUNTERS:
-                    count -= sum(d.counts.get(w, 0.0) for w in MONGOS_WRITES_IN_COMMAND)
-                count = max(count - d.own, 0.0)
-            out[f"{op}_per_s"] = count / d.dt_s
-        out["ops_per_s"] = sum(d.counts.get(op, 0.0) for op in CRUD_OPS) / d.dt_s
-    for kind in LATENCY_KINDS:
-        name = f"{kind}_avg_rt_us"
-        if d is None or kind not in d.lat:
-            unavailable.append(name)
-        else:
-            out[name] = _ratio(d.lat[kind], d.lat_ops[kind])
-            if d.lat_ops[kind] == 0:
-                notes.append(f"no {kind} ops: {name} is n/a")
+    _rates(out, unavailable, d)
+    _latencies(out, unavailable, notes, d)
     if d is not None and d.mongos and d.source == SOURCE_OPCOUNTERS:
         notes.append(
             "mongos: opcounters.command counts insert/update/delete too; command_per_s excludes them"
         )
-    if d is None or d.cpu_s is None:
-        unavailable += ["cpu_core_pct", "cpu_pct"]
-    else:
-        out["cpu_core_pct"] = 100.0 * d.cpu_s / d.dt_s
-        if num_cores:
-            out["cpu_pct"] = out["cpu_core_pct"] / num_cores
-        else:
-            unavailable.append("cpu_pct")
+    _cpu(out, unavailable, d, num_cores)
     levels = (
         ("connections_current", "connections.current", "last"),
         ("wt_cache_bytes", f"wiredTiger.cache.{WT_CACHE_BYTES}", "mean"),
@@ -427,6 +410,45 @@ def _figures_from(d: _Deltas | None, window: Sequence[ServerSample], num_cores: 
     out["unavailable"] = tuple(n for n in FIGURES if n in unavailable)
     out["notes"] = tuple(notes)
     return out
+
+
+def _rates(out: dict[str, Any], unavailable: list[str], d: _Deltas | None) -> None:
+    """Per-second operation counts (the server's own commands and, on mongos, its writes taken out)."""
+    if d is None or d.source is None:
+        unavailable += [f"{op}_per_s" for op in OPS] + ["ops_per_s"]
+        return
+    for op in OPS:
+        count = d.counts.get(op, 0.0)
+        if op == "command":
+            if d.mongos and d.source == SOURCE_OPCOUNTERS:
+                count -= sum(d.counts.get(w, 0.0) for w in MONGOS_WRITES_IN_COMMAND)
+            count = max(count - d.own, 0.0)
+        out[f"{op}_per_s"] = count / d.dt_s
+    out["ops_per_s"] = sum(d.counts.get(op, 0.0) for op in CRUD_OPS) / d.dt_s
+
+
+def _latencies(out: dict[str, Any], unavailable: list[str], notes: list[str], d: _Deltas | None) -> None:
+    """The server's average response time per latency kind."""
+    for kind in LATENCY_KINDS:
+        name = f"{kind}_avg_rt_us"
+        if d is None or kind not in d.lat:
+            unavailable.append(name)
+        else:
+            out[name] = _ratio(d.lat[kind], d.lat_ops[kind])
+            if d.lat_ops[kind] == 0:
+                notes.append(f"no {kind} ops: {name} is n/a")
+
+
+def _cpu(out: dict[str, Any], unavailable: list[str], d: _Deltas | None, num_cores: int | None) -> None:
+    """The server's CPU in % of one core and in % of the cores it may use."""
+    if d is None or d.cpu_s is None:
+        unavailable += ["cpu_core_pct", "cpu_pct"]
+        return
+    out["cpu_core_pct"] = 100.0 * d.cpu_s / d.dt_s
+    if num_cores:
+        out["cpu_pct"] = out["cpu_core_pct"] / num_cores
+    else:
+        unavailable.append("cpu_pct")
 
 
 def _window(

@@ -259,7 +259,10 @@ def _parsed(
     export: str | bytes | PathLike[str] | None = None,
     hdr_files: str | PathLike[str] | Iterable[str | PathLike[str]] | None = None,
 ) -> ParsedRun:
-    """The ParsedRun of two scanned streams: tables, figures and the verdict."""
+    """The ParsedRun of two scanned streams: tables, figures and the verdict.
+
+    Long because it hands every stage's output on by name, one field a line (the Evidence, the ParsedRun).
+    """
     notes: list[str] = []
     found, digest, dedupe, source = _status_lines(err, out, notes)
     rows = out.rows

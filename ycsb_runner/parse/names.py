@@ -86,22 +86,7 @@ def classify(
     intended = name.startswith(INTENDED) and len(name) > len(INTENDED)
     if intended:
         name = name[len(INTENDED) :]
-    outcome = ""
-    if name not in KNOWN_OPS:
-        if name.endswith("-FAILED") and len(name) > len("-FAILED"):
-            name, outcome = name[: -len("-FAILED")], "FAILED"
-        else:
-            m = _SUFFIX_RE.match(name)
-            if (
-                m
-                and m.group("op") != "READ-MODIFY"
-                and (
-                    m.group("status") in STATUS_NAMES
-                    or m.group("op") in KNOWN_OPS
-                    or (m.group("op") in with_returns and name not in with_returns)
-                )
-            ):
-                name, outcome = m.group("op"), m.group("status")
+    name, outcome = _split_outcome(name, with_returns)
     if part:
         kind = part
     elif intended:
@@ -113,6 +98,26 @@ def classify(
     else:
         kind = "op"
     return {"operation": name, "kind": kind, "intended": intended, "outcome": outcome, "part": part}
+
+
+def _split_outcome(name: str, with_returns: frozenset[str]) -> tuple[str, str]:
+    """(operation, outcome) of ``<OP>-FAILED`` and ``<OP>-<STATUS>`` names; (name, "") for the others."""
+    if name in KNOWN_OPS:
+        return name, ""
+    if name.endswith("-FAILED") and len(name) > len("-FAILED"):
+        return name[: -len("-FAILED")], "FAILED"
+    m = _SUFFIX_RE.match(name)
+    if (
+        m
+        and m.group("op") != "READ-MODIFY"
+        and (
+            m.group("status") in STATUS_NAMES
+            or m.group("op") in KNOWN_OPS
+            or (m.group("op") in with_returns and name not in with_returns)
+        )
+    ):
+        return m.group("op"), m.group("status")
+    return name, ""
 
 
 def classify_frame(sections: Iterable[str], with_returns: Iterable[str] = ()) -> pd.DataFrame:

@@ -26,6 +26,24 @@ def percentile_label(p: float) -> str:
     return f"p{p:g}"
 
 
+def _csv_floats(text: str, n: int) -> np.ndarray | None:
+    """*text*'s *n* lines as floats through pandas' C reader; None where a line is no plain number."""
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            names=["v"],
+            sep="\x1f",
+            dtype="float64",
+            engine="c",
+            skip_blank_lines=False,
+            quoting=csv.QUOTE_NONE,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    return frame["v"].to_numpy(dtype="float64", copy=True) if len(frame) == n else None
+
+
 def floats_from_text(values: Sequence[str], *, decimal_comma: bool = False) -> np.ndarray:
     """Parse many short number strings at C speed (joined, then pandas' CSV reader); '' -> NaN.
 
@@ -42,23 +60,7 @@ def floats_from_text(values: Sequence[str], *, decimal_comma: bool = False) -> n
         text = text.replace("\u221e", "inf")
     if "\ufffd" in text:
         text = text.replace("\ufffd", "nan")
-    out = None
-    if "\x1f" not in text and '"' not in text:
-        try:
-            frame = pd.read_csv(
-                io.StringIO(text),
-                header=None,
-                names=["v"],
-                sep="\x1f",
-                dtype="float64",
-                engine="c",
-                skip_blank_lines=False,
-                quoting=csv.QUOTE_NONE,
-            )
-            if len(frame) == n:
-                out = frame["v"].to_numpy(dtype="float64", copy=True)
-        except (ValueError, pd.errors.ParserError):
-            out = None
+    out = _csv_floats(text, n) if "\x1f" not in text and '"' not in text else None
     if out is None:  # odd values (quotes, separators, line breaks): element by element, coercing
         series = pd.Series(list(values), dtype=object).astype(str).str.strip()
         for old, new in (((",", "."),) if decimal_comma else ()) + (("\u221e", "inf"), ("\ufffd", "nan")):

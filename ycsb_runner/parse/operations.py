@@ -100,19 +100,7 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
 
     ret_cols = [c for c in out.columns if c.startswith("return_")]
     ret_cols.sort(key=lambda c: (c[len("return_") :] not in SUCCESS_RETURNS, c))
-    if ret_cols:
-        returns = out[ret_cols]
-        has = returns.notna().any(axis=1)
-        total = returns.sum(axis=1, min_count=1)
-        bad = [c for c in ret_cols if c[len("return_") :] not in SUCCESS_RETURNS]
-        errors = out[bad].sum(axis=1, min_count=1).fillna(0.0) if bad else pd.Series(0.0, index=out.index)
-        out["returns"] = total.where(has)
-        out["errors"] = errors.where(has)
-        out["error_rate"] = (out["errors"] / out["returns"]).where(out["returns"] > 0)
-    else:
-        out["returns"] = np.nan
-        out["errors"] = np.nan
-        out["error_rate"] = np.nan
+    _add_return_totals(out, ret_cols)
 
     pct_cols = sorted(
         (c for c in out.columns if c.startswith("p") and c[1:2].isdigit()), key=lambda c: float(c[1:])
@@ -128,3 +116,20 @@ def build_operations(summary: pd.DataFrame) -> pd.DataFrame:
         ["intended", "operation", "_failed", "outcome", "part", "section"], kind="stable"
     )
     return out.loc[order.index].reset_index(drop=True)
+
+
+def _add_return_totals(out: pd.DataFrame, ret_cols: list[str]) -> None:
+    """``returns``, ``errors`` (the non-success return codes) and ``error_rate`` of each section."""
+    if not ret_cols:
+        out["returns"] = np.nan
+        out["errors"] = np.nan
+        out["error_rate"] = np.nan
+        return
+    returns = out[ret_cols]
+    has = returns.notna().any(axis=1)
+    total = returns.sum(axis=1, min_count=1)
+    bad = [c for c in ret_cols if c[len("return_") :] not in SUCCESS_RETURNS]
+    errors = out[bad].sum(axis=1, min_count=1).fillna(0.0) if bad else pd.Series(0.0, index=out.index)
+    out["returns"] = total.where(has)
+    out["errors"] = errors.where(has)
+    out["error_rate"] = (out["errors"] / out["returns"]).where(out["returns"] > 0)

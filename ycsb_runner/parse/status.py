@@ -290,6 +290,30 @@ def _groups(rests: list[str], *, fast: bool = True) -> dict[str, np.ndarray]:
         if quick is not None:
             return quick
     joined = "\x00" + "\x00".join(rests) if rests else ""
+    branches = _branches(joined)
+    if len(branches) == 1:
+        return _no_groups()
+    found, names = _findall(branches, joined)
+    columns = None
+    if _HDR_G in branches and _GEN_G not in branches:
+        columns = _fast_columns(found, names, joined)
+        hdr_ops = (columns or _columns(found, names, joined))["h_op"]
+        if int((hdr_ops != "").sum()) < joined.count(": Count="):
+            # Some `[OP: Count=...]` group did not fit the 0.17.0 layout: parse such groups generically too.
+            branches.insert(2, _GEN_G)
+            found, names = _findall(branches, joined)
+            columns = None
+    if not found:
+        return _no_groups()
+    if columns is None:
+        columns = (None if _GEN_G in branches else _fast_columns(found, names, joined)) or _columns(
+            found, names, joined
+        )
+    return _assemble(columns)
+
+
+def _branches(joined: str) -> list[str]:
+    """The update marker's pattern and the group patterns of the layouts that occur in *joined*."""
     branches = [r"(?P<mark>\x00)"]
     if "Count=" in joined:
         branches.append(_HDR_G)
@@ -299,28 +323,13 @@ def _groups(rests: list[str], *, fast: bool = True) -> dict[str, np.ndarray]:
         branches.append(_AVG_G)
     if " count: " in joined:
         branches.append(_RAW_G)
+    return branches
+
+
+def _no_groups() -> dict[str, np.ndarray]:
     empty = {"status_index": np.empty(0, dtype="int64"), "section": np.empty(0, dtype=object)}
     empty.update({c: np.empty(0) for c in VALUE_COLUMNS})
-    if len(branches) == 1:
-        return empty
-    found, names = _findall(branches, joined)
-    if _HDR_G in branches and _GEN_G not in branches:
-        columns = _fast_columns(found, names, joined)
-        hdr_ops = (columns or _columns(found, names, joined))["h_op"]
-        if int((hdr_ops != "").sum()) < joined.count(": Count="):
-            # Some `[OP: Count=...]` group did not fit the 0.17.0 layout: parse such groups generically too.
-            branches.insert(2, _GEN_G)
-            found, names = _findall(branches, joined)
-            columns = None
-    else:
-        columns = None
-    if not found:
-        return empty
-    if columns is None:
-        columns = (None if _GEN_G in branches else _fast_columns(found, names, joined)) or _columns(
-            found, names, joined
-        )
-    return _assemble(columns)
+    return empty
 
 
 def _assemble(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -89,42 +89,7 @@ def _split_buckets(buckets: pd.DataFrame, body: pd.DataFrame, names: pd.DataFram
     is_hdr = (~is_hist) & sec.isin(pct).to_numpy()
     is_ts = ~(is_hist | is_hdr)
 
-    frames = []
-    if is_hist.any():
-        b = buckets[is_hist]
-        overflow = b["metric"].str.startswith(">").to_numpy()
-        ms = pd.to_numeric(b["metric"].str.lstrip(">"), errors="coerce").to_numpy(dtype="float64")
-        frames.append(
-            pd.DataFrame(
-                {
-                    "section": b["section"].to_numpy(),
-                    "source": "histogram",
-                    "bucket": b["metric"].to_numpy(),
-                    "lower_us": ms * 1000.0,
-                    "upper_us": np.where(overflow, np.inf, (ms + 1.0) * 1000.0),
-                    "count": to_float(b["value_str"]).to_numpy(),
-                }
-            )
-        )
-    if is_hdr.any():
-        b = buckets[is_hdr]
-        us = pd.to_numeric(b["metric"], errors="coerce").to_numpy(dtype="float64")
-        frames.append(
-            pd.DataFrame(
-                {
-                    "section": b["section"].to_numpy(),
-                    "source": "hdrhistogram",
-                    "bucket": b["metric"].to_numpy(),
-                    "lower_us": us,
-                    "upper_us": us,
-                    "count": to_float(b["value_str"]).to_numpy(),
-                }
-            )
-        )
-    if frames:
-        histogram = pd.concat(frames, ignore_index=True).join(names, on="section")[HISTOGRAM_COLUMNS]
-    else:
-        histogram = empty_frame(HISTOGRAM_COLUMNS)
+    histogram = _histogram_frame(buckets[is_hist], buckets[is_hdr], names)
     if is_ts.any():
         b = buckets[is_ts]
         timeseries = pd.DataFrame(
@@ -139,3 +104,41 @@ def _split_buckets(buckets: pd.DataFrame, body: pd.DataFrame, names: pd.DataFram
     else:
         timeseries = empty_frame(TIMESERIES_COLUMNS)
     return histogram, timeseries
+
+
+def _histogram_frame(hist: pd.DataFrame, hdr: pd.DataFrame, names: pd.DataFrame) -> pd.DataFrame:
+    """The histogram rows of the ``histogram`` buckets (ms, with a ``>N`` overflow bucket) and of the
+    ``hdrhistogram`` recorded values (us)."""
+    frames = []
+    if not hist.empty:
+        overflow = hist["metric"].str.startswith(">").to_numpy()
+        ms = pd.to_numeric(hist["metric"].str.lstrip(">"), errors="coerce").to_numpy(dtype="float64")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "section": hist["section"].to_numpy(),
+                    "source": "histogram",
+                    "bucket": hist["metric"].to_numpy(),
+                    "lower_us": ms * 1000.0,
+                    "upper_us": np.where(overflow, np.inf, (ms + 1.0) * 1000.0),
+                    "count": to_float(hist["value_str"]).to_numpy(),
+                }
+            )
+        )
+    if not hdr.empty:
+        us = pd.to_numeric(hdr["metric"], errors="coerce").to_numpy(dtype="float64")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "section": hdr["section"].to_numpy(),
+                    "source": "hdrhistogram",
+                    "bucket": hdr["metric"].to_numpy(),
+                    "lower_us": us,
+                    "upper_us": us,
+                    "count": to_float(hdr["value_str"]).to_numpy(),
+                }
+            )
+        )
+    if not frames:
+        return empty_frame(HISTOGRAM_COLUMNS)
+    return pd.concat(frames, ignore_index=True).join(names, on="section")[HISTOGRAM_COLUMNS]

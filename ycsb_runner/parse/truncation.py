@@ -37,45 +37,75 @@ def _metric_shape(metrics: pd.Series) -> frozenset[str]:
 def _cut_last_section(
     rows: pd.DataFrame, summary: pd.DataFrame, histogram: pd.DataFrame, timeseries: pd.DataFrame
 ) -> list[str]:
+    found = _last_section(rows, summary)
+    if found is None:
+        return []
+    last, info, peers = found
+    mine = _metric_shape(info["metric"])
+    out = _no_return_counts(last, info, mine)
+    if peers.empty:
+        return out
+    peer_names = set(peers["section"])
+    out += _lacking_metrics(last, peers, mine)
+    out += _fewer_points(last, peer_names, histogram, timeseries)
+    out += _shorter_series(last, peer_names, timeseries)
+    return out
+
+
+def _last_section(rows: pd.DataFrame, summary: pd.DataFrame) -> tuple[str, pd.DataFrame, pd.DataFrame] | None:
+    """The summary's last latency (or measured JVM) section, its rows and its sibling sections' rows; None
+    when the last section is of no such kind."""
     body = rows[~rows["metric"].str.fullmatch(r">?-?\d+", na=False)]
     if body.empty:
-        return []
+        return None
     last = body["section"].iloc[-1]
     info = summary[summary["section"] == last]
     if info.empty:
-        return []
+        return None
     kind, part = info["kind"].iloc[0], info["part"].iloc[0]
     # trackjvm's THREAD_COUNT, USED_MEM_MB, ... are measured like operations (they have `Operations`).
     measured_jvm = kind == "jvm" and (info["metric"] == "Operations").any()
     if kind not in LATENCY_KINDS and not measured_jvm:
-        return []
+        return None
     peers = summary[(summary["kind"] == kind) & (summary["part"] == part) & (summary["section"] != last)]
     if measured_jvm:
         peers = peers[peers["section"].isin(peers.loc[peers["metric"] == "Operations", "section"])]
-    mine = _metric_shape(info["metric"])
-    out = []
-    # Every operation measured through the DB wrapper counts its return codes, printed last.
+    return last, info, peers
+
+
+def _no_return_counts(last: str, info: pd.DataFrame, mine: frozenset[str]) -> list[str]:
+    """Every operation measured through the DB wrapper counts its return codes, printed last."""
+    kind, part = info["kind"].iloc[0], info["part"].iloc[0]
     if (
         kind in ("op", "hdr")
         and part in ("", "hdr")
         and info["operation"].iloc[0] not in _NO_RETURNS
         and "Return=..." not in mine
     ):
-        out.append(
+        return [
             f"the last summary section [{last}] has no Return= counts, which YCSB prints last in every "
             "operation section: the summary was cut short"
-        )
-    if peers.empty:
-        return out
+        ]
+    return []
+
+
+def _lacking_metrics(last: str, peers: pd.DataFrame, mine: frozenset[str]) -> list[str]:
     shapes = peers.groupby("section", sort=False)["metric"].agg(_metric_shape)
     common = frozenset.intersection(*shapes.tolist()) - {"Return=..."}
     lacking = sorted(common - mine)
-    if lacking:
-        out.append(
-            f"the last summary section [{last}] lacks {', '.join(lacking[:4])}"
-            f"{' ...' if len(lacking) > 4 else ''} that the other sections have: the summary was cut short"
-        )
-    peer_names = set(peers["section"])
+    if not lacking:
+        return []
+    return [
+        f"the last summary section [{last}] lacks {', '.join(lacking[:4])}"
+        f"{' ...' if len(lacking) > 4 else ''} that the other sections have: the summary was cut short"
+    ]
+
+
+def _fewer_points(
+    last: str, peer_names: set[str], histogram: pd.DataFrame, timeseries: pd.DataFrame
+) -> list[str]:
+    """Fewer histogram buckets (or none of the other per-section series) than the sibling sections have."""
+    out = []
     for frame, label, exact in (
         (histogram[histogram["source"] == "histogram"], "histogram buckets", True),
         (histogram[histogram["source"] != "histogram"], "histogram values", False),
@@ -93,16 +123,22 @@ def _cut_last_section(
                 f"the last summary section [{last}] has {have} {label} where the other sections have "
                 f"{theirs.min()} or more: the summary was cut short"
             )
-    if not timeseries.empty and last in set(timeseries["section"]):
-        offsets = timeseries.groupby("section", sort=False)["offset_ms"].max()
-        step = timeseries.groupby("section", sort=False)["offset_ms"].agg(lambda x: x.diff().min()).min()
-        theirs = offsets[offsets.index.isin(peer_names)]
-        if not theirs.empty and step == step and offsets[last] + step < theirs.max():
-            out.append(
-                f"the time series of the last summary section [{last}] stops at {offsets[last]:g} ms where "
-                f"the others reach {theirs.max():g} ms: the summary was cut short"
-            )
     return out
+
+
+def _shorter_series(last: str, peer_names: set[str], timeseries: pd.DataFrame) -> list[str]:
+    """The last section's time series stops more than one interval before its siblings' do."""
+    if timeseries.empty or last not in set(timeseries["section"]):
+        return []
+    offsets = timeseries.groupby("section", sort=False)["offset_ms"].max()
+    step = timeseries.groupby("section", sort=False)["offset_ms"].agg(lambda x: x.diff().min()).min()
+    theirs = offsets[offsets.index.isin(peer_names)]
+    if not theirs.empty and step == step and offsets[last] + step < theirs.max():
+        return [
+            f"the time series of the last summary section [{last}] stops at {offsets[last]:g} ms where "
+            f"the others reach {theirs.max():g} ms: the summary was cut short"
+        ]
+    return []
 
 
 def truncation_reasons(

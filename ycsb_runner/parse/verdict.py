@@ -100,14 +100,28 @@ def _operation_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[st
 
 def decide(ev: Evidence) -> Verdict:
     """Apply the rules; 'truncated' when the output itself is cut short, else 'failed' on any reason."""
-    failed: list[str] = []
-    truncated: list[str] = []
-    runtime, throughput = ev.overall.get("runtime_ms"), ev.overall.get("throughput")
     ops = ev.operations
     latency_rows = (
         ops[(ops["kind"] != "intended") & (~ops["intended"].astype(bool))] if not ops.empty else ops
     )
+    truncated, failed = _summary_reasons(ev, latency_rows.empty)
+    failed += _process_reasons(ev)
+    phase_rate = _error_rate_reasons(latency_rows, ev)
+    failed += phase_rate + _short_count_reasons(ev)
+    if (truncated or failed) and not phase_rate:  # every reason a failed step has, its operations' too
+        failed.extend(_operation_rate_reasons(latency_rows, ev))
+    if truncated:
+        return Verdict("truncated", truncated + failed)
+    if failed:
+        return Verdict("failed", failed)
+    return Verdict("completed", [])
 
+
+def _summary_reasons(ev: Evidence, no_sections: bool) -> tuple[list[str], list[str]]:
+    """(truncated, failed): what the summary, the export and the cut-short checks say about the output."""
+    failed: list[str] = []
+    truncated: list[str] = []
+    runtime, throughput = ev.overall.get("runtime_ms"), ev.overall.get("throughput")
     if runtime is None:
         if ev.status_updates:
             truncated.append(
@@ -116,7 +130,7 @@ def decide(ev: Evidence) -> Verdict:
             )
         else:
             failed.append("no [OVERALL] summary and no status lines: YCSB did not run a workload")
-    elif latency_rows.empty and (throughput or 0) > 0:
+    elif no_sections and (throughput or 0) > 0:
         truncated.append(
             f"the summary has [OVERALL] (throughput {throughput:g} ops/sec) but no operation sections: "
             "the export was cut short"
@@ -124,6 +138,13 @@ def decide(ev: Evidence) -> Verdict:
     if not ev.export_complete:
         truncated.append("the JSON export file is incomplete")
     truncated.extend(r for r in ev.cut_short if r not in truncated)
+    return truncated, failed
+
+
+def _process_reasons(ev: Evidence) -> list[str]:
+    """The exit code, rejected arguments, zero throughput, exceptions and threads that did not stop."""
+    failed: list[str] = []
+    throughput = ev.overall.get("throughput")
     if ev.exit_code not in (None, 0):
         failed.append(f"exit code {ev.exit_code}")
     if ev.usage_errors:
@@ -138,20 +159,16 @@ def decide(ev: Evidence) -> Verdict:
             "a client thread did not stop after the stop request "
             f"('Still waiting for thread' x{ev.still_waiting})"
         )
-    phase_rate = _error_rate_reasons(latency_rows, ev)
-    failed.extend(phase_rate)
-    if ev.expected_ops:
-        done = ev.overall.get("ops_done")
-        if done is None:
-            done = ev.last_status_ops
-        if done is not None and done < ev.min_ops_fraction * ev.expected_ops:
-            failed.append(
-                f"only {done:.0f} of {ev.expected_ops} expected operations ({_pct(done / ev.expected_ops)})"
-            )
-    if (truncated or failed) and not phase_rate:  # every reason a failed step has, its operations' too
-        failed.extend(_operation_rate_reasons(latency_rows, ev))
-    if truncated:
-        return Verdict("truncated", truncated + failed)
-    if failed:
-        return Verdict("failed", failed)
-    return Verdict("completed", [])
+    return failed
+
+
+def _short_count_reasons(ev: Evidence) -> list[str]:
+    """Fewer operations done than the expected fraction of the expected count."""
+    if not ev.expected_ops:
+        return []
+    done = ev.overall.get("ops_done")
+    if done is None:
+        done = ev.last_status_ops
+    if done is not None and done < ev.min_ops_fraction * ev.expected_ops:
+        return [f"only {done:.0f} of {ev.expected_ops} expected operations ({_pct(done / ev.expected_ops)})"]
+    return []

@@ -301,14 +301,20 @@ class _Prepared:
     clients: list[Any]
 
 
-def _before_anything(opts: BenchOptions, log: Callable[[str], None]) -> _Prepared:
-    """Every check that needs no server, in the order a user fixes them: the options and the suite, the
-    URL's files, the audit strategy, YCSB and Java, then the load generators (an unreachable one fails
-    here, before a server starts)."""
+def _before_anything(opts: BenchOptions, log: Callable[[str], None], checked: BenchCheck | None) -> _Prepared:
+    """Every check that needs no server, in the order a user fixes them: the pre-flight (a findmax search
+    has none; *checked*: made and told already), the options and the suite, the URL's files, the audit
+    strategy, YCSB and Java, then the load generators (an unreachable one fails here, before a server
+    starts)."""
     from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
     from ycsb_runner.model import mark_abandoned
 
+    if checked is None and opts.findmax is None:
+        checked = check_bench(opts)
+        checked.tell(log)
+        for line in checked.notice:
+            log(line)
     suite, plan = prepare(opts)
     if opts.url is not None:
         check_url_files(opts.url)
@@ -368,19 +374,13 @@ def run_bench(
     progress: Callable[[str, dict], None] | None = None,
     checked: BenchCheck | None = None,
 ) -> BenchOutcome:
-    """``ycsb-runner bench``: run *opts*' suite and write its run folder. The pre-flight (``check_bench``)
-    comes first, its findings and notice through *log*, unless *checked* says it was made and told already
-    (the command tells it before its progress bar); a findmax search has none."""
+    """``ycsb-runner bench``: *opts*' suite run into a run folder, after the pre-flight (``check_bench``,
+    told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
     from ycsb_runner.execute.runner import Runner, Target, check_connection
     from ycsb_runner.model import RunResult
     from ycsb_runner.server import EmbeddedServer
 
-    if checked is None and opts.findmax is None:
-        checked = check_bench(opts)
-        checked.tell(log)
-        for line in checked.notice:
-            log(line)
-    ready = _before_anything(opts, log)
+    ready = _before_anything(opts, log, checked)
     suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()

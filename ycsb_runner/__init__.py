@@ -9,7 +9,9 @@ The library behind the ``ycsb-runner`` command, as the README shows it::
 
 ``run_bench`` writes the run folder the command writes; ``RunResult`` reads one back (RESULTS.md documents
 it); ``RunAnalysis`` is its analysis (the study table, comparisons with a published table); ``run_findmax``
-with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report.
+with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report;
+``run_regress`` (``RegressOptions``, ``RegressOutcome``) and ``accept_regressions`` are ``regress`` and
+``regress accept``.
 The names are loaded when first used, so importing the package (and starting the command) stays cheap.
 """
 
@@ -31,23 +33,33 @@ _EXPORTS = {
     "RunAnalysis": "ycsb_runner.analyse.analysis",
     "write_report": "ycsb_runner.analyse.report",
     "UserError": "ycsb_runner.errors",
+    "RegressOptions": "ycsb_runner.analyse.regress_options",
+    "RegressOutcome": "ycsb_runner.analyse.regress_service",
+    "run_regress": "ycsb_runner.analyse.regress_service",
+    "accept_regressions": "ycsb_runner.analyse.regress_service",
 }
 
 __all__ = [
     "BenchOptions",
     "BenchOutcome",
     "FindmaxOptions",
+    "RegressOptions",
+    "RegressOutcome",
     "RunAnalysis",
     "RunResult",
     "UserError",
     "__version__",
+    "accept_regressions",
     "run_bench",
     "run_findmax",
+    "run_regress",
     "write_report",
 ]
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.analyse.regress_options import RegressOptions
+    from ycsb_runner.analyse.regress_service import RegressOutcome, accept_regressions, run_regress
     from ycsb_runner.analyse.report import write_report
     from ycsb_runner.bench import BenchOptions, BenchOutcome, run_bench, run_findmax
     from ycsb_runner.errors import UserError

@@ -15,7 +15,7 @@ import math
 import os
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +120,93 @@ def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
     return suite, build_plan(suite, measured)
 
 
+@dataclass
+class BenchCheck:
+    """What a bench checks before it starts anything, as ``bench``, ``bench --dry-run`` and ``render`` say it:
+    the suite and its plan, the pre-flight *findings* (``ycsb_runner.preflight``) and the *notice* of the
+    programs the run will execute (an audit strategy's, from the suite file or the options)."""
+
+    suite: Suite
+    plan: Plan
+    findings: list[Any]  # preflight.Finding
+    notice: list[str]
+
+    @property
+    def error(self) -> str | None:
+        """Why a bench refuses to start (the first error found), or None."""
+        return next((f.message for f in self.findings if f.level == "error"), None)
+
+    def tell(self, log: Callable[[str], None]) -> None:
+        """Each finding through *log* (but the error that stops, which the UserError carries); UserError
+        (exit 2) when a bench would refuse to start."""
+        error = next((f for f in self.findings if f.level == "error"), None)
+        for f in self.findings:
+            if f is not error:
+                log(f"{f.level}: {f.message}")
+        if error is not None:
+            raise UserError(f"stopped before running: {error.message}")
+
+
+def check_bench(opts: BenchOptions) -> BenchCheck:
+    """The pre-flight of a bench: the options, the suite and its plan (``prepare``), what the suite's
+    settings will measure badly (warnings) or cannot measure (errors), and the programs it will run."""
+    from ycsb_runner.preflight import audit_findings, preflight
+
+    suite, plan = prepare(opts)
+    findings = preflight(plan.suite, embedded=opts.url is None)
+    audit = plan.suite.audit
+    if audit.states:
+        given = (opts.audit_strategy or audit.strategy, {**audit.options, **opts.audit_options})
+        findings += audit_findings(*given, embedded=opts.url is None)
+    notice = command_notice(plan.suite, opts.audit_strategy, opts.audit_options)
+    return BenchCheck(suite=suite, plan=plan, findings=findings, notice=notice)
+
+
+def command_notice(suite: Suite, strategy: str | None, options: Mapping[str, Any]) -> list[str]:
+    """The lines that say which programs a run will execute (an audit strategy's ``programs``), and from
+    where: a suite file someone handed you must not run programs unannounced. *options*: the strategy's
+    options given beside the suite's (--audit-option)."""
+    audit = suite.audit
+    name = strategy or audit.strategy
+    if not audit.states or not name:
+        return []
+    from ycsb_runner.audit import strategy_spec
+
+    spec = strategy_spec(name)
+    if spec.programs is None:
+        return []
+    lines = spec.programs({**audit.options, **options})
+    from_suite = [k for k in spec.program_keys if k in audit.options and k not in options]
+    where = f"suite file {suite.path}" if from_suite else "--audit-option"
+    head = f"notice: this run executes programs (audit strategy {name}, from the {where}):"
+    return [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]
+
+
+def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, BenchCheck]:
+    """``bench --dry-run`` and ``render``: the plan as text (every step and the exact command it runs,
+    password masked; the notice first, as comments), and the pre-flight (``BenchCheck.tell`` says it).
+    Needs no server; YCSB's paths are placeholders until ``setup`` installed it."""
+    from ycsb_runner.install import locate_ycsb
+    from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
+    from ycsb_runner.render import describe_plan, environment
+
+    check = check_bench(opts)
+    try:
+        inst = locate_ycsb()
+        classpath, binding = inst.classpath, inst.binding_class
+    except UserError:
+        classpath, binding = ["<YCSB>/lib/*"], OWN_BINDING_CLASS
+    text = "".join(f"# {line}\n" for line in check.notice) + describe_plan(
+        check.plan,
+        url=opts.url or "mongodb://127.0.0.1:27017/ycsb",
+        classpath=classpath,
+        binding_class=binding,
+        env=environment(opts.templates),
+        show_properties=show_properties,
+    )
+    return text, check
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -214,14 +301,20 @@ class _Prepared:
     clients: list[Any]
 
 
-def _before_anything(opts: BenchOptions, log: Callable[[str], None]) -> _Prepared:
-    """Every check that needs no server, in the order a user fixes them: the options and the suite, the
-    URL's files, the audit strategy, YCSB and Java, then the load generators (an unreachable one fails
-    here, before a server starts)."""
+def _before_anything(opts: BenchOptions, log: Callable[[str], None], checked: BenchCheck | None) -> _Prepared:
+    """Every check that needs no server, in the order a user fixes them: the pre-flight (a findmax search
+    has none; *checked*: made and told already), the options and the suite, the URL's files, the audit
+    strategy, YCSB and Java, then the load generators (an unreachable one fails here, before a server
+    starts)."""
     from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
     from ycsb_runner.model import mark_abandoned
 
+    if checked is None and opts.findmax is None:
+        checked = check_bench(opts)
+        checked.tell(log)
+        for line in checked.notice:
+            log(line)
     suite, plan = prepare(opts)
     if opts.url is not None:
         check_url_files(opts.url)
@@ -279,12 +372,15 @@ def run_bench(
     *,
     log: Callable[[str], None] = print,
     progress: Callable[[str, dict], None] | None = None,
+    checked: BenchCheck | None = None,
 ) -> BenchOutcome:
+    """``ycsb-runner bench``: *opts*' suite run into a run folder, after the pre-flight (``check_bench``,
+    told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
     from ycsb_runner.execute.runner import Runner, Target, check_connection
     from ycsb_runner.model import RunResult
     from ycsb_runner.server import EmbeddedServer
 
-    ready = _before_anything(opts, log)
+    ready = _before_anything(opts, log, checked)
     suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()

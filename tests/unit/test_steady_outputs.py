@@ -10,10 +10,10 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse.analysis import RunAnalysis
+from ycsb_runner.analyse.regress_service import unsteady_nights as _unsteady_nights
 from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import unsteady_steps
 from ycsb_runner.cli import app
-from ycsb_runner.cli.history import _unsteady_nights
 from ycsb_runner.history import rebuild
 from ycsb_runner.model import RunResult
 

@@ -30,6 +30,11 @@ class RegressOptions:
 
     def check(self) -> None:
         """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
+        from ycsb_runner.metrics import OPERATION_METRICS, RUN_METRICS
+
+        known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS}
+        if bad := [m for m in self.metrics if m not in known]:
+            raise ValueError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
         if self.correction not in CORRECTIONS:
             raise ValueError(f"--correction {self.correction!r}: use holm or bh")
         if not (math.isfinite(self.alpha) and 0 < self.alpha < 1):

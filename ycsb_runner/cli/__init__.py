@@ -1,9 +1,13 @@
 """The ``ycsb-runner`` command: a thin layer over the library, one module per command group.
 
 ``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
-``reference``, ``audit`` and ``history`` (runs, regress, history rebuild); the options they share
-are in ``options``; ``commands`` builds the Typer app. ``main`` imports it inside its own error handling,
-so that a Ctrl-C while the libraries load (pandas takes about a second) is a one-line stop, not a traceback.
+``reference``, ``audit`` and ``history`` (runs, regress, history rebuild). The options they share are in
+``options``; the option groups several commands take whole (bench and findmax's target, regress's options,
+the run filter, where the history is) in ``groups``; how bench and findmax show a run in ``running``.
+What a command answers is the library's (``bench.check_bench``, ``bench.dry_run``,
+``analyse.regress_service``): a command parses, calls and prints. ``commands`` builds the Typer app.
+``main`` imports it inside its own error handling, so that a Ctrl-C while the libraries load (pandas takes
+about a second) is a one-line stop, not a traceback.
 """
 
 from __future__ import annotations

@@ -16,8 +16,10 @@ from ycsb_runner.cli.options import (
     RunArg,
     SaveOpt,
     WideOpt,
+    argument,
     complete_run,
     emit,
+    option,
     renderer,
     run_folder,
 )
@@ -140,70 +142,53 @@ def side_by_side(df: pd.DataFrame) -> bool:
     return not df.empty and bool((df["n_baseline"] <= 1).all() and (df["n_contender"] <= 1).all())
 
 
-BaselineArg = Annotated[
+BaselineArg = argument(
     Path | None,
-    typer.Argument(
-        metavar="RUN",
-        help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
-        autocompletion=complete_run,
-    ),
-]
-ContenderArg = Annotated[
+    metavar="RUN",
+    help="The baseline: a result folder or a run id (`ycsb-runner runs`); or use --baseline.",
+    autocompletion=complete_run,
+)
+ContenderArg = argument(
     Path | None,
-    typer.Argument(
-        metavar="CONTENDER",
-        help="A second run of the same suite (folder or run id).",
-        autocompletion=complete_run,
-    ),
-]
-BaselineOpt = Annotated[
+    metavar="CONTENDER",
+    help="A second run of the same suite (folder or run id).",
+    autocompletion=complete_run,
+)
+BaselineOpt = option(
     Path | None,
-    typer.Option(
-        "--baseline", metavar="RUN", help="The baseline run (folder or run id).", autocompletion=complete_run
-    ),
-]
-ContenderOpt = Annotated[
+    "--baseline",
+    metavar="RUN",
+    help="The baseline run (folder or run id).",
+    autocompletion=complete_run,
+)
+ContenderOpt = option(
     Path | None,
-    typer.Option(
-        "--contender",
-        metavar="RUN",
-        help="The contender run (folder or run id).",
-        autocompletion=complete_run,
-    ),
-]
-ReferenceOpt = Annotated[
-    str | None,
-    typer.Option("--reference", metavar="NAME", help="Published table, e.g. tencent-mongodb44."),
-]
-SizeOpt = Annotated[
-    str | None, typer.Option("--size", metavar="SIZE", help="Instance size of the reference, e.g. 4C8G.")
-]
-StorageOpt = Annotated[
-    str | None, typer.Option("--storage", metavar="TYPE", help="Reference storage: cloud or physical.")
-]
-FailOnRegressionOpt = Annotated[
+    "--contender",
+    metavar="RUN",
+    help="The contender run (folder or run id).",
+    autocompletion=complete_run,
+)
+ReferenceOpt = option(
+    str | None, "--reference", metavar="NAME", help="Published table, e.g. tencent-mongodb44."
+)
+SizeOpt = option(str | None, "--size", metavar="SIZE", help="Instance size of the reference, e.g. 4C8G.")
+StorageOpt = option(str | None, "--storage", metavar="TYPE", help="Reference storage: cloud or physical.")
+FailOnRegressionOpt = option(
     bool,
-    typer.Option(
-        help="Exit 1 when a metric is significantly worse in CONTENDER, 2 when nothing could be "
-        "tested or a run did not complete (for nightly jobs)."
-    ),
-]
-GateEffectOpt = Annotated[
-    float, typer.Option("--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate.")
-]
-GateAlphaOpt = Annotated[
-    float,
-    typer.Option(
-        "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
-    ),
-]
-
-ForceOpt = Annotated[
+    help="Exit 1 when a metric is significantly worse in CONTENDER, 2 when nothing could be "
+    "tested or a run did not complete (for nightly jobs).",
+)
+GateEffectOpt = option(
+    float, "--min-effect", metavar="PCT", help="Smallest change (in %) that fails the gate."
+)
+GateAlphaOpt = option(
+    float, "--alpha", metavar="P", help="Significance level (Holm-corrected for the gate; as regress)."
+)
+ForceOpt = option(
     bool,
-    typer.Option(
-        "--force", help="Compare two runs made with different settings (refused without it: not comparable)."
-    ),
-]
+    "--force",
+    help="Compare two runs made with different settings (refused without it: not comparable).",
+)
 
 
 @dataclass

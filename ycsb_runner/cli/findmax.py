@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ycsb_runner.cli.options import (
-    CanariesOpt,
-    ClientOpt,
-    Format,
-    FormatOpt,
-    HistoryUrlOpt,
-    ResultsOpt,
-    ScaleOpt,
-    SetOpt,
-    SuiteArg,
-    TagOpt,
-    UrlOpt,
-    emit,
-    log,
-)
-from ycsb_runner.cli.run import bench_options, run_and_show
+from ycsb_runner.cli.groups import BENCH_TARGET
+from ycsb_runner.cli.options import Format, FormatOpt, emit, log, option
+from ycsb_runner.cli.running import run_and_show
 from ycsb_runner.findmax import (
     DEFAULT_MAX_PROBES,
     DEFAULT_PROBE_S,
@@ -38,39 +25,21 @@ if TYPE_CHECKING:
 _LATENCY = "LATENCY"
 
 
-MixOpt = Annotated[
-    str | None, typer.Option(metavar="MIX", help="The mix to probe (default: the suite's only one).")
-]
-P99Opt = Annotated[
-    str | None, typer.Option(metavar=_LATENCY, help="Bound: p99 latency at most this, e.g. 10ms.")
-]
-P95Opt = Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: p95 latency, e.g. 5ms.")]
-AvgOpt = Annotated[str | None, typer.Option(metavar=_LATENCY, help="Bound: average latency, e.g. 800us.")]
-ProbeErrorRateOpt = Annotated[
-    float, typer.Option(metavar="RATE", help="A probe with more failed operations fails.")
-]
-ThreadsOpt = Annotated[
-    int | None, typer.Option(metavar="N", help="YCSB threads (default: the suite's most).")
-]
-ProbeSecondsOpt = Annotated[
-    int, typer.Option(metavar="S", help="Seconds per probe; warmup_s (default 1/5) is cut.")
-]
-MaxProbesOpt = Annotated[int, typer.Option(metavar="N", help="Stop after N probes.")]
-ResolutionOpt = Annotated[
-    float, typer.Option(metavar="PCT", help="Stop when pass and fail are within PCT %.")
-]
-StartOpt = Annotated[
-    int | None,
-    typer.Option(metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4)."),
-]
-SearchRunIdOpt = Annotated[str | None, typer.Option(metavar="ID", help="Name the result folder.")]
-SearchMonitorsOpt = Annotated[bool, typer.Option(help="Sample server and client metrics.")]
-SearchReportOpt = Annotated[bool, typer.Option(help="Write report.html and report.md.")]
-SearchLockOpt = Annotated[bool, typer.Option(help="Refuse to start while another bench runs (exit 2).")]
+MixOpt = option(str | None, metavar="MIX", help="The mix to probe (default: the suite's only one).")
+P99Opt = option(str | None, metavar=_LATENCY, help="Bound: p99 latency at most this, e.g. 10ms.")
+P95Opt = option(str | None, metavar=_LATENCY, help="Bound: p95 latency, e.g. 5ms.")
+AvgOpt = option(str | None, metavar=_LATENCY, help="Bound: average latency, e.g. 800us.")
+ProbeErrorRateOpt = option(float, metavar="RATE", help="A probe with more failed operations fails.")
+ThreadsOpt = option(int | None, metavar="N", help="YCSB threads (default: the suite's most).")
+ProbeSecondsOpt = option(int, metavar="S", help="Seconds per probe; warmup_s (default 1/5) is cut.")
+MaxProbesOpt = option(int, metavar="N", help="Stop after N probes.")
+ResolutionOpt = option(float, metavar="PCT", help="Stop when pass and fail are within PCT %.")
+StartOpt = option(int | None, metavar="RATE", help="First target, ops/s (default: estimated_throughput / 4).")
 
 
+@BENCH_TARGET.into("target")
 def findmax(
-    suite: SuiteArg,
+    *,
     mix: MixOpt = None,
     p99: P99Opt = None,
     p95: P95Opt = None,
@@ -81,18 +50,7 @@ def findmax(
     max_probes: MaxProbesOpt = DEFAULT_MAX_PROBES,
     resolution: ResolutionOpt = DEFAULT_RESOLUTION_PCT,
     start: StartOpt = None,
-    mongodb_url: UrlOpt = None,
-    set_: SetOpt = None,
-    scale: ScaleOpt = None,
-    results: ResultsOpt = None,
-    run_id: SearchRunIdOpt = None,
-    monitors: SearchMonitorsOpt = True,
-    canaries: CanariesOpt = True,
-    report: SearchReportOpt = True,
-    tag: TagOpt = None,
-    history_url: HistoryUrlOpt = None,
-    lock: SearchLockOpt = True,
-    client: ClientOpt = None,
+    target: dict[str, Any],
     fmt: FormatOpt = Format.table,
 ) -> None:
     """The highest -target rate (ops/s) whose probes meet a latency bound.
@@ -103,7 +61,7 @@ def findmax(
     each target is split across them. It writes a run folder like bench, adds the found rate
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
-    from ycsb_runner.bench import prepare, run_findmax
+    from ycsb_runner.bench import BenchOptions, prepare, run_findmax
     from ycsb_runner.findmax import FindmaxOptions, make_bound
 
     search = FindmaxOptions(
@@ -116,7 +74,7 @@ def findmax(
         resolution_pct=resolution,
         start=start,
     )
-    opts = bench_options(locals(), findmax=search)
+    opts = BenchOptions(**target, findmax=search)
     plan_suite, plan = prepare(opts)
     search = opts.findmax
     log(_search_line(plan_suite.name, plan.steps[0].est_seconds, search))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -19,16 +19,25 @@ from ycsb_runner.output import (  # noqa: F401 - the commands read them here
     renderer,
 )
 
-UrlOpt = Annotated[
+
+def option(kind: Any, *names: str, **declared: Any) -> Any:
+    """An option's type, ``Annotated[kind, typer.Option(*names, **declared)]``, declared in one call."""
+    return Annotated[kind, typer.Option(*names, **declared)]
+
+
+def argument(kind: Any, **declared: Any) -> Any:
+    """An argument's type, ``Annotated[kind, typer.Argument(**declared)]``."""
+    return Annotated[kind, typer.Argument(**declared)]
+
+
+UrlOpt = option(
     str | None,
-    typer.Option(
-        "--mongodb-url",
-        envvar="MONGODB_URL",
-        show_envvar=True,
-        metavar="URL",
-        help="MongoDB connection URL. Prefer MONGODB_URL: an option is visible in the process list.",
-    ),
-]
+    "--mongodb-url",
+    envvar="MONGODB_URL",
+    show_envvar=True,
+    metavar="URL",
+    help="MongoDB connection URL. Prefer MONGODB_URL: an option is visible in the process list.",
+)
 # --- shell completion (``ycsb-runner --install-completion``): suites, run ids, --set keys -------------------
 # A path (with a "/") completes nothing here, so that the shell falls back to file names.
 
@@ -68,52 +77,41 @@ def complete_setting(incomplete: str) -> list[str]:
     return [f"{key}=" for key in setting_names() if key.startswith(incomplete)]
 
 
-SetOpt = Annotated[
+SetOpt = option(
     list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Override a suite setting, e.g. --set threads=8 --set size=4C8G (repeatable).",
-        autocompletion=complete_setting,
-    ),
-]
-ScaleOpt = Annotated[
+    "--set",
+    metavar="KEY=VALUE",
+    help="Override a suite setting, e.g. --set threads=8 --set size=4C8G (repeatable).",
+    autocompletion=complete_setting,
+)
+ScaleOpt = option(
     float | None,
-    typer.Option(
-        "--scale", metavar="X", help="Multiply recordcount, operationcount and maxexecutiontime (e.g. 0.001)."
-    ),
-]
-TemplatesOpt = Annotated[
+    "--scale",
+    metavar="X",
+    help="Multiply recordcount, operationcount and maxexecutiontime (e.g. 0.001).",
+)
+TemplatesOpt = option(
     Path | None,
-    typer.Option(
-        "--templates",
-        metavar="DIR",
-        help="A folder of your own Jinja2 templates, tried before the built-in ones.",
-    ),
-]
-ClientOpt = Annotated[
+    "--templates",
+    metavar="DIR",
+    help="A folder of your own Jinja2 templates, tried before the built-in ones.",
+)
+ClientOpt = option(
     list[str] | None,
-    typer.Option(
-        "--client",
-        metavar="HOST",
-        help="A load generator: local, host, user@host:port or an ssh alias (repeatable; default: the "
-        "suite's [clients] hosts, else this machine).",
-    ),
-]
-SuiteArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="SUITE", help="A built-in suite name or a .toml file.", autocompletion=complete_suite
-    ),
-]
-RunArg = Annotated[
+    "--client",
+    metavar="HOST",
+    help="A load generator: local, host, user@host:port or an ssh alias (repeatable; default: the "
+    "suite's [clients] hosts, else this machine).",
+)
+SuiteArg = argument(
+    str, metavar="SUITE", help="A built-in suite name or a .toml file.", autocompletion=complete_suite
+)
+RunArg = argument(
     Path,
-    typer.Argument(
-        metavar="RUN",
-        help="A result folder (results/<run-id>/) or a run id as `ycsb-runner runs` lists it.",
-        autocompletion=complete_run,
-    ),
-]
+    metavar="RUN",
+    help="A result folder (results/<run-id>/) or a run id as `ycsb-runner runs` lists it.",
+    autocompletion=complete_run,
+)
 
 
 def run_folder(run: Path | str) -> Path:
@@ -198,42 +196,33 @@ def log(msg: str) -> None:
     err_console.print(escape(wrap_message(safe, err_console.width)), soft_wrap=True)
 
 
-HistoryUrlOpt = Annotated[
+HistoryUrlOpt = option(
     str | None,
-    typer.Option(
-        "--history-url",
-        envvar="YCSB_RUNNER_HISTORY_URL",
-        show_envvar=True,
-        metavar="URL",
-        help="The run history: mongodb://HOST/DB (a database of its own, not the one under test) or an "
-        "SQLite file (default: RESULTS/history.sqlite).",
-    ),
-]
-ResultsOpt = Annotated[
-    Path | None,
-    typer.Option("--results", metavar="DIR", help="Where result folders go (default: results/)."),
-]
-CanariesOpt = Annotated[
+    "--history-url",
+    envvar="YCSB_RUNNER_HISTORY_URL",
+    show_envvar=True,
+    metavar="URL",
+    help="The run history: mongodb://HOST/DB (a database of its own, not the one under test) or an "
+    "SQLite file (default: RESULTS/history.sqlite).",
+)
+ResultsOpt = option(
+    Path | None, "--results", metavar="DIR", help="Where result folders go (default: results/)."
+)
+CanariesOpt = option(
     bool,
-    typer.Option(
-        help="Also measure what the database cannot change (the load generator's BasicDB capacity, the round "
-        "trip to the server, this host's CPU steal and other processes' CPU), for regress.",
-    ),
-]
-TagOpt = Annotated[
-    list[str] | None,
-    typer.Option("--tag", metavar="KEY=VALUE", help="A tag, e.g. --tag server=7.0.12 (repeatable)."),
-]
-SinceOpt = Annotated[
-    str | None, typer.Option("--since", metavar="DATE", help="Runs started on or after DATE (2026-12-01).")
-]
-UntilOpt = Annotated[
+    help="Also measure what the database cannot change (the load generator's BasicDB capacity, the round "
+    "trip to the server, this host's CPU steal and other processes' CPU), for regress.",
+)
+TagOpt = option(
+    list[str] | None, "--tag", metavar="KEY=VALUE", help="A tag, e.g. --tag server=7.0.12 (repeatable)."
+)
+SinceOpt = option(str | None, "--since", metavar="DATE", help="Runs started on or after DATE (2026-12-01).")
+UntilOpt = option(
+    str | None, "--until", metavar="DATE", help="Runs started on or before DATE (or an ISO time)."
+)
+VerdictOpt = option(
     str | None,
-    typer.Option("--until", metavar="DATE", help="Runs started on or before DATE (or an ISO time)."),
-]
-VerdictOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--verdict", metavar="VERDICT", help="Only runs with this verdict: completed, failed, interrupted."
-    ),
-]
+    "--verdict",
+    metavar="VERDICT",
+    help="Only runs with this verdict: completed, failed, interrupted.",
+)

@@ -1,0 +1,289 @@
+"""The nightly check as a service: what ``ycsb-runner regress`` and ``regress accept`` answer, for a Python
+user as for the command line.
+
+``run_regress`` reads a suite's runs from the history, judges them (``analyse.regress.regress``) and returns
+the verdict with its exit code and the lines the command prints around its table; ``accept_regressions``
+records the regressions open now as the new normal. The command only parses options and prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ycsb_runner.analyse.regress_options import RegressOptions
+from ycsb_runner.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ycsb_runner.analyse.regress import RegressResult
+    from ycsb_runner.history import History, RunFilter
+
+
+@dataclass
+class RegressOutcome:
+    """A judgement of a suite's history: *result* (the table of series, its summary), and what the command
+    prints beside it: *changes* (the open and accepted changes), *canaries*, *unsteady* (the nights compared
+    that were not in steady state) and *closing* (the verdict's last line, with the exit code)."""
+
+    result: RegressResult
+    changes: list[str]
+    canaries: list[str]
+    unsteady: str | None
+    closing: str
+
+    @property
+    def exit_code(self) -> int:
+        """0 no regression, 1 at least one series regressed, 2 could not decide."""
+        return self.result.exit_code
+
+    @property
+    def verdict(self) -> str:
+        """The decision in one phrase (e.g. "no regression", "2 of 12 series regressed ...")."""
+        return self.result.reason
+
+    @property
+    def messages(self) -> list[str]:
+        """The lines after the table, in the command's order: the unsteady nights, then the closing line."""
+        return [line for line in (self.unsteady, self.closing) if line]
+
+
+@dataclass
+class AcceptOutcome:
+    """What ``regress accept`` recorded: *rows* (history.ACCEPT_COLUMNS), where, and its closing line."""
+
+    rows: list[dict[str, Any]]
+    where: str
+    message: str
+
+
+def open_history(results: Path | None = None, history_url: str | None = None) -> History:
+    """The run history: *history_url*, else RESULTS/history.sqlite (*results*: default the results
+    folder, ``$YCSB_RUNNER_RESULTS`` or results/)."""
+    from ycsb_runner.history import open_history as _open
+    from ycsb_runner.paths import results_dir
+
+    return _open(results or results_dir(), history_url)
+
+
+def judge(
+    suite: str,
+    options: RegressOptions,
+    filt: RunFilter,
+    history: History,
+    unknown: str = "",
+) -> RegressResult:
+    """The regress result of SUITE's runs in *history* that pass *filt*, with the suite's acceptances;
+    UserError (*unknown*, then why) when the history has no run of SUITE at all."""
+    from ycsb_runner.analyse.regress import regress
+    from ycsb_runner.history import select_runs
+
+    every = history.runs()
+    if missing := unknown_suite(suite, every):
+        raise UserError(unknown + missing)
+    runs = select_runs(every, filt)
+    metrics = history.metrics([str(r) for r in runs["run_id"]])
+    return regress(runs, metrics, suite, options, history.accepts(suite))
+
+
+def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
+    """Why *suite* cannot be judged when the history has no run of it at all: a mistyped name (did you
+    mean, from the suites it has runs of) rather than a history too short to judge; None when it has."""
+    from ycsb_runner.suite import did_you_mean
+
+    known = sorted({str(s) for s in runs["suite"]}) if not runs.empty else []
+    if suite in known:
+        return None
+    has = f"; it has runs of {', '.join(known)}" if known else ""
+    return f"no runs of suite {suite!r} in the history{did_you_mean(suite, known)}{has}"
+
+
+def unsteady_nights(history: History, run_ids: list[str]) -> str | None:
+    """The line saying which of the compared nights had non-stationary steps (history metric
+    ``stationary`` = 0), or None."""
+    from ycsb_runner.history import STATIONARY
+
+    if not run_ids:
+        return None
+    m = history.metrics([str(r) for r in run_ids])
+    bad = m[(m["metric"] == STATIONARY) & (m["value"] == 0)] if not m.empty else m
+    if bad.empty:
+        return None
+    runs = sorted(set(bad["run_id"]))
+    shown = ", ".join(runs[-5:]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+    return (
+        f"compares non-stationary steps: {len(bad)} step(s) of {len(runs)} of the {len(run_ids)} runs "
+        f"were not in steady state ({shown}; see their steps.csv warnings)"
+    )
+
+
+def change_lines(out: RegressResult) -> list[str]:
+    """The lines after regress's table: one per open regression (the run it began at), per change event
+    (with what the canaries said) and per acceptance in effect."""
+    from ycsb_runner.analyse.regress import accepted_changes, open_changes
+
+    lines = [
+        f"open since {c['change_run']} ({c['change_tags'] or 'no tags'}): {c['series']} series regressed"
+        for c in open_changes(out.table)
+    ]
+    if lines:
+        lines.append(
+            f"to accept: ycsb-runner regress accept {out.suite} --why TEXT (with this run's options)"
+        )
+    for e in out.events:
+        if not (e["most"] or e["canaries"]):
+            continue
+        one = "one change in " if e["most"] else ""
+        moved = "; ".join(e["canaries"]) if e["canaries"] else "the canaries did not move"
+        lines.append(
+            f"{e['change_run']} ({e['change_tags'] or 'no tags'}): {one}{e['series']} of {e['of']} series "
+            f"({', '.join(e['verdicts'])}); {moved}"
+        )
+        lines += [f"  {m}" for m in e["members"][:8]]
+        if len(e["members"]) > 8:
+            lines.append(f"  and {len(e['members']) - 8} more")
+    for a in accepted_changes(out.accepts):
+        wait = f"; {a['settling']} too recent to test" if a["settling"] else ""
+        lines.append(
+            f"accepted {a['change_run']} by {a['accepted_by']} at {a['accepted_at']}: {a['why']} "
+            f"({a['series']} series{wait})"
+        )
+    return lines
+
+
+def closing_line(out: RegressResult) -> str:
+    """regress's last line: the decision, the options it was made with, and the exit code."""
+    o = out.options
+    return (
+        f"{out.reason} ({f'newest {out.newest}; ' if out.newest else ''}alpha {o.alpha:g} after "
+        f"{out.correction_text} correction, "
+        f"min effect {o.min_effect_pct:g} %, --confirm {o.confirm}); exit {out.exit_code}"
+    )
+
+
+def run_regress(
+    suite: str,
+    options: RegressOptions | None = None,
+    filt: RunFilter | None = None,
+    *,
+    results: Path | None = None,
+    history_url: str | None = None,
+) -> RegressOutcome:
+    """``ycsb-runner regress SUITE``: judge SUITE's newest nights in the history (*results*' history.sqlite
+    or *history_url*) with *options*, among the runs that pass *filt* (tags, dates). UserError for options
+    that make no sense or a suite the history has no run of."""
+    from ycsb_runner.history import RunFilter
+
+    options = options or RegressOptions()
+    try:
+        options.check()
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    filt = filt or RunFilter()
+    history = open_history(results, history_url)
+    out = judge(suite, options, _of_suite(filt, suite), history)
+    return RegressOutcome(
+        result=out,
+        changes=change_lines(out),
+        canaries=out.canary_lines,
+        unsteady=unsteady_nights(history, out.runs_used),
+        closing=closing_line(out),
+    )
+
+
+def _of_suite(filt: RunFilter, suite: str) -> RunFilter:
+    return replace(filt, suite=suite)
+
+
+def login_user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment nor the password database
+        raise UserError("cannot tell who you are: give --by NAME") from None
+
+
+def _follow_ups(
+    history: History,
+    rows: list[dict[str, Any]],
+    again: Callable[[], RegressResult],
+    operations: list[str] | None,
+    series: int,
+) -> list[dict[str, Any]]:
+    """The acceptances recorded after *rows*: an accepted series leaves the correction's family, so a series
+    of the same change that was just short of the threshold regresses on the next judgement (make test:
+    UPDATE p99 at p = 0.0059 was "cannot tell" beside 7 regressions, a regression once they were accepted).
+    Those of the same change runs are accepted too, until none is left (at most one round per *series*)."""
+    from ycsb_runner.analyse.regress import accept_rows
+
+    first = rows[0]
+    changes = {str(r["change_run"]) for r in rows}
+    added: list[dict[str, Any]] = []
+    for _ in range(series):
+        more = [
+            r
+            for r in accept_rows(
+                again(),
+                by=first["accepted_by"],
+                why=first["why"],
+                at=first["accepted_at"],
+                operations=operations,
+            )
+            if str(r["change_run"]) in changes
+        ]
+        if not more:
+            break
+        history.accept(more)
+        added += more
+    return added
+
+
+def accept_regressions(
+    suite: str,
+    why: str,
+    by: str | None = None,
+    operations: list[str] | None = None,
+    options: RegressOptions | None = None,
+    filt: RunFilter | None = None,
+    *,
+    results: Path | None = None,
+    history_url: str | None = None,
+) -> AcceptOutcome:
+    """``ycsb-runner regress accept SUITE --why TEXT``: record the regressions open now (as
+    :func:`run_regress` judges them with *options* and *filt*) as the new normal, by *by* (default: the
+    login user); UserError (exit 2) when nothing is open to accept."""
+    from ycsb_runner.analyse.regress import accept_rows, open_regressions
+    from ycsb_runner.history import NOTE_CHARS, WHO_CHARS, RunFilter, check_text
+    from ycsb_runner.model import iso_utc
+
+    reason = check_text(why.strip(), "--why", NOTE_CHARS)
+    if not reason:
+        raise UserError("--why is empty: say why the change is the new normal, e.g. --why 'new server build'")
+    who = check_text((by or "").strip(), "--by", WHO_CHARS) or login_user()
+    options = options or RegressOptions()
+    try:
+        options.check()
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    filt = _of_suite(filt or RunFilter(), suite)
+    history = open_history(results, history_url)
+    out = judge(suite, options, filt, history, unknown=f"nothing open to accept in {suite}: ")
+    found = open_regressions(out.table)
+    if found.empty:
+        raise UserError(f"nothing open to accept in {suite}: {out.reason}", exit_code=2)
+    rows = accept_rows(out, by=who, why=reason, at=str(iso_utc(time.time())), operations=operations)
+    if not rows:
+        ops = ", ".join(sorted(set(found["operation"].astype(str))))
+        raise UserError(f"no open regression of --operation {', '.join(operations or [])}: open are {ops}")
+    history.accept(rows)
+    rows += _follow_ups(
+        history, rows, lambda: judge(suite, options, filt, history), operations, len(out.table)
+    )
+    runs = sorted({str(r["change_run"]) for r in rows})
+    message = f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}"
+    return AcceptOutcome(rows=rows, where=history.where, message=message)

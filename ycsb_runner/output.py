@@ -173,11 +173,12 @@ class Document(Protocol):
 class Renderer:
     """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
     ``document``, a command's document: its own text for this format if it has one, else its views as
-    tables, one after the other. ``terminal``: for people at a terminal (commands give it their compact
-    view); ``data``: for programs (commands give it every row and column, raw)."""
+    tables, one after the other; ``report``, a report (``report --format``, a ``report.document.Document``):
+    its tables as views unless the format has a page of its own. ``terminal``: for people at a terminal
+    (commands give it their compact view); ``data``: for programs (commands give it every row and column,
+    raw)."""
 
     name: ClassVar[str]
-    help: ClassVar[str] = ""
     terminal: ClassVar[bool] = False
     data: ClassVar[bool] = False
 
@@ -195,6 +196,9 @@ class Renderer:
             return
         for view in doc.views():
             self.table(view)
+
+    def report(self, doc: Document) -> None:
+        self.document(doc)
 
 
 class TableRenderer(Renderer):
@@ -251,6 +255,12 @@ class JsonRenderer(Renderer):
         document = {"title": view.title, **(view.extra or {}), "rows": records}
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
+    def report(self, doc: Document) -> None:
+        """The whole report as one JSON document: its sections and their blocks, tables as rows."""
+        from ycsb_runner.report.document import as_data
+
+        typer.echo(json.dumps(as_data(doc), indent=2, ensure_ascii=False))
+
 
 class MarkdownRenderer(Renderer):
     name = "markdown"
@@ -271,6 +281,12 @@ class MarkdownRenderer(Renderer):
             typer.echo(f"\n### {textsafe.markdown(heading)}\n")
         for line in lines:
             typer.echo(f"- {textsafe.markdown_line(line)}")
+
+    def report(self, doc: Document) -> None:
+        """The report's Markdown page (its figures are the files ``report`` writes beside report.md)."""
+        from ycsb_runner.report.markdown import page
+
+        typer.echo(page(doc), nl=False)
 
 
 FORMATS: dict[str, Renderer] = {}

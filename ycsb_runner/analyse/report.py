@@ -25,7 +25,6 @@ from ycsb_runner.model import (  # noqa: E402
 from ycsb_runner.output import cell_text  # noqa: E402
 from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.report.pages import write_pages  # noqa: E402
-from ycsb_runner.store import check_inside  # noqa: E402
 
 # Figures: ``ycsb_runner.analyse.plots``.
 
@@ -222,21 +221,52 @@ def failure_banner(run: RunResult) -> str:
 
 
 def _figures(a: RunAnalysis) -> list[Figure]:
-    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``)."""
+    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``): all
+    drawn first (``plots``), then captioned."""
     from ycsb_runner.analyse import plots
 
-    run, study, extra = a.run, a.study, a.report_tables
-    out: list[Figure] = _findmax_figure(run.manifest.findmax) if run.manifest.findmax else []
-    overhead = extra.get("overhead")
-    if overhead is not None:
-        out += _figure(
-            "audit-overhead",
-            "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
-            "the difference when there are repetitions) and the published change (blue); each "
-            "mix on its own scale",
-            plots.plot_audit_overhead(overhead),
-        )
-    cmp, note = extra.get("reference"), extra.get("reference_note") or ""
+    run, extra = a.run, a.report_tables
+    search, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")
+    m = a.step_metrics
+    runs = m[m["phase"] == "run"]
+    by_threads = runs["threads"].nunique() > 1
+    published = _published(a, cmp, runs) if by_threads and cmp is not None else None
+    drawn = {
+        "findmax": plots.plot_findmax(search) if search else [],
+        "audit-overhead": plots.plot_audit_overhead(overhead) if overhead is not None else [],
+        "measured-vs-published": plots.plot_reference_ratio(cmp) if cmp is not None else [],
+        "threads": plots.plot_threads(runs, published) if by_threads else [],
+        "timeseries-load": plots.plot_step_timeseries(run, "load"),
+        "timeseries-run": plots.plot_step_timeseries(run, "run"),
+        "percentiles": plots.plot_spectrum(run),
+    }
+    own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
+    return _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
+
+
+def _published(a: RunAnalysis, cmp: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The published rows the thread plot sets the run's mixes against (of the size compared)."""
+    from ycsb_runner.reference import load_reference, select
+
+    ref = load_reference(a.study.reference or "")
+    sizes = cmp["size"].dropna().unique().tolist()
+    published = select(ref, size=sizes[0]) if sizes else ref
+    return published[published["mix"].isin(runs["mix"].unique())]
+
+
+def _captioned(
+    drawn: dict[str, Any], own: list[Figure], search: dict | None, cmp: pd.DataFrame | None, note: str
+) -> list[Figure]:
+    """The figures with panels, in the report's order (a layout's *own* after the published ones), each
+    with its caption."""
+    out = _figure("findmax", _findmax_caption(search), drawn["findmax"]) if search else []
+    out += _figure(
+        "audit-overhead",
+        "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
+        "the difference when there are repetitions) and the published change (blue); each "
+        "mix on its own scale",
+        drawn["audit-overhead"],
+    )
     if cmp is not None:
         told = cmp[cmp["ratio"].notna()]
         sets = list(dict.fromkeys(str(x) for x in told.get("storage", []) if x and x == x))
@@ -246,27 +276,16 @@ def _figures(a: RunAnalysis) -> list[Figure]:
             "measured-vs-published",
             f"Measured / {against} per mix and metric (log scale; the red line is 1 = as "
             f"published{'; ' + note if note else ''})",
-            plots.plot_reference_ratio(cmp),
+            drawn["measured-vs-published"],
         )
-    out += [Figure(*f) for f in a.layout.figures(a, study, extra)]  # a layout's own (none built in)
-    m = a.step_metrics
-    runs = m[m["phase"] == "run"]
-    if runs["threads"].nunique() > 1:
-        published = None
-        if cmp is not None:
-            from ycsb_runner.reference import load_reference, select
-
-            ref = load_reference(study.reference or "")
-            sizes = cmp["size"].dropna().unique().tolist()
-            published = select(ref, size=sizes[0]) if sizes else ref
-            published = published[published["mix"].isin(runs["mix"].unique())]
-        out += _figure(
-            "threads",
-            "Throughput and average latency against the thread count, per mix",
-            plots.plot_threads(runs, published),
-        )
-    out += [f for phase in ("load", "run") for f in _timeseries_figure(run, phase)]
-    panels, source, styles = plots.plot_spectrum(run)
+    out += own
+    out += _figure(
+        "threads", "Throughput and average latency against the thread count, per mix", drawn["threads"]
+    )
+    for phase in ("load", "run"):
+        panels, source = drawn[f"timeseries-{phase}"]
+        out += _figure(f"timeseries-{phase}", _timeseries_caption(phase, source), panels)
+    panels, source, styles = drawn["percentiles"]
     out += _figure(
         "percentiles",
         f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
@@ -276,38 +295,27 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     return out
 
 
-def _findmax_figure(search: dict[str, Any]) -> list[Figure]:
-    """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum."""
-    from ycsb_runner.analyse import plots
-
-    panels = plots.plot_findmax(search)
-    if not panels:  # (the caption reads the bound, which a search cut short may not have written)
-        return []
+def _findmax_caption(search: dict[str, Any]) -> str:
+    """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum
+    (drawn only when the search wrote its bound)."""
+    if "bound" not in search:
+        return ""
     found = search.get("max_ops_s")
-    return _figure(
-        "findmax",
+    return (
         f"findmax: {search['bound']['statistic']} latency (worst operation, after the warm-up) "
         "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
         f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
-        f"maximum {found if found is not None else 'none'} ops/s (dotted)",
-        panels,
+        f"maximum {found if found is not None else 'none'} ops/s (dotted)"
     )
 
 
-def _timeseries_figure(run: RunResult, phase: str) -> list[Figure]:
+def _timeseries_caption(phase: str, source: str) -> str:
     """The *phase*'s steps over time, one panel per step."""
-    from ycsb_runner.analyse import plots
-
-    panels, source = plots.plot_step_timeseries(run, phase)
-    if not panels:
-        return []
     what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
     cut = "; the shaded start is the warm-up cut (steps.csv warmup_end_s)" if phase == "run" else ""
-    return _figure(
-        f"timeseries-{phase}",
+    return (
         f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
-        f"latency per operation (bottom, one unit for every panel), from the {source}{cut}",
-        panels,
+        f"latency per operation (bottom, one unit for every panel), from the {source}{cut}"
     )
 
 
@@ -362,8 +370,6 @@ def write_report(
     folder, or the run or analysis a command already holds); return their paths."""
     a = RunAnalysis.of(run_dir)
     out = Path(out_dir) if out_dir else a.run.root
-    for path in (out / REPORT_HTML, out / REPORT_MD, out / REPORT_FIGURES):  # before anything is computed
-        check_inside(out, path)
     return write_pages(run_document(a), out, REPORT_HTML, REPORT_MD)
 
 

@@ -4,9 +4,8 @@ notes). Text is kept as it came from the data; a page writer (``html``, ``markdo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,19 +44,13 @@ class Facts:
 
 @dataclass(frozen=True)
 class Figure:
-    """A plot: one PNG per panel, written as ``<stem>.png`` (``<stem>-<i>.png`` for several); *numbered*:
+    """A plot: one PNG per panel, its files named by *stem* (``markdown.panel_files``); *numbered*:
     the panels side by side, each named "(i/n)", the caption under them (else one image and its caption)."""
 
     stem: str
     caption: str
     panels: list[bytes]
     numbered: bool = True
-
-    def files(self) -> list[tuple[str, bytes]]:
-        """(file name, PNG) of each panel."""
-        if len(self.panels) == 1:
-            return [(f"{self.stem}.png", self.panels[0])]
-        return [(f"{self.stem}-{i}.png", png) for i, png in enumerate(self.panels, 1)]
 
 
 @dataclass(frozen=True)
@@ -89,17 +82,61 @@ class Document:
     sections: list[Section]
     figure_dir: str
 
-    def figures(self) -> Iterator[Figure]:
-        for section in self.sections:
-            yield from (b for b in section.blocks if isinstance(b, Figure))
-
     def views(self) -> list[View]:
-        """Its tables as the command tables' views (titled by their section): what any ``--format`` shows."""
-        from ycsb_runner.output import View
+        """What any ``--format`` shows of it (``output.Renderer.report``): per section its tables, its facts
+        (what, value), its figures (caption, files) and its banners and notes (text) as tables titled by the
+        section's heading."""
+        return [view for section in self.sections for view in _section_views(self, section)]
 
-        return [
-            View(block.frame, section.heading or self.heading, keys={"section": section.heading or ""})
-            for section in self.sections
-            for block in section.blocks
-            if isinstance(block, Table)
-        ]
+
+def _section_views(doc: Document, section: Section) -> list[View]:
+    import pandas as pd
+
+    from ycsb_runner.output import View
+    from ycsb_runner.report.markdown import panel_files
+
+    title = section.heading or doc.heading
+    frames = [b.frame for b in section.blocks if isinstance(b, Table)]
+    frames += [
+        pd.DataFrame(b.rows, columns=["what", "value"]) for b in section.blocks if isinstance(b, Facts)
+    ]
+    figures = [
+        {"figure": b.caption, "files": ", ".join(f"{doc.figure_dir}/{n}" for n, _ in panel_files(b))}
+        for b in section.blocks
+        if isinstance(b, Figure)
+    ]
+    said = [_said(b) for b in section.blocks if isinstance(b, Banner | Note) and b.text]
+    frames += [pd.DataFrame(rows) for rows in (figures, [{"note": t} for t in said]) if rows]
+    return [View(frame, title, keys={"section": title}) for frame in frames]
+
+
+def _said(b: Banner | Note) -> str:
+    return f"{b.lead} {b.text}".strip() if isinstance(b, Banner) else b.text
+
+
+def as_data(doc: Document) -> dict[str, Any]:
+    """*doc* as plain data (the JSON format): its sections, each block by its kind, a table as its rows
+    (raw values, column names as stored), a figure as its caption and file names."""
+    import json
+
+    def block(b: Block) -> dict[str, Any]:
+        if isinstance(b, Table):
+            return {"table": json.loads(b.frame.to_json(orient="records", force_ascii=False))}
+        if isinstance(b, Facts):
+            return {"facts": dict(b.rows)}
+        if isinstance(b, Figure):
+            from ycsb_runner.report.markdown import panel_files
+
+            return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n, _ in panel_files(b)]}
+        if isinstance(b, Banner):
+            return {"banner": _said(b)}
+        return {"note": b.text, "kind": b.kind}
+
+    sections = [
+        {
+            "heading": s.heading,
+            "blocks": [block(b) for b in s.blocks if not (isinstance(b, Note) and not b.text)],
+        }
+        for s in doc.sections
+    ]
+    return {"title": doc.heading, "sections": sections}

@@ -66,7 +66,7 @@ def _banner(b: Banner) -> str:
 def _figure(f: Figure) -> str:
     esc = textsafe.html
     images = []
-    for i, (_, png) in enumerate(f.files(), 1):
+    for i, png in enumerate(f.panels, 1):
         alt = f"{esc(f.caption)} ({i}/{len(f.panels)})" if f.numbered else esc(f.caption)
         images.append(
             f"<img alt='{alt}' src=\"data:image/png;base64,{base64.b64encode(png).decode('ascii')}\">"

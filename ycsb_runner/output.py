@@ -173,8 +173,7 @@ class Document(Protocol):
 class Renderer:
     """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
     ``document``, a command's document: its own text for this format if it has one, else its views as
-    tables, one after the other; ``report``, a report (``report --format``, a ``report.document.Document``):
-    its tables as views unless the format has a page of its own. ``terminal``: for people at a terminal
+    tables, one after the other (a report too: ``report --format``). ``terminal``: for people at a terminal
     (commands give it their compact view); ``data``: for programs (commands give it every row and column,
     raw)."""
 
@@ -196,9 +195,6 @@ class Renderer:
             return
         for view in doc.views():
             self.table(view)
-
-    def report(self, doc: Document) -> None:
-        self.document(doc)
 
 
 class TableRenderer(Renderer):
@@ -255,12 +251,6 @@ class JsonRenderer(Renderer):
         document = {"title": view.title, **(view.extra or {}), "rows": records}
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
-    def report(self, doc: Document) -> None:
-        """The whole report as one JSON document: its sections and their blocks, tables as rows."""
-        from ycsb_runner.report.document import as_data
-
-        typer.echo(json.dumps(as_data(doc), indent=2, ensure_ascii=False))
-
 
 class MarkdownRenderer(Renderer):
     name = "markdown"
@@ -281,12 +271,6 @@ class MarkdownRenderer(Renderer):
             typer.echo(f"\n### {textsafe.markdown(heading)}\n")
         for line in lines:
             typer.echo(f"- {textsafe.markdown_line(line)}")
-
-    def report(self, doc: Document) -> None:
-        """The report's Markdown page (its figures are the files ``report`` writes beside report.md)."""
-        from ycsb_runner.report.markdown import page
-
-        typer.echo(page(doc), nl=False)
 
 
 FORMATS: dict[str, Renderer] = {}

@@ -20,8 +20,9 @@ from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.report import run_document
 from ycsb_runner.cli import app
 from ycsb_runner.report import html, markdown
-from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
+from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
+from ycsb_runner.report.printed import PrintedReport, as_data
 
 DATA = Path(__file__).parents[1] / "data"
 HOSTILE = "<img src=x onerror=alert(1)>\x1b[2J|*_x_*`y`\n# not a heading [l](http://e)"
@@ -133,7 +134,7 @@ def test_the_data_formats_carry_the_text_as_it_is() -> None:
 
 def test_the_terminal_shows_no_control_character(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", "200")
-    output.renderer("table").report(_hostile_doc())
+    output.renderer("table").document(PrintedReport(_hostile_doc()))
     shown = capsys.readouterr().out
     assert "\x1b" not in shown and "\\x1b[2J" in shown and "tag" in shown
 

@@ -405,10 +405,11 @@ def report_cmd(
     """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.report import run_document, write_report
+    from ycsb_runner.report.printed import PrintedReport
 
     analysis = RunAnalysis.of(run_folder(run_dir))
     if fmt is not None:
-        renderer(fmt).report(run_document(analysis))
+        renderer(fmt).document(PrintedReport(run_document(analysis)))
         return
     html_path, md_path = write_report(analysis, out)
     typer.echo(str(html_path))

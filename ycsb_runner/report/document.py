@@ -1,16 +1,14 @@
 """What a report says, without its format: a title, sections of blocks (banners, tables, facts, figures,
 notes). Text is kept as it came from the data; a page writer (``html``, ``markdown``) or a format of
-``output.FORMATS`` escapes it for its medium, once."""
+``output.FORMATS`` (through ``printed.PrintedReport``) escapes it for its medium, once."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ycsb_runner.output import View
 
 
 @dataclass(frozen=True)
@@ -81,62 +79,3 @@ class Document:
     heading: str
     sections: list[Section]
     figure_dir: str
-
-    def views(self) -> list[View]:
-        """What any ``--format`` shows of it (``output.Renderer.report``): per section its tables, its facts
-        (what, value), its figures (caption, files) and its banners and notes (text) as tables titled by the
-        section's heading."""
-        return [view for section in self.sections for view in _section_views(self, section)]
-
-
-def _section_views(doc: Document, section: Section) -> list[View]:
-    import pandas as pd
-
-    from ycsb_runner.output import View
-    from ycsb_runner.report.markdown import panel_files
-
-    title = section.heading or doc.heading
-    frames = [b.frame for b in section.blocks if isinstance(b, Table)]
-    frames += [
-        pd.DataFrame(b.rows, columns=["what", "value"]) for b in section.blocks if isinstance(b, Facts)
-    ]
-    figures = [
-        {"figure": b.caption, "files": ", ".join(f"{doc.figure_dir}/{n}" for n, _ in panel_files(b))}
-        for b in section.blocks
-        if isinstance(b, Figure)
-    ]
-    said = [_said(b) for b in section.blocks if isinstance(b, Banner | Note) and b.text]
-    frames += [pd.DataFrame(rows) for rows in (figures, [{"note": t} for t in said]) if rows]
-    return [View(frame, title, keys={"section": title}) for frame in frames]
-
-
-def _said(b: Banner | Note) -> str:
-    return f"{b.lead} {b.text}".strip() if isinstance(b, Banner) else b.text
-
-
-def as_data(doc: Document) -> dict[str, Any]:
-    """*doc* as plain data (the JSON format): its sections, each block by its kind, a table as its rows
-    (raw values, column names as stored), a figure as its caption and file names."""
-    import json
-
-    def block(b: Block) -> dict[str, Any]:
-        if isinstance(b, Table):
-            return {"table": json.loads(b.frame.to_json(orient="records", force_ascii=False))}
-        if isinstance(b, Facts):
-            return {"facts": dict(b.rows)}
-        if isinstance(b, Figure):
-            from ycsb_runner.report.markdown import panel_files
-
-            return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n, _ in panel_files(b)]}
-        if isinstance(b, Banner):
-            return {"banner": _said(b)}
-        return {"note": b.text, "kind": b.kind}
-
-    sections = [
-        {
-            "heading": s.heading,
-            "blocks": [block(b) for b in s.blocks if not (isinstance(b, Note) and not b.text)],
-        }
-        for s in doc.sections
-    ]
-    return {"title": doc.heading, "sections": sections}

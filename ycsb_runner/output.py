@@ -173,11 +173,11 @@ class Document(Protocol):
 class Renderer:
     """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
     ``document``, a command's document: its own text for this format if it has one, else its views as
-    tables, one after the other. ``terminal``: for people at a terminal (commands give it their compact
-    view); ``data``: for programs (commands give it every row and column, raw)."""
+    tables, one after the other (a report too: ``report --format``). ``terminal``: for people at a terminal
+    (commands give it their compact view); ``data``: for programs (commands give it every row and column,
+    raw)."""
 
     name: ClassVar[str]
-    help: ClassVar[str] = ""
     terminal: ClassVar[bool] = False
     data: ClassVar[bool] = False
 

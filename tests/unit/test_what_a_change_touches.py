@@ -2,7 +2,7 @@
 layout is its entry and its layout's name in studies.py, one Layout class in analyse/layouts.py and its suite
 file (3 files); a new output format is one Renderer in output.py (1 file). The copy then runs as a user would
 run it (the command in a process of its own): the suite is listed, a run of the study gets the new layout's
-table, and ``table``, ``runs`` and ``regress`` print through the new format."""
+table, and ``table``, ``report``, ``runs`` and ``regress`` print through the new format."""
 
 from __future__ import annotations
 
@@ -122,6 +122,9 @@ def test_the_new_study_and_format_work_through_the_commands(
     assert table.returncode == 0, table.stderr
     header, *lines = [line.split("\t") for line in table.stdout.splitlines()]
     assert header[:2] == ["mix", "best (ops/s)"] and len(lines) >= 2
+    report = _cli(copy, "report", str(run), "-f", "tsv", cwd=tmp_path)  # the report's tables, the toy's too
+    assert report.returncode == 0, report.stderr
+    assert "mix\tbest (ops/s)\n" in report.stdout and "what\tvalue\n" in report.stdout
 
     history = tmp_path / "history.sqlite"
     shutil.copy(DATA / "history" / "burner-nights.sqlite", history)

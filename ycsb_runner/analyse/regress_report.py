@@ -4,7 +4,6 @@ repetitions) with its spread (min-max), the change point marked, and the tags of
 
 from __future__ import annotations
 
-import base64
 import re
 from pathlib import Path
 
@@ -22,9 +21,9 @@ from ycsb_runner.analyse.regress import (
     flagged,
     open_changes,
 )
-from ycsb_runner.analyse.report import CSS, _html_table, _md_table
 from ycsb_runner.metrics import metric_label, registered_metric
-from ycsb_runner.store import atomic_write_bytes, atomic_write_text, check_inside
+from ycsb_runner.report.document import Document, Facts, Figure, Note, Section, Table
+from ycsb_runner.report.pages import write_pages
 
 # The report's flagged table: the series in one column, what changed, how sure, from when (every column of
 # every series: `regress -f csv` / `-f json`).
@@ -158,9 +157,9 @@ def trend_rows(table: pd.DataFrame) -> tuple[list[dict], str]:
     return rows, note + "."
 
 
-def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
-    """ "Open and accepted changes": (HTML lines, Markdown lines). An open regression stays until it recovers
-    or is accepted (``regress accept``); an accepted one names who accepted it, when and why."""
+def lifecycle_section(result: RegressResult) -> Section:
+    """ "Open and accepted changes". An open regression stays until it recovers or is accepted (``regress
+    accept``); an accepted one names who accepted it, when and why."""
     rows = [
         {
             "state": "open",
@@ -179,11 +178,8 @@ def lifecycle_section(result: RegressResult) -> tuple[list[str], list[str]]:
         }
         for a in accepted_changes(result.accepts)
     ]
-    h, md = ["<h2>Open and accepted changes</h2>"], ["## Open and accepted changes\n"]
-    if not rows:
-        return [*h, "<p>No open regression, no accepted change.</p>"], [*md, "_None._\n"]
-    table = pd.DataFrame(rows)
-    return [*h, _html_table(table)], [*md, _md_table(table)]
+    shown = Table(pd.DataFrame(rows)) if rows else Note("No open regression, no accepted change.", "aside")
+    return Section("Open and accepted changes", [shown])
 
 
 def _named(row: dict) -> str:
@@ -214,14 +210,14 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
 
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
     """regress.html, regress.md and regress-figures/ in *out_dir* (nothing through a link out of it)."""
-    html_path, md_path = out_dir / "regress.html", out_dir / "regress.md"
-    fig_dir = out_dir / "regress-figures"
-    for path in (html_path, md_path, fig_dir):
-        check_inside(out_dir, path)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    return write_pages(regress_document(result), out_dir, "regress.html", "regress.md")
+
+
+def regress_document(result: RegressResult) -> Document:
+    """The regress report as a document: the decision and how it was tested, the flagged series, the open
+    and accepted changes, a trend plot per flagged series."""
     summary = result.summary()
     shown = flagged(result.table)
-    table = flagged_table(shown)
     title = f"ycsb-runner regress: {result.suite}"
     facts = [
         ("decision", f"{summary['decision']} (exit {summary['exit_code']})"),
@@ -237,49 +233,27 @@ def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Pa
         ),
         ("canaries", "; ".join(result.canary_lines)),
     ]
-    h = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{textsafe.html(title)}</title>"
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>{textsafe.html(title)}</h1>",
-        "<table>",
-        *[f"<tr><th>{textsafe.html(k)}</th><td>{textsafe.html(v)}</td></tr>" for k, v in facts],
-        "</table>",
-        "<h2>Flagged series</h2>",
+    flagged_block = Note("No series flagged.", "aside") if shown.empty else Table(flagged_table(shown))
+    sections = [
+        Section(None, [Facts(facts, listed=True)]),
+        Section("Flagged series", [flagged_block]),
+        lifecycle_section(result),
+        Section("Trends", _trends(result)),
     ]
-    md = [f"# {textsafe.markdown(title)}\n", *[f"- **{k}**: {textsafe.markdown(v)}" for k, v in facts]]
-    md += ["", "## Flagged series\n"]
-    if shown.empty:
-        h.append("<p>No series flagged.</p>")
-        md.append("_No series flagged._\n")
-    else:
-        h.append(_html_table(table))
-        md.append(_md_table(table))
-    lifecycle_html, lifecycle_md = lifecycle_section(result)
-    h += lifecycle_html
-    md += lifecycle_md
-    h.append("<h2>Trends</h2>")
-    md.append("## Trends\n")
+    return Document(title, title, sections, "regress-figures")
+
+
+def _trends(result: RegressResult) -> list[Note | Figure]:
+    """What is plotted (a note) and a trend plot per series."""
     rows, note = trend_rows(result.table)
-    if note:
-        h.append(f"<p>{textsafe.html(note)}</p>")
-        md.append(f"{textsafe.markdown_line(note)}\n")
+    blocks: list[Note | Figure] = [Note(note)] if note else []
     for i, row in enumerate(rows):
         key = tuple(row[k] for k in ("phase", "mix", "threads", "audit", "operation", "metric"))
         match = next((k for k in result.series_values if tuple(map(str, k)) == tuple(map(str, key))), None)
         if match is None:
             continue
-        png = trend_plot(result, match, row)
         caption = f"{series_name(row)} {_named(row)}: {row['verdict']}"
-        b64 = base64.b64encode(png).decode("ascii")
-        h.append(
-            f"<figure><img alt='{textsafe.html(caption)}' src=\"data:image/png;base64,{b64}\">"
-            f"<figcaption>{textsafe.html(caption)}</figcaption></figure>"
-        )
         named = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}"  # file names keep raw names
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{named}")
-        atomic_write_bytes(fig_dir / f"{stem}.png", png, within=out_dir)
-        md.append(f"![{textsafe.markdown(caption)}](regress-figures/{stem}.png)\n")
-    h.append("</body></html>\n")
-    atomic_write_text(html_path, "\n".join(h), within=out_dir)
-    atomic_write_text(md_path, "\n".join(md), within=out_dir)
-    return html_path, md_path
+        blocks.append(Figure(stem, caption, [trend_plot(result, match, row)], numbered=False))
+    return blocks

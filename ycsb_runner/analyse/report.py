@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import html
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +10,6 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
-from ycsb_runner import textsafe  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
@@ -26,22 +22,9 @@ from ycsb_runner.model import (  # noqa: E402
     RunResult,
     StepRecord,
 )
-from ycsb_runner.output import cell_text, column_label, display_frame, markdown_table  # noqa: E402
-from ycsb_runner.store import atomic_write_bytes, atomic_write_text, check_inside  # noqa: E402
-
-CSS = """body{font-family:sans-serif;margin:2em;max-width:1400px;color:#222}
-@media (max-width:900px){body{margin:1em}}
-.scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;
-text-align:right}th{background:#eee}td:first-child{text-align:left}img{max-width:100%;height:auto;display:block}
-.panels{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start;margin:1em 0}
-h1{font-size:1.6em}code{background:#f4f4f4}
-.warn{background:#fff3cd;border:2px solid #e0a800;padding:.8em 1em;margin:1em 0;font-size:1.05em}
-.fail{background:#f8d7da;border-color:#c82333}
-figcaption{font-size:13px;color:#444;margin-bottom:2em}td.t{text-align:left;max-width:34em}td.p{min-width:14em}
-th{vertical-align:bottom}th+td{text-align:left}td.w{overflow-wrap:anywhere}
-@media (max-width:900px){table{font-size:12px}td,th{padding:2px 3px}td.p{min-width:6em}}"""
-
+from ycsb_runner.output import cell_text  # noqa: E402
+from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
+from ycsb_runner.report.pages import write_pages  # noqa: E402
 
 # Figures: ``ycsb_runner.analyse.plots``.
 
@@ -202,38 +185,6 @@ def steady_note(run: RunResult) -> str | None:
     )
 
 
-def _html_table(df: pd.DataFrame) -> str:
-    """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned, headers in words
-    (``output.column_label``)."""
-    from ycsb_runner.termtable import is_number_text
-
-    text = display_frame(df)
-    text = text.map(textsafe.terminal).rename(columns=textsafe.terminal) if not text.empty else text
-    body = text.rename(columns=column_label).to_html(index=False, escape=True, border=0)
-
-    def cell(match: re.Match[str]) -> str:
-        inner = match.group(1)
-        plain = html.unescape(inner)
-        number = is_number_text(plain) or plain in ("-", "")
-        if number:
-            return f"<td>{inner}</td>"
-        prose = len(plain) > 40  # folded to a readable width, never to a word per line
-        classes = "t p" if prose else "t"
-        if max(map(len, re.split(r"[\s-]+", plain))) >= 18:  # a long name may fold anywhere, not off the page
-            classes += " w"
-        return f"<td class='{classes}'>{inner}</td>"
-
-    return "<div class='scroll'>" + re.sub(r"<td>(.*?)</td>", cell, body, flags=re.S) + "</div>"
-
-
-def _md_table(df: pd.DataFrame) -> str:
-    """*df* as a report's Markdown table: headers in words, as in the HTML (``output.column_label``)."""
-    return markdown_table(df, labelled=True)
-
-
-Figure = tuple[str, str, list[bytes]]  # (file stem, caption, one png per panel)
-
-
 def scaled_note(a: RunAnalysis) -> str | None:
     """ "scaled 0.001: not comparable to the published figures" and what differs, or None for a run as the
     study set it."""
@@ -270,21 +221,52 @@ def failure_banner(run: RunResult) -> str:
 
 
 def _figures(a: RunAnalysis) -> list[Figure]:
-    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``)."""
+    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``): all
+    drawn first (``plots``), then captioned."""
     from ycsb_runner.analyse import plots
 
-    run, study, extra = a.run, a.study, a.report_tables
-    out: list[Figure] = _findmax_figure(run.manifest.findmax) if run.manifest.findmax else []
-    overhead = extra.get("overhead")
-    if overhead is not None:
-        out += _figure(
-            "audit-overhead",
-            "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
-            "the difference when there are repetitions) and the published change (blue); each "
-            "mix on its own scale",
-            plots.plot_audit_overhead(overhead),
-        )
-    cmp, note = extra.get("reference"), extra.get("reference_note") or ""
+    run, extra = a.run, a.report_tables
+    search, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")
+    m = a.step_metrics
+    runs = m[m["phase"] == "run"]
+    by_threads = runs["threads"].nunique() > 1
+    published = _published(a, cmp, runs) if by_threads and cmp is not None else None
+    drawn = {
+        "findmax": plots.plot_findmax(search) if search else [],
+        "audit-overhead": plots.plot_audit_overhead(overhead) if overhead is not None else [],
+        "measured-vs-published": plots.plot_reference_ratio(cmp) if cmp is not None else [],
+        "threads": plots.plot_threads(runs, published) if by_threads else [],
+        "timeseries-load": plots.plot_step_timeseries(run, "load"),
+        "timeseries-run": plots.plot_step_timeseries(run, "run"),
+        "percentiles": plots.plot_spectrum(run),
+    }
+    own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
+    return _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
+
+
+def _published(a: RunAnalysis, cmp: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The published rows the thread plot sets the run's mixes against (of the size compared)."""
+    from ycsb_runner.reference import load_reference, select
+
+    ref = load_reference(a.study.reference or "")
+    sizes = cmp["size"].dropna().unique().tolist()
+    published = select(ref, size=sizes[0]) if sizes else ref
+    return published[published["mix"].isin(runs["mix"].unique())]
+
+
+def _captioned(
+    drawn: dict[str, Any], own: list[Figure], search: dict | None, cmp: pd.DataFrame | None, note: str
+) -> list[Figure]:
+    """The figures with panels, in the report's order (a layout's *own* after the published ones), each
+    with its caption."""
+    out = _figure("findmax", _findmax_caption(search), drawn["findmax"]) if search else []
+    out += _figure(
+        "audit-overhead",
+        "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
+        "the difference when there are repetitions) and the published change (blue); each "
+        "mix on its own scale",
+        drawn["audit-overhead"],
+    )
     if cmp is not None:
         told = cmp[cmp["ratio"].notna()]
         sets = list(dict.fromkeys(str(x) for x in told.get("storage", []) if x and x == x))
@@ -294,27 +276,16 @@ def _figures(a: RunAnalysis) -> list[Figure]:
             "measured-vs-published",
             f"Measured / {against} per mix and metric (log scale; the red line is 1 = as "
             f"published{'; ' + note if note else ''})",
-            plots.plot_reference_ratio(cmp),
+            drawn["measured-vs-published"],
         )
-    out += a.layout.figures(a, study, extra)  # a layout's own figures (none for the built-in)
-    m = a.step_metrics
-    runs = m[m["phase"] == "run"]
-    if runs["threads"].nunique() > 1:
-        published = None
-        if cmp is not None:
-            from ycsb_runner.reference import load_reference, select
-
-            ref = load_reference(study.reference or "")
-            sizes = cmp["size"].dropna().unique().tolist()
-            published = select(ref, size=sizes[0]) if sizes else ref
-            published = published[published["mix"].isin(runs["mix"].unique())]
-        out += _figure(
-            "threads",
-            "Throughput and average latency against the thread count, per mix",
-            plots.plot_threads(runs, published),
-        )
-    out += [f for phase in ("load", "run") for f in _timeseries_figure(run, phase)]
-    panels, source, styles = plots.plot_spectrum(run)
+    out += own
+    out += _figure(
+        "threads", "Throughput and average latency against the thread count, per mix", drawn["threads"]
+    )
+    for phase in ("load", "run"):
+        panels, source = drawn[f"timeseries-{phase}"]
+        out += _figure(f"timeseries-{phase}", _timeseries_caption(phase, source), panels)
+    panels, source, styles = drawn["percentiles"]
     out += _figure(
         "percentiles",
         f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
@@ -324,44 +295,33 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     return out
 
 
-def _findmax_figure(search: dict[str, Any]) -> list[Figure]:
-    """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum."""
-    from ycsb_runner.analyse import plots
-
-    panels = plots.plot_findmax(search)
-    if not panels:  # (the caption reads the bound, which a search cut short may not have written)
-        return []
+def _findmax_caption(search: dict[str, Any]) -> str:
+    """A findmax run's search: latency against achieved throughput per probe, the bound and the maximum
+    (drawn only when the search wrote its bound)."""
+    if "bound" not in search:
+        return ""
     found = search.get("max_ops_s")
-    return _figure(
-        "findmax",
+    return (
         f"findmax: {search['bound']['statistic']} latency (worst operation, after the warm-up) "
         "against the achieved throughput of every probe (filled: passed, hollow: failed; labels: "
         f"the probe's target), the bound {search['bound']['label']} (dashed) and the found "
-        f"maximum {found if found is not None else 'none'} ops/s (dotted)",
-        panels,
+        f"maximum {found if found is not None else 'none'} ops/s (dotted)"
     )
 
 
-def _timeseries_figure(run: RunResult, phase: str) -> list[Figure]:
+def _timeseries_caption(phase: str, source: str) -> str:
     """The *phase*'s steps over time, one panel per step."""
-    from ycsb_runner.analyse import plots
-
-    panels, source = plots.plot_step_timeseries(run, phase)
-    if not panels:
-        return []
     what = "p50/p95/p99" if "HDR" in source else "average, p90 and p99"
     cut = "; the shaded start is the warm-up cut (steps.csv warmup_end_s)" if phase == "run" else ""
-    return _figure(
-        f"timeseries-{phase}",
+    return (
         f"{phase.capitalize()} steps over time, one panel per step: throughput (top) and {what} "
-        f"latency per operation (bottom, one unit for every panel), from the {source}{cut}",
-        panels,
+        f"latency per operation (bottom, one unit for every panel), from the {source}{cut}"
     )
 
 
 def _figure(stem: str, caption: str, panels: list[bytes]) -> list[Figure]:
     """The figure, or none when it has no panels."""
-    return [(stem, caption, panels)] if panels else []
+    return [Figure(stem, caption, panels)] if panels else []
 
 
 AB_LABELS = {
@@ -410,83 +370,66 @@ def write_report(
     folder, or the run or analysis a command already holds); return their paths."""
     a = RunAnalysis.of(run_dir)
     out = Path(out_dir) if out_dir else a.run.root
-    html_path, md_path = out / REPORT_HTML, out / REPORT_MD
-    for path in (html_path, md_path, out / REPORT_FIGURES):  # before anything is written
-        check_inside(out, path)
-    figures = _figures(a)
+    return write_pages(run_document(a), out, REPORT_HTML, REPORT_MD)
+
+
+def run_document(a: RunAnalysis) -> Document:
+    """The report of a run as a document: its banners, tables, figures, the measured vs published rows and
+    the run's description, statistics and steps."""
     name = a.run.root.name
-    h = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{textsafe.html(name)}</title>"
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>ycsb-runner report: {textsafe.html(name)}</h1>",
+    sections = [
+        Section(None, _banners(a)),
+        *_tables(a),
+        Section("Plots", _figures(a) or [Note("No plottable data in this run.", "aside")]),
+        *_reference_table(a),
+        *_run_sections(a),
     ]
-    md = [f"# ycsb-runner report: {textsafe.markdown(name)}\n"]
-    _banners(a, h, md)
-    _tables(a, h, md)
-    _plots(figures, out / REPORT_FIGURES, h, md)
-    _reference_table(a, h, md)
-    _run_sections(a, h, md)
-    h.append("</body></html>\n")
-    atomic_write_text(html_path, "\n".join(h), within=out)
-    atomic_write_text(md_path, "\n".join(md), within=out)
-    return html_path, md_path
+    return Document(name, f"ycsb-runner report: {name}", sections, REPORT_FIGURES)
 
 
-def _banners(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+def _banners(a: RunAnalysis) -> list[Banner]:
     """What the reader must know before any figure: a failed run, an unverified audit, a setting that is
     not the study's, which published figures the run is set against."""
     run = a.run
-    failure = failure_banner(run)
-    if failure:
-        h.append(f"<div class='warn fail' id='run-failed'><strong>{textsafe.html(failure)}</strong></div>")
-        md.append(f"> **{textsafe.markdown(failure)}**\n")
-    caveat = run.manifest.audit_caveat
-    if caveat:
-        h.append(f"<div class='warn' id='unverified-audit'><strong>{textsafe.html(caveat)}</strong></div>")
-        md.append(f"> **{textsafe.markdown(caveat)}**\n")
-    server = run.manifest.server_caveat
-    if server:
-        h.append(f"<div class='warn' id='not-mongodb'>{textsafe.html(server)}</div>")
-        md.append(f"> {textsafe.markdown_line(server)}\n")
-    note = scaled_note(a)
-    if note:
+    banners = []
+    if failure := failure_banner(run):
+        banners.append(Banner(failure, strong=True, anchor="run-failed", failure=True))
+    if caveat := run.manifest.audit_caveat:
+        banners.append(Banner(caveat, strong=True, anchor="unverified-audit"))
+    if server := run.manifest.server_caveat:
+        banners.append(Banner(server, anchor="not-mongodb"))
+    if note := scaled_note(a):
         whose = "study's" if a.study.reference else "suite's own"
-        h.append(f"<div class='warn'><strong>Not the {whose} setting.</strong> {textsafe.html(note)}</div>")
-        md.append(f"> **Not the {whose} setting.** {textsafe.markdown(note)}\n")
-    sub = a.report_tables.get("reference_note") or ""
-    if sub:  # which published figures the run is set against, before any of them is shown
-        h.append(f"<div class='warn'>{textsafe.html(sub)}</div>")
-        md.append(f"> {textsafe.markdown_line(sub)}\n")
+        banners.append(Banner(note, lead=f"Not the {whose} setting."))
+    if sub := a.report_tables.get("reference_note") or "":  # the published figures it is set against
+        banners.append(Banner(sub))
+    return banners
 
 
-def _tables(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+def _tables(a: RunAnalysis) -> list[Section]:
     """The audit overhead and the study table (or a findmax run's search)."""
     run, extra = a.run, a.report_tables
+    sections = []
     overhead = extra.get("overhead")
     if overhead is not None and not overhead.empty:  # the numbers and the published change first
-        shown = overhead_frame(overhead)
         head = "Audit overhead per mix (on vs off, % of the off value)"
-        h += [f"<h2>{head}</h2>", _html_table(shown)]
-        md += [f"## {head}\n", _md_table(shown)]
+        sections.append(Section(head, [Table(overhead_frame(overhead))]))
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
         head = f"Max throughput: {found_text(run.manifest.findmax)}"
-        probes = search_frame(run.manifest.findmax)
-        h += [f"<h2>{textsafe.html(head)}</h2>", _html_table(probes)]
-        md += [f"## {textsafe.markdown(head)}\n", _md_table(probes)]
+        sections.append(Section(head, [Table(search_frame(run.manifest.findmax))]))
     else:  # (a findmax run's per-mix means would average probes at different targets)
-        title = a.table.attrs.get("title", run.suite_name)
-        h += [f"<h2>{textsafe.html(title)}</h2>", _html_table(a.table)]
-        md += [f"## {textsafe.markdown(title)}\n", _md_table(a.table)]
+        sections.append(Section(a.table.attrs.get("title", run.suite_name), [Table(a.table)]))
+    return sections
 
 
-def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+def _reference_table(a: RunAnalysis) -> list[Section]:
     """Measured vs published, row by row (after the plots: its figure comes first, the rows are the
     detail); the metric with its unit, a storage that is the same on every row in the heading."""
     ref = a.report_tables.get("reference")
     if ref is None or ref.empty:
-        return
+        return []
     measured = ref[ref["measured"].notna()]
     missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
     shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
@@ -497,62 +440,21 @@ def _reference_table(a: RunAnalysis, h: list[str], md: list[str]) -> None:
         shown = shown.drop(columns=["storage"])
     blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
     shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
-    head = f"Measured vs published ({', '.join(said)})"
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    h += [
-        f"<h2>{textsafe.html(head)}</h2>",
-        _html_table(shown),
-        f"<p>{textsafe.html(rest)}</p>" if rest else "",
-    ]
-    md += [
-        f"## {textsafe.markdown(head)}\n",
-        _md_table(shown),
-        f"{textsafe.markdown_line(rest)}\n" if rest else "",
-    ]
+    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), Note(rest)])]
 
 
-def _plots(figures: list[Figure], fig_dir: Path, h: list[str], md: list[str]) -> None:
-    """Every figure: inline in the HTML, as PNG files under *fig_dir* for the Markdown."""
-    h.append("<h2>Plots</h2>")
-    md.append("## Plots\n")
-    for stem, caption, panels in figures:
-        images = []
-        for i, png in enumerate(panels, 1):
-            name = f"{stem}.png" if len(panels) == 1 else f"{stem}-{i}.png"
-            b64 = base64.b64encode(png).decode("ascii")
-            alt = f"{textsafe.html(caption)} ({i}/{len(panels)})"
-            images.append(f"<img alt='{alt}' src=\"data:image/png;base64,{b64}\">")
-            atomic_write_bytes(fig_dir / name, png, within=fig_dir.parent)
-            md.append(f"![{textsafe.markdown(caption)} ({i}/{len(panels)})]({REPORT_FIGURES}/{name})\n")
-        h.append(
-            f"<figure><div class='panels'>{''.join(images)}</div>"
-            f"<figcaption>{textsafe.html(caption)}</figcaption></figure>"
-        )
-        md.append(f"_{textsafe.markdown(caption)}_\n")
-    if not figures:
-        h.append("<p>No plottable data in this run.</p>")
-        md.append("_No plottable data in this run._\n")
-
-
-def _run_sections(a: RunAnalysis, h: list[str], md: list[str]) -> None:
+def _run_sections(a: RunAnalysis) -> list[Section]:
     """The run's description, the off/on statistics, its steps and their steady-state note."""
     run = a.run
-    meta = metadata(run)
-    h.append("<h2>Run</h2><table>")
-    h += [f"<tr><th>{textsafe.html(k)}</th><td>{textsafe.html(v)}</td></tr>" for k, v in meta]
-    h.append("</table>")
-    md += ["## Run\n", "| | |", "|---|---|"]
-    md += [f"| {textsafe.markdown(k)} | {textsafe.markdown(v)} |" for k, v in meta]
-    md.append("")
+    sections = [Section("Run", [Facts(metadata(run))])]
     ab = a.statistics
     if ab is not None and not ab.empty:
         cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
-        h += ["<h2>Audit off (A) vs on (B): statistics</h2>", _html_table(stats_shown)]
-        md += ["## Audit off (A) vs on (B): statistics\n", _md_table(stats_shown)]
-    steps = steps_frame(run)
-    h += ["<h2>Steps</h2>", _html_table(steps)]
-    md += ["## Steps\n", _md_table(steps)]
+        sections.append(Section("Audit off (A) vs on (B): statistics", [Table(stats_shown)]))
+    steps: list[Block] = [Table(steps_frame(run))]
     if unsteady := steady_note(run):
-        h.append(f"<p class='warn'>{textsafe.html(unsteady)}</p>")
-        md.append(f"**{textsafe.markdown(unsteady)}**\n")
+        steps.append(Note(unsteady, "warning"))
+    sections.append(Section("Steps", steps))
+    return sections

@@ -25,6 +25,7 @@ from ycsb_runner.cli.options import (
 )
 from ycsb_runner.console import err_console
 from ycsb_runner.metrics import metric_label
+from ycsb_runner.output import check_format, format_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -365,18 +366,37 @@ def compare_cmd(
         _end_with_gate(gate, alpha, min_effect)
 
 
+ReportFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help=f"Print the report instead of writing it: {format_names()} (markdown: the page; json: the whole "
+        "report; the others: its tables).",
+        callback=lambda value: value if value is None else check_format(value),
+    ),
+]
+
+
 def report_cmd(
     run_dir: RunArg,
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="DIR", help="Folder for the report (default: the run folder)."),
     ] = None,
+    fmt: ReportFormatOpt = None,
 ) -> None:
-    """Write report.html (self-contained, inline plots) and report.md for a run."""
+    """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.analyse.report import run_document, write_report
+    from ycsb_runner.report.printed import PrintedReport
 
-    html_path, md_path = write_report(RunAnalysis.of(run_folder(run_dir)), out)
+    analysis = RunAnalysis.of(run_folder(run_dir))
+    if fmt is not None:
+        renderer(fmt).document(PrintedReport(run_document(analysis)))
+        return
+    html_path, md_path = write_report(analysis, out)
     typer.echo(str(html_path))
     typer.echo(str(md_path))
 

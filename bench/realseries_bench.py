@@ -54,9 +54,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +66,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.detection_bench import at_alarms  # noqa: E402
 from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
 from ycsb_runner.analyse import window  # noqa: E402
 from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
@@ -73,6 +76,8 @@ FIRST_JUDGED = 10
 WITHIN = 3  # points s..s+2 catch a change labelled at s
 WINDOW, CONFIRM, MIN_EFFECT, ALPHA = 3, 2, 5.0, 0.01  # ycsb-runner's regress defaults, one series
 OTAVA_PVALUES = (0.05, 0.001)  # Otava's default is 0.001
+ALPHAS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1)  # ycsb-runner's curve over its alpha (--alphas)
+OTAVA_CURVE = (1e-6, 1e-5, 1e-4, 0.001, 0.01, 0.05, 0.1, 0.2)  # Otava's curve over its p threshold
 WORSE, BETTER = "worse", "better"
 
 
@@ -127,9 +132,14 @@ def direction(pct: float, lower_is_better: bool) -> str:
     return WORSE if (pct > 0) == lower_is_better else BETTER
 
 
-def flagged(s: Series, permutations: int) -> list[Alarm]:
-    """The points ycsb-runner flags, as ``regress`` judges a series (its worse direction known: an open
-    regression stays flagged until it recovers), with the direction of each."""
+def flagged(
+    s: Series, permutations: int, alpha: float = ALPHA, trim_mads: float | None = None
+) -> list[Alarm]:
+    """The points ycsb-runner flags at *alpha*, as ``regress`` judges a series (its worse direction known: an
+    open regression stays flagged until it recovers), with the direction of each. *trim_mads* sets
+    ``window.TRIM_MADS`` first (for a worker process)."""
+    if trim_mads is not None:
+        window.TRIM_MADS = trim_mads
     out = []
     for t in range(FIRST_JUDGED, s.values.size):
         j = judge_series(
@@ -137,11 +147,11 @@ def flagged(s: Series, permutations: int) -> list[Alarm]:
             window=WINDOW,
             confirm=CONFIRM,
             min_effect_pct=MIN_EFFECT,
-            alpha=ALPHA,
+            alpha=alpha,
             permutations=permutations,
             worse=1 if s.lower_is_better else -1,
         )
-        if j.tested and (j.open or (j.p_value < ALPHA and abs(j.change_pct) >= MIN_EFFECT)):
+        if j.tested and (j.open or (j.p_value < alpha and abs(j.change_pct) >= MIN_EFFECT)):
             out.append((t, WORSE if j.open else direction(j.change_pct, s.lower_is_better)))
     return out
 
@@ -186,16 +196,12 @@ json.dump(out, sys.stdout)
 """
 
 
-def otava(py: Path, series: Sequence[Series]) -> dict[float, list[list[Alarm]]]:
+def otava(py: Path, series: Sequence[Series], pvalues: Sequence[float]) -> dict[float, list[list[Alarm]]]:
     """Per p-value, per series: Otava's alarms (change points first seen on t, at t-2 or later, >= 5 %)."""
-    job = {
-        "first": FIRST_JUDGED,
-        "pvalues": list(OTAVA_PVALUES),
-        "series": [s.values.tolist() for s in series],
-    }
+    job = {"first": FIRST_JUDGED, "pvalues": list(pvalues), "series": [s.values.tolist() for s in series]}
     raw = run_json(py, _OTAVA_SCRIPT, job)
     out: dict[float, list[list[Alarm]]] = {}
-    for p in OTAVA_PVALUES:
+    for p in pvalues:
         out[p] = []
         for s, fresh in zip(series, raw[str(p)], strict=True):
             alarms: dict[int, set[str]] = {}
@@ -305,6 +311,88 @@ def _acceptance(scores: dict[str, Score]) -> None:
     )
 
 
+def _catches(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: Mode) -> set[str]:
+    """The labels (series:index) that *alarms* catch in *mode*."""
+    out = set()
+    for s, found in zip(series, alarms, strict=True):
+        points = {t for t, d in found if mode.keeps(d)}
+        out |= {
+            f"{s.id}:{lab.index}"
+            for lab in s.labels
+            if mode.counts(lab) and any(_near(t, lab.index) for t in points)
+        }
+    return out
+
+
+def print_curves(
+    series: Sequence[Series],
+    ours_by_alpha: dict[float, list[list[Alarm]]],
+    otava_by_p: dict[float, list[list[Alarm]]],
+    mode: Mode,
+) -> None:
+    """Recall against false alarms per 100 points over ycsb-runner's alphas and Otava's p thresholds; each
+    detector's recall read off the other's curve at equal false alarms (``detection_bench.at_alarms``: linear
+    between the two curve points around it, none outside the curve); where ycsb-runner's is lower, the
+    labels Otava catches and ycsb-runner misses at its alpha with the nearest false alarms at or below."""
+    ours = {a: score(series, alarms, mode) for a, alarms in ours_by_alpha.items()}
+    theirs = {p: score(series, alarms, mode) for p, alarms in otava_by_p.items()}
+    ours_curve = [(sc.fa_per_100, sc.recall) for sc in ours.values()]
+    theirs_curve = [(sc.fa_per_100, sc.recall) for sc in theirs.values()]
+    print(f"\ncurves, {mode.title} (false alarms per 100 points, recall %)")
+    for a, sc in ours.items():
+        other = at_alarms(theirs_curve, sc.fa_per_100) if theirs else None
+        shown = "-" if other is None else f"{other:5.1f}"
+        print(
+            f"  ycsb-runner alpha {a:<6g} ({sc.fa_per_100:5.2f}, {sc.recall:5.1f}) "
+            f"{sc.caught:>2}/{sc.labels:<2}   Otava at {sc.fa_per_100:.2f}: {shown}"
+        )
+    if not theirs:
+        print("  Otava not run: no comparison at equal false alarms")
+        return
+    below, level, beyond = [], [], []
+    for p, sc in theirs.items():
+        mine = at_alarms(ours_curve, sc.fa_per_100)
+        shown = "-" if mine is None else f"{mine:5.1f}"
+        print(
+            f"  otava p<{p:<13g} ({sc.fa_per_100:5.2f}, {sc.recall:5.1f}) {sc.caught:>2}/{sc.labels:<2}"
+            f"   ycsb-runner at {sc.fa_per_100:.2f}: {shown}"
+        )
+        if mine is None:
+            beyond.append(p)
+        elif mine + 1e-9 < sc.recall:
+            below.append((p, sc, mine))
+        else:
+            level.append(p)
+    _equal_fa_verdict(series, ours_by_alpha, otava_by_p, mode, ours, below, level, beyond)
+
+
+def _equal_fa_verdict(
+    series: Sequence[Series],
+    ours_by_alpha: dict[float, list[list[Alarm]]],
+    otava_by_p: dict[float, list[list[Alarm]]],
+    mode: Mode,
+    ours: dict[float, Score],
+    below: list[tuple[float, Score, float]],
+    level: list[float],
+    beyond: list[float],
+) -> None:
+    lo, hi = min(sc.fa_per_100 for sc in ours.values()), max(sc.fa_per_100 for sc in ours.values())
+    print(
+        f"  at equal false alarms: ycsb-runner's recall at least Otava's at {len(level)} of Otava's "
+        f"{len(level) + len(below)} points inside ycsb-runner's curve ({lo:.2f}-{hi:.2f} per 100 points), "
+        f"below at {len(below)}; {len(beyond)} outside it (not compared)"
+    )
+    for p, sc, mine in below:
+        near = [a for a, o in ours.items() if o.fa_per_100 <= sc.fa_per_100]
+        a = max(near, key=lambda k: (ours[k].fa_per_100, -k)) if near else min(ours)
+        missed = sorted(_catches(series, otava_by_p[p], mode) - _catches(series, ours_by_alpha[a], mode))
+        print(
+            f"    otava p<{p:g} at {sc.fa_per_100:.2f}: {sc.recall:.1f} % against {mine:.1f} % "
+            f"({sc.recall - mine:.1f} points); Otava catches, ycsb-runner at alpha {a:g} "
+            f"({ours[a].fa_per_100:.2f}) misses: {' '.join(missed) or 'none'}"
+        )
+
+
 def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]], points: bool) -> None:
     print(
         "\nper series: labels (index:TP/FP reg(ression)/imp(rovement)), alarms per detector (w: toward worse)"
@@ -321,8 +409,11 @@ def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]
             print(f"    {name:<16} {len(found):>3} alarms  {listed}".rstrip())
 
 
-def main() -> None:
-    global ALPHA  # noqa: PLW0603 - flagged() reads it
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(v) for v in text.split(",") if v.strip())
+
+
+def _args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--permutations", type=int, default=999, help="E-Divisive permutations (default 999, regress's)"
@@ -334,47 +425,87 @@ def main() -> None:
         "--alpha", type=float, default=ALPHA, help=f"ycsb-runner's alpha (default {ALPHA:g}, regress's)"
     )
     ap.add_argument(
+        "--alphas",
+        type=_floats,
+        default=ALPHAS,
+        help=f"ycsb-runner's curve over these alphas (default {','.join(f'{a:g}' for a in ALPHAS)})",
+    )
+    ap.add_argument(
+        "--pvalues",
+        type=_floats,
+        default=OTAVA_CURVE,
+        help=f"Otava's curve over these p thresholds (default {','.join(f'{p:g}' for p in OTAVA_CURVE)})",
+    )
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for ycsb-runner")
+    ap.add_argument(
         "--trim-mads",
         type=float,
         default=window.TRIM_MADS,
         help=f"what if baseline outliers were cut at N MADs (default {window.TRIM_MADS:g}; inf: none)",
     )
-    args = ap.parse_args()
-    ALPHA, window.TRIM_MADS = args.alpha, args.trim_mads
+    return ap.parse_args()
+
+
+def _ours(
+    series: Sequence[Series], alphas: Sequence[float], permutations: int, trim_mads: float, workers: int
+) -> dict[float, list[list[Alarm]]]:
+    """Per alpha, per series: the points ycsb-runner flags (one task per series and alpha)."""
+    tasks = [(s, a) for a in alphas for s in series]
+    with ProcessPoolExecutor(max(1, workers)) as pool:
+        done = list(
+            pool.map(
+                flagged,
+                [s for s, _ in tasks],
+                [permutations] * len(tasks),
+                [a for _, a in tasks],
+                [trim_mads] * len(tasks),
+            )
+        )
+    return {a: done[i * len(series) : (i + 1) * len(series)] for i, a in enumerate(alphas)}
+
+
+def main() -> None:
+    args = _args()
+    window.TRIM_MADS = args.trim_mads
     series = load(args.data)
     _describe(series)
     results: dict[str, list[list[Alarm]]] = {}
     took: dict[str, float] = {}
 
+    alphas = tuple(dict.fromkeys((args.alpha, *sorted(args.alphas))))
     started = time.perf_counter()
-    points = [flagged(s, args.permutations) for s in series]
-    results["ycsb-runner"] = [alarms_of(p) for p in points]
-    took["ycsb-runner"] = time.perf_counter() - started
-    results["(its flagged points)"] = points
+    points = _ours(series, alphas, args.permutations, args.trim_mads, args.workers)
+    took["ycsb-runner"] = (time.perf_counter() - started) / len(alphas)  # per alpha, over the workers
+    ours_by_alpha = {a: [alarms_of(p) for p in points[a]] for a in alphas}
+    results["ycsb-runner"] = ours_by_alpha[args.alpha]
+    results["(its flagged points)"] = points[args.alpha]
     took["(its flagged points)"] = 0.0
     print(
         f"ycsb-runner: judge_series window {WINDOW}, confirm {CONFIRM}, min effect {MIN_EFFECT:g} %, "
-        f"alpha {ALPHA:g}, baseline outliers beyond {window.TRIM_MADS:g} MADs, "
-        f"{args.permutations} permutations"
+        f"alpha {args.alpha:g} (curve: {', '.join(f'{a:g}' for a in alphas)}), baseline outliers beyond "
+        f"{window.TRIM_MADS:g} MADs, {args.permutations} permutations; "
+        f"{took['ycsb-runner']:.0f} s wall clock per alpha on {args.workers} workers"
     )
+    otava_by_p: dict[float, list[list[Alarm]]] = {}
     py, why = (None, "skipped (--no-otava)") if args.no_otava else ensure(OTAVA)
     if py is None:
         print(f"Apache Otava 0.8.0: not run: {why}")
     else:
+        pvalues = tuple(dict.fromkeys((*OTAVA_PVALUES, *sorted(args.pvalues))))
         started = time.perf_counter()
-        found = otava(py, series)
-        spent = time.perf_counter() - started
+        otava_by_p = otava(py, series, pvalues)
+        spent = (time.perf_counter() - started) / len(pvalues)  # one child replays them all: split evenly
         for p in OTAVA_PVALUES:
-            results[f"otava p<{p:g}"] = found[p]
-            took[f"otava p<{p:g}"] = spent / len(
-                OTAVA_PVALUES
-            )  # one child replays both; its time split evenly
+            results[f"otava p<{p:g}"] = otava_by_p[p]
+            took[f"otava p<{p:g}"] = spent
         print(f"Apache Otava 0.8.0 from {OTAVA.venv}: window 30, min {MIN_EFFECT:g} % between the means")
     for pct in (5.0, 10.0):
         started = time.perf_counter()
         results[f"naive {pct:g} %"] = [naive(s, pct) for s in series]
         took[f"naive {pct:g} %"] = time.perf_counter() - started
     _print_tables(series, results, took)
+    for mode in MODES:
+        print_curves(series, ours_by_alpha, otava_by_p, mode)
     _print_detail(series, results, args.detail)
 
 

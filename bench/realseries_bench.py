@@ -83,9 +83,12 @@ WORSE, BETTER = "worse", "better"
 
 @dataclass(frozen=True)
 class Label:
-    index: int
+    index: int  # the alert's revision
     real: bool  # TP: the sheriffs kept the alert; FP: they marked it invalid
     regression: bool
+    first: (
+        int  # the first point of the alert's range (after its previous push): backfilled points lie between
+    )
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,12 @@ def load(data: Path = DATA) -> list[Series]:
     labels: dict[str, list[Label]] = {}
     with (data / "labels.csv").open(newline="") as f:
         for row in csv.DictReader(f):
-            label = Label(int(row["index"]), row["status"] == "TP", row["direction"] == "regression")
+            label = Label(
+                int(row["index"]),
+                row["status"] == "TP",
+                row["direction"] == "regression",
+                int(row["first_index"]),
+            )
             labels.setdefault(row["series"], []).append(label)
     with (data / "meta.csv").open(newline="") as f:
         meta = {row["series"]: row for row in csv.DictReader(f)}
@@ -247,22 +255,24 @@ MODES = (
 )
 
 
-def _near(t: int, s: int) -> bool:
-    return s <= t < s + WITHIN
+def _near(t: int, lab: Label) -> bool:
+    """An alarm on t is on *lab*: in the alert's range (its first point to its revision) or up to WITHIN - 1
+    points after its revision."""
+    return lab.first <= t < lab.index + WITHIN
 
 
 def score(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: Mode) -> Score:
     caught = labels = false_alarms = at_invalid = judged = 0
     for s, found in zip(series, alarms, strict=True):
         points = sorted({t for t, d in found if mode.keeps(d)})
-        wanted = [lab.index for lab in s.labels if mode.counts(lab)]
-        real = [lab.index for lab in s.labels if lab.real]
-        invalid = [lab.index for lab in s.labels if not lab.real]
+        wanted = [lab for lab in s.labels if mode.counts(lab)]
+        real = [lab for lab in s.labels if lab.real]
+        invalid = [lab for lab in s.labels if not lab.real]
         labels += len(wanted)
-        caught += sum(any(_near(t, i) for t in points) for i in wanted)
-        stray = [t for t in points if not any(_near(t, i) for i in real)]
+        caught += sum(any(_near(t, lab) for t in points) for lab in wanted)
+        stray = [t for t in points if not any(_near(t, lab) for lab in real)]
         false_alarms += len(stray)
-        at_invalid += sum(any(_near(t, i) for i in invalid) for t in stray)
+        at_invalid += sum(any(_near(t, lab) for lab in invalid) for t in stray)
         judged += s.values.size - FIRST_JUDGED
     return Score(caught, labels, false_alarms, at_invalid, judged)
 
@@ -319,7 +329,7 @@ def _catches(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: 
         out |= {
             f"{s.id}:{lab.index}"
             for lab in s.labels
-            if mode.counts(lab) and any(_near(t, lab.index) for t in points)
+            if mode.counts(lab) and any(_near(t, lab) for t in points)
         }
     return out
 

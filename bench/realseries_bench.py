@@ -1,11 +1,12 @@
 """Detection quality on real performance series whose changes people triaged: ycsb-runner, Otava, naive.
 
     .venv/bin/python bench/realseries_bench.py [--permutations 999] [--no-otava] [--detail]
+                                               [--alphas 0.002,...] [--pvalues 1e-06,...] [--workers N]
 
 The series are a sample of Mozilla's Perfherder data (bench/data/mozilla-perfherder/README.md: provenance,
-licence, what the labels mean): 15 windows of 67-140 consecutive results of Firefox-for-Android page-load
-tests (milliseconds, lower is better), with 24 Perfherder alerts that performance sheriffs triaged: 18 kept
-as real ("TP": 10 regressions, 8 improvements) and 6 marked invalid ("FP": 5 regressions, 1 improvement).
+licence, what the labels mean): 28 windows of 50-140 consecutive results of Firefox-for-Android page-load
+tests (milliseconds, lower is better), with 41 Perfherder alerts that performance sheriffs triaged: 34 kept
+as real ("TP": 23 regressions, 11 improvements) and 7 marked invalid ("FP": 6 regressions, 1 improvement).
 Every detector is replayed point by point, as cron would run it: on point t it sees points 0..t and says
 whether t is an alarm and in which direction (worse = up, as lower is better); points 0..9 only build
 history.
@@ -21,29 +22,25 @@ bench/detection_bench.py installs it); the naive rule "more than X % off the pre
 The row "(its flagged points)" scores every point ycsb-runner flags as an alarm: an open regression that
 nobody accepts (none is, in a replay) counts on every later point.
 
-Scoring (the synthetic bench's window): a labelled change at s is caught by an alarm on s, s+1 or s+2; a false
-alarm is an alarm outside the window of every real (TP) label, counted per 100 points judged (every flagged
-point counts, so a detector that keeps flagging a change after s+2 pays for it); "at invalid" says how many of
-them fall in the window of an alert the sheriffs marked invalid. Two tables:
+Scoring (the synthetic bench's window): a labelled change whose alert is on point s is caught by an alarm on
+s, s+1 or s+2, or on any point of the alert's range before s (labels.csv's ``first_index``: the points pushed
+between the alert's previous push and s, backfilled after the alert was raised); a false alarm is an alarm
+caught by no real (TP) label, counted per 100 points judged; "at invalid" says how many of them fall on an
+alert the sheriffs marked invalid. Two tables:
 
-* any change: all real labels, alarms either way (most real labels in the sample are improvements);
+* any change: all real labels, alarms either way;
 * regressions: the real regressions only, alarms toward worse only.
 
-Then per series the alarms of each detector, the time each detector took (wall clock), and where ycsb-runner
-stands against the acceptance of issue 20: recall at least Otava p<0.05's, false alarms no more than Otava
-p<0.001's.
-
-Measured (3 Dec 2026, 999 permutations, 15 series, 1251 points judged; 104 s): any change, ycsb-runner 77.8 %
-(14/18) at 0.32 false alarms per 100 points, Otava p<0.05 88.9 % at 6.47, Otava p<0.001 72.2 % at 0.72;
-regressions only, 70.0 % (7/10) at 0.24, Otava p<0.05 90.0 % at 3.52, p<0.001 60.0 % at 0.48. Fewer false
-alarms than Otava's default and more recall: met; recall of Otava p<0.05: not met. The three regressions
-missed are small for their noise (p 0.015-0.06: 7.7 % at a spread of 3.2 % with lag-1 correlation 0.5, 5.7 %
-at 3.0 %, 5.9 % at 4.2 %); at alpha 0.02 ycsb-runner catches 8/10 at 0.32 (any change 83.3 % at 0.40), at
-alpha 0.05 9/10 at 0.32 (88.9 % at 0.80), where the synthetic series' false alarms would pass 1.0 per 100
-nights. Counted per flagged point (the scoring before 3 Dec, 10:30; an open regression counted on every
-later point) the false alarms are 22.62 and 20.86 per 100 points. (The figures 0.48 and 0.32 quoted on
-3 Dec before then were of a build before a change point a few nights before the window stopped cutting
-tonight's baseline, ``changepoint.OWN_CHANGE_NIGHTS``: with it, per flagged point, 3.84 and 2.08.)
+Each table ends with where ycsb-runner stands against the acceptance of issue 20 (recall at least Otava
+p<0.05's, false alarms no more than Otava p<0.001's). Then, per table, the curves of issue 40: recall against
+false alarms per 100 points for ycsb-runner over its alpha (``--alphas``, each alpha a full replay, on
+``--workers`` processes) and for Otava over its p threshold (``--pvalues``), and each detector's recall read
+off the other's curve at its false alarms: linear between the two curve points around that rate
+(``detection_bench.at_alarms``), "-" outside the curve (no extrapolation: a rate lower than a curve's lowest
+or higher than its highest is not compared). The verdict counts Otava's points inside ycsb-runner's curve
+where ycsb-runner's recall is at least Otava's, and for each where it is lower, by how many points and which
+labels Otava catches that ycsb-runner misses at its alpha with the nearest false alarms at or below Otava's.
+Then per series the alarms of each detector (``--detail``: their points).
 
 ``--alpha`` and ``--trim-mads`` ask what-ifs. ``--trim-mads 5`` (3 Dec 2026): regressions 6/10 at 0.32,
 any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47, one point late; with
@@ -285,7 +282,7 @@ def _describe(series: Sequence[Series]) -> None:
         f"({sum(s.values.size - FIRST_JUDGED for s in series)} judged: points {FIRST_JUDGED}.. of each); "
         f"{len(real)} real labelled changes ({sum(lab.regression for lab in real)} regressions, "
         f"{sum(not lab.regression for lab in real)} improvements), {len(invalid)} alerts marked invalid; "
-        f"an alarm on s..s+{WITHIN - 1} catches a change at s"
+        f"an alarm from the first point of an alert's range to s+{WITHIN - 1} catches the change alerted on s"
     )
 
 

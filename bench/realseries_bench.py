@@ -42,9 +42,10 @@ where ycsb-runner's recall is at least Otava's, and for each where it is lower, 
 labels Otava catches that ycsb-runner misses at its alpha with the nearest false alarms at or below Otava's.
 Then per series the alarms of each detector (``--detail``: their points).
 
-``--alpha`` and ``--trim-mads`` ask what-ifs. ``--trim-mads 5`` (3 Dec 2026): regressions 6/10 at 0.32,
-any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47, one point late; with
-no cut (``inf``) 6/10 at 0.24 and 13/18 at 0.32 (alpha 0.015: the same 6/10, 13/18 at 0.40).
+``--alpha`` and ``--trim-mads`` ask what-ifs. On the 15-series sample, ``--trim-mads 5`` (3 Dec 2026):
+regressions 6/10 at 0.32, any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47,
+one point late; with no cut (``inf``) 6/10 at 0.24 and 13/18 at 0.32 (alpha 0.015: the same 6/10, 13/18 at
+0.40).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.detection_bench import at_alarms  # noqa: E402
 from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
-from ycsb_runner.analyse import window  # noqa: E402
+from ycsb_runner.analyse import changepoint, window  # noqa: E402
 from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "mozilla-perfherder"
@@ -453,22 +454,43 @@ def _args() -> argparse.Namespace:
     return ap.parse_args()
 
 
+def _flagged_at(
+    s: Series, permutations: int, alphas: Sequence[float], trim_mads: float
+) -> dict[float, list[Alarm]]:
+    """The points ycsb-runner flags in *s* at each of *alphas*. ``judge_series`` finds the change points of
+    the same prefixes whatever its alpha (they use its own ``cp_alpha``): ``changepoint.e_divisive``, a pure
+    function of its arguments, is memoised here for the series, so that each alpha costs only its own
+    tests."""
+    original, memo = changepoint.e_divisive, {}
+
+    def e_divisive(values, **kwargs):  # noqa: ANN001, ANN202 - the wrapped function's signature
+        key = (np.asarray(values, dtype=float).tobytes(), tuple(sorted(kwargs.items())))
+        if key not in memo:
+            memo[key] = original(values, **kwargs)
+        return list(memo[key])
+
+    changepoint.e_divisive = e_divisive
+    try:
+        return {a: flagged(s, permutations, a, trim_mads) for a in alphas}
+    finally:
+        changepoint.e_divisive = original
+
+
 def _ours(
     series: Sequence[Series], alphas: Sequence[float], permutations: int, trim_mads: float, workers: int
 ) -> dict[float, list[list[Alarm]]]:
-    """Per alpha, per series: the points ycsb-runner flags (one task per series and alpha)."""
-    tasks = [(s, a) for a in alphas for s in series]
+    """Per alpha, per series: the points ycsb-runner flags (one task per series, all alphas)."""
     with ProcessPoolExecutor(max(1, workers)) as pool:
         done = list(
             pool.map(
-                flagged,
-                [s for s, _ in tasks],
-                [permutations] * len(tasks),
-                [a for _, a in tasks],
-                [trim_mads] * len(tasks),
+                _flagged_at,
+                series,
+                [permutations] * len(series),
+                [alphas] * len(series),
+                [trim_mads] * len(series),
             )
         )
-    return {a: done[i * len(series) : (i + 1) * len(series)] for i, a in enumerate(alphas)}
+    return {a: [per_series[a] for per_series in done] for a in alphas}
 
 
 def main() -> None:

@@ -1,11 +1,12 @@
 """Detection quality on real performance series whose changes people triaged: ycsb-runner, Otava, naive.
 
     .venv/bin/python bench/realseries_bench.py [--permutations 999] [--no-otava] [--detail]
+                                               [--alphas 0.002,...] [--pvalues 1e-06,...] [--workers N]
 
 The series are a sample of Mozilla's Perfherder data (bench/data/mozilla-perfherder/README.md: provenance,
-licence, what the labels mean): 15 windows of 67-140 consecutive results of Firefox-for-Android page-load
-tests (milliseconds, lower is better), with 24 Perfherder alerts that performance sheriffs triaged: 18 kept
-as real ("TP": 10 regressions, 8 improvements) and 6 marked invalid ("FP": 5 regressions, 1 improvement).
+licence, what the labels mean): 28 windows of 50-140 consecutive results of Firefox-for-Android page-load
+tests (milliseconds, lower is better), with 41 Perfherder alerts that performance sheriffs triaged: 34 kept
+as real ("TP": 23 regressions, 11 improvements) and 7 marked invalid ("FP": 6 regressions, 1 improvement).
 Every detector is replayed point by point, as cron would run it: on point t it sees points 0..t and says
 whether t is an alarm and in which direction (worse = up, as lower is better); points 0..9 only build
 history.
@@ -21,42 +22,60 @@ bench/detection_bench.py installs it); the naive rule "more than X % off the pre
 The row "(its flagged points)" scores every point ycsb-runner flags as an alarm: an open regression that
 nobody accepts (none is, in a replay) counts on every later point.
 
-Scoring (the synthetic bench's window): a labelled change at s is caught by an alarm on s, s+1 or s+2; a false
-alarm is an alarm outside the window of every real (TP) label, counted per 100 points judged (every flagged
-point counts, so a detector that keeps flagging a change after s+2 pays for it); "at invalid" says how many of
-them fall in the window of an alert the sheriffs marked invalid. Two tables:
+Scoring (the synthetic bench's window): a labelled change whose alert is on point s is caught by an alarm on
+s, s+1 or s+2, or on any point of the alert's range before s (labels.csv's ``first_index``: the points pushed
+between the alert's previous push and s, backfilled after the alert was raised); a false alarm is an alarm
+caught by no real (TP) label, counted per 100 points judged; "at invalid" says how many of them fall on an
+alert the sheriffs marked invalid. Two tables:
 
-* any change: all real labels, alarms either way (most real labels in the sample are improvements);
+* any change: all real labels, alarms either way;
 * regressions: the real regressions only, alarms toward worse only.
 
-Then per series the alarms of each detector, the time each detector took (wall clock), and where ycsb-runner
-stands against the acceptance of issue 20: recall at least Otava p<0.05's, false alarms no more than Otava
-p<0.001's.
+Each table ends with where ycsb-runner stands against the acceptance of issue 20 (recall at least Otava
+p<0.05's, false alarms no more than Otava p<0.001's). Then, per table, the curves of issue 40: recall against
+false alarms per 100 points for ycsb-runner over its alpha (``--alphas``, each alpha a full replay, on
+``--workers`` processes) and for Otava over its p threshold (``--pvalues``), and each detector's recall read
+off the other's curve at its false alarms: linear between the two curve points around that rate
+(``detection_bench.at_alarms``), "-" outside the curve (no extrapolation: a rate lower than a curve's lowest
+or higher than its highest is not compared). The verdict counts Otava's points inside ycsb-runner's curve
+where ycsb-runner's recall is at least Otava's, and for each where it is lower, by how many points and which
+labels Otava catches that ycsb-runner misses at its alpha with the nearest false alarms at or below Otava's.
+Then per series the alarms of each detector (``--detail``: their points).
 
-Measured (3 Dec 2026, 999 permutations, 15 series, 1251 points judged; 104 s): any change, ycsb-runner 77.8 %
-(14/18) at 0.32 false alarms per 100 points, Otava p<0.05 88.9 % at 6.47, Otava p<0.001 72.2 % at 0.72;
-regressions only, 70.0 % (7/10) at 0.24, Otava p<0.05 90.0 % at 3.52, p<0.001 60.0 % at 0.48. Fewer false
-alarms than Otava's default and more recall: met; recall of Otava p<0.05: not met. The three regressions
-missed are small for their noise (p 0.015-0.06: 7.7 % at a spread of 3.2 % with lag-1 correlation 0.5, 5.7 %
-at 3.0 %, 5.9 % at 4.2 %); at alpha 0.02 ycsb-runner catches 8/10 at 0.32 (any change 83.3 % at 0.40), at
-alpha 0.05 9/10 at 0.32 (88.9 % at 0.80), where the synthetic series' false alarms would pass 1.0 per 100
-nights. Counted per flagged point (the scoring before 3 Dec, 10:30; an open regression counted on every
-later point) the false alarms are 22.62 and 20.86 per 100 points. (The figures 0.48 and 0.32 quoted on
-3 Dec before then were of a build before a change point a few nights before the window stopped cutting
-tonight's baseline, ``changepoint.OWN_CHANGE_NIGHTS``: with it, per flagged point, 3.84 and 2.08.)
+Measured (4 Dec 2026, 28 series, 2107 points judged; 199 permutations, not regress's 999: the machine was
+loaded 27 deep and a 999-permutation replay of six alphas would have taken an hour; ycsb-runner 119 s wall per
+alpha on 4 workers, Otava 55 s per p): any change, ycsb-runner at alpha 0.01 79.4 % (27/34) at 0.57 false
+alarms per 100 points, Otava p<0.05 85.3 % at 5.98, p<0.001 73.5 % at 0.81; regressions only, 73.9 % (17/23)
+at 0.38, Otava 87.0 % at 3.23 and 69.6 % at 0.57 (issue 20's check: false alarms met, recall of Otava p<0.05
+not met). The curves: ycsb-runner over alpha 0.01-0.1 spans 0.52-1.04 false alarms per 100 points with recall
+79.4-91.2 % (any change) and 0.28-0.43 with 73.9-91.3 % (regressions); Otava over p 1e-6-0.2 spans 0.09-12.81
+with 38.2-85.3 % and 0.09-6.69 with 34.8-87.0 %. At equal false alarms, where both curves reach: any change,
+at Otava p<0.001's 0.81 ycsb-runner reads 88.7 % against 73.5 %; regressions, at Otava p<1e-4's (and 1e-5's)
+0.28 ycsb-runner reads 87.0 % against 60.9 %; read the other way, Otava's curve at ycsb-runner's four points
+gives 66.9-73.5 % (any change) and 60.9-65.2 % (regressions), 10-26 points below. ycsb-runner's recall is at
+least Otava's at every rate both curves cover; Otava's other points fall above or below ycsb-runner's range of
+false alarms and are not compared, though ycsb-runner's best (91 % at <= 1.04) is above Otava's best anywhere
+on its curve (85-87 % at 3.2-6.0). The six regressions ycsb-runner misses at 0.01: 4654665:56 (2.5 %) and
+4653998:77 (3.6 %), below its 5 % minimum effect; 4654640:51 and 4654086:45, flagged late (59, 49); 4653829:38
+and 4654105:36, not flagged. Caveat: 13 of the 23 regressions are one Firefox change (fb468e58), so a
+difference of a few labels is noise (bench/data/mozilla-perfherder/README.md). On the 15-series sample of 3
+Dec (999 permutations): any change 77.8 % at 0.32, regressions 70.0 % (7/10) at 0.24.
 
-``--alpha`` and ``--trim-mads`` ask what-ifs. ``--trim-mads 5`` (3 Dec 2026): regressions 6/10 at 0.32,
-any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47, one point late; with
-no cut (``inf``) 6/10 at 0.24 and 13/18 at 0.32 (alpha 0.015: the same 6/10, 13/18 at 0.40).
+``--alpha`` and ``--trim-mads`` ask what-ifs. On the 15-series sample, ``--trim-mads 5`` (3 Dec 2026):
+regressions 6/10 at 0.32, any change 13/18 at 0.40: the regression of 4654105 at point 44 is flagged on 47,
+one point late; with no cut (``inf``) 6/10 at 0.24 and 13/18 at 0.32 (alpha 0.015: the same 6/10, 13/18 at
+0.40).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,8 +83,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.detection_bench import at_alarms  # noqa: E402
 from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
-from ycsb_runner.analyse import window  # noqa: E402
+from ycsb_runner.analyse import changepoint, window  # noqa: E402
 from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "mozilla-perfherder"
@@ -73,14 +93,19 @@ FIRST_JUDGED = 10
 WITHIN = 3  # points s..s+2 catch a change labelled at s
 WINDOW, CONFIRM, MIN_EFFECT, ALPHA = 3, 2, 5.0, 0.01  # ycsb-runner's regress defaults, one series
 OTAVA_PVALUES = (0.05, 0.001)  # Otava's default is 0.001
+ALPHAS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1)  # ycsb-runner's curve over its alpha (--alphas)
+OTAVA_CURVE = (1e-6, 1e-5, 1e-4, 0.001, 0.01, 0.05, 0.1, 0.2)  # Otava's curve over its p threshold
 WORSE, BETTER = "worse", "better"
 
 
 @dataclass(frozen=True)
 class Label:
-    index: int
+    index: int  # the alert's revision
     real: bool  # TP: the sheriffs kept the alert; FP: they marked it invalid
     regression: bool
+    first: (
+        int  # the first point of the alert's range (after its previous push): backfilled points lie between
+    )
 
 
 @dataclass(frozen=True)
@@ -107,7 +132,12 @@ def load(data: Path = DATA) -> list[Series]:
     labels: dict[str, list[Label]] = {}
     with (data / "labels.csv").open(newline="") as f:
         for row in csv.DictReader(f):
-            label = Label(int(row["index"]), row["status"] == "TP", row["direction"] == "regression")
+            label = Label(
+                int(row["index"]),
+                row["status"] == "TP",
+                row["direction"] == "regression",
+                int(row["first_index"]),
+            )
             labels.setdefault(row["series"], []).append(label)
     with (data / "meta.csv").open(newline="") as f:
         meta = {row["series"]: row for row in csv.DictReader(f)}
@@ -127,9 +157,14 @@ def direction(pct: float, lower_is_better: bool) -> str:
     return WORSE if (pct > 0) == lower_is_better else BETTER
 
 
-def flagged(s: Series, permutations: int) -> list[Alarm]:
-    """The points ycsb-runner flags, as ``regress`` judges a series (its worse direction known: an open
-    regression stays flagged until it recovers), with the direction of each."""
+def flagged(
+    s: Series, permutations: int, alpha: float = ALPHA, trim_mads: float | None = None
+) -> list[Alarm]:
+    """The points ycsb-runner flags at *alpha*, as ``regress`` judges a series (its worse direction known: an
+    open regression stays flagged until it recovers), with the direction of each. *trim_mads* sets
+    ``window.TRIM_MADS`` first (for a worker process)."""
+    if trim_mads is not None:
+        window.TRIM_MADS = trim_mads
     out = []
     for t in range(FIRST_JUDGED, s.values.size):
         j = judge_series(
@@ -137,11 +172,11 @@ def flagged(s: Series, permutations: int) -> list[Alarm]:
             window=WINDOW,
             confirm=CONFIRM,
             min_effect_pct=MIN_EFFECT,
-            alpha=ALPHA,
+            alpha=alpha,
             permutations=permutations,
             worse=1 if s.lower_is_better else -1,
         )
-        if j.tested and (j.open or (j.p_value < ALPHA and abs(j.change_pct) >= MIN_EFFECT)):
+        if j.tested and (j.open or (j.p_value < alpha and abs(j.change_pct) >= MIN_EFFECT)):
             out.append((t, WORSE if j.open else direction(j.change_pct, s.lower_is_better)))
     return out
 
@@ -186,16 +221,12 @@ json.dump(out, sys.stdout)
 """
 
 
-def otava(py: Path, series: Sequence[Series]) -> dict[float, list[list[Alarm]]]:
+def otava(py: Path, series: Sequence[Series], pvalues: Sequence[float]) -> dict[float, list[list[Alarm]]]:
     """Per p-value, per series: Otava's alarms (change points first seen on t, at t-2 or later, >= 5 %)."""
-    job = {
-        "first": FIRST_JUDGED,
-        "pvalues": list(OTAVA_PVALUES),
-        "series": [s.values.tolist() for s in series],
-    }
+    job = {"first": FIRST_JUDGED, "pvalues": list(pvalues), "series": [s.values.tolist() for s in series]}
     raw = run_json(py, _OTAVA_SCRIPT, job)
     out: dict[float, list[list[Alarm]]] = {}
-    for p in OTAVA_PVALUES:
+    for p in pvalues:
         out[p] = []
         for s, fresh in zip(series, raw[str(p)], strict=True):
             alarms: dict[int, set[str]] = {}
@@ -241,22 +272,24 @@ MODES = (
 )
 
 
-def _near(t: int, s: int) -> bool:
-    return s <= t < s + WITHIN
+def _near(t: int, lab: Label) -> bool:
+    """An alarm on t is on *lab*: in the alert's range (its first point to its revision) or up to WITHIN - 1
+    points after its revision."""
+    return lab.first <= t < lab.index + WITHIN
 
 
 def score(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: Mode) -> Score:
     caught = labels = false_alarms = at_invalid = judged = 0
     for s, found in zip(series, alarms, strict=True):
         points = sorted({t for t, d in found if mode.keeps(d)})
-        wanted = [lab.index for lab in s.labels if mode.counts(lab)]
-        real = [lab.index for lab in s.labels if lab.real]
-        invalid = [lab.index for lab in s.labels if not lab.real]
+        wanted = [lab for lab in s.labels if mode.counts(lab)]
+        real = [lab for lab in s.labels if lab.real]
+        invalid = [lab for lab in s.labels if not lab.real]
         labels += len(wanted)
-        caught += sum(any(_near(t, i) for t in points) for i in wanted)
-        stray = [t for t in points if not any(_near(t, i) for i in real)]
+        caught += sum(any(_near(t, lab) for t in points) for lab in wanted)
+        stray = [t for t in points if not any(_near(t, lab) for lab in real)]
         false_alarms += len(stray)
-        at_invalid += sum(any(_near(t, i) for i in invalid) for t in stray)
+        at_invalid += sum(any(_near(t, lab) for lab in invalid) for t in stray)
         judged += s.values.size - FIRST_JUDGED
     return Score(caught, labels, false_alarms, at_invalid, judged)
 
@@ -269,7 +302,7 @@ def _describe(series: Sequence[Series]) -> None:
         f"({sum(s.values.size - FIRST_JUDGED for s in series)} judged: points {FIRST_JUDGED}.. of each); "
         f"{len(real)} real labelled changes ({sum(lab.regression for lab in real)} regressions, "
         f"{sum(not lab.regression for lab in real)} improvements), {len(invalid)} alerts marked invalid; "
-        f"an alarm on s..s+{WITHIN - 1} catches a change at s"
+        f"an alarm from the first point of an alert's range to s+{WITHIN - 1} catches the change alerted on s"
     )
 
 
@@ -305,6 +338,88 @@ def _acceptance(scores: dict[str, Score]) -> None:
     )
 
 
+def _catches(series: Sequence[Series], alarms: Sequence[Sequence[Alarm]], mode: Mode) -> set[str]:
+    """The labels (series:index) that *alarms* catch in *mode*."""
+    out = set()
+    for s, found in zip(series, alarms, strict=True):
+        points = {t for t, d in found if mode.keeps(d)}
+        out |= {
+            f"{s.id}:{lab.index}"
+            for lab in s.labels
+            if mode.counts(lab) and any(_near(t, lab) for t in points)
+        }
+    return out
+
+
+def print_curves(
+    series: Sequence[Series],
+    ours_by_alpha: dict[float, list[list[Alarm]]],
+    otava_by_p: dict[float, list[list[Alarm]]],
+    mode: Mode,
+) -> None:
+    """Recall against false alarms per 100 points over ycsb-runner's alphas and Otava's p thresholds; each
+    detector's recall read off the other's curve at equal false alarms (``detection_bench.at_alarms``: linear
+    between the two curve points around it, none outside the curve); where ycsb-runner's is lower, the
+    labels Otava catches and ycsb-runner misses at its alpha with the nearest false alarms at or below."""
+    ours = {a: score(series, alarms, mode) for a, alarms in ours_by_alpha.items()}
+    theirs = {p: score(series, alarms, mode) for p, alarms in otava_by_p.items()}
+    ours_curve = [(sc.fa_per_100, sc.recall) for sc in ours.values()]
+    theirs_curve = [(sc.fa_per_100, sc.recall) for sc in theirs.values()]
+    print(f"\ncurves, {mode.title} (false alarms per 100 points, recall %)")
+    for a, sc in ours.items():
+        other = at_alarms(theirs_curve, sc.fa_per_100) if theirs else None
+        shown = "-" if other is None else f"{other:5.1f}"
+        print(
+            f"  ycsb-runner alpha {a:<6g} ({sc.fa_per_100:5.2f}, {sc.recall:5.1f}) "
+            f"{sc.caught:>2}/{sc.labels:<2}   Otava at {sc.fa_per_100:.2f}: {shown}"
+        )
+    if not theirs:
+        print("  Otava not run: no comparison at equal false alarms")
+        return
+    below, level, beyond = [], [], []
+    for p, sc in theirs.items():
+        mine = at_alarms(ours_curve, sc.fa_per_100)
+        shown = "-" if mine is None else f"{mine:5.1f}"
+        print(
+            f"  otava p<{p:<13g} ({sc.fa_per_100:5.2f}, {sc.recall:5.1f}) {sc.caught:>2}/{sc.labels:<2}"
+            f"   ycsb-runner at {sc.fa_per_100:.2f}: {shown}"
+        )
+        if mine is None:
+            beyond.append(p)
+        elif mine + 1e-9 < sc.recall:
+            below.append((p, sc, mine))
+        else:
+            level.append(p)
+    _equal_fa_verdict(series, ours_by_alpha, otava_by_p, mode, ours, below, level, beyond)
+
+
+def _equal_fa_verdict(
+    series: Sequence[Series],
+    ours_by_alpha: dict[float, list[list[Alarm]]],
+    otava_by_p: dict[float, list[list[Alarm]]],
+    mode: Mode,
+    ours: dict[float, Score],
+    below: list[tuple[float, Score, float]],
+    level: list[float],
+    beyond: list[float],
+) -> None:
+    lo, hi = min(sc.fa_per_100 for sc in ours.values()), max(sc.fa_per_100 for sc in ours.values())
+    print(
+        f"  at equal false alarms: ycsb-runner's recall at least Otava's at {len(level)} of Otava's "
+        f"{len(level) + len(below)} points inside ycsb-runner's curve ({lo:.2f}-{hi:.2f} per 100 points), "
+        f"below at {len(below)}; {len(beyond)} outside it (not compared)"
+    )
+    for p, sc, mine in below:
+        near = [a for a, o in ours.items() if o.fa_per_100 <= sc.fa_per_100]
+        a = max(near, key=lambda k: (ours[k].fa_per_100, -k)) if near else min(ours)
+        missed = sorted(_catches(series, otava_by_p[p], mode) - _catches(series, ours_by_alpha[a], mode))
+        print(
+            f"    otava p<{p:g} at {sc.fa_per_100:.2f}: {sc.recall:.1f} % against {mine:.1f} % "
+            f"({sc.recall - mine:.1f} points); Otava catches, ycsb-runner at alpha {a:g} "
+            f"({ours[a].fa_per_100:.2f}) misses: {' '.join(missed) or 'none'}"
+        )
+
+
 def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]], points: bool) -> None:
     print(
         "\nper series: labels (index:TP/FP reg(ression)/imp(rovement)), alarms per detector (w: toward worse)"
@@ -321,8 +436,11 @@ def _print_detail(series: Sequence[Series], results: dict[str, list[list[Alarm]]
             print(f"    {name:<16} {len(found):>3} alarms  {listed}".rstrip())
 
 
-def main() -> None:
-    global ALPHA  # noqa: PLW0603 - flagged() reads it
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(v) for v in text.split(",") if v.strip())
+
+
+def _args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--permutations", type=int, default=999, help="E-Divisive permutations (default 999, regress's)"
@@ -334,47 +452,108 @@ def main() -> None:
         "--alpha", type=float, default=ALPHA, help=f"ycsb-runner's alpha (default {ALPHA:g}, regress's)"
     )
     ap.add_argument(
+        "--alphas",
+        type=_floats,
+        default=ALPHAS,
+        help=f"ycsb-runner's curve over these alphas (default {','.join(f'{a:g}' for a in ALPHAS)})",
+    )
+    ap.add_argument(
+        "--pvalues",
+        type=_floats,
+        default=OTAVA_CURVE,
+        help=f"Otava's curve over these p thresholds (default {','.join(f'{p:g}' for p in OTAVA_CURVE)})",
+    )
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for ycsb-runner")
+    ap.add_argument(
         "--trim-mads",
         type=float,
         default=window.TRIM_MADS,
         help=f"what if baseline outliers were cut at N MADs (default {window.TRIM_MADS:g}; inf: none)",
     )
-    args = ap.parse_args()
-    ALPHA, window.TRIM_MADS = args.alpha, args.trim_mads
+    return ap.parse_args()
+
+
+def _flagged_at(
+    s: Series, permutations: int, alphas: Sequence[float], trim_mads: float
+) -> dict[float, list[Alarm]]:
+    """The points ycsb-runner flags in *s* at each of *alphas*. ``judge_series`` finds the change points of
+    the same prefixes whatever its alpha (they use its own ``cp_alpha``): ``changepoint.e_divisive``, a pure
+    function of its arguments, is memoised here for the series, so that each alpha costs only its own
+    tests."""
+    original, memo = changepoint.e_divisive, {}
+
+    def e_divisive(values, **kwargs):  # noqa: ANN001, ANN202 - the wrapped function's signature
+        key = (np.asarray(values, dtype=float).tobytes(), tuple(sorted(kwargs.items())))
+        if key not in memo:
+            memo[key] = original(values, **kwargs)
+        return list(memo[key])
+
+    changepoint.e_divisive = e_divisive
+    try:
+        return {a: flagged(s, permutations, a, trim_mads) for a in alphas}
+    finally:
+        changepoint.e_divisive = original
+
+
+def _ours(
+    series: Sequence[Series], alphas: Sequence[float], permutations: int, trim_mads: float, workers: int
+) -> dict[float, list[list[Alarm]]]:
+    """Per alpha, per series: the points ycsb-runner flags (one task per series, all alphas)."""
+    with ProcessPoolExecutor(max(1, workers)) as pool:
+        done = list(
+            pool.map(
+                _flagged_at,
+                series,
+                [permutations] * len(series),
+                [alphas] * len(series),
+                [trim_mads] * len(series),
+            )
+        )
+    return {a: [per_series[a] for per_series in done] for a in alphas}
+
+
+def main() -> None:
+    args = _args()
+    window.TRIM_MADS = args.trim_mads
     series = load(args.data)
     _describe(series)
     results: dict[str, list[list[Alarm]]] = {}
     took: dict[str, float] = {}
 
+    alphas = tuple(dict.fromkeys((args.alpha, *sorted(args.alphas))))
     started = time.perf_counter()
-    points = [flagged(s, args.permutations) for s in series]
-    results["ycsb-runner"] = [alarms_of(p) for p in points]
-    took["ycsb-runner"] = time.perf_counter() - started
-    results["(its flagged points)"] = points
+    points = _ours(series, alphas, args.permutations, args.trim_mads, args.workers)
+    took["ycsb-runner"] = (time.perf_counter() - started) / len(alphas)  # per alpha, over the workers
+    ours_by_alpha = {a: [alarms_of(p) for p in points[a]] for a in alphas}
+    results["ycsb-runner"] = ours_by_alpha[args.alpha]
+    results["(its flagged points)"] = points[args.alpha]
     took["(its flagged points)"] = 0.0
     print(
         f"ycsb-runner: judge_series window {WINDOW}, confirm {CONFIRM}, min effect {MIN_EFFECT:g} %, "
-        f"alpha {ALPHA:g}, baseline outliers beyond {window.TRIM_MADS:g} MADs, "
-        f"{args.permutations} permutations"
+        f"alpha {args.alpha:g} (curve: {', '.join(f'{a:g}' for a in alphas)}), baseline outliers beyond "
+        f"{window.TRIM_MADS:g} MADs, {args.permutations} permutations; "
+        f"{took['ycsb-runner']:.0f} s wall clock per alpha on {args.workers} workers"
     )
+    otava_by_p: dict[float, list[list[Alarm]]] = {}
     py, why = (None, "skipped (--no-otava)") if args.no_otava else ensure(OTAVA)
     if py is None:
         print(f"Apache Otava 0.8.0: not run: {why}")
     else:
+        pvalues = tuple(dict.fromkeys((*OTAVA_PVALUES, *sorted(args.pvalues))))
         started = time.perf_counter()
-        found = otava(py, series)
-        spent = time.perf_counter() - started
+        otava_by_p = otava(py, series, pvalues)
+        spent = (time.perf_counter() - started) / len(pvalues)  # one child replays them all: split evenly
         for p in OTAVA_PVALUES:
-            results[f"otava p<{p:g}"] = found[p]
-            took[f"otava p<{p:g}"] = spent / len(
-                OTAVA_PVALUES
-            )  # one child replays both; its time split evenly
+            results[f"otava p<{p:g}"] = otava_by_p[p]
+            took[f"otava p<{p:g}"] = spent
         print(f"Apache Otava 0.8.0 from {OTAVA.venv}: window 30, min {MIN_EFFECT:g} % between the means")
     for pct in (5.0, 10.0):
         started = time.perf_counter()
         results[f"naive {pct:g} %"] = [naive(s, pct) for s in series]
         took[f"naive {pct:g} %"] = time.perf_counter() - started
     _print_tables(series, results, took)
+    for mode in MODES:
+        print_curves(series, ours_by_alpha, otava_by_p, mode)
     _print_detail(series, results, args.detail)
 
 

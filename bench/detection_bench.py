@@ -191,9 +191,12 @@ def ours(
     x: np.ndarray,
     alpha: float | None = None,
     suite: Callable[[int], window.SuiteNoise | None] | None = None,
+    view: Callable[[int], window.SuiteView] | None = None,
 ) -> list[int]:
     """The nights ycsb-runner flags (exit 1) when replayed night by night (at --alpha *alpha*, else the
-    bench's; *suite*: the noise the suite's series share, as ``regress`` passes it, none by default)."""
+    bench's; *suite*: the noise the suite's series share, as ``regress`` passed it before the night effect;
+    *view*: what the series sees of its suite on night t (``window.SuiteNights.view``), as ``regress``
+    passes it; neither by default)."""
     alpha = DEFAULTS.alpha if alpha is None else alpha
     flagged = []
     for t in range(FIRST_JUDGED, x.size):
@@ -205,7 +208,7 @@ def ours(
             alpha=alpha,
             permutations=DEFAULTS.permutations,
             worse=-1,
-            suite=suite,
+            suite=view(t) if view is not None else suite,
         )
         if j.tested and (j.open or (j.p_value < alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
             flagged.append(t)

@@ -70,7 +70,7 @@ HOST_CV, OWN_CV = 0.04, 0.03
 STEP = 0.10
 DEFAULTS = RegressOptions()
 OTAVA_PVALUES = (0.0001, 0.001, 0.01, 0.05)
-VARIANTS = ("own", "suite")
+VARIANTS = ("own", "suite", "night")
 
 
 def _ar(rng: np.random.Generator, n: int, rho: float) -> np.ndarray:
@@ -111,14 +111,25 @@ def make_suite(rng: np.random.Generator, host: str, step: bool) -> tuple[np.ndar
     return x, s
 
 
-def judge_suite(job: tuple[np.ndarray, tuple[float, ...], int]) -> dict[tuple[str, float], list[list[int]]]:
+def judge_suite(
+    job: tuple[np.ndarray, tuple[float, ...], int, tuple[str, ...]],
+) -> dict[tuple[str, float], list[list[int]]]:
     """Per (variant, alpha) the flagged nights of each of the first *rows* series of one suite."""
-    x, alphas, rows = job
+    x, alphas, rows, variants = job
     shared = window.SuiteNights(np.log(x))  # before(night) looks only at the nights before it
+    nights = np.arange(x.shape[1])
     out: dict[tuple[str, float], list[list[int]]] = {}
     for alpha in alphas:
-        out["own", alpha] = [ours(x[i], alpha) for i in range(rows)]
-        out["suite", alpha] = [ours(x[i], alpha, shared.before) for i in range(rows)]
+        for v in variants:
+            if v == "own":
+                out[v, alpha] = [ours(x[i], alpha) for i in range(rows)]
+            elif v == "suite":
+                out[v, alpha] = [ours(x[i], alpha, shared.before) for i in range(rows)]
+            else:  # night: on night t, the night effect of nights 0..t (as regress sees them that night)
+                out[v, alpha] = [
+                    ours(x[i], alpha, view=lambda t, i=i: shared.view(i, nights[: t + 1], t + 1))
+                    for i in range(rows)
+                ]
     return out
 
 
@@ -153,7 +164,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-otava", action="store_true", help="skip Apache Otava")
+    ap.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help="which of ycsb-runner's variants to run (own: each series alone; suite: with the suite's "
+        "correlation; night: also without the suite's night effect, as regress judges; default all)",
+    )
     args = ap.parse_args()
+    variants = tuple(v for v in args.variants.split(",") if v)
+    if not variants or set(variants) - set(VARIANTS):
+        ap.error(f"--variants: choose among {', '.join(VARIANTS)}")
     alphas = tuple(float(a) for a in args.alphas.split(","))
     py, why = (None, "skipped (--no-otava)") if args.no_otava else ensure(OTAVA)
     print(f"Apache Otava 0.8.0: {py}" if py else f"Apache Otava 0.8.0: not run: {why}")
@@ -162,8 +182,8 @@ def main() -> None:
     quiet = {h: [make_suite(rng, h, False)[0] for _ in range(args.suites)] for h in HOSTS}
     changed = {h: [make_suite(rng, h, True) for _ in range(args.changed_suites)] for h in CHANGED}
     at = {h: alphas if h in CHANGED else (DEFAULTS.alpha,) for h in HOSTS}
-    jobs = [(x, at[h], SERIES) for h in HOSTS for x in quiet[h]]
-    jobs += [(x, alphas, STEPPED) for h in CHANGED for x, _ in changed[h]]
+    jobs = [(x, at[h], SERIES, variants) for h in HOSTS for x in quiet[h]]
+    jobs += [(x, alphas, STEPPED, variants) for h in CHANGED for x, _ in changed[h]]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(judge_suite, jobs))
     print(
@@ -174,10 +194,15 @@ def main() -> None:
     )
     n, nc = args.suites, args.changed_suites
     quiet_of = {h: results[i * n : (i + 1) * n] for i, h in enumerate(HOSTS)}
-    print(f"no change: new alarms per 100 nights per series, at alpha {DEFAULTS.alpha:g} (own / suite)")
+    print(
+        "no change: new alarms per 100 nights per series, at alpha "
+        f"{DEFAULTS.alpha:g} ({' / '.join(variants)})"
+    )
     for h in HOSTS:
-        own, suite = (per_100(_merged(quiet_of[h], (v, DEFAULTS.alpha))) for v in VARIANTS)
-        print(f"  {h:24} {own:6.2f} {suite:6.2f}")
+        print(
+            f"  {h:24}"
+            + "".join(f" {per_100(_merged(quiet_of[h], (v, DEFAULTS.alpha))):6.2f}" for v in variants)
+        )
     base = len(HOSTS) * n
     for i, h in enumerate(CHANGED):
         block = results[base + i * nc : base + (i + 1) * nc]
@@ -186,7 +211,7 @@ def main() -> None:
             f"\n10 % step on {STEPPED} of {SERIES} series, host {h}: (false alarms per 100 nights, recall %)"
         )
         curves = {}
-        for v in VARIANTS:
+        for v in variants:
             curves[v] = [
                 (per_100(_merged(quiet_of[h], (v, a))), recall(_merged(block, (v, a)), starts))
                 for a in alphas
@@ -198,8 +223,11 @@ def main() -> None:
         if h == "iid":  # the series are iid: the estimating oracle applies
             q = np.array([s for x in quiet[h] for s in x])
             c = np.array([x[j] for x, _ in changed[h] for j in range(STEPPED)])
-            est = [estimating_oracle(q, c, np.array(starts), "iid", fa) for fa, _ in curves["suite"]]
-            print("  estimating oracle at the suite variant's alarms: " + "  ".join(f"{e:.1f}" for e in est))
+            last = variants[-1]
+            est = [estimating_oracle(q, c, np.array(starts), "iid", fa) for fa, _ in curves[last]]
+            print(
+                f"  estimating oracle at the {last} variant's alarms: " + "  ".join(f"{e:.1f}" for e in est)
+            )
         if py is None:
             continue
         series = [x[j] for x, _ in changed[h] for j in range(STEPPED)]
@@ -208,7 +236,7 @@ def main() -> None:
             got = otava(py, flat_quiet, p)
             fa = 100.0 * sum(len(a) for a in got) / ((NIGHTS - FIRST_JUDGED) * len(got))
             r = otava_recall(otava(py, series, p), starts)
-            read = {v: at_alarms(curves[v], fa) for v in VARIANTS}
+            read = {v: at_alarms(curves[v], fa) for v in variants}
             shown = "  ".join(f"{v} {'-' if r2 is None else format(r2, '.1f')}" for v, r2 in read.items())
             print(
                 f"  otava p<{p:<8g} ({fa:.2f}, {r:.1f})   ycsb-runner at {fa:.2f} alarms: {shown}", flush=True

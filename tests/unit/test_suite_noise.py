@@ -101,12 +101,14 @@ def test_regress_judges_each_series_with_its_suites_noise() -> None:
     rng = np.random.default_rng(6)
     logs = _suite(rng, 0.0, 0.0)
     out = regress(*_history(logs), "quick", RegressOptions())
-    shared = SuiteNights(logs)
+    # as regress sees them: log values, each series turned by its metric (a latency: lower is better)
+    shared = SuiteNights(np.log(1000) + 0.03 * logs, -np.ones(SERIES))
     rhos: dict[str, list[float]] = {"suite": [], "alone": []}
     for row in out.table.to_dict("records"):
         i = 4 * int(row["mix"][1:]) + int(row["operation"][2:])
         y = 1000 * np.exp(0.03 * logs[i])
-        with_suite = judge_series(y, worse=1, alpha=0.01 / 4, suite=shared.before)
+        view = shared.view(i, np.arange(NIGHTS), NIGHTS)
+        with_suite = judge_series(y, worse=1, alpha=0.01 / 4, suite=view)
         alone = judge_series(y, worse=1, alpha=0.01 / 4)
         assert with_suite.noise is not None and alone.noise is not None
         assert row["noise"] == with_suite.noise.name, (row["noise"], with_suite.noise.name)

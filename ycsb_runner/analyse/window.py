@@ -31,6 +31,7 @@ threshold of a given level: smaller changes cannot reach it at this noise and le
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -227,20 +228,77 @@ def _mean_squared_correlation(rows: np.ndarray) -> float:
     return float(np.clip(corr2[off], 0.0, 1.0).mean()) if off.any() else 1.0
 
 
+def night_effect(nights: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """What each night (a column of log values *nights*, a row per series) did to the suite as a whole: the
+    median over the series of their deviation from their own median night, each series turned by its sign
+    in *signs* (1: higher is better, -1: lower is better, 0: left out) so that a slow night is negative for
+    all. 0 on a night with fewer than SUITE_MIN_SERIES series. The median leaves out the few series that
+    changed on their own (a step of a quarter of the series moves it by about a tenth of the step)."""
+    turned = np.where(signs[:, None] != 0, nights * signs[:, None], np.nan)
+    count = (~np.isnan(turned)).sum(axis=0)
+    out = np.zeros(nights.shape[1])
+    rows = ~np.all(np.isnan(turned), axis=1)
+    ok = count >= SUITE_MIN_SERIES
+    if rows.sum() < SUITE_MIN_SERIES or not ok.any():
+        return out
+    dev = turned[rows] - np.nanmedian(turned[rows], axis=1, keepdims=True)
+    out[ok] = np.nanmedian(dev[:, ok], axis=0)
+    return out
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    """What one series sees of its suite, given the index of a night in the series' own values: the noise the
+    suite's series share over the nights before it, raw (*noise*) and without the suite's night effect
+    (*residual*), and the night effect on the series' own nights (*effect*, log, the series' sign applied:
+    subtracting it removes what the host did to every series that night; None: no effect to remove)."""
+
+    noise: Callable[[int], SuiteNoise | None]
+    residual: Callable[[int], SuiteNoise | None]
+    effect: np.ndarray | None
+
+
 class SuiteNights:
     """The log values of a suite's series, a row per series and a column per night (oldest first; NaN where a
     series has no value), and the suite's noise over the nights before a night (:func:`suite_noise`, computed
-    once per night: the series of a suite ask for the same nights)."""
+    once per night: the series of a suite ask for the same nights). *signs*: per series 1 when higher is
+    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default."""
 
-    def __init__(self, nights: np.ndarray) -> None:
+    def __init__(self, nights: np.ndarray, signs: np.ndarray | None = None) -> None:
         self.nights = nights
+        self.signs = np.ones(nights.shape[0]) if signs is None else np.asarray(signs, dtype=float)
         self._before: dict[int, SuiteNoise | None] = {}
+        self._residual: dict[int, SuiteNoise | None] = {}
+        self._effect: dict[int, np.ndarray] = {}
 
     def before(self, night: int) -> SuiteNoise | None:
         """The suite's noise over the nights before *night* (a column)."""
         if night not in self._before:
             self._before[night] = suite_noise(self.nights[:, :night])
         return self._before[night]
+
+    def effect(self, upto: int) -> np.ndarray:
+        """The suite's night effect (:func:`night_effect`, turned: a slow night is negative) on each night
+        before *upto*, from those nights only."""
+        if upto not in self._effect:
+            self._effect[upto] = night_effect(self.nights[:, :upto], self.signs)
+        return self._effect[upto]
+
+    def residual_before(self, night: int) -> SuiteNoise | None:
+        """The suite's noise over the nights before *night* once each series' night effect is removed."""
+        if night not in self._residual:
+            own = self.signs[:, None] * self.effect(night)[None, :]
+            self._residual[night] = suite_noise(self.nights[:, :night] - own)
+        return self._residual[night]
+
+    def view(self, row: int, at: np.ndarray, upto: int) -> SuiteView:
+        """What series *row* sees, its values on the nights (columns) *at*, the night effect from the nights
+        before *upto* (columns; the newest night judged + 1)."""
+        sign = self.signs[row]
+        effect = sign * self.effect(upto)[at] if sign else None
+        return SuiteView(
+            lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+        )
 
 
 @dataclass(frozen=True)

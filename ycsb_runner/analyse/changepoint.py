@@ -486,16 +486,21 @@ def _with_night_effect(x: np.ndarray, view: SuiteView, **kw) -> SeriesJudgement:
         note = "; ".join(n for n in (without.note, "the suite's night effect removed") if n)
         return replace(without, note=note)
     own = _judge_values(x, suite=view.noise, **kw)
-    moved = _suite_moved(effect[max(0, int(kw["accepted_from"])) :], kw["window"], min_effect, worse)
-    return without if _regressed(own, alpha, min_effect, worse) and not moved else own
+    if not _regressed(own, alpha, min_effect, worse):
+        return own
+    off = max(0, int(kw["accepted_from"]))
+    moved = _suite_moved(effect[off:], own.change_index - off, own.window_nights, min_effect, worse)
+    return own if moved else without
 
 
-def _suite_moved(effect: np.ndarray, window: int, min_effect_pct: float, worse: int) -> bool:
-    """Whether the night effect of the newest *window* nights (their median) is *min_effect_pct* % toward
-    worse (either way when *worse* is 0) from that of the nights before them."""
-    if effect.size <= window:
+def _suite_moved(effect: np.ndarray, began: int, nights: int, min_effect_pct: float, worse: int) -> bool:
+    """Whether the night effect of the *nights* nights from *began* (a regression's window: on the night
+    that raised it, so that an open regression does not come and go with tonight's host) is
+    *min_effect_pct* % toward worse (either way when *worse* is 0) from that of the nights before them."""
+    if began < 1:
         return True
-    pct = 100.0 * math.expm1(float(np.median(effect[-window:]) - np.median(effect[:-window][-MAX_BASELINE:])))
+    after = effect[began : began + max(1, nights)]
+    pct = 100.0 * math.expm1(float(np.median(after) - np.median(effect[:began][-MAX_BASELINE:])))
     return worse * pct >= min_effect_pct if worse else abs(pct) >= min_effect_pct
 
 

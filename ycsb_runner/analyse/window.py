@@ -24,6 +24,13 @@ bias, down to about 1e-12, with no assumption that the k nights are independent 
 baseline. The smallest p over the windows tried has its own (weighted) null distribution from the same
 draws, and the two directions double it.
 
+**The suite's night effect.** The series of a suite run on one host the same night, and a slow night is
+slow for most of them: ``night_effect`` (the median over the series of their deviation from their own
+median, each turned so that worse is down) estimates it from the suite, and ``regress`` judges each series
+without it (``changepoint.judge_series`` with a ``SuiteView``), so that a change of a few series stands
+out of what is left of the noise; a change of the whole suite moves the night effect itself and is judged
+on the series' own values (measured in ``bench/suite_bench.py``).
+
 **The detectable effect.** The shift that puts the least changed night of a full window exactly on the
 threshold of a given level: smaller changes cannot reach it at this noise and length.
 """

@@ -45,19 +45,19 @@ read (0.05, 79.2) (0.18, 83.3) (0.18, 83.3), Otava p<0.0001 (0.00, 6.2), so at O
 ycsb-runner had about 80 % against 45.8; that rule let an open regression come and go with the host (drift
 1.19 and sticky regime 1.29 alarms per 100 nights) and was replaced.
 
-Measured before the night effect (4 Dec 2026, ``--alphas 0.01,0.03``, seed 7, 938 s on 2 cores of a host
-with load 10: 64 series per model without a change, 48 with the step; small samples, one alarm is 0.05 per
-100 nights and one series 2.1 % of recall). New alarms per 100 nights per series at alpha 0.01, own /
-suite: iid 0.09 / 0.09, AR(1) 0.5 0.28 / 0.28, AR(1) 0.8 0.28 / 0.28, drift 0.69 / 0.78, sticky regime 0.55 / 0.64: under 1.0 under
-every model. A 10 % step, (alarms, recall %): iid own (0.09, 45.8) (0.32, 62.5), suite (0.09, 43.8) (0.46,
-68.8), the estimating oracle at the suite's alarms 45.8 and 70.8 (the suite variant at alpha 0.01: 96 % of
-it); Otava p<0.001 (0.09, 45.8), p<0.01 (1.38, 70.8), p<0.05 (5.19, 87.5): at Otava's 0.09 alarms the suite
-variant has 43.8 (one series fewer than Otava), own 45.8. Host AR(1) 0.5: own (0.28, 33.3) (0.60, 52.1),
-suite (0.28, 41.7) (0.83, 47.9); Otava p<0.0001 (0.05, 31.2), p<0.001 (0.23, 50.0), p<0.01 (2.21, 75.0):
-Otava's default has more recall at fewer alarms (its 0.23 is below the lowest point of ycsb-runner's curve,
-so no reading is printed; at 0.28 the suite variant has 41.7). The suite's estimate gains 8 points of
-recall under AR(1) 0.5 at alpha 0.01, none under iid; the acceptance "at least Otava's at equal false
-alarms" is not met under suite-level AR(1) 0.5.
+Measured before the night effect (4 Dec 2026, ``--alphas 0.01,0.03``, seed 7, 938 s on 2 cores of a host with
+load 10: 64 series per model without a change, 48 with the step; small samples, one alarm is 0.05 per 100
+nights and one series 2.1 % of recall). New alarms per 100 nights per series at alpha 0.01, own / suite: iid
+0.09 / 0.09, AR(1) 0.5 0.28 / 0.28, AR(1) 0.8 0.28 / 0.28, drift 0.69 / 0.78, sticky regime 0.55 / 0.64: under
+1.0 under every model. A 10 % step, (alarms, recall %): iid own (0.09, 45.8) (0.32, 62.5), suite (0.09, 43.8)
+(0.46, 68.8), the estimating oracle at the suite's alarms 45.8 and 70.8 (the suite variant at alpha 0.01: 96 %
+of it); Otava p<0.001 (0.09, 45.8), p<0.01 (1.38, 70.8), p<0.05 (5.19, 87.5): at Otava's 0.09 alarms the suite
+variant has 43.8 (one series fewer than Otava), own 45.8. Host AR(1) 0.5: own (0.28, 33.3) (0.60, 52.1), suite
+(0.28, 41.7) (0.83, 47.9); Otava p<0.0001 (0.05, 31.2), p<0.001 (0.23, 50.0), p<0.01 (2.21, 75.0): Otava's
+default has more recall at fewer alarms (its 0.23 is below the lowest point of ycsb-runner's curve, so no
+reading is printed; at 0.28 the suite variant has 41.7). The suite's estimate gains 8 points of recall under
+AR(1) 0.5 at alpha 0.01, none under iid; the acceptance "at least Otava's at equal false alarms" is not met
+under suite-level AR(1) 0.5.
 """
 
 from __future__ import annotations

@@ -173,3 +173,12 @@ def test_removing_the_night_effect_finds_a_step_the_hosts_noise_hides_and_keeps_
     assert found[True] >= 10 and found[True] > found[False] + 3, found
     assert quiet[True] <= quiet[False], quiet  # (one night the host fell 9 % too: the suite moved)
     assert whole[True] == whole[False] > 0, whole  # the night effect's step is not removed
+
+
+def test_the_night_effect_is_removed_only_when_the_suite_shares_its_nights() -> None:
+    """Independent series share no night effect: removing the median of their deviations would only add
+    its estimation noise (and judge each series twice), so regress does not; a shared host's is removed."""
+    rng = np.random.default_rng(9)
+    n = np.arange(NIGHTS)
+    assert SuiteNights(_suite(rng, 0.0, 0.0)).view(0, n, NIGHTS).effect is None
+    assert SuiteNights(_suite(rng, 0.5, 0.6)).view(0, n, NIGHTS).effect is not None

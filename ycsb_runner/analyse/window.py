@@ -180,6 +180,11 @@ class SuiteNoise:
     series: int
     effective: float
 
+    @property
+    def shared(self) -> float:
+        """c, the mean squared correlation between two series' nights (from *effective*)."""
+        return (self.series / self.effective - 1) / (self.series - 1) if self.series > 1 else 1.0
+
     def combine(self, r: float | None, m: int) -> tuple[float, float]:
         """(estimate, standard error) for one series with its own estimate *r* from *m* nights: shrunk toward
         the suite's by its own sampling variance against how much the series differ (tau2); its own alone
@@ -233,6 +238,14 @@ def _mean_squared_correlation(rows: np.ndarray) -> float:
     n = rows.shape[0]
     off = ~np.eye(n, dtype=bool) & np.isfinite(corr2) & (both >= 4)
     return float(np.clip(corr2[off], 0.0, 1.0).mean()) if off.any() else 1.0
+
+
+# the night effect is removed when the suite's series share at least this mean squared correlation: not
+# when they are independent (about 0.002 between 365-night series), where removing it gains nothing and
+# judging each series twice cost bench/regress_scale_bench.py 63.6 CPU-s where it took 32.1; in
+# bench/suite_bench.py's suites (the host 64 % of the variance) it was 0.05-0.8 on every night of 20 suites
+# per host model
+NIGHT_EFFECT_SHARED = 0.02
 
 
 def night_effect(nights: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -300,9 +313,11 @@ class SuiteNights:
 
     def view(self, row: int, at: np.ndarray, upto: int) -> SuiteView:
         """What series *row* sees, its values on the nights (columns) *at*, the night effect from the nights
-        before *upto* (columns; the newest night judged + 1)."""
-        sign = self.signs[row]
-        effect = sign * self.effect(upto)[at] if sign else None
+        before *upto* (columns; the newest night judged + 1): none when the series is neither better higher
+        nor lower, or the suite's series share less than NIGHT_EFFECT_SHARED of a correlation."""
+        sign, noise = self.signs[row], self.before(upto)
+        shared = noise is not None and noise.shared >= NIGHT_EFFECT_SHARED
+        effect = sign * self.effect(upto)[at] if sign and shared else None
         return SuiteView(
             lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
         )

@@ -89,7 +89,12 @@ at the same alarms 36.0, 44.0, 54.0, 73.0 (ycsb-runner 78, 91, 98, 90 % of it). 
 p<0.0001 (0.06, 15.0), p<0.001 (0.26, 40.0), p<0.01 (1.71, 69.0), p<0.05 (5.09, 85.0); ycsb-runner at
 Otava p<0.001's 0.26 alarms: 35.2 (28.0 + (40.0 - 28.0) x (0.26 - 0.18) / (0.32 - 0.18)), 4.8 points
 below Otava: one series alone, without its suite, does not reach Otava's recall at equal alarms.
-AR1_CURVE_PLACEHOLDER
+10 % step, AR(1) 0.5: ycsb-runner alpha 0.005 (0.29, 17.0), 0.01 (0.53, 24.0), 0.02 (0.85, 31.0), 0.05
+(1.44, 53.0); the estimating oracle (which knows rho) 38.0, 45.0, 50.0, 63.0 (45, 53, 62, 84 % of it);
+Otava p<1e-05 (0.00, 11.0), p<0.0001 (0.15, 26.0), p<0.001 (0.76, 48.0), p<0.01 (3.29, 71.0), p<0.05
+(7.06, 84.0); ycsb-runner at Otava p<0.001's 0.76 alarms 29.1, 19 points below (3700 s in all). One
+series alone cannot estimate its correlation (see above): on a suite ``regress`` removes the night effect
+the series share and is above Otava's curve (``suite_bench.py``).
 
 ``--trim-mads`` asks what the baseline's outlier cut (``window.TRIM_MADS``, 3.5 scaled MADs) costs (3 Dec
 2026, 150 trials, ``--no-otava``). With none (``inf``) the worst alarms per 100 nights fell from 1.00 to

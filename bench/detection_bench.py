@@ -79,6 +79,23 @@ night's change points no longer unflag it): alarms per 100 nights 0.27 (missing 
 1.06), AR(1) 0.5 0.35 (0.37); kept flagged 100.0 % (iid) and 98.8 % (AR(1) 0.5; the rest: one series whose
 nights came back within 1.25 % of the old level, a recovery by the rule); recall unchanged (43.3 %, 24.0 %).
 
+``--alphas 0.005,0.01,0.02,0.05 --curves-only`` (4 Dec 2026, 100 trials, seed 11, on a host with load
+5-28): the curves of the acceptance cells, one series at a time (no suite: ``regress`` on a suite also
+removes the suite's night effect, ``suite_bench.py``). The equal-false-alarm reading is linear
+interpolation of recall between the two alphas of ycsb-runner's curve whose false alarms bracket Otava's
+(``at_alarms``; "-" outside the curve). 10 % step, iid, (alarms per 100 nights, recall %): ycsb-runner
+alpha 0.005 (0.18, 28.0), 0.01 (0.32, 40.0), 0.02 (0.50, 53.0), 0.05 (1.24, 66.0); the estimating oracle
+at the same alarms 36.0, 44.0, 54.0, 73.0 (ycsb-runner 78, 91, 98, 90 % of it). Otava p<1e-05 (0.00, 2.0),
+p<0.0001 (0.06, 15.0), p<0.001 (0.26, 40.0), p<0.01 (1.71, 69.0), p<0.05 (5.09, 85.0); ycsb-runner at
+Otava p<0.001's 0.26 alarms: 35.2 (28.0 + (40.0 - 28.0) x (0.26 - 0.18) / (0.32 - 0.18)), 4.8 points
+below Otava: one series alone, without its suite, does not reach Otava's recall at equal alarms.
+10 % step, AR(1) 0.5: ycsb-runner alpha 0.005 (0.29, 17.0), 0.01 (0.53, 24.0), 0.02 (0.85, 31.0), 0.05
+(1.44, 53.0); the estimating oracle (which knows rho) 38.0, 45.0, 50.0, 63.0 (45, 53, 62, 84 % of it);
+Otava p<1e-05 (0.00, 11.0), p<0.0001 (0.15, 26.0), p<0.001 (0.76, 48.0), p<0.01 (3.29, 71.0), p<0.05
+(7.06, 84.0); ycsb-runner at Otava p<0.001's 0.76 alarms 29.1, 19 points below (3700 s in all). One
+series alone cannot estimate its correlation (see above): on a suite ``regress`` removes the night effect
+the series share and is above Otava's curve (``suite_bench.py``).
+
 ``--trim-mads`` asks what the baseline's outlier cut (``window.TRIM_MADS``, 3.5 scaled MADs) costs (3 Dec
 2026, 150 trials, ``--no-otava``). With none (``inf``) the worst alarms per 100 nights fell from 1.00 to
 0.78 (drift; outlier nights 0.85 -> 0.41, AR(1) 0.8 0.71 -> 0.76, sticky regime 0.76 -> 0.61) at the same
@@ -191,9 +208,12 @@ def ours(
     x: np.ndarray,
     alpha: float | None = None,
     suite: Callable[[int], window.SuiteNoise | None] | None = None,
+    view: Callable[[int], window.SuiteView] | None = None,
 ) -> list[int]:
     """The nights ycsb-runner flags (exit 1) when replayed night by night (at --alpha *alpha*, else the
-    bench's; *suite*: the noise the suite's series share, as ``regress`` passes it, none by default)."""
+    bench's; *suite*: the noise the suite's series share, as ``regress`` passed it before the night effect;
+    *view*: what the series sees of its suite on night t (``window.SuiteNights.view``), as ``regress``
+    passes it; neither by default)."""
     alpha = DEFAULTS.alpha if alpha is None else alpha
     flagged = []
     for t in range(FIRST_JUDGED, x.size):
@@ -205,7 +225,7 @@ def ours(
             alpha=alpha,
             permutations=DEFAULTS.permutations,
             worse=-1,
-            suite=suite,
+            suite=view(t) if view is not None else suite,
         )
         if j.tested and (j.open or (j.p_value < alpha and j.change_pct <= -DEFAULTS.min_effect_pct)):
             flagged.append(t)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from ycsb_runner.analyse.regress_options import BH, DEFAULT_PERMUTATIONS, HOLM
 from ycsb_runner.analyse.window import (
     NoiseModel,
     SuiteNoise,
+    SuiteView,
     Window,
     detectable_pct,
     lag1_rho,
@@ -429,7 +430,7 @@ def judge_series(
     cp_alpha: float = 0.01,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
-    suite: SuiteAt | None = None,
+    suite: SuiteAt | SuiteView | None = None,
 ) -> SeriesJudgement:
     """The newest night(s) of one series (one value per night, oldest first) against their history.
 
@@ -447,9 +448,85 @@ def judge_series(
 
     *suite*: the noise the series of its suite share over the nights before a night (given the index of
     that night in *values*; ``window.suite_noise``): the correlation of the null is the series' own estimate
-    shrunk toward the suite's.
+    shrunk toward the suite's. A ``window.SuiteView`` with a night effect also removes what each night did to
+    the whole suite (``window.night_effect``: the host's share of the noise, common to its series) before
+    the test, and shrinks toward the suite's noise without it; unless the night effect itself moved by
+    *min_effect_pct* % toward worse over the window (most of the suite changed: one event, which removing
+    it would hide), when the series' own values are judged too and their verdict stands if it is a
+    regression (``_with_night_effect``).
     """
-    x = np.asarray(values, dtype=float)
+    kw = {
+        "window": window,
+        "confirm": confirm,
+        "min_effect_pct": min_effect_pct,
+        "alpha": alpha,
+        "worse": worse,
+        "accepted_from": accepted_from,
+        "cp_alpha": cp_alpha,
+        "permutations": permutations,
+        "seed": seed,
+    }
+    if isinstance(suite, SuiteView):
+        if suite.effect is not None:
+            return _with_night_effect(np.asarray(values, dtype=float), suite, **kw)
+        suite = suite.noise
+    return _judge_values(np.asarray(values, dtype=float), suite=suite, **kw)
+
+
+def _with_night_effect(x: np.ndarray, view: SuiteView, **kw) -> SeriesJudgement:
+    """The judgement of *x* without the suite's night effect when it is a regression, else of *x* itself
+    (what the series alone can tell: "could not tell" stays so when the suite's noise is too large to
+    see a change of the whole suite), except that a regression of *x* alone stands only when the night
+    effect moved toward worse over the window (the whole suite changed)."""
+    assert view.effect is not None
+    effect = np.nan_to_num(view.effect, nan=0.0)
+    alpha, min_effect, worse = kw["alpha"], kw["min_effect_pct"], kw["worse"]
+    without = _judge_values(x * np.exp(-effect), suite=view.residual, **kw)
+    if _regressed(without, alpha, min_effect, worse):
+        note = "; ".join(n for n in (without.note, "the suite's night effect removed") if n)
+        return replace(without, note=note)
+    own = _judge_values(x, suite=view.noise, **kw)
+    if not _regressed(own, alpha, min_effect, worse):
+        return own
+    off = max(0, int(kw["accepted_from"]))
+    moved = _suite_moved(effect[off:], own.change_index - off, own.window_nights, min_effect, worse)
+    return own if moved else without
+
+
+def _suite_moved(effect: np.ndarray, began: int, nights: int, min_effect_pct: float, worse: int) -> bool:
+    """Whether the night effect of the *nights* nights from *began* (a regression's window: on the night
+    that raised it, so that an open regression does not come and go with tonight's host) is
+    *min_effect_pct* % toward worse (either way when *worse* is 0) from that of the nights before them."""
+    if began < 1:
+        return True
+    after = effect[began : began + max(1, nights)]
+    pct = 100.0 * math.expm1(float(np.median(after) - np.median(effect[:began][-MAX_BASELINE:])))
+    return worse * pct >= min_effect_pct if worse else abs(pct) >= min_effect_pct
+
+
+def _regressed(j: SeriesJudgement, alpha: float, min_effect_pct: float, worse: int) -> bool:
+    """Whether *j* flags a change toward worse (either way when *worse* is 0) of min_effect_pct % or more."""
+    if not j.tested:
+        return False
+    size = worse * j.change_pct if worse else abs(j.change_pct)
+    return j.open or (j.p_value < alpha and size >= min_effect_pct)
+
+
+def _judge_values(
+    x: np.ndarray,
+    *,
+    window: int,
+    confirm: int,
+    min_effect_pct: float,
+    alpha: float,
+    worse: int,
+    accepted_from: int,
+    cp_alpha: float,
+    permutations: int,
+    seed: int,
+    suite: SuiteAt | None,
+) -> SeriesJudgement:
+    """``judge_series`` of values *x* with the suite's noise *suite* (a callable or None)."""
     off = max(0, int(accepted_from))
     y = x[off:]
     if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):

@@ -236,8 +236,8 @@ def _series_rows(
     held: list[dict[str, Any]] = []  # series whose accepted change is too recent to test them
     applied: list[dict[str, Any]] = []
     parts = [_series_nights(part, nights, opts) for _key, part in groups]
-    shared = _suite_nights([part for part, _ in parts], n_nights)
-    for (key, _), (part, left_out) in zip(groups, parts, strict=True):
+    shared = _suite_nights([part for part, _ in parts], [key for key, _ in groups], n_nights)
+    for i, ((key, _), (part, left_out)) in enumerate(zip(groups, parts, strict=True)):
         row: dict[str, Any] = dict(zip(SERIES_KEYS, key, strict=True))
         row["nights"] = len(part)
         row["_runs"] = part["run_id"].tolist()
@@ -261,7 +261,7 @@ def _series_rows(
             opts,
             alpha=series_alpha,
             accepted_from=acc[0] if acc is not None else 0,
-            suite=lambda k, at=part["_night"].to_numpy(int): shared.before(int(at[k])),
+            suite=shared.view(i, part["_night"].to_numpy(int), n_nights),
         )
         if left_out:
             note = f"{len(left_out)} night(s) left out, their canaries moved: {', '.join(left_out)}"
@@ -279,15 +279,18 @@ def _series_nights(
     return canary.without_environment(part, nights.environment, opts.window) if nights else (part, [])
 
 
-def _suite_nights(parts: list[pd.DataFrame], n: int) -> window.SuiteNights:
+def _suite_nights(parts: list[pd.DataFrame], keys: list[Any], n: int) -> window.SuiteNights:
     """The log values of the suite's series (a row each; a series with a value <= 0 has none) on its *n*
-    nights, for the noise they share (``window.suite_noise``)."""
+    nights, for the noise they share (``window.suite_noise``) and the night effect (``window.night_effect``:
+    each series turned by whether its metric is better higher, left out when neither)."""
     rows = np.full((len(parts), n), np.nan)
     for i, part in enumerate(parts):
         v = part["value"].to_numpy(float)
         if v.size and np.all(v > 0):
             rows[i, part["_night"].to_numpy(int)] = np.log(v)
-    return window.SuiteNights(rows)
+    metric = SERIES_KEYS.index("metric")
+    hib = [higher_is_better(str(key[metric])) for key in keys]
+    return window.SuiteNights(rows, np.array([0.0 if h is None else (1.0 if h else -1.0) for h in hib]))
 
 
 def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> RegressResult:
@@ -385,7 +388,7 @@ def _judge_row(
     *,
     alpha: float,
     accepted_from: int,
-    suite: SuiteAt | None = None,
+    suite: SuiteAt | window.SuiteView | None = None,
 ) -> None:
     """Judge one series tested tonight (*part*: its nights, oldest first; *suite*: the noise of its suite
     before a night, given the index of that night in *part*): its columns into *row*, its change points and

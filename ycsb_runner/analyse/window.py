@@ -24,6 +24,13 @@ bias, down to about 1e-12, with no assumption that the k nights are independent 
 baseline. The smallest p over the windows tried has its own (weighted) null distribution from the same
 draws, and the two directions double it.
 
+**The suite's night effect.** The series of a suite run on one host the same night, and a slow night is
+slow for most of them: ``night_effect`` (the median over the series of their deviation from their own
+median, each turned so that worse is down) estimates it from the suite, and ``regress`` judges each series
+without it (``changepoint.judge_series`` with a ``SuiteView``), so that a change of a few series stands
+out of what is left of the noise; a change of the whole suite moves the night effect itself and is judged
+on the series' own values (measured in ``bench/suite_bench.py``).
+
 **The detectable effect.** The shift that puts the least changed night of a full window exactly on the
 threshold of a given level: smaller changes cannot reach it at this noise and length.
 """
@@ -31,6 +38,7 @@ threshold of a given level: smaller changes cannot reach it at this noise and le
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -172,6 +180,11 @@ class SuiteNoise:
     series: int
     effective: float
 
+    @property
+    def shared(self) -> float:
+        """c, the mean squared correlation between two series' nights (from *effective*)."""
+        return (self.series / self.effective - 1) / (self.series - 1) if self.series > 1 else 1.0
+
     def combine(self, r: float | None, m: int) -> tuple[float, float]:
         """(estimate, standard error) for one series with its own estimate *r* from *m* nights: shrunk toward
         the suite's by its own sampling variance against how much the series differ (tau2); its own alone
@@ -227,20 +240,87 @@ def _mean_squared_correlation(rows: np.ndarray) -> float:
     return float(np.clip(corr2[off], 0.0, 1.0).mean()) if off.any() else 1.0
 
 
+# the night effect is removed when the suite's series share at least this mean squared correlation: not
+# when they are independent (about 0.002 between 365-night series), where removing it gains nothing and
+# judging each series twice cost bench/regress_scale_bench.py 63.6 CPU-s where it took 32.1; in
+# bench/suite_bench.py's suites (the host 64 % of the variance) it was 0.05-0.8 on every night of 20 suites
+# per host model
+NIGHT_EFFECT_SHARED = 0.02
+
+
+def night_effect(nights: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """What each night (a column of log values *nights*, a row per series) did to the suite as a whole: the
+    median over the series of their deviation from their own median night, each series turned by its sign
+    in *signs* (1: higher is better, -1: lower is better, 0: left out) so that a slow night is negative for
+    all. 0 on a night with fewer than SUITE_MIN_SERIES series. The median leaves out the few series that
+    changed on their own (a step of a quarter of the series moves it by about a tenth of the step)."""
+    turned = np.where(signs[:, None] != 0, nights * signs[:, None], np.nan)
+    count = (~np.isnan(turned)).sum(axis=0)
+    out = np.zeros(nights.shape[1])
+    rows = ~np.all(np.isnan(turned), axis=1)
+    ok = count >= SUITE_MIN_SERIES
+    if rows.sum() < SUITE_MIN_SERIES or not ok.any():
+        return out
+    dev = turned[rows] - np.nanmedian(turned[rows], axis=1, keepdims=True)
+    out[ok] = np.nanmedian(dev[:, ok], axis=0)
+    return out
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    """What one series sees of its suite, given the index of a night in the series' own values: the noise the
+    suite's series share over the nights before it, raw (*noise*) and without the suite's night effect
+    (*residual*), and the night effect on the series' own nights (*effect*, log, the series' sign applied:
+    subtracting it removes what the host did to every series that night; None: no effect to remove)."""
+
+    noise: Callable[[int], SuiteNoise | None]
+    residual: Callable[[int], SuiteNoise | None]
+    effect: np.ndarray | None
+
+
 class SuiteNights:
     """The log values of a suite's series, a row per series and a column per night (oldest first; NaN where a
     series has no value), and the suite's noise over the nights before a night (:func:`suite_noise`, computed
-    once per night: the series of a suite ask for the same nights)."""
+    once per night: the series of a suite ask for the same nights). *signs*: per series 1 when higher is
+    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default."""
 
-    def __init__(self, nights: np.ndarray) -> None:
+    def __init__(self, nights: np.ndarray, signs: np.ndarray | None = None) -> None:
         self.nights = nights
+        self.signs = np.ones(nights.shape[0]) if signs is None else np.asarray(signs, dtype=float)
         self._before: dict[int, SuiteNoise | None] = {}
+        self._residual: dict[int, SuiteNoise | None] = {}
+        self._effect: dict[int, np.ndarray] = {}
 
     def before(self, night: int) -> SuiteNoise | None:
         """The suite's noise over the nights before *night* (a column)."""
         if night not in self._before:
             self._before[night] = suite_noise(self.nights[:, :night])
         return self._before[night]
+
+    def effect(self, upto: int) -> np.ndarray:
+        """The suite's night effect (:func:`night_effect`, turned: a slow night is negative) on each night
+        before *upto*, from those nights only."""
+        if upto not in self._effect:
+            self._effect[upto] = night_effect(self.nights[:, :upto], self.signs)
+        return self._effect[upto]
+
+    def residual_before(self, night: int) -> SuiteNoise | None:
+        """The suite's noise over the nights before *night* once each series' night effect is removed."""
+        if night not in self._residual:
+            own = self.signs[:, None] * self.effect(night)[None, :]
+            self._residual[night] = suite_noise(self.nights[:, :night] - own)
+        return self._residual[night]
+
+    def view(self, row: int, at: np.ndarray, upto: int) -> SuiteView:
+        """What series *row* sees, its values on the nights (columns) *at*, the night effect from the nights
+        before *upto* (columns; the newest night judged + 1): none when the series is neither better higher
+        nor lower, or the suite's series share less than NIGHT_EFFECT_SHARED of a correlation."""
+        sign, noise = self.signs[row], self.before(upto)
+        shared = noise is not None and noise.shared >= NIGHT_EFFECT_SHARED
+        effect = sign * self.effect(upto)[at] if sign and shared else None
+        return SuiteView(
+            lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+        )
 
 
 @dataclass(frozen=True)

@@ -125,9 +125,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reference_venvs import OTAVA, ensure, run_json  # noqa: E402
 
-from ycsb_runner.analyse import window  # noqa: E402
-from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
-from ycsb_runner.analyse.regress import RegressOptions  # noqa: E402
+from ycsb_runner.nightly import window  # noqa: E402
+from ycsb_runner.nightly.changepoint import judge_series  # noqa: E402
+from ycsb_runner.nightly.regress import RegressOptions  # noqa: E402
 
 NIGHTS = 40
 FIRST_JUDGED = 6

@@ -3,7 +3,7 @@
     .venv/bin/python bench/edivisive_check.py [--permutations 999] [--alpha 0.05] [--lengths 30,60,120,365]
                                               [--mem-limit-mb 2048] [--no-real]
 
-Runs ``ycsb_runner.analyse.changepoint.e_divisive`` (min_size 2, its default) and the reference,
+Runs ``ycsb_runner.nightly.changepoint.e_divisive`` (min_size 2, its default) and the reference,
 ``signal_processing_algorithms.energy_statistics.energy_statistics.e_divisive`` (pvalue = alpha, the same
 number of permutations), on the same series: synthetic ones generated here with a fixed seed (per length
 30, 60, 120 and 365: Gaussian noise of 3, 5 and 10 %, no step, one step down of 5, 10 or 20 % at a random
@@ -92,7 +92,7 @@ def real() -> list[Case]:
 _OURS = r"""
 import json, resource, sys, time
 job = json.load(sys.stdin)
-from ycsb_runner.analyse.changepoint import e_divisive
+from ycsb_runner.nightly.changepoint import e_divisive
 out = []
 for x in job["series"]:
     t0 = time.process_time()

@@ -90,7 +90,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import detection_bench as db  # noqa: E402
 
-from ycsb_runner.analyse import changepoint, window  # noqa: E402
+from ycsb_runner.nightly import changepoint, window  # noqa: E402
 
 QUIET = ("iid", "AR(1) 0.5", "AR(1) 0.8", "drift -0.25 %/night", "regime, sticky")
 STEPPED = ("iid", "AR(1) 0.5")

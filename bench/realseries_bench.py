@@ -85,8 +85,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.detection_bench import at_alarms  # noqa: E402
 from bench.reference_venvs import OTAVA, ensure, run_json  # noqa: E402
-from ycsb_runner.analyse import changepoint, window  # noqa: E402
-from ycsb_runner.analyse.changepoint import judge_series  # noqa: E402
+from ycsb_runner.nightly import changepoint, window  # noqa: E402
+from ycsb_runner.nightly.changepoint import judge_series  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "mozilla-perfherder"
 FIRST_JUDGED = 10

@@ -80,8 +80,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_bench import FIRST_JUDGED, alarms_of, at_alarms, estimating_oracle, otava, ours  # noqa: E402
 from reference_venvs import OTAVA, ensure  # noqa: E402
 
-from ycsb_runner.analyse import window  # noqa: E402
-from ycsb_runner.analyse.regress import RegressOptions  # noqa: E402
+from ycsb_runner.nightly import window  # noqa: E402
+from ycsb_runner.nightly.regress import RegressOptions  # noqa: E402
 
 SERIES = 16
 STEPPED = 4  # series of a suite with the step (one step cell)

@@ -18,11 +18,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 import pytest  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
+from ycsb_runner.embedded import EmbeddedServer, ServerInfo  # noqa: E402
 from ycsb_runner.errors import UserError  # noqa: E402
 from ycsb_runner.install import JavaInfo, YcsbInstall, ensure_ycsb, find_java  # noqa: E402
 from ycsb_runner.install.cds import jvm_flags, usable_archive  # noqa: E402
 from ycsb_runner.paths import cache_dir  # noqa: E402
-from ycsb_runner.server import EmbeddedServer, ServerInfo  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 

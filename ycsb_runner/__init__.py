@@ -24,19 +24,19 @@ from ycsb_runner._version import __version__
 
 # public name -> the module that defines it
 _EXPORTS = {
-    "BenchOptions": "ycsb_runner.bench",
-    "BenchOutcome": "ycsb_runner.bench",
-    "run_bench": "ycsb_runner.bench",
-    "run_findmax": "ycsb_runner.bench",
+    "BenchOptions": "ycsb_runner.api",
+    "BenchOutcome": "ycsb_runner.api",
+    "run_bench": "ycsb_runner.api",
+    "run_findmax": "ycsb_runner.api",
     "FindmaxOptions": "ycsb_runner.findmax",
     "RunResult": "ycsb_runner.model",
     "RunAnalysis": "ycsb_runner.analyse.analysis",
-    "write_report": "ycsb_runner.analyse.report",
+    "write_report": "ycsb_runner.report.run_report",
     "UserError": "ycsb_runner.errors",
-    "RegressOptions": "ycsb_runner.analyse.regress_options",
-    "RegressOutcome": "ycsb_runner.analyse.regress_service",
-    "run_regress": "ycsb_runner.analyse.regress_service",
-    "accept_regressions": "ycsb_runner.analyse.regress_service",
+    "RegressOptions": "ycsb_runner.nightly.regress_options",
+    "RegressOutcome": "ycsb_runner.nightly.regress_service",
+    "run_regress": "ycsb_runner.nightly.regress_service",
+    "accept_regressions": "ycsb_runner.nightly.regress_service",
 }
 
 __all__ = [
@@ -58,13 +58,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.analyse.regress_options import RegressOptions
-    from ycsb_runner.analyse.regress_service import RegressOutcome, accept_regressions, run_regress
-    from ycsb_runner.analyse.report import write_report
-    from ycsb_runner.bench import BenchOptions, BenchOutcome, run_bench, run_findmax
+    from ycsb_runner.api import BenchOptions, BenchOutcome, run_bench, run_findmax
     from ycsb_runner.errors import UserError
     from ycsb_runner.findmax import FindmaxOptions
     from ycsb_runner.model import RunResult
+    from ycsb_runner.nightly.regress_options import RegressOptions
+    from ycsb_runner.nightly.regress_service import RegressOutcome, accept_regressions, run_regress
+    from ycsb_runner.report.run_report import write_report
 
 
 def __getattr__(name: str) -> Any:

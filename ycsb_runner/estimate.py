@@ -111,7 +111,7 @@ def _candidates(results: Path, history_url: str | None, suite: str) -> list[Path
     """The suite's run folders, newest first: from the history, else the folders under *results*."""
     if not (history_url or os.environ.get(HISTORY_ENV)) and not _any_run(results):
         return []  # nothing measured yet: no need to load the history (and pandas, for `render`)
-    from ycsb_runner.history import open_history, run_folders
+    from ycsb_runner.nightly.history import open_history, run_folders
 
     try:
         runs = open_history(results, history_url).runs()

@@ -39,7 +39,8 @@ METRICS: dict[str, Metric] = _by_name(
     Metric("server_update_per_s", "server update/s", "ops/s", True, "server"),
     Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
 )
-# Per-operation figures of the run history (``ycsb_runner.history``), one series per step cell and operation.
+# Per-operation figures of the run history (``ycsb_runner.nightly.history``), one series per step cell
+# and operation.
 OPERATION_METRICS: dict[str, Metric] = _by_name(
     Metric("avg_us", "average latency", "µs", False),
     Metric("p50_us", "p50 latency", "µs", False),

@@ -125,30 +125,11 @@ def print_frame(
     for c in whole:
         if c in needs:
             needs[c] = (needs[c][1], needs[c][1], needs[c][2])
-
-    def fits(cols: list[str]) -> list[int] | None:
-        return _allocate([needs[c] for c in cols], width - _overhead(len(cols), console)) if cols else []
-
-    widths = fits(columns)
-    if widths is None and wide:
+    fitted = _fit(text, needs, width, console, priority=priority, wide=wide, notes=notes)
+    if fitted is None:
         _print_records(text, title=title, caption=caption, console=console)
         return
-    if widths is None and len(text) > 1:
-        constant = [c for c in columns if text[c].nunique() == 1 and c not in priority[:1]]
-        if constant:
-            notes.append("; ".join(f"{c}: {text[c].iloc[0]}" for c in constant))
-            columns = [c for c in columns if c not in constant]
-            widths = fits(columns)
-    hidden: list[str] = []
-    if widths is None:
-        order = [c for c in priority if c in columns] + [c for c in columns if c not in priority]
-        while widths is None and len(order) > 1:
-            hidden.insert(0, order.pop())
-            kept = [c for c in columns if c in order]
-            widths = fits(kept)
-        columns = [c for c in columns if c in order]
-    if widths is None:  # one column that does not fit: fold it to the width
-        widths = [max(1, width - _overhead(1, console))]
+    columns, widths, hidden = fitted
     if hidden:
         notes.append(f"not shown: {', '.join(map(str, hidden))} ({show_all_hint})")
     captions = "\n".join(n for n in [caption, *notes] if n)
@@ -165,6 +146,46 @@ def print_frame(
     for row in text[columns].itertuples(index=False):
         table.add_row(*(Text(v) for v in row))
     console.print(table)
+
+
+def _fit(
+    text: pd.DataFrame,
+    needs: dict[str, tuple[int, int, bool]],
+    width: int,
+    console: Console,
+    *,
+    priority: Sequence[str],
+    wide: bool,
+    notes: list[str],
+) -> tuple[list[str], list[int], list[str]] | None:
+    """(the columns shown, their widths, the columns hidden) for *text* in *width*, or None when a *wide*
+    table that does not fit is better printed as records: columns whose every row says the same go into
+    *notes*, then the columns last in *priority* are hidden until the rest fit; one column that still does
+    not fit is folded to the width."""
+    columns = list(text.columns)
+
+    def fits(cols: list[str]) -> list[int] | None:
+        return _allocate([needs[c] for c in cols], width - _overhead(len(cols), console)) if cols else []
+
+    widths = fits(columns)
+    if widths is None and wide:
+        return None
+    if widths is None and len(text) > 1:
+        constant = [c for c in columns if text[c].nunique() == 1 and c not in priority[:1]]
+        if constant:
+            notes.append("; ".join(f"{c}: {text[c].iloc[0]}" for c in constant))
+            columns = [c for c in columns if c not in constant]
+            widths = fits(columns)
+    hidden: list[str] = []
+    if widths is None:
+        order = [c for c in priority if c in columns] + [c for c in columns if c not in priority]
+        while widths is None and len(order) > 1:
+            hidden.insert(0, order.pop())
+            widths = fits([c for c in columns if c in order])
+        columns = [c for c in columns if c in order]
+    if widths is None:  # one column that does not fit: fold it to the width
+        widths = [max(1, width - _overhead(1, console))]
+    return columns, widths, hidden
 
 
 def _print_records(frame: pd.DataFrame, *, title: str | None, caption: str | None, console: Console) -> None:

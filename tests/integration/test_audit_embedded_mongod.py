@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ycsb_runner import server as srv
+from ycsb_runner import embedded as srv
 from ycsb_runner.errors import UserError
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ycsb_runner import server as srv
+from ycsb_runner import embedded as srv
 from ycsb_runner.audit import AuditError
 from ycsb_runner.audit.mongodb_runtime import Mode, MongoRuntimeStrategy, _read_fcv, detect_server
 from ycsb_runner.audit.topology import DirectConnections, discover

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.commandline import describe_plan
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.driver_settings import (
     common_settings,
@@ -23,7 +24,6 @@ from ycsb_runner.execute.driver_settings import (
 )
 from ycsb_runner.install.ycsb import OWN_BINDING_CLASS, STOCK_BINDING_CLASS
 from ycsb_runner.plan import build_plan
-from ycsb_runner.render import describe_plan
 from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
 
 TINY = str(Path(__file__).parents[1] / "suites" / "tiny.toml")

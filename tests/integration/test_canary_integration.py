@@ -25,11 +25,11 @@ import pytest
 from test_nightly_integration import THROTTLE, Throttle, ahead_of_other_workers
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.changepoint import RECOVERED
-from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.api import BenchOptions, run_bench
 from ycsb_runner.cli import app
-from ycsb_runner.history import SqliteHistory
-from ycsb_runner.server import ServerInfo
+from ycsb_runner.embedded import ServerInfo
+from ycsb_runner.nightly.changepoint import RECOVERED
+from ycsb_runner.nightly.history import SqliteHistory
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # nights compared by speed: no worker beside them
 SMALL = ["maxexecutiontime=3", "recordcount=300", "mixes=a-read50-update50", "load_threads=2"]

@@ -24,9 +24,9 @@ import pandas as pd
 import psutil
 import pytest
 
+from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.install import find_java
 from ycsb_runner.paths import cache_dir
-from ycsb_runner.server import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 

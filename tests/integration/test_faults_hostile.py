@@ -36,7 +36,7 @@ from test_faults import (  # the fault suite's helpers (same folder)
 )
 from test_multi_clients import SSHD, ssh_hosts  # real sshd on loopback (same folder)
 
-from ycsb_runner.server import ServerInfo
+from ycsb_runner.embedded import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 # fixtures shared with the other fault files

@@ -13,7 +13,8 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
-from ycsb_runner.history import (
+from ycsb_runner.model import RunResult
+from ycsb_runner.nightly.history import (
     ACCEPT_COLUMNS,
     MongoHistory,
     RunFilter,
@@ -22,7 +23,6 @@ from ycsb_runner.history import (
     run_record,
     select_runs,
 )
-from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

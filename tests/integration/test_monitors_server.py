@@ -17,7 +17,7 @@ from bson import json_util
 from pymongo.errors import AutoReconnect, OperationFailure
 
 from ycsb_runner.install.ferretdb import ferretdb_binary
-from ycsb_runner.monitors.server import ServerSampler
+from ycsb_runner.monitors.server_status import ServerSampler
 
 DATA = Path(__file__).parents[1] / "data" / "serverstatus"
 FERRETDB = ferretdb_binary()  # built by `make setup` (absent only where a real mongod is the embedded server)

@@ -29,12 +29,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.changepoint import RECOVERED
-from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.api import BenchOptions, run_bench
 from ycsb_runner.cli import app
+from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.errors import UserError
-from ycsb_runner.history import SERIES_KEYS, SqliteHistory
-from ycsb_runner.server import ServerInfo
+from ycsb_runner.nightly.changepoint import RECOVERED
+from ycsb_runner.nightly.history import SERIES_KEYS, SqliteHistory
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # `make test` runs it with no worker beside it
 SMALL = [

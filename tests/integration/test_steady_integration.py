@@ -15,10 +15,10 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from ycsb_runner.analyse.analysis import RunAnalysis
-from ycsb_runner.analyse.report import write_report
-from ycsb_runner.bench import BenchOptions, run_bench
+from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.parse.hdr import read_hdr_log
-from ycsb_runner.server import ServerInfo
+from ycsb_runner.report.run_report import write_report
 
 pytestmark = pytest.mark.integration
 

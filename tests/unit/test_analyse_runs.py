@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 from ycsb_runner.analyse import stats
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.compare import compare_runs
-from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import audit_ab, change_text, mix_shares, scenario_label, step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import display_frame
 from ycsb_runner.reference import load_reference, select
+from ycsb_runner.report.run_report import write_report
 from ycsb_runner.studies import study_of
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"

@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ycsb_runner.analyse import canary
-from ycsb_runner.analyse.regress import (
+from ycsb_runner.execute.canary import CpuMark, host_shares
+from ycsb_runner.nightly import canary
+from ycsb_runner.nightly.history import CANARY, METRIC_COLUMNS, RUN_COLUMNS, canary_rows
+from ycsb_runner.nightly.regress import (
     ENVIRONMENT,
     EXIT_OK,
     EXIT_REGRESSION,
@@ -19,8 +21,6 @@ from ycsb_runner.analyse.regress import (
     RegressOptions,
     regress,
 )
-from ycsb_runner.execute.canary import CpuMark, host_shares
-from ycsb_runner.history import CANARY, METRIC_COLUMNS, RUN_COLUMNS, canary_rows
 
 CV = 0.02  # the database's series, night to night
 CANARY_CV = 0.03

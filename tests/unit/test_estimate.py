@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.estimate import earlier_rates, step_rates
-from ycsb_runner.history import index_run
 from ycsb_runner.model import ALL_CLIENTS, RunResult
+from ycsb_runner.nightly.history import index_run
 from ycsb_runner.plan import EMBEDDED_OPS_S, JVM_OVERHEAD_S, MeasuredRates, build_plan, rate_key
 from ycsb_runner.suite import load_suite
 

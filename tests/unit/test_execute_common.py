@@ -74,7 +74,7 @@ def test_store_monitor_keeps_the_run_when_the_sampler_fails() -> None:
 
 def test_property_lines_escape_keys_and_values() -> None:
     """The extra properties of a client's share (execute.multi) go through render's own escaping."""
-    from ycsb_runner.render import property_lines
+    from ycsb_runner.commandline import property_lines
 
     text = property_lines({"insertstart": 100, "a=b": "x\ny"})
     assert text == "insertstart=100\na\\=b=x\\ny\n"

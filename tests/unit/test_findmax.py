@@ -273,7 +273,7 @@ def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None
 def test_the_report_of_a_findmax_run_draws_the_curve_and_lists_the_probes(results) -> None:
     """A real run folder whose run steps stand for probes: the report opens with the probes (no per-mix
     means over them) and has the latency-vs-throughput figure."""
-    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.report.run_report import write_report
 
     folder = results / "tencent-analyse"
     m = json.loads((folder / "manifest.json").read_text())
@@ -294,7 +294,7 @@ def test_the_report_of_a_findmax_run_draws_the_curve_and_lists_the_probes(result
 
 
 def test_probes_that_collapsed_to_one_point_share_one_label() -> None:
-    from ycsb_runner.analyse.plots import target_labels
+    from ycsb_runner.report.plots import target_labels
 
     # (target, achieved ops/s, average ms) of the search above, in the order of their targets
     points = [

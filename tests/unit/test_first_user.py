@@ -208,7 +208,7 @@ def test_two_single_runs_are_shown_side_by_side(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------- 6: a failed run's report
 def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(tmp_path: Path) -> None:
-    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.report.run_report import write_report
 
     run = _copy(tmp_path, "tencent-analyse", "failed")
     manifest = json.loads((run / "manifest.json").read_text())
@@ -264,7 +264,7 @@ def _images(html: str) -> list[tuple[int, int]]:
 
 
 def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
-    from ycsb_runner.analyse.report import write_report
+    from ycsb_runner.report.run_report import write_report
 
     for name in ("tencent-analyse", "audit-analyse"):
         html = write_report(_copy(tmp_path, name))[0].read_text()
@@ -280,8 +280,8 @@ def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
 
 
 def test_captions_say_what_the_line_styles_mean(tmp_path: Path) -> None:
-    from ycsb_runner.analyse import plots
     from ycsb_runner.model import RunResult
+    from ycsb_runner.report import plots
 
     tencent = RunResult.load(_copy(tmp_path, "tencent-analyse"))
     panels, _, styles = plots.plot_spectrum(tencent)
@@ -293,8 +293,8 @@ def test_captions_say_what_the_line_styles_mean(tmp_path: Path) -> None:
 
 
 def test_one_latency_unit_per_figure(tmp_path: Path) -> None:
-    from ycsb_runner.analyse import plots
     from ycsb_runner.model import RunResult
+    from ycsb_runner.report import plots
 
     run_dir = _copy(tmp_path, "tencent-analyse")
     ts = pd.read_csv(run_dir / "timeseries.csv")

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.history import (
+from ycsb_runner.model import RunResult
+from ycsb_runner.nightly.history import (
     ACCEPT_COLUMNS,
     SERIES_KEYS,
     SqliteHistory,
@@ -29,7 +30,6 @@ from ycsb_runner.history import (
     run_record,
     series_id,
 )
-from ycsb_runner.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -111,7 +111,7 @@ def test_rebuild_skips_damaged_folders_and_reindexing_replaces(results: Path) ->
 _WRITER = """
 import os, signal, sys
 from pathlib import Path
-from ycsb_runner.history import SqliteHistory, run_record
+from ycsb_runner.nightly.history import SqliteHistory, run_record
 from ycsb_runner.model import RunResult
 h = SqliteHistory(Path(sys.argv[1]))
 rec = run_record(RunResult.load(Path(sys.argv[2])))
@@ -143,7 +143,7 @@ def test_a_writer_killed_mid_transaction_leaves_the_history_intact(results: Path
 _CONCURRENT = """
 import sys
 from pathlib import Path
-from ycsb_runner.history import SqliteHistory, run_record
+from ycsb_runner.nightly.history import SqliteHistory, run_record
 from ycsb_runner.model import RunResult
 h = SqliteHistory(Path(sys.argv[1]))
 rec = run_record(RunResult.load(Path(sys.argv[2])))
@@ -266,7 +266,7 @@ def test_a_history_of_schema_1_gains_the_accepts_table(tmp_path: Path) -> None:
 def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, status: str) -> None:
     """A run SIGKILLed while its files were written is still listed (as killed, without figures: it is never
     judged); the same damage in a completed run skips the folder with a warning (its figures would lie)."""
-    from ycsb_runner.history import rebuild
+    from ycsb_runner.nightly.history import rebuild
 
     dst = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "results" / "cut"))
     m = json.loads((dst / "manifest.json").read_text())
@@ -304,7 +304,7 @@ def _as_findmax(folder: Path, run_id: str, found: int | None, limit_us: float = 
 
 
 def test_a_findmax_run_records_its_found_rate_not_its_probes(results: Path) -> None:
-    from ycsb_runner.analyse.regress import RegressOptions, regress
+    from ycsb_runner.nightly.regress import RegressOptions, regress
 
     src = results / "tencent-analyse"
     rec = run_record(RunResult.load(_as_findmax(src, "fm-1", 1234)))

@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ycsb_runner.commandline import _propescape, render_step
 from ycsb_runner.errors import UserError
 from ycsb_runner.lock import lock_dir, target_lock
 from ycsb_runner.parse import parse_output
 from ycsb_runner.plan import build_plan
-from ycsb_runner.render import _propescape, render_step
 from ycsb_runner.suite import load_suite
 
 # The names this issue added are imported in the tests that use them, so that each test fails on its own
@@ -67,7 +67,7 @@ def test_a_value_stays_one_property(value: str, tmp_path: Path) -> None:
 
 
 def test_keys_comments_and_non_ascii_are_escaped() -> None:
-    from ycsb_runner.render import _propcomment, _propkey
+    from ycsb_runner.commandline import _propcomment, _propkey
 
     assert _propkey("a=b:c d#!") == "a\\=b\\:c\\ d\\#\\!"
     assert _propescape(" lead\ttab\fé😀") == "\\ lead\\ttab\\f\\u00e9\\ud83d\\ude00"
@@ -208,7 +208,7 @@ def test_a_cut_load_capture_is_truncated(lines: int) -> None:
 
 
 def test_history_errors_are_cut_at_a_word() -> None:
-    from ycsb_runner.history import _brief
+    from ycsb_runner.nightly.history import _brief
 
     text = (
         "127.0.0.1:1: [Errno 111] Connection refused "

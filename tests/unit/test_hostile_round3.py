@@ -307,7 +307,7 @@ def test_10_a_briefly_locked_history_still_answers(tmp_path: Path) -> None:
 def test_10_a_history_locked_too_long_gets_advice_that_keeps_the_accepts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ycsb_runner import history
+    from ycsb_runner.nightly import history
 
     results = _nightly(tmp_path, [*NOISE, 0.6, 0.6])
     accept = ["regress", "accept", SUITE, "--results", str(results), "--why", "w"]
@@ -330,7 +330,7 @@ def test_10_a_history_locked_too_long_gets_advice_that_keeps_the_accepts(
 
 
 def test_10_a_damaged_history_is_copied_aside_before_a_rebuild(tmp_path: Path) -> None:
-    from ycsb_runner.history import SqliteHistory
+    from ycsb_runner.nightly.history import SqliteHistory
 
     db = tmp_path / "history.sqlite"
     db.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
@@ -401,7 +401,7 @@ def test_12_tag_keys_a_mongodb_history_cannot_store_are_refused(key: str, tmp_pa
 
 
 def test_12_an_old_folder_with_such_a_key_is_stored_as_key_value_documents() -> None:
-    from ycsb_runner.history import MongoHistory, RunRecord
+    from ycsb_runner.nightly.history import MongoHistory, RunRecord
 
     record = RunRecord(run={"run_id": "r1", "tags": {"$where": "1", "a.b": "2", "ok": "3"}}, metrics=[])
     doc = MongoHistory._doc(record)
@@ -432,7 +432,7 @@ def test_13_a_deeply_nested_suite_is_one_line_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", [[5], [3, 5, 8, 11]])
 def test_14_a_night_that_is_not_finite_is_left_out_of_its_series(bad: list[int]) -> None:
-    from ycsb_runner.analyse.regress import EXIT_REGRESSION, REGRESSION, RegressOptions, regress
+    from ycsb_runner.nightly.regress import EXIT_REGRESSION, REGRESSION, RegressOptions, regress
 
     nights = _nights(16)
     for night in nights[-2:]:  # two -50 % nights: a regression

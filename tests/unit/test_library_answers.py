@@ -14,13 +14,13 @@ from test_regress import NOISE, _nightly_history
 from typer.testing import CliRunner
 
 from ycsb_runner import BenchOptions, run_bench
-from ycsb_runner.analyse.regress_options import RegressOptions
-from ycsb_runner.analyse.regress_service import accept_regressions, run_regress
-from ycsb_runner.bench import check_bench, dry_run
+from ycsb_runner.api import check_bench, dry_run
 from ycsb_runner.cli import app
 from ycsb_runner.cli.groups import BENCH_TARGET, REGRESS
 from ycsb_runner.errors import UserError
-from ycsb_runner.history import RunFilter
+from ycsb_runner.nightly.history import RunFilter
+from ycsb_runner.nightly.regress_options import RegressOptions
+from ycsb_runner.nightly.regress_service import accept_regressions, run_regress
 
 SUITE = "tencent-analyse-tiny"
 WIDE = {"COLUMNS": "200"}

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.history import check_not_the_target
 from ycsb_runner.lock import lock_path, target_key, target_lock
+from ycsb_runner.nightly.history import check_not_the_target
 
 HOLD = """
 import sys, time

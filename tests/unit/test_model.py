@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ycsb_runner.columns import COLUMNS, results_markdown
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import (
-    COLUMNS,
     FORMAT_VERSION,
     KEY_COLUMNS,
     RunResult,
@@ -22,7 +22,6 @@ from ycsb_runner.model import (
     add_keys,
     iso_utc,
     local_times_to_utc,
-    results_markdown,
 )
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"

@@ -230,7 +230,7 @@ def test_mongos_command_rate_excludes_crud() -> None:
 def test_cores_say_where_they_come_from_and_fall_back_visibly() -> None:
     """``numCoresAvailableToProcess`` is on the manual's hostInfo page (-1 when its system call fails);
     FerretDB's hostInfo has ``numCores`` only (tests/data/serverstatus/ferretdb-1.24.2-hostinfo.json)."""
-    from ycsb_runner.monitors.server import ServerSampler
+    from ycsb_runner.monitors.server_status import ServerSampler
 
     host = load("mongod-7.0-hostinfo.json")
     assert formulas.host_cores(host) == (4, formulas.CORES_AVAILABLE)

@@ -18,12 +18,12 @@ import pytest
 from test_terminal_width import assert_fits, cli
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.report import metadata, steps_frame
 from ycsb_runner.analyse.steady import stationarity
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import cell_text
+from ycsb_runner.report.run_report import metadata, steps_frame
 
 DATA = Path(__file__).parents[1] / "data"
 RUNS = DATA / "runs"
@@ -263,7 +263,7 @@ def test_report_headers_are_words_and_the_figure_comes_before_the_rows(tmp_path:
 
 
 def test_regress_report_fits_and_its_latency_axis_has_a_unit_that_reads(tmp_path: Path) -> None:
-    from ycsb_runner.analyse.regress_report import TABLE_COLUMNS, axis_scale
+    from ycsb_runner.report.regress_report import TABLE_COLUMNS, axis_scale
 
     assert axis_scale("avg_us", np.array([850_000.0, 900_000.0])) == ("average latency (ms)", 1e3)
     assert axis_scale("p99_us", np.array([800.0, np.nan])) == ("p99 latency (µs)", 1.0)
@@ -271,7 +271,7 @@ def test_regress_report_fits_and_its_latency_axis_has_a_unit_that_reads(tmp_path
     assert len(TABLE_COLUMNS) <= 10
     history = tmp_path / "history.sqlite"
     history.write_bytes((DATA / "history" / "throttled-nights.sqlite").read_bytes())
-    from ycsb_runner.history import SqliteHistory
+    from ycsb_runner.nightly.history import SqliteHistory
 
     night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
     args = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]

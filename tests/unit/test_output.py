@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from ycsb_runner.output import markdown_table, pipe_table
-from ycsb_runner.reference.render import to_markdown
+from ycsb_runner.reference.text import to_markdown
 
 
 def test_pipe_table_escapes_and_aligns() -> None:

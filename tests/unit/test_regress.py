@@ -13,8 +13,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.changepoint import adjust, e_divisive, judge_series
-from ycsb_runner.analyse.regress import (
+from ycsb_runner.analyse.stats import adjust
+from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
+from ycsb_runner.nightly.changepoint import e_divisive, judge_series
+from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
+from ycsb_runner.nightly.regress import (
     EXIT_OK,
     EXIT_REGRESSION,
     EXIT_UNDECIDED,
@@ -24,10 +28,7 @@ from ycsb_runner.analyse.regress import (
     RegressResult,
     regress,
 )
-from ycsb_runner.analyse.window import NULL_DRAWS, window_test
-from ycsb_runner.cli import app
-from ycsb_runner.errors import UserError
-from ycsb_runner.history import METRIC_COLUMNS, RUN_COLUMNS
+from ycsb_runner.nightly.window import NULL_DRAWS, window_test
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -296,7 +297,7 @@ def test_window_p_values_are_calibrated_far_into_the_tail(rho: float, m: int) ->
     """Null series (Gaussian AR(1) nights with the model's correlation): the share with p < a is at most a,
     within Monte-Carlo error, for a = 1e-2, 1e-3 and 1e-4, although the windows share the baseline (the
     k nights are not independent). 400,000 series, so that 1e-4 expects 40 of them."""
-    from ycsb_runner.analyse.window import _ar1, combined_p, marginal_ps
+    from ycsb_runner.nightly.window import _ar1, combined_p, marginal_ps
 
     rng = np.random.default_rng(7 + m)
     ks, r = (2, 3), 400_000
@@ -344,7 +345,7 @@ def test_regress_report_with_nothing_flagged_still_plots_the_series(tmp_path: Pa
 def test_trend_ticks_keep_the_date_and_the_tags_stay_off_the_title(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 22, item 10: x ticks of stamped run ids keep the date (they were cut to their last 14
     characters); the change's tags are in the legend, not an annotation over the title."""
-    from ycsb_runner.analyse import regress_report
+    from ycsb_runner.report import regress_report
 
     assert regress_report.run_tick("20261201-230518-alibaba-audit") == "2026-12-01 23:05"
     assert regress_report.run_tick("night-07") == "night-07"
@@ -388,7 +389,7 @@ def test_a_flagging_regress_keeps_the_change_and_its_p_value_at_80_columns(tmp_p
 
 
 def test_trend_plot_shades_the_baseline_that_regress_judged_against() -> None:
-    from ycsb_runner.analyse.regress_report import baseline_span
+    from ycsb_runner.report.regress_report import baseline_span
 
     nights = _nights(16)
     nights[-2:] = [
@@ -483,7 +484,7 @@ def test_a_flag_stands_as_the_night_it_was_raised_saw_it() -> None:
 
 
 def test_the_noise_models_correlation_is_the_bias_corrected_estimate_rounded_up_with_a_margin() -> None:
-    from ycsb_runner.analyse.window import RHO_MAX, lag1_estimate, lag1_rho
+    from ycsb_runner.nightly.window import RHO_MAX, lag1_estimate, lag1_rho
 
     rng = np.random.default_rng(5)
     e = rng.standard_normal((2000, 27))  # 27 nights: the raw lag-1 estimate is biased by -(1 + 3 rho) / 27

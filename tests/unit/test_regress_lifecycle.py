@@ -13,8 +13,11 @@ from cli_process import run_module
 from test_regress import _history, _nightly_history, _nights, _noisy
 from typer.testing import CliRunner
 
-from ycsb_runner.analyse.changepoint import judge_series
-from ycsb_runner.analyse.regress import (
+from ycsb_runner.cli import app
+from ycsb_runner.errors import UserError
+from ycsb_runner.nightly.changepoint import judge_series
+from ycsb_runner.nightly.history import ACCEPT_COLUMNS, SqliteHistory
+from ycsb_runner.nightly.regress import (
     ACCEPTED,
     EXIT_OK,
     EXIT_REGRESSION,
@@ -24,9 +27,6 @@ from ycsb_runner.analyse.regress import (
     accept_rows,
     regress,
 )
-from ycsb_runner.cli import app
-from ycsb_runner.errors import UserError
-from ycsb_runner.history import ACCEPT_COLUMNS, SqliteHistory
 
 AT = "2026-12-01T08:00:00.000Z"
 
@@ -97,7 +97,7 @@ def test_open_then_accepted_then_judged_from_the_change() -> None:
 
 def test_the_accepted_night_is_passed_to_judge_series(monkeypatch: pytest.MonkeyPatch) -> None:
     """Per series, the night of its acceptance's change run (0 without one) reaches judge_series."""
-    import ycsb_runner.analyse.regress as mod
+    import ycsb_runner.nightly.regress as mod
 
     seen: list[int] = []
 

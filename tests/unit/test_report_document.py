@@ -17,12 +17,12 @@ from typer.testing import CliRunner
 
 from ycsb_runner import output
 from ycsb_runner.analyse.analysis import RunAnalysis
-from ycsb_runner.analyse.report import run_document
 from ycsb_runner.cli import app
 from ycsb_runner.report import html, markdown
 from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.printed import PrintedReport, as_data
+from ycsb_runner.report.run_report import run_document
 
 DATA = Path(__file__).parents[1] / "data"
 HOSTILE = "<img src=x onerror=alert(1)>\x1b[2J|*_x_*`y`\n# not a heading [l](http://e)"

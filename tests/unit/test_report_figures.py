@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from ycsb_runner.analyse import plots
 from ycsb_runner.model import RunResult
+from ycsb_runner.report import plots
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -93,8 +93,8 @@ def test_a_report_without_an_instance_size_says_which_published_size_it_shows(tm
 
     from typer.testing import CliRunner
 
-    from ycsb_runner.analyse.report import write_report
     from ycsb_runner.cli import app
+    from ycsb_runner.report.run_report import write_report
 
     run_dir = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "run"))
     manifest = json.loads((run_dir / "manifest.json").read_text())

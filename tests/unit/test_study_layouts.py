@@ -19,10 +19,10 @@ from ycsb_runner import studies
 from ycsb_runner.analyse import layouts
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.layouts import LAYOUTS, Layout, register_layout
-from ycsb_runner.analyse.report import write_report
 from ycsb_runner.analyse.table import step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.model import RunResult
+from ycsb_runner.report.run_report import write_report
 from ycsb_runner.studies import STUDIES, Study
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"

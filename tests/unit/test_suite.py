@@ -11,8 +11,8 @@ from cli_process import run_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ycsb_runner.commandline import describe_plan
 from ycsb_runner.plan import MeasuredRates, build_plan
-from ycsb_runner.render import describe_plan
 from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
 
 GOLDEN = Path(__file__).parents[1] / "golden"

@@ -5,3 +5,7 @@ Nothing is imported here: the CLI and the pre-flight read these constants withou
 DEFAULT_ALPHA = 0.01  # significance level of compare and regress (``stats`` re-exports it)
 #: Fewer status intervals after the warm-up and neither the trend test nor the CV means much (``steady``)
 MIN_STEADY_INTERVALS = 10
+#: the corrections of many p-values at once (``stats.adjust``): the family-wise error rate (Holm-Bonferroni)
+#: or the false discovery rate (Benjamini-Hochberg)
+HOLM = "holm"
+BH = "bh"

@@ -396,13 +396,14 @@ def regression_gate(
     regression, 2 nothing could be tested (every row ``n too small``) or a run did not complete
     (*statuses*: run folder name -> manifest status).
     """
-    from ycsb_runner.analyse.changepoint import adjust
 
     out = df.copy()
     tested = out["p_value"].astype(float).notna()
     out["p_adjusted"] = math.nan
     if tested.any():
-        out.loc[tested, "p_adjusted"] = adjust(out.loc[tested, "p_value"].astype(float).tolist(), correction)
+        out.loc[tested, "p_adjusted"] = stats.adjust(
+            out.loc[tested, "p_value"].astype(float).tolist(), correction
+        )
     unfinished = {k: v for k, v in (statuses or {}).items() if v != "completed"}
     if unfinished:
         what = ", ".join(f"{k} is {v}" for k, v in unfinished.items())

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ycsb_runner.analyse import BH, HOLM
 from ycsb_runner.analyse import DEFAULT_ALPHA as _DEFAULT_ALPHA
 
 NAN = float("nan")
@@ -276,3 +277,27 @@ def ab_table(
             row.update({c: getattr(cmp, c) for c in AB_COLUMNS if c != "metric"})
             rows.append(row)
     return pd.DataFrame(rows, columns=[*group_cols, *AB_COLUMNS])
+
+
+def adjust(p_values: list[float], method: str = HOLM) -> list[float]:
+    """Holm (family-wise error) or Benjamini-Hochberg (false discovery rate) adjusted p-values (NaN stays)."""
+    idx = [i for i, p in enumerate(p_values) if p == p]
+    out = [math.nan] * len(p_values)
+    m = len(idx)
+    if not m:
+        return out
+    order = sorted(idx, key=lambda i: p_values[i])
+    if method == HOLM:
+        running = 0.0
+        for rank, i in enumerate(order):
+            running = max(running, min(1.0, (m - rank) * p_values[i]))
+            out[i] = running
+    elif method == BH:
+        running = 1.0
+        for rank in range(m - 1, -1, -1):
+            i = order[rank]
+            running = min(running, m * p_values[i] / (rank + 1))
+            out[i] = min(1.0, running)
+    else:
+        raise ValueError(f"unknown correction {method!r}")
+    return out

@@ -389,8 +389,8 @@ def report_cmd(
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.analyse.report import run_document, write_report
     from ycsb_runner.report.printed import PrintedReport
+    from ycsb_runner.report.run_report import run_document, write_report
 
     analysis = RunAnalysis.of(run_folder(run_dir))
     if fmt is not None:

@@ -61,7 +61,7 @@ def findmax(
     each target is split across them. It writes a run folder like bench, adds the found rate
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
-    from ycsb_runner.bench import BenchOptions, prepare, run_findmax
+    from ycsb_runner.api import BenchOptions, prepare, run_findmax
     from ycsb_runner.findmax import FindmaxOptions, make_bound
 
     search = FindmaxOptions(

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ycsb_runner.analyse.regress_options import DEFAULTS as REGRESS_DEFAULTS
-from ycsb_runner.analyse.regress_options import RegressOptions
-from ycsb_runner.bench import BenchOptions
+from ycsb_runner.api import BenchOptions
 from ycsb_runner.cli.options import (
     CanariesOpt,
     ClientOpt,
@@ -33,6 +31,8 @@ from ycsb_runner.cli.options import (
     option,
 )
 from ycsb_runner.errors import UserError
+from ycsb_runner.nightly.regress_options import DEFAULTS as REGRESS_DEFAULTS
+from ycsb_runner.nightly.regress_options import RegressOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 REQUIRED = inspect.Parameter.empty
@@ -99,7 +99,7 @@ def _bench_fields(**given: Any) -> dict[str, Any]:
     and pandas with it, loads only for a bench given tags)."""
     fields = {**given, "overrides": given["overrides"] or [], "clients": given["clients"] or []}
     if given["tags"]:
-        from ycsb_runner.history import check_tags, parse_tags
+        from ycsb_runner.nightly.history import check_tags, parse_tags
 
         fields["tags"] = check_tags(parse_tags(given["tags"]))
     else:
@@ -144,7 +144,7 @@ HISTORY = OptionGroup(
 
 
 def _filter(tags: list[str] | None, since: str | None, until: str | None) -> Any:
-    from ycsb_runner.history import RunFilter, parse_tags
+    from ycsb_runner.nightly.history import RunFilter, parse_tags
 
     return RunFilter(tags=parse_tags(tags or []), since=since, until=until)
 

@@ -1,5 +1,5 @@
 """``runs``, ``regress`` (``regress SUITE`` and ``regress accept SUITE``) and ``history rebuild``: the run
-history (``ycsb_runner.history``)."""
+history (``ycsb_runner.nightly.history``)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from ycsb_runner.cli.options import Format, FormatOpt, VerdictOpt, complete_suit
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.analyse.regress import RegressResult
-    from ycsb_runner.analyse.regress_options import RegressOptions
-    from ycsb_runner.analyse.regress_service import RegressOutcome
-    from ycsb_runner.history import RunFilter
+    from ycsb_runner.nightly.history import RunFilter
+    from ycsb_runner.nightly.regress import RegressResult
+    from ycsb_runner.nightly.regress_options import RegressOptions
+    from ycsb_runner.nightly.regress_service import RegressOutcome
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -38,8 +38,8 @@ def runs_cmd(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """List the runs in the history, oldest first (filter by suite, tag, date and verdict)."""
-    from ycsb_runner.analyse.regress_service import open_history
-    from ycsb_runner.history import runs_table, select_runs
+    from ycsb_runner.nightly.history import runs_table, select_runs
+    from ycsb_runner.nightly.regress_service import open_history
 
     history = open_history(where.results, where.url)
     df = runs_table(select_runs(history.runs(), replace(filt, suite=suite, verdict=verdict)))
@@ -60,7 +60,7 @@ def complete_history_suite(incomplete: str) -> list[str]:
     from ycsb_runner.paths import HISTORY_ENV
 
     names = set(complete_suite(incomplete))
-    from ycsb_runner.analyse.regress_service import open_history
+    from ycsb_runner.nightly.regress_service import open_history
 
     try:
         runs = open_history(None, os.environ.get(HISTORY_ENV)).runs()
@@ -93,7 +93,7 @@ regress_app = typer.Typer(
 
 def _compact(shown: pd.DataFrame) -> pd.DataFrame:
     """The terminal view of regress's table: its terminal columns, p and the changes rounded."""
-    from ycsb_runner.analyse.regress import TERMINAL_COLUMNS
+    from ycsb_runner.nightly.regress import TERMINAL_COLUMNS
 
     compact = shown[list(TERMINAL_COLUMNS)].copy()
     compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
@@ -106,7 +106,7 @@ def _compact(shown: pd.DataFrame) -> pd.DataFrame:
 def _show_judgement(out: RegressOutcome, fmt: Format, show_all: bool) -> None:
     """regress's table: in a data format every series and column, raw, with the summary; else the flagged
     series (every one with *show_all*), compact, then the open and accepted changes."""
-    from ycsb_runner.analyse.regress import TERMINAL_PRIORITY, flagged
+    from ycsb_runner.nightly.regress import TERMINAL_PRIORITY, flagged
 
     result = out.result
     data = renderer(fmt).data
@@ -147,7 +147,7 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
-    from ycsb_runner.analyse.regress_service import run_regress
+    from ycsb_runner.nightly.regress_service import run_regress
 
     out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
     _show_judgement(out, fmt, show_all)
@@ -174,8 +174,8 @@ EXIT_REPORT_NOT_WRITTEN = 3
 
 def _write_report(out: RegressResult, folder: Path) -> str | None:
     """Write regress.html and regress.md into *folder*; None when written, else why not (one line)."""
-    from ycsb_runner.analyse.regress_report import write_regress_report
     from ycsb_runner.errors import UserError
+    from ycsb_runner.report.regress_report import write_regress_report
 
     try:
         html_path, md_path = write_regress_report(out, folder)
@@ -222,8 +222,8 @@ def accept_cmd(
     """
     import pandas as pd
 
-    from ycsb_runner.analyse.regress_service import accept_regressions
-    from ycsb_runner.history import ACCEPT_COLUMNS
+    from ycsb_runner.nightly.history import ACCEPT_COLUMNS
+    from ycsb_runner.nightly.regress_service import accept_regressions
 
     out = accept_regressions(
         suite, why, by, operation, options, filt, results=where.results, history_url=where.url
@@ -236,7 +236,7 @@ def accept_cmd(
 @HISTORY.into("where")
 def rebuild_cmd(where: HistoryPlace) -> None:
     """Index every run folder under the results folder again (one transaction)."""
-    from ycsb_runner.history import rebuild
+    from ycsb_runner.nightly.history import rebuild
     from ycsb_runner.paths import results_dir
 
     history, n = rebuild(where.results or results_dir(), where.url, log=log)

@@ -130,7 +130,7 @@ def run_folder(run: Path | str) -> Path:
     if "/" not in name and (base / name).is_dir():
         return base / name
     try:
-        from ycsb_runner.history import open_history
+        from ycsb_runner.nightly.history import open_history
 
         runs = open_history(base, os.environ.get("YCSB_RUNNER_HISTORY_URL")).runs()
         hit = runs[runs["run_id"] == name]

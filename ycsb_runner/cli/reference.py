@@ -72,22 +72,22 @@ class ReferenceDocument:
         return [View(self.rows, self.provenance["title"], {"name": self.name, "provenance": self.provenance})]
 
     def as_csv(self) -> None:
-        from ycsb_runner.reference.render import to_csv
+        from ycsb_runner.reference.text import to_csv
 
         typer.echo(to_csv(self.rows, self.frame), nl=False)
 
     def as_markdown(self) -> None:
-        from ycsb_runner.reference.render import to_markdown
+        from ycsb_runner.reference.text import to_markdown
 
         typer.echo(to_markdown(self.rows, self.frame), nl=False)
 
     def as_json(self) -> None:
-        from ycsb_runner.reference.render import to_json_document
+        from ycsb_runner.reference.text import to_json_document
 
         typer.echo(to_json_document(self.name, self.rows, self.provenance), nl=False)
 
     def as_table(self) -> None:
-        from ycsb_runner.reference.render import tidy_numbers
+        from ycsb_runner.reference.text import tidy_numbers
 
         prov, rows, frame = self.provenance, self.rows, self.frame
         columns = (

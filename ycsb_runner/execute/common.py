@@ -18,8 +18,8 @@ import pandas as pd
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
+from ycsb_runner.commandline import database_name
 from ycsb_runner.model import StepKeys, StepRecord, add_keys, iso_utc, local_times_to_utc
-from ycsb_runner.render import database_name
 
 if TYPE_CHECKING:
     import jinja2

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.analyse.steady import steady_state
+from ycsb_runner.commandline import Rendered, render_step
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.driver_settings import parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
@@ -30,7 +31,6 @@ from ycsb_runner.parse.merge import (
     with_steady,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import Rendered, render_step
 
 
 def run_local_step(ctx: StepContext, step: Step, record: StepRecord, private: Path) -> None:

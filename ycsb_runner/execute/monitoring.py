@@ -8,7 +8,7 @@ from typing import Any
 from pymongo import MongoClient
 
 from ycsb_runner.monitors.client import ClientSampler, client_bottleneck_warnings
-from ycsb_runner.monitors.server import ServerSampler
+from ycsb_runner.monitors.server_status import ServerSampler
 
 
 class StepMonitor:

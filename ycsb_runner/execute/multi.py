@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.analyse.steady import steady_state
+from ycsb_runner.commandline import property_lines, render_step
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
@@ -56,7 +57,6 @@ from ycsb_runner.parse.merge import (
     with_steady,
 )
 from ycsb_runner.plan import Step
-from ycsb_runner.render import property_lines, render_step
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0

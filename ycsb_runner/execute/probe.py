@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ycsb_runner.commandline import step_properties
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.paths import cache_dir
 from ycsb_runner.plan import Step
-from ycsb_runner.render import step_properties
 from ycsb_runner.suite import INT_MAX, Suite
 
 BASIC_DB = "site.ycsb.BasicDB"

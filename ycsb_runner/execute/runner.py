@@ -24,6 +24,7 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner._version import __version__
 from ycsb_runner.audit import unverified_audit
+from ycsb_runner.commandline import CORE_WORKLOAD, environment
 from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.common import Frames, StepContext
 from ycsb_runner.execute.driver_settings import common_settings
@@ -44,7 +45,6 @@ from ycsb_runner.model import (
     SuiteInfo,
 )
 from ycsb_runner.plan import Plan, Step
-from ycsb_runner.render import CORE_WORKLOAD, environment
 from ycsb_runner.secrets import Masker
 from ycsb_runner.store import _disk_error
 
@@ -149,7 +149,7 @@ class Tools:
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """How the steps run: the bench options of the same names (``ycsb_runner.bench.BenchOptions``)."""
+    """How the steps run: the bench options of the same names (``ycsb_runner.api.BenchOptions``)."""
 
     templates: Path | None = None
     jvm_args: tuple[str, ...] = ()
@@ -436,6 +436,6 @@ class Runner:
 
 def binding_upserts(step: Step, suite: Any) -> bool:
     """Whether the binding writes inserts as upserts (``mongodb.upsert``) for this step's mix."""
-    from ycsb_runner.render import step_properties
+    from ycsb_runner.commandline import step_properties
 
     return step_properties(step, suite).get("mongodb.upsert", "false").strip().lower() == "true"

@@ -14,14 +14,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ycsb_runner.analyse.regress_options import RegressOptions
 from ycsb_runner.errors import UserError
+from ycsb_runner.nightly.regress_options import RegressOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.analyse.regress import RegressResult
-    from ycsb_runner.history import History, RunFilter
+    from ycsb_runner.nightly.history import History, RunFilter
+    from ycsb_runner.nightly.regress import RegressResult
 
 
 @dataclass
@@ -64,7 +64,7 @@ class AcceptOutcome:
 def open_history(results: Path | None = None, history_url: str | None = None) -> History:
     """The run history: *history_url*, else RESULTS/history.sqlite (*results*: default the results
     folder, ``$YCSB_RUNNER_RESULTS`` or results/)."""
-    from ycsb_runner.history import open_history as _open
+    from ycsb_runner.nightly.history import open_history as _open
     from ycsb_runner.paths import results_dir
 
     return _open(results or results_dir(), history_url)
@@ -79,8 +79,8 @@ def judge(
 ) -> RegressResult:
     """The regress result of SUITE's runs in *history* that pass *filt*, with the suite's acceptances;
     UserError (*unknown*, then why) when the history has no run of SUITE at all."""
-    from ycsb_runner.analyse.regress import regress
-    from ycsb_runner.history import select_runs
+    from ycsb_runner.nightly.history import select_runs
+    from ycsb_runner.nightly.regress import regress
 
     every = history.runs()
     if missing := unknown_suite(suite, every):
@@ -105,7 +105,7 @@ def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
 def unsteady_nights(history: History, run_ids: list[str]) -> str | None:
     """The line saying which of the compared nights had non-stationary steps (history metric
     ``stationary`` = 0), or None."""
-    from ycsb_runner.history import STATIONARY
+    from ycsb_runner.nightly.history import STATIONARY
 
     if not run_ids:
         return None
@@ -124,7 +124,7 @@ def unsteady_nights(history: History, run_ids: list[str]) -> str | None:
 def change_lines(out: RegressResult) -> list[str]:
     """The lines after regress's table: one per open regression (the run it began at), per change event
     (with what the canaries said) and per acceptance in effect."""
-    from ycsb_runner.analyse.regress import accepted_changes, open_changes
+    from ycsb_runner.nightly.regress import accepted_changes, open_changes
 
     lines = [
         f"open since {c['change_run']} ({c['change_tags'] or 'no tags'}): {c['series']} series regressed"
@@ -176,7 +176,7 @@ def run_regress(
     """``ycsb-runner regress SUITE``: judge SUITE's newest nights in the history (*results*' history.sqlite
     or *history_url*) with *options*, among the runs that pass *filt* (tags, dates). UserError for options
     that make no sense or a suite the history has no run of."""
-    from ycsb_runner.history import RunFilter
+    from ycsb_runner.nightly.history import RunFilter
 
     options = options or RegressOptions()
     try:
@@ -219,7 +219,7 @@ def _follow_ups(
     of the same change that was just short of the threshold regresses on the next judgement (make test:
     UPDATE p99 at p = 0.0059 was "cannot tell" beside 7 regressions, a regression once they were accepted).
     Those of the same change runs are accepted too, until none is left (at most one round per *series*)."""
-    from ycsb_runner.analyse.regress import accept_rows
+    from ycsb_runner.nightly.regress import accept_rows
 
     first = rows[0]
     changes = {str(r["change_run"]) for r in rows}
@@ -257,9 +257,9 @@ def accept_regressions(
     """``ycsb-runner regress accept SUITE --why TEXT``: record the regressions open now (as
     :func:`run_regress` judges them with *options* and *filt*) as the new normal, by *by* (default: the
     login user); UserError (exit 2) when nothing is open to accept."""
-    from ycsb_runner.analyse.regress import accept_rows, open_regressions
-    from ycsb_runner.history import NOTE_CHARS, WHO_CHARS, RunFilter, check_text
     from ycsb_runner.model import iso_utc
+    from ycsb_runner.nightly.history import NOTE_CHARS, WHO_CHARS, RunFilter, check_text
+    from ycsb_runner.nightly.regress import accept_rows, open_regressions
 
     reason = check_text(why.strip(), "--why", NOTE_CHARS)
     if not reason:

@@ -15,7 +15,7 @@ spread), so its null distribution, and that of the smallest p over the k tried, 
 segment length: the p-value is exact for Gaussian nightly noise and accounts for trying several k and
 both directions.
 
-``adjust`` corrects the p-values of many series at once (Holm or Benjamini-Hochberg).
+``analyse.stats.adjust`` corrects the p-values of many series at once (Holm or Benjamini-Hochberg).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ycsb_runner.analyse.regress_options import BH, DEFAULT_PERMUTATIONS, HOLM
-from ycsb_runner.analyse.window import (
+from ycsb_runner.nightly.regress_options import DEFAULT_PERMUTATIONS
+from ycsb_runner.nightly.window import (
     NoiseModel,
     SuiteNoise,
     SuiteView,
@@ -138,30 +138,6 @@ def e_divisive(
         found.append((best_cp, p))
         bounds = sorted([*bounds, best_cp])
     return sorted(found)
-
-
-def adjust(p_values: list[float], method: str = HOLM) -> list[float]:
-    """Holm (family-wise error) or Benjamini-Hochberg (false discovery rate) adjusted p-values (NaN stays)."""
-    idx = [i for i, p in enumerate(p_values) if p == p]
-    out = [math.nan] * len(p_values)
-    m = len(idx)
-    if not m:
-        return out
-    order = sorted(idx, key=lambda i: p_values[i])
-    if method == HOLM:
-        running = 0.0
-        for rank, i in enumerate(order):
-            running = max(running, min(1.0, (m - rank) * p_values[i]))
-            out[i] = running
-    elif method == BH:
-        running = 1.0
-        for rank in range(m - 1, -1, -1):
-            i = order[rank]
-            running = min(running, m * p_values[i] / (rank + 1))
-            out[i] = min(1.0, running)
-    else:
-        raise ValueError(f"unknown correction {method!r}")
-    return out
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from ycsb_runner import textsafe
-from ycsb_runner.analyse.plots import latency_unit, plt, png
-from ycsb_runner.analyse.regress import (
+from ycsb_runner.metrics import metric_label, registered_metric
+from ycsb_runner.nightly.regress import (
     IMPROVEMENT,
     REGRESSION,
     RegressResult,
@@ -21,9 +21,9 @@ from ycsb_runner.analyse.regress import (
     flagged,
     open_changes,
 )
-from ycsb_runner.metrics import metric_label, registered_metric
 from ycsb_runner.report.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
+from ycsb_runner.report.plots import latency_unit, plt, png
 
 # The report's flagged table: the series in one column, what changed, how sure, from when (every column of
 # every series: `regress -f csv` / `-f json`).

@@ -2,7 +2,7 @@
 
 Usable without the CLI::
 
-    from ycsb_runner.bench import BenchOptions, run_bench
+    from ycsb_runner.api import BenchOptions, run_bench
     outcome = run_bench(BenchOptions(suite="quick", url=None))   # None: the embedded server
     print(outcome.run_dir)
 """
@@ -35,8 +35,8 @@ from ycsb_runner.suite import Suite, load_suite
 
 if TYPE_CHECKING:  # pandas, pymongo and psutil load only when a bench runs: render and --help need none
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.embedded import ServerInfo
     from ycsb_runner.model import RunResult
-    from ycsb_runner.server import ServerInfo
 
 
 @dataclass
@@ -186,9 +186,9 @@ def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, 
     """``bench --dry-run`` and ``render``: the plan as text (every step and the exact command it runs,
     password masked; the notice first, as comments), and the pre-flight (``BenchCheck.tell`` says it).
     Needs no server; YCSB's paths are placeholders until ``setup`` installed it."""
+    from ycsb_runner.commandline import describe_plan, environment
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
-    from ycsb_runner.render import describe_plan, environment
 
     check = check_bench(opts)
     try:
@@ -271,7 +271,7 @@ def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
     if not suite.audit.states:
         return None
     from ycsb_runner.audit import make_strategy, strategy_spec
-    from ycsb_runner.render import database_name
+    from ycsb_runner.commandline import database_name
 
     name = suite.audit.strategy
     options = {**suite.audit.options, **opts.audit_options, "url": url}
@@ -367,6 +367,17 @@ def _canaries(url: str, ready: _Prepared, holder: Any, *, embedded: bool) -> Any
     )
 
 
+def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
+    """What the manifest records of the server a run measures: the embedded one (*server*) or the user's
+    (its ``buildInfo``, *build*)."""
+    return {
+        "embedded": server is not None,
+        "server_kind": server.kind if server else None,
+        "server_version": server.version if server else build.get("version"),
+        "build_info": build,
+    }
+
+
 def run_bench(
     opts: BenchOptions,
     *,
@@ -376,9 +387,9 @@ def run_bench(
 ) -> BenchOutcome:
     """``ycsb-runner bench``: *opts*' suite run into a run folder, after the pre-flight (``check_bench``,
     told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
+    from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.execute.runner import Runner, Target, check_connection
     from ycsb_runner.model import RunResult
-    from ycsb_runner.server import EmbeddedServer
 
     ready = _before_anything(opts, log, checked)
     suite = ready.suite
@@ -397,18 +408,13 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         if opts.history:
-            from ycsb_runner.history import check_not_the_target
+            from ycsb_runner.nightly.history import check_not_the_target
 
             check_not_the_target(opts.history_url, url)
         build = check_connection(url, Masker())
         if note_lock is None:  # a server of yours: its addresses and replica-set members are known now
             note_lock = _lock_target(stack, opts, suite.name, url)
-        target = {
-            "embedded": server is not None,
-            "server_kind": server.kind if server else None,
-            "server_version": server.version if server else build.get("version"),
-            "build_info": build,
-        }
+        target = _target_facts(server, build)
         audit = _make_audit(suite, url, holder, opts)
         result = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
         result.manifest.tags = dict(opts.tags)
@@ -639,7 +645,7 @@ def finish_run_folder(
             log(f"warning: could not finish {result.root}: {err}")
             return out
         if history is not None:
-            from ycsb_runner.history import index_run
+            from ycsb_runner.nightly.history import index_run
 
             try:
                 index_run(run, *history)
@@ -654,7 +660,7 @@ def finish_run_folder(
         if analysis.layout.own_table and not df.empty:
             atomic_write_csv(result.study_table_path, df, within=result.root)
         if report:
-            from ycsb_runner.analyse.report import write_report
+            from ycsb_runner.report.run_report import write_report
 
             out.report = write_report(analysis)[0]
     except UserError as err:  # a full disk, say: the run's own error matters more

@@ -26,7 +26,7 @@ from ycsb_runner.output import cell_text  # noqa: E402
 from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.report.pages import write_pages  # noqa: E402
 
-# Figures: ``ycsb_runner.analyse.plots``.
+# Figures: ``ycsb_runner.report.plots``.
 
 
 # --- text ---------------------------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def failure_banner(run: RunResult) -> str:
 def _figures(a: RunAnalysis) -> list[Figure]:
     """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``): all
     drawn first (``plots``), then captioned."""
-    from ycsb_runner.analyse import plots
+    from ycsb_runner.report import plots
 
     run, extra = a.run, a.report_tables
     search, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")

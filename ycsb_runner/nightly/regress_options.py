@@ -8,10 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ycsb_runner.analyse import DEFAULT_ALPHA
+from ycsb_runner.analyse import BH, DEFAULT_ALPHA, HOLM
 
-HOLM = "holm"
-BH = "bh"
 CORRECTIONS = {HOLM: "Holm (family-wise error rate)", BH: "Benjamini-Hochberg (false discovery rate)"}
 DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "findmax_ops_s")  # findmax_ops_s: findmax runs
 DEFAULT_PERMUTATIONS = 199

@@ -2,7 +2,7 @@
 
 A series is one step cell (phase, mix, threads, audit) x operation x metric, one value per night (the median
 of the night's repetitions), over the completed runs with the newest run's parameter fingerprint. Each series
-is judged by :func:`ycsb_runner.analyse.changepoint.judge_series`, in the direction the study registry gives
+is judged by :func:`ycsb_runner.nightly.changepoint.judge_series`, in the direction the study registry gives
 the metric (``ycsb_runner.studies``).
 
 **Multiple testing.** The series of one step cell (its operations' throughput and latencies) move together:
@@ -49,11 +49,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ycsb_runner.analyse import canary, window
-from ycsb_runner.analyse.changepoint import MIN_BASELINE, SuiteAt, adjust, judge_series
-from ycsb_runner.analyse.regress_options import CORRECTIONS, RegressOptions
-from ycsb_runner.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
+from ycsb_runner.analyse.stats import adjust
 from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
+from ycsb_runner.nightly import canary, window
+from ycsb_runner.nightly.changepoint import MIN_BASELINE, SuiteAt, judge_series
+from ycsb_runner.nightly.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
+from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -61,7 +62,7 @@ NO_CHANGE = "no change"
 CANNOT_TELL = "cannot tell"  # tested, nothing flagged, but the noise hides a change of --min-effect
 UNTESTED = "untested"
 ACCEPTED = "accepted"  # an accepted change, too few nights since it to test the series again: a pass
-ENVIRONMENT = "environment"  # a change the canaries explain (ycsb_runner.analyse.canary): could not tell
+ENVIRONMENT = "environment"  # a change the canaries explain (ycsb_runner.nightly.canary): could not tell
 STEP_KEYS = ["phase", "mix", "threads", "audit"]  # one step cell: its series are corrected as a family
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED = 0, 1, 2
@@ -188,7 +189,7 @@ def regress(
 ) -> RegressResult:
     """Judge the newest run of *runs* (one suite's, filtered, oldest first) against the ones before it.
 
-    *metrics* holds the history's metric rows of those runs (``ycsb_runner.history.METRIC_COLUMNS``);
+    *metrics* holds the history's metric rows of those runs (``ycsb_runner.nightly.history.METRIC_COLUMNS``);
     *accepts* the suite's accepted changes (``History.accepts``): per series the newest one whose change
     run is among the series' runs applies.
     """

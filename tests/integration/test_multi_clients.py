@@ -307,7 +307,14 @@ def test_logs_of_every_client_are_kept_by_name(three_client_run) -> None:
             assert (d / "hdr" / ("INSERT.hdr" if step.keys.phase == "load" else "READ.hdr")).is_file()
 
 
-def test_no_password_on_any_argv_nor_in_the_results(three_client_run) -> None:
+def _own_workdirs(seen: list[str], ssh_dir: Path) -> set[Path]:
+    """The client folders named on the argv of this module's ssh sessions (their ``-F`` config is in
+    *ssh_dir*): another test file's clients, running beside this one on another worker, are not ours."""
+    base = Path(os.environ.get("TMPDIR", "/tmp"))
+    return {base / m for a in seen if str(ssh_dir) in a for m in re.findall(r"ycsb-runner-client-\w+", a)}
+
+
+def test_no_password_on_any_argv_nor_in_the_results(three_client_run, ssh_hosts: Path) -> None:
     outcome, seen, _, before = three_client_run
     assert any("site.ycsb.Client" in a for a in seen), "the watcher never saw YCSB running"
     assert any(a.startswith("ssh ") for a in seen), "the watcher never saw ssh running"
@@ -315,7 +322,8 @@ def test_no_password_on_any_argv_nor_in_the_results(three_client_run) -> None:
     for f in outcome.run_dir.rglob("*"):
         if f.is_file():
             assert SECRET.encode() not in f.read_bytes(), f
-    assert _leftover_workdirs() <= before  # every client's private folder (with the password) is gone
+    own = _own_workdirs(seen, ssh_hosts)  # every client's private folder (with the password) is gone
+    assert own and not [w for w in own if w.exists()], own
 
 
 def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Path) -> None:

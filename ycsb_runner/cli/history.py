@@ -12,7 +12,17 @@ import typer
 
 from ycsb_runner.cli.default_group import DefaultCommand, DefaultCommandGroup
 from ycsb_runner.cli.groups import HISTORY, REGRESS, RUN_FILTER, HistoryPlace
-from ycsb_runner.cli.options import Format, FormatOpt, VerdictOpt, complete_suite, emit, log, option, renderer
+from ycsb_runner.cli.options import (
+    Format,
+    FormatOpt,
+    VerdictOpt,
+    WideOpt,
+    complete_suite,
+    emit,
+    log,
+    option,
+    renderer,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -232,6 +242,101 @@ def accept_cmd(
     log(out.message)
 
 
+TriageWhyOpt = option(str | None, "--why", metavar="TEXT", help="Why (recorded, shown with the alert).")
+TriageByOpt = option(str | None, "--by", metavar="NAME", help="Who triaged it (default: the login user).")
+LinkOpt = option(str | None, "--link", metavar="URL", help="A bug or discussion link (http or https).")
+
+
+@regress_app.command("triage")
+@HISTORY.into("where")
+def triage_cmd(
+    *,
+    alert: Annotated[
+        str, typer.Argument(metavar="ALERT_ID", help="The alert's id (regress, alerts, -f json).")
+    ],
+    status: Annotated[
+        str,
+        typer.Option(
+            "--status",
+            metavar="STATE",
+            help="acknowledged, investigating, invalid (noise: the detector was wrong), fixed, backed-out "
+            "or wontfix.",
+        ),
+    ],
+    why: TriageWhyOpt = None,
+    by: TriageByOpt = None,
+    link: LinkOpt = None,
+    where: HistoryPlace,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Set the triage state of an alert (recorded in the history with who, when, why and a link).
+
+    `regress accept` sets the state accepted; `ycsb-runner alerts` lists every alert and its state.
+    """
+    from ycsb_runner.nightly.alerts import alerts_frame
+    from ycsb_runner.nightly.regress_service import triage_alert
+
+    got, place = triage_alert(alert, status, why, by, link, results=where.results, history_url=where.url)
+    emit(alerts_frame([got]), fmt, f"alert {got.alert_id} ({place})", priority=ALERTS_PRIORITY)
+    log(f"alert {got.alert_id} is {got.status} (by {got.status_by} at {got.status_at})")
+
+
+# What `alerts` keeps first at 80 columns: the id to triage, its state, which series, how much, since when.
+ALERTS_PRIORITY = (
+    "alert_id",
+    "status",
+    "operation",
+    "metric",
+    "change_pct",
+    "why",
+    "suite",
+    "change_run",
+    "mix",
+)
+
+
+def alerts_cmd(
+    *,
+    suite: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[SUITE]", help="Only this suite's alerts.", autocompletion=complete_history_suite
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATE",
+            help="Only alerts in this state: untriaged, acknowledged, investigating, invalid, fixed, "
+            "backed-out, wontfix or accepted.",
+        ),
+    ] = None,
+    where: HistoryPlace,
+    wide: WideOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """List every alert regress raised (newest first) with its triage state, who, when, why and link, and
+    the history's precision from triage (of the triaged alerts, how many were invalid; time to triage)."""
+    from dataclasses import asdict
+
+    from ycsb_runner.nightly.alerts import alerts_frame
+    from ycsb_runner.nightly.regress_service import list_alerts
+
+    out = list_alerts(suite, results=where.results, history_url=where.url)
+    df = alerts_frame(out.alerts, status)
+    shown = f"{status} alerts" if status else "alerts"
+    title = f"{shown} in {out.where}" + (f" of {suite}" if suite else "")
+    extra = {"precision": {**asdict(out.precision), "line": out.precision.line()}}
+    if renderer(fmt).terminal:
+        df = df.drop(columns=["raised_at", "first_triaged_at"])
+    if df.empty:
+        log(f"no {shown} in {out.where}" + (f" of {suite}" if suite else ""))
+    if not df.empty or renderer(fmt).data:
+        emit(df, fmt, title, extra, priority=ALERTS_PRIORITY, wide=wide, whole=("alert_id",))
+    log(out.precision.line())
+
+
 @history_app.command("rebuild")
 @HISTORY.into("where")
 def rebuild_cmd(where: HistoryPlace) -> None:
@@ -245,5 +350,6 @@ def rebuild_cmd(where: HistoryPlace) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("runs")(runs_cmd)
+    app.command("alerts")(HISTORY.into("where")(alerts_cmd))
     app.add_typer(regress_app, name="regress")
     app.add_typer(history_app, name="history")

@@ -184,3 +184,35 @@ def _quantile(xs: list[float], q: float) -> float:
     lo = int(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def alerts_frame(alerts: Iterable[Alert], status: str | None = None) -> Any:
+    """*alerts* (of *status*, one of STATES, or every one) as one flat row each (``Alert.flat``), newest
+    raised first: what ``ycsb-runner alerts`` prints."""
+    import pandas as pd
+
+    columns = ["alert_id", "suite", *SERIES_KEYS, *ALERT_FIELDS[3:]]
+    if status is not None:
+        check_state(status, STATES)
+    rows = [a.flat() for a in alerts if status is None or a.status == status]
+    df = pd.DataFrame(rows, columns=columns)
+    if df.empty:
+        return df
+    return df.sort_values(["raised_at", "alert_id"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+LINK_CHARS = 500
+
+
+def check_link(link: str | None) -> str | None:
+    """*link* when it is an http(s) URL of one printable line (it becomes a link on the site); else a
+    UserError."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.nightly.history import check_text
+
+    if not link:
+        return None
+    check_text(link, "--link", LINK_CHARS)
+    if not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
+        raise UserError(f"--link {link[:60]!r}: expected an http(s) URL, e.g. https://bugs.example.org/123")
+    return link

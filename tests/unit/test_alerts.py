@@ -228,3 +228,22 @@ def test_a_hostile_why_is_stored_verbatim_and_printed_escaped(slow: Path) -> Non
     )
     assert res.exit_code == 0 and "\x1b" not in res.stdout and "<script>" in res.stdout
     assert "\\x1b" in res.stdout or "^[" in res.stdout or "␛" in res.stdout
+
+
+def test_an_alert_recovers_when_its_series_shows_no_change(tmp_path: Path) -> None:
+    from test_regress import _nightly_history
+
+    from ycsb_runner.cli import app
+
+    results = tmp_path / "results"
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6, 0.6, *NOISE])  # slower for three nights, then back
+    where = ["--results", str(results)]
+    assert runner.invoke(app, ["regress", TINY, *where, "--until", "2026-11-10"]).exit_code == 1
+    h = SqliteHistory(results / "history.sqlite")
+    assert len(h.alerts()) == 11 and all(a.open for a in h.alerts())
+    # the newest night "cannot tell" a 5 % change: that is no recovery
+    assert runner.invoke(app, ["regress", TINY, *where]).exit_code == 2
+    assert all(a.open for a in h.alerts())
+    assert runner.invoke(app, ["regress", TINY, *where, "--min-effect", "20"]).exit_code == 0  # no change
+    assert {a.recovered_run for a in h.alerts()} == {"night-16"} and not any(a.open for a in h.alerts())
+    assert {a.status for a in h.alerts()} == {"untriaged"}

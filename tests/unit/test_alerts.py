@@ -245,5 +245,5 @@ def test_an_alert_recovers_when_its_series_shows_no_change(tmp_path: Path) -> No
     assert runner.invoke(app, ["regress", TINY, *where]).exit_code == 2
     assert all(a.open for a in h.alerts())
     assert runner.invoke(app, ["regress", TINY, *where, "--min-effect", "20"]).exit_code == 0  # no change
-    assert {a.recovered_run for a in h.alerts()} == {"night-16"} and not any(a.open for a in h.alerts())
+    assert {a.recovered_run for a in h.alerts()} == {"night-18"} and not any(a.open for a in h.alerts())
     assert {a.status for a in h.alerts()} == {"untriaged"}

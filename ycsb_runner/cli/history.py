@@ -348,6 +348,50 @@ def rebuild_cmd(where: HistoryPlace) -> None:
     typer.echo(json.dumps({"history": history.where, "runs": n}))
 
 
+@history_app.command("prune")
+@HISTORY.into("where")
+def prune_cmd(
+    *,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", metavar="DATE", help="Remove the runs started before DATE (2026-06-01)."),
+    ] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", metavar="N", help="Keep the newest N runs of each suite.")
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option("--suite", metavar="SUITE", help="Only runs of this suite.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
+    ] = False,
+    where: HistoryPlace,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Remove old runs from the history and their folders (only folders in the results folder that hold
+    the run's manifest), never a night an open alert needs (from its baseline on). --dry-run lists the
+    same runs the real run removes."""
+    from ycsb_runner.nightly.regress_service import open_history
+    from ycsb_runner.nightly.retention import plan_prune, prune
+    from ycsb_runner.paths import results_dir
+
+    results = where.results or results_dir()
+    history = open_history(results, where.url)
+    plan = plan_prune(history, results, before=before, keep=keep, suite=suite)
+    verb = "would remove" if dry_run else "removing"
+    emit(plan.remove, fmt, f"{verb} {len(plan.remove)} runs from {history.where}", whole=("run_id",))
+    if plan.kept:
+        ids = sorted({a for v in plan.kept.values() for a in v})
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        log(f"kept {len(plan.kept)} runs the rule chose: open alerts need them ({shown})")
+    if dry_run:
+        n = int((plan.remove["folder"] != "").sum())
+        log(f"dry run: {len(plan.remove)} runs and {n} folders would be removed; nothing was")
+        return
+    out = prune(history, plan)
+    log(f"removed {out.runs_removed} runs from the history and {out.folders_removed} run folders")
+
+
 def register(app: typer.Typer) -> None:
     app.command("runs")(runs_cmd)
     app.command("alerts")(HISTORY.into("where")(alerts_cmd))

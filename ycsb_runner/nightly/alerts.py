@@ -56,6 +56,7 @@ ALERT_FIELDS = (
     "link",
     "first_triaged_at",
     "recovered_run",
+    "baseline_run",
 )
 
 
@@ -83,6 +84,7 @@ class Alert:
     link: str | None = None
     first_triaged_at: str | None = None
     recovered_run: str | None = None
+    baseline_run: str | None = None  # the first night of the baseline it was judged against (history prune)
 
     @property
     def series_key(self) -> tuple[str, ...]:
@@ -120,7 +122,15 @@ def from_record(rec: dict[str, Any]) -> Alert:
         status=str(rec.get("status") or UNTRIAGED),
         **{
             k: (None if rec.get(k) in (None, "") else str(rec[k]))
-            for k in ("status_by", "status_at", "why", "link", "first_triaged_at", "recovered_run")
+            for k in (
+                "status_by",
+                "status_at",
+                "why",
+                "link",
+                "first_triaged_at",
+                "recovered_run",
+                "baseline_run",
+            )
         },
     )
 

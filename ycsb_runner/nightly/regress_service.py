@@ -217,6 +217,7 @@ def alert_of(suite: str, row: dict[str, Any], raised_run: str, at: str) -> Alert
         change_run=str(row["change_run"]),
         raised_run=raised_run,
         raised_at=at,
+        baseline_run=str(row["baseline_from"]) if isinstance(row.get("baseline_from"), str) else None,
     )
 
 

@@ -87,8 +87,48 @@ def judge(
     if missing := unknown_suite(suite, every):
         raise UserError(unknown + missing)
     runs = select_runs(every, filt)
+    if options.on_host_change == "split" and not runs.empty:
+        ident = identities(runs)
+        runs = runs[ident == ident.iloc[-1]].reset_index(drop=True)
     metrics = history.metrics([str(r) for r in runs["run_id"]])
     return regress(runs, metrics, suite, options, history.accepts(suite))
+
+
+def identities(runs: pd.DataFrame) -> pd.Series:
+    """Each run's host identity: "load generator HOST, server KIND VERSION" ("?": not recorded)."""
+
+    def one(r: Any) -> str:
+        host = str(r.get("client_host") or "") or "?"
+        server = " ".join(str(r.get(k) or "") for k in ("server_kind", "server_version")).strip() or "?"
+        return f"load generator {host}, server {server}"
+
+    return runs.apply(one, axis=1) if not runs.empty else runs["run_id"].astype(str)
+
+
+def host_lines(history: History, out: RegressResult) -> list[str]:
+    """What the runs compared ran on, and where that changed; with ``--on-host-change mark`` every tested
+    series whose nights span a change gets the note "host changed at RUN"."""
+    if not out.runs_used:
+        return []
+    runs = history.runs()
+    order = {r: i for i, r in enumerate(out.runs_used)}
+    runs = runs[runs["run_id"].isin(order)].assign(_o=lambda d: d["run_id"].map(order)).sort_values("_o")
+    if runs.empty:
+        return []
+    ident = identities(runs).tolist()
+    ids = runs["run_id"].astype(str).tolist()
+    changes = [(ids[i], ident[i - 1], ident[i]) for i in range(1, len(ids)) if ident[i] != ident[i - 1]]
+    split = " (--on-host-change split: only its nights)" if out.options.on_host_change == "split" else ""
+    lines = [f"ran on {ident[-1]}{split}"]
+    for run, old, new in changes:
+        lines.append(f"host changed at {run}: {old} -> {new}")
+    if changes and out.options.on_host_change == "mark" and not out.table.empty:
+        mark = "; ".join(f"host changed at {run}" for run, _, _ in changes)
+        tested = out.table["verdict"] != "untested"
+        out.table.loc[tested, "note"] = [
+            f"{n}; {mark}" if isinstance(n, str) and n else mark for n in out.table.loc[tested, "note"]
+        ]
+    return lines
 
 
 def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
@@ -187,11 +227,12 @@ def run_regress(
     filt = filt or RunFilter()
     history = open_history(results, history_url)
     out = judge(suite, options, _of_suite(filt, suite), history)
+    hosts = host_lines(history, out)
     alerts = track_alerts(history, out)
     return RegressOutcome(
         result=out,
         changes=change_lines(out) + alerts,
-        canaries=out.canary_lines,
+        canaries=[*hosts, *out.canary_lines],
         unsteady=unsteady_nights(history, out.runs_used),
         closing=closing_line(out),
     )

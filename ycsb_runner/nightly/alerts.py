@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+from ycsb_runner.nightly.series import SERIES_KEYS, series_id
 
 UNTRIAGED = "untriaged"
 ACCEPTED = "accepted"
@@ -209,20 +209,3 @@ def alerts_frame(alerts: Iterable[Alert], status: str | None = None) -> Any:
     if df.empty:
         return df
     return df.sort_values(["raised_at", "alert_id"], ascending=False, kind="stable").reset_index(drop=True)
-
-
-LINK_CHARS = 500
-
-
-def check_link(link: str | None) -> str | None:
-    """*link* when it is an http(s) URL of one printable line (it becomes a link on the site); else a
-    UserError."""
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.nightly.history import check_text
-
-    if not link:
-        return None
-    check_text(link, "--link", LINK_CHARS)
-    if not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
-        raise UserError(f"--link {link[:60]!r}: expected an http(s) URL, e.g. https://bugs.example.org/123")
-    return link

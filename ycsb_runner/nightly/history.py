@@ -31,6 +31,7 @@ import pandas as pd
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
+from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ RUN_COLUMNS = [
     "folder",
     "error",
 ]
-SERIES_KEYS = ["phase", "mix", "threads", "audit", "operation", "metric"]
 METRIC_COLUMNS = ["run_id", "step", "repetition", *SERIES_KEYS, "value"]
 # operations.csv column -> history metric (per operation); throughput is per step ("OVERALL")
 OPERATION_FIGURES = {
@@ -79,20 +79,6 @@ ACCEPT_COLUMNS = [
     "accepted_at",  # UTC ISO time
     "why",
 ]
-
-
-def series_id(values: Iterable[Any]) -> tuple[str, ...]:
-    """A series' SERIES_KEYS values as text (None and NaN -> "", 4.0 -> "4"): the same tuple whether the
-    values come from the metrics, an acceptance, SQLite or MongoDB."""
-
-    def text(v: Any) -> str:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            return ""
-        if isinstance(v, float) and v.is_integer():
-            return str(int(v))
-        return str(v)
-
-    return tuple(text(v) for v in values)
 
 
 def _plain(v: Any) -> Any:

@@ -432,7 +432,7 @@ def triage_alert(
     """``ycsb-runner regress triage ALERT_ID --status STATE``: set the alert's triage state (one of
     ``alerts.TRIAGE_STATES``) by *by* (default the login user; "" is refused), with *why* and *link*; the
     alert as stored and where. UserError for an unknown id, state or text that cannot be kept."""
-    from ycsb_runner.nightly.alerts import TRIAGE_STATES, check_link, check_state
+    from ycsb_runner.nightly.alerts import TRIAGE_STATES, check_state
     from ycsb_runner.nightly.history import NOTE_CHARS, WHO_CHARS, check_text
 
     check_state(status, TRIAGE_STATES)
@@ -459,3 +459,19 @@ def list_alerts(
     if suite is not None and not found and (missing := unknown_suite(suite, history.runs())):
         raise UserError(missing)
     return AlertsOutcome(found, precision(found), history.where)
+
+
+LINK_CHARS = 500
+
+
+def check_link(link: str | None) -> str | None:
+    """*link* when it is an http(s) URL of one printable line (it becomes a link on the site); else a
+    UserError."""
+    from ycsb_runner.nightly.history import check_text
+
+    if not link:
+        return None
+    check_text(link, "--link", LINK_CHARS)
+    if not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
+        raise UserError(f"--link {link[:60]!r}: expected an http(s) URL, e.g. https://bugs.example.org/123")
+    return link

@@ -208,6 +208,24 @@ def test_accept_marks_the_alerts_accepted(slow: Path) -> None:
     assert not any(a.open for a in got)
 
 
+def test_accept_keeps_a_state_triage_closed(slow: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    doc = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    first, second = [r["alert_id"] for r in doc["rows"] if r["alert_id"]][:2]
+    h = SqliteHistory(slow / "history.sqlite")
+    h.triage(first, "invalid", "alice", "noise")
+    h.triage(second, "investigating", "alice")
+    assert runner.invoke(app, ["regress", "accept", TINY, *where, "--why", "new build"]).exit_code == 0
+    states = {a.alert_id: a.status for a in h.alerts()}
+    assert states[first] == "invalid" and states[second] == "accepted"
+    assert sum(s == "accepted" for s in states.values()) == 10
+
+
 def test_a_hostile_why_is_stored_verbatim_and_printed_escaped(slow: Path) -> None:
     """A why with ESC (written by another tool through the library) comes back as it was stored, and the
     terminal table shows it escaped."""

@@ -36,10 +36,8 @@ TABLE_COLUMNS = [
     "change_pct",
     "p_adjusted",
     "change_run",
-    "change_tags",
     "detectable_pct",
-    "alert_id",
-    "triage",
+    "alert",  # its alert_id and triage state (the change run's tags are in the open changes' section)
 ]
 MAX_TRENDS = 12  # series plotted when none is flagged (throughput first)
 _STAMP = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
@@ -205,7 +203,10 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
         series=[series_name(r) for r in shown.to_dict("records")],
         metric=shown["metric"].map(lambda m: metric_label(str(m))),
         p_adjusted=shown["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-"),
-        change_tags=shown["change_tags"].fillna("").astype(str).str.replace(",", ", "),  # (wraps)
+        alert=[
+            f"{r['alert_id']} {r['triage']}".strip() if r.get("alert_id") else ""
+            for r in shown.to_dict("records")
+        ],
     )
     return table[TABLE_COLUMNS]
 

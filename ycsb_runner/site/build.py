@@ -177,7 +177,9 @@ class Site:
 
         depth = rel.count("/")
         up = "../" * depth
-        doc.scripts = (f"{up}{ASSETS}/{PLOTLY_JS}", f"{up}{ASSETS}/{SITE_JS}")
+        charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
+        plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 4.6 MB: only where a chart needs it
+        doc.scripts = (*plotly, f"{up}{ASSETS}/{SITE_JS}")
         self.files[self.out / rel] = html.page(doc).encode("utf-8")
 
 

@@ -39,9 +39,16 @@ SERIES_PER_STEP = [
 
 
 def synthetic_history(
-    results: Path, n_series: int, nights: int, changes: float = 0.1, seed: int = 3, suite: str = "quick"
+    results: Path,
+    n_series: int,
+    nights: int,
+    changes: float = 0.1,
+    seed: int = 3,
+    suite: str = "quick",
+    tag: str = "b",
 ) -> list[str]:
-    """Write RESULTS/history.sqlite (and a run folder with a report.html per night); the run ids."""
+    """Write RESULTS/history.sqlite (and a run folder with a report.html per night); the run ids. Night i
+    has the tag build=<tag><i>."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -79,7 +86,7 @@ def synthetic_history(
             "server_kind": "mongod",
             "server_version": "8.0.4",
             "client_host": "bench",
-            "tags": {"build": f"b{i}"},
+            "tags": {"build": f"{tag}{i}"},
             "folder": str(folder.resolve()),
             "error": "",
         }

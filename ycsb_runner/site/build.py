@@ -13,10 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import statistics
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -37,8 +35,6 @@ SITE_DIR = "site"  # under the results folder, the default --out
 ASSETS = "assets"
 PLOTLY_JS = "plotly.min.js"
 SITE_JS = "site.js"
-# alert states that leave nothing to do (the rest are open)
-CLOSED = ("invalid", "fixed", "backed-out", "wontfix", "accepted")
 REPORT_HTML = "report.html"
 
 
@@ -67,92 +63,53 @@ def _href(path: Path, start: Path) -> str:
     return quote(os.path.relpath(path, start).replace(os.sep, "/"))
 
 
-def _alert_id(suite: str, series: tuple[str, ...], change_run: str) -> str:
-    try:
-        from ycsb_runner.nightly import alerts  # type: ignore[attr-defined]
-
-        return str(alerts.alert_id(suite, series, change_run))
-    except ImportError:  # a history without triage (before issue 46's alerts): the same kind of id
-        text = "\x1f".join([suite, *series, change_run])
-        return "a" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
-
-
 def suite_alerts(history: History, suite: str, result: RegressResult) -> list[dict[str, Any]]:
-    """The alerts of *suite* (the ``Alert`` fields as a dict): the history's own when it keeps them, else the
-    series *result* flags (untriaged) and those accepted (accepted)."""
+    """The alerts of *suite* (``alerts.Alert.record()``): those the history keeps (with their triage), and
+    those of the series *result* flags or has accepted that it does not keep yet (untriaged, or accepted: a
+    history judged before regress recorded alerts)."""
+    from ycsb_runner.nightly.alerts import Alert, alert_id
     from ycsb_runner.nightly.history import SERIES_KEYS, series_id
 
-    stored = getattr(history, "alerts", None)
-    if callable(stored):
-        return [asdict(a) if not isinstance(a, dict) else a for a in stored(suite)]
-    out = []
+    found = {a.alert_id: a.record() for a in history.alerts(suite)}
     newest = result.newest or ""
+
+    def add(
+        key: tuple[str, ...], direction: str, change: Any, change_run: str, raised: str, **state: Any
+    ) -> None:
+        aid = alert_id(suite, key, change_run)
+        if aid not in found:
+            pct = float(change) if change is not None and pd.notna(change) else None
+            series = dict(zip(SERIES_KEYS, key, strict=True))
+            found[aid] = Alert(aid, suite, series, direction, pct, change_run, raised, "", **state).record()
+
     for r in result.table.to_dict("records"):
-        if r["verdict"] not in ("regression", "improvement") or not r.get("change_run"):
-            continue
-        key = series_id(r[k] for k in SERIES_KEYS)
-        out.append(_derived(suite, key, r["verdict"], r.get("change_pct"), str(r["change_run"]), newest))
+        if r["verdict"] in ("regression", "improvement") and r.get("change_run"):
+            key = series_id(r[k] for k in SERIES_KEYS)
+            add(key, r["verdict"], r.get("change_pct"), str(r["change_run"]), newest)
     for a in result.accepts.to_dict("records"):
         key = series_id(a[k] for k in SERIES_KEYS)
-        alert = _derived(suite, key, "regression", None, str(a["change_run"]), str(a["accepted_at_run"]))
-        alert.update(status="accepted", status_by=a["accepted_by"], status_at=a["accepted_at"], why=a["why"])
-        out.append(alert)
-    return out
-
-
-def _derived(
-    suite: str, key: tuple[str, ...], direction: str, change: Any, change_run: str, raised: str
-) -> dict[str, Any]:
-    from ycsb_runner.nightly.history import SERIES_KEYS
-
-    pct = float(change) if change is not None and pd.notna(change) else None
-    return {
-        "alert_id": _alert_id(suite, key, change_run),
-        "suite": suite,
-        "series": dict(zip(SERIES_KEYS, key, strict=True)),
-        "direction": direction,
-        "change_pct": pct,
-        "change_run": change_run,
-        "raised_run": raised,
-        "raised_at": "",
-        "status": "untriaged",
-        "status_by": None,
-        "status_at": None,
-        "why": None,
-        "link": None,
-        "first_triaged_at": None,
-        "recovered_run": None,
-    }
+        state = {
+            "status": "accepted",
+            "status_by": a["accepted_by"],
+            "status_at": a["accepted_at"],
+            "why": a["why"],
+        }
+        add(key, "regression", None, str(a["change_run"]), str(a["accepted_at_run"]), **state)
+    return list(found.values())
 
 
 def is_open(alert: dict[str, Any]) -> bool:
-    return alert["status"] not in CLOSED and not alert.get("recovered_run")
+    from ycsb_runner.nightly.alerts import from_record
 
-
-def _when(text: Any) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return from_record(alert).open
 
 
 def precision(alerts: list[dict[str, Any]]) -> str:
-    """The history's precision from its triage: of N triaged alerts how many invalid, and the median time
-    from an alert to its first triage."""
-    triaged = [a for a in alerts if a["status"] not in ("untriaged",)]
-    if not triaged:
-        return f"no alert triaged yet ({len(alerts)} raised)"
-    invalid = sum(a["status"] == "invalid" for a in triaged)
-    waits = [
-        (b - a).total_seconds() / 3600
-        for x in triaged
-        if (a := _when(x.get("raised_at"))) and (b := _when(x.get("first_triaged_at") or x.get("status_at")))
-    ]
-    wait = f"; median time to first triage {statistics.median(waits):.1f} h" if waits else ""
-    return (
-        f"of {len(triaged)} triaged alerts, {invalid} invalid ({100 * invalid / len(triaged):.0f} %: "
-        f"the detector was wrong){wait}"
-    )
+    """The history's precision from its triage (``alerts.precision``), in words."""
+    from ycsb_runner.nightly.alerts import from_record
+    from ycsb_runner.nightly.alerts import precision as of
+
+    return of(from_record(a) for a in alerts).line()
 
 
 def _series_name(series: dict[str, Any]) -> str:

@@ -125,19 +125,20 @@ def _tags(t: Any) -> str:
 
 @dataclass
 class Site:
+    """The site being written: *out* its folder; each page is written as it is made (a year of 200 series
+    never sits in memory as pages)."""
+
     out: Path
-    scripts_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    files: dict[Path, bytes] = field(default_factory=dict)
 
     def add(self, rel: str, doc: Document) -> None:
         from ycsb_runner.report import html
+        from ycsb_runner.store import atomic_write_bytes
 
-        depth = rel.count("/")
-        up = "../" * depth
+        up = "../" * rel.count("/")
         charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
         plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 4.6 MB: only where a chart needs it
         doc.scripts = (*plotly, f"{up}{ASSETS}/{SITE_JS}")
-        self.files[self.out / rel] = html.page(doc).encode("utf-8")
+        atomic_write_bytes(self.out / rel, html.page(doc).encode("utf-8"), within=self.out)
 
 
 def _nav(depth: int) -> Links:
@@ -174,6 +175,7 @@ def build_site(
             raise UserError(missing)
     folders = dict(zip(runs["run_id"].astype(str), runs["folder"].astype(str), strict=True))
     site = Site(out)
+    _write_assets(out)
     pages = []
     for suite in suites or known:
         page = SuitePages(suite, f"suites/{slug([suite])}.html", None)
@@ -189,23 +191,20 @@ def build_site(
         pages.append(page)
     site.add("index.html", _overview_doc(pages, history.where))
     site.add("alerts.html", _alerts_doc(pages))
-    _write(site)
     return out / "index.html"
 
 
-def _write(site: Site) -> None:
+def _write_assets(out: Path) -> None:
+    """The scripts every page shares, written once (Plotly only when it is not there already)."""
     from ycsb_runner.report import html
     from ycsb_runner.store import atomic_write_bytes
 
-    site.out.mkdir(parents=True, exist_ok=True)
-    assets = site.out / ASSETS
+    out.mkdir(parents=True, exist_ok=True)
     plotly = plotly_script()
-    target = assets / PLOTLY_JS
-    if not target.is_file() or target.stat().st_size != len(plotly):
-        atomic_write_bytes(target, plotly, within=site.out)
-    atomic_write_bytes(assets / SITE_JS, html.SITE_JS.encode("utf-8"), within=site.out)
-    for path, data in site.files.items():
-        atomic_write_bytes(path, data, within=site.out)
+    target = out / ASSETS / PLOTLY_JS
+    if not target.is_file() or target.read_bytes() != plotly:
+        atomic_write_bytes(target, plotly, within=out)
+    atomic_write_bytes(out / ASSETS / SITE_JS, html.SITE_JS.encode("utf-8"), within=out)
 
 
 def plotly_script() -> bytes:
@@ -423,12 +422,13 @@ def _series_pages(
         for r in result.table.to_dict("records"):
             rows[series_id(r[k] for k in SERIES_KEYS)] = r
     folder = site.out / "series" / slug([page.suite])
+    links = {r: _run_link(r, folders, folder) for r in used}  # one look at each run's folder
     for raw_key, values in result.series_values.items():
         key = series_id(raw_key)
         rel = f"series/{slug([page.suite])}/{slug(key)}.html"
         page.series_pages[key] = rel
         alerts = [a for a in page.alerts if tuple(str(a["series"].get(k, "")) for k in _series_keys()) == key]
-        doc = _series_doc(page, key, values, rows.get(key, {}), info, folders, folder, alerts, canary_traces)
+        doc = _series_doc(page, key, values, rows.get(key, {}), info, links, alerts, canary_traces)
         site.add(rel, doc)
 
 
@@ -447,8 +447,7 @@ def _series_doc(
     values: pd.DataFrame,
     row: dict[str, Any],
     info: pd.DataFrame,
-    folders: dict[str, str],
-    page_dir: Path,
+    run_links: dict[str, str],
     alerts: list[dict[str, Any]],
     canary_traces: list[dict[str, Any]],
 ) -> Document:
@@ -460,7 +459,7 @@ def _series_doc(
     tags = [_tags(t) for t in info["tags"]]
     at = {str(r): float(v) for r, v in zip(values["run_id"], values["value"], strict=True)}
     points = [i for i, r in enumerate(run_ids) if r in at]
-    links = [_run_link(r, folders, page_dir) for r in run_ids]
+    links = [run_links[r] for r in run_ids]
     trend = {
         "type": "scatter",
         "mode": "lines+markers",

@@ -240,7 +240,15 @@ def main() -> None:
     args = ap.parse_args()
     scratch = args.out or Path(tempfile.mkdtemp(prefix="site-bench-"))
     results = scratch / "results"
-    synthetic_history(results, args.series, args.nights)
+    # in a process of its own: the peak RSS printed is the build's, not the synthesis's
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import site_bench; "
+        "site_bench.synthetic_history(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))"
+    )
+    here = str(Path(__file__).resolve().parent)
+    subprocess.run(
+        [sys.executable, "-c", code, here, str(results), str(args.series), str(args.nights)], check=True
+    )
     from ycsb_runner.nightly import regress_service
     from ycsb_runner.site.build import build_site
 

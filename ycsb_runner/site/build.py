@@ -63,10 +63,12 @@ def _href(path: Path, start: Path) -> str:
     return quote(os.path.relpath(path, start).replace(os.sep, "/"))
 
 
-def suite_alerts(history: History, suite: str, result: RegressResult) -> list[dict[str, Any]]:
+def suite_alerts(
+    history: History, suite: str, result: RegressResult, ended: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The alerts of *suite* (``alerts.Alert.record()``): those the history keeps (with their triage), and
     those of the series *result* flags or has accepted that it does not keep yet (untriaged, or accepted: a
-    history judged before regress recorded alerts)."""
+    history judged before regress recorded alerts; raised when the night that raised it ended: *ended*)."""
     from ycsb_runner.nightly.alerts import Alert, alert_id
     from ycsb_runner.nightly.history import SERIES_KEYS, series_id
 
@@ -80,7 +82,8 @@ def suite_alerts(history: History, suite: str, result: RegressResult) -> list[di
         if aid not in found:
             pct = float(change) if change is not None and pd.notna(change) else None
             series = dict(zip(SERIES_KEYS, key, strict=True))
-            found[aid] = Alert(aid, suite, series, direction, pct, change_run, raised, "", **state).record()
+            at = (ended or {}).get(raised, "")
+            found[aid] = Alert(aid, suite, series, direction, pct, change_run, raised, at, **state).record()
 
     for r in result.table.to_dict("records"):
         if r["verdict"] in ("regression", "improvement") and r.get("change_run"):
@@ -109,7 +112,10 @@ def precision(alerts: list[dict[str, Any]]) -> str:
     from ycsb_runner.nightly.alerts import from_record
     from ycsb_runner.nightly.alerts import precision as of
 
-    return of(from_record(a) for a in alerts).line()
+    p = of(from_record(a) for a in alerts)
+    if p.triaged and p.median_h is None:  # triaged, but no alert knows when it was raised
+        return f"of {p.triaged} triaged alerts, {p.invalid} invalid ({p.invalid_pct:.1f} %)"
+    return p.line()
 
 
 def _series_name(series: dict[str, Any]) -> str:
@@ -185,7 +191,8 @@ def build_site(
             page.error = str(e)
         if page.outcome is not None:
             result = page.outcome.result
-            page.alerts = suite_alerts(history, suite, result)
+            ended = dict(zip(runs["run_id"].astype(str), runs["ended_at"].astype(str), strict=True))
+            page.alerts = suite_alerts(history, suite, result, ended)
             _series_pages(site, history, page, runs, folders)
         site.add(page.page, _suite_doc(page))
         pages.append(page)

@@ -500,10 +500,17 @@ def _series_doc(
             }
         )
     cps = [vr[c] for c in values.attrs.get("change_points", []) if 0 <= c < len(vr)]
+    if row.get("change_run") and str(row["change_run"]) not in cps:  # where tonight's change began
+        cps.append(str(row["change_run"]))
     if cps:
         traces.append(
             _marks("change point", cps, run_ids, dates, at, "#9467bd", "diamond", ["change point"] * len(cps))
         )
+    accepted = [a for a in alerts if a["status"] == "accepted"]
+    if accepted:
+        runs_ = [a["change_run"] for a in accepted]
+        texts = [f"accepted by {a['status_by']}: {a['why']}" for a in accepted]
+        traces.append(_marks("accepted change", runs_, run_ids, dates, at, "#2ca02c", "star", texts))
     for a in alerts:
         shapes.append(_vline(dates, run_ids, a["change_run"], "#c82333" if is_open(a) else "#7f7f7f"))
     if alerts:

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
+from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ RUN_COLUMNS = [
     "folder",
     "error",
 ]
-SERIES_KEYS = ["phase", "mix", "threads", "audit", "operation", "metric"]
 METRIC_COLUMNS = ["run_id", "step", "repetition", *SERIES_KEYS, "value"]
 # operations.csv column -> history metric (per operation); throughput is per step ("OVERALL")
 OPERATION_FIGURES = {
@@ -81,20 +81,6 @@ ACCEPT_COLUMNS = [
 ]
 
 
-def series_id(values: Iterable[Any]) -> tuple[str, ...]:
-    """A series' SERIES_KEYS values as text (None and NaN -> "", 4.0 -> "4"): the same tuple whether the
-    values come from the metrics, an acceptance, SQLite or MongoDB."""
-
-    def text(v: Any) -> str:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            return ""
-        if isinstance(v, float) and v.is_integer():
-            return str(int(v))
-        return str(v)
-
-    return tuple(text(v) for v in values)
-
-
 def _plain(v: Any) -> Any:
     """A numpy scalar as the Python value SQLite and BSON store."""
     return v.item() if hasattr(v, "item") and not isinstance(v, str) else v
@@ -121,6 +107,7 @@ ALERT_COLUMNS = [
     "link",
     "first_triaged_at",
     "recovered_run",
+    "baseline_run",
 ]
 _ALERT_NEW = ["change_pct"]  # what a later judgement of the same alert updates (never its triage)
 
@@ -155,6 +142,10 @@ def _triaged(old: Alert, status: str, by: str, why: str | None, link: str | None
         link=link or None,
         first_triaged_at=old.first_triaged_at or now,
     )
+
+
+def _alert_columns(con: sqlite3.Connection) -> set[str]:
+    return {str(r[1]) for r in con.execute("PRAGMA table_info(alerts)").fetchall()}
 
 
 def _no_alert(alert_id: str) -> UserError:
@@ -369,7 +360,7 @@ CREATE TABLE IF NOT EXISTS alerts (
     alert_id TEXT PRIMARY KEY, suite TEXT NOT NULL, phase TEXT, mix TEXT, threads TEXT, audit TEXT,
     operation TEXT, metric TEXT, direction TEXT NOT NULL, change_pct REAL, change_run TEXT NOT NULL,
     raised_run TEXT NOT NULL, raised_at TEXT NOT NULL, status TEXT NOT NULL, status_by TEXT, status_at TEXT,
-    why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT
+    why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT, baseline_run TEXT
 );
 CREATE INDEX IF NOT EXISTS alerts_suite ON alerts(suite);
 """
@@ -435,6 +426,9 @@ class SqliteHistory:
                 # IF NOT EXISTS: two first writers at once both succeed; an older file gains what it lacks
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            missing = [c for c in ALERT_COLUMNS if c not in _alert_columns(con)]
+            for c in missing:  # an alerts table of an early schema 3 (before baseline_run)
+                con.execute(f"ALTER TABLE alerts ADD COLUMN {c} TEXT")
         except sqlite3.Error as err:
             raise _sqlite_trouble(self.path, err, "open") from None
         except OSError as err:  # its folder cannot be made (a file in the way, no permission, disk full)
@@ -565,7 +559,8 @@ class SqliteHistory:
         marks = ", ".join("?" * len(ALERT_COLUMNS))
         sql = (
             f"INSERT INTO alerts ({cols}) VALUES ({marks}) ON CONFLICT(alert_id) DO UPDATE SET "
-            "change_pct = excluded.change_pct, recovered_run = NULL"
+            "change_pct = excluded.change_pct, recovered_run = NULL, "
+            "baseline_run = COALESCE(baseline_run, excluded.baseline_run)"
         )
         rows = [[_plain(_alert_row(a)[c]) for c in ALERT_COLUMNS] for a in alerts]
         self._transaction(lambda con: con.executemany(sql, rows))
@@ -573,8 +568,10 @@ class SqliteHistory:
     def _alert_rows(self, con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Alert]:
         if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'alerts'").fetchone():
             return []  # a history of schema 2 or older, read without writing it
+        have = _alert_columns(con)
         con.row_factory = sqlite3.Row
-        sql = f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts {where} ORDER BY raised_at, alert_id"
+        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in ALERT_COLUMNS)
+        sql = f"SELECT {cols} FROM alerts {where} ORDER BY raised_at, alert_id"
         return [_alert_of(dict(r)) for r in con.execute(sql, params).fetchall()]
 
     def alerts(self, suite: str | None = None) -> list[Alert]:

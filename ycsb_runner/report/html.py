@@ -97,7 +97,7 @@ def table_html(df: pd.DataFrame, links: dict[str, str] | None = None, filters: t
 
     def cell(match: re.Match[str]) -> str:
         inner = match.group(1)
-        plain = html.unescape(inner)
+        plain = html.unescape(re.sub(r"<a [^>]*>|</a>", "", inner))  # a link's cell: its text
         number = is_number_text(plain) or plain in ("-", "")
         if number:
             return f"<td>{inner}</td>"

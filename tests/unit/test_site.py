@@ -129,3 +129,28 @@ def test_chart_blocks_in_every_writer() -> None:
     assert "[a \\<b\\>](<x.html>)" in markdown.page(doc)
     kinds = [next(iter(b)) for b in printed.as_data(doc)["sections"][0]["blocks"]]
     assert kinds == ["links", "series", "chart", "table"]
+
+
+def test_a_triaged_alert_shows_its_state_on_every_page(tmp_path: Path) -> None:
+    from ycsb_runner.nightly.history import SqliteHistory
+    from ycsb_runner.nightly.regress_service import run_regress
+
+    results = tmp_path / "results"
+    bench_script("site_bench").synthetic_history(results, 10, NIGHTS, changes=1.0, seed=5)
+    assert run_regress("quick", results=results).exit_code == 1  # regress records its alerts
+    history = SqliteHistory(results / "history.sqlite")
+    alert = history.alerts("quick")[0]
+    history.triage(alert.alert_id, "investigating", "bob", "<i>noisy</i> neighbour", None)
+    site = build_site(results).parent
+    alerts = (site / "alerts.html").read_text(encoding="utf-8")
+    assert f"<td class='t'>{alert.alert_id}</td>\n      <td class='t'>investigating</td>" in alerts
+    assert "&lt;i&gt;noisy&lt;/i&gt; neighbour" in alerts and "<i>noisy" not in alerts
+    assert "of 1 triaged alerts, 0 invalid" in alerts
+    marks = [
+        t["text"]
+        for p in (site / "series").rglob("*.html")
+        for c in chart_data(p)
+        for t in c["traces"]
+        if t["name"] == "alerts"
+    ]
+    assert any(f"alert {alert.alert_id}: regression investigating" in x for m in marks for x in m)

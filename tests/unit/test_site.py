@@ -100,6 +100,14 @@ def test_an_unknown_suite_is_a_user_error(site: Path) -> None:
         build_site(site.parent, ["nope"], site.parent / "other")
 
 
+def test_a_folder_that_is_not_a_site_is_left_alone(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("mine")
+    with pytest.raises(UserError, match="not a site"):
+        build_site(site.parent, out=tmp_path)
+    assert (tmp_path / "index.html").read_text() == "mine"
+    assert build_site(site.parent, out=site) == site / "index.html"  # its own site: written again
+
+
 def test_chart_blocks_in_every_writer() -> None:
     doc = Document(
         "t",

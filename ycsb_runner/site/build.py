@@ -180,6 +180,10 @@ def build_site(
         if missing := unknown_suite(s, runs):
             raise UserError(missing)
     folders = dict(zip(runs["run_id"].astype(str), runs["folder"].astype(str), strict=True))
+    if out.is_dir() and any(out.iterdir()) and not (out / ASSETS / SITE_JS).is_file():
+        raise UserError(
+            f"{out} holds files that are not a site ycsb-runner wrote: give --out a new or empty folder"
+        )
     site = Site(out)
     _write_assets(out)
     pages = []

@@ -208,6 +208,24 @@ def test_accept_marks_the_alerts_accepted(slow: Path) -> None:
     assert not any(a.open for a in got)
 
 
+def test_accept_keeps_a_state_triage_closed(slow: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    doc = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    first, second = [r["alert_id"] for r in doc["rows"] if r["alert_id"]][:2]
+    h = SqliteHistory(slow / "history.sqlite")
+    h.triage(first, "invalid", "alice", "noise")
+    h.triage(second, "investigating", "alice")
+    assert runner.invoke(app, ["regress", "accept", TINY, *where, "--why", "new build"]).exit_code == 0
+    states = {a.alert_id: a.status for a in h.alerts()}
+    assert states[first] == "invalid" and states[second] == "accepted"
+    assert sum(s == "accepted" for s in states.values()) == 10
+
+
 def test_a_hostile_why_is_stored_verbatim_and_printed_escaped(slow: Path) -> None:
     """A why with ESC (written by another tool through the library) comes back as it was stored, and the
     terminal table shows it escaped."""
@@ -247,3 +265,22 @@ def test_an_alert_recovers_when_its_series_shows_no_change(tmp_path: Path) -> No
     assert runner.invoke(app, ["regress", TINY, *where, "--min-effect", "20"]).exit_code == 0  # no change
     assert {a.recovered_run for a in h.alerts()} == {"night-18"} and not any(a.open for a in h.alerts())
     assert {a.status for a in h.alerts()} == {"untriaged"}
+
+
+def test_a_rebuild_keeps_the_alerts_and_the_report_shows_their_state(slow: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    doc = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    aid = next(r["alert_id"] for r in doc["rows"] if r["alert_id"])
+    h = SqliteHistory(slow / "history.sqlite")
+    h.triage(aid, "investigating", "alice", "<i>looking</i>")
+    assert runner.invoke(app, ["history", "rebuild", *where]).exit_code == 0
+    assert len(h.alerts()) == 11 and {a.status for a in h.alerts() if a.alert_id == aid} == {"investigating"}
+    out = tmp_path / "report"
+    assert runner.invoke(app, ["regress", TINY, *where, "--report", str(out)]).exit_code == 1
+    md, page = (out / "regress.md").read_text(), (out / "regress.html").read_text()
+    assert f"| {aid} | investigating |" in md and aid in page and "untriaged" in page

@@ -70,11 +70,14 @@ def test_prune_removes_only_folders_the_tool_made(nights: Path, tmp_path: Path) 
     con.commit()
     con.close()
     plan = plan_prune(h, nights, keep=9)
-    assert plan.run_ids == ["night-00", "night-01"] and plan.remove["folder"].tolist() == ["", ""]
+    # night-00's recorded folder is not in the results folder: its folder there (a moved results folder)
+    # is the one removed; night-01's holds another run's manifest: not ours
+    assert plan.run_ids == ["night-00", "night-01"]
+    assert plan.remove["folder"].tolist() == [str(nights / "night-00"), ""]
     res = CliRunner().invoke(app, ["history", "prune", "--results", str(nights), "--keep", "9"])
     assert res.exit_code == 0, res.output
-    assert "removed 2 runs from the history and 0 run folders" in res.stderr
-    assert elsewhere.is_dir() and (nights / "night-01").is_dir()
+    assert "removed 2 runs from the history and 1 run folders" in res.stderr
+    assert elsewhere.is_dir() and (nights / "night-01").is_dir() and not (nights / "night-00").exists()
 
 
 def test_prune_refuses_unclear_requests(nights: Path) -> None:

@@ -5,13 +5,13 @@ verdict) and its key figures per measured step and operation (throughput, averag
 read from the run folder through :class:`ycsb_runner.model.RunResult`. The folders stay the source of truth:
 ``ycsb-runner history rebuild`` makes the index again from them. The one thing that is not derived from
 the folders is the accepted changes (``regress accept``: who accepted which change of which series, when and
-why); a rebuild keeps them.
+why) and the alerts with their triage state (``ycsb_runner.nightly.alerts``); a rebuild keeps both.
 
 Stores: an SQLite file in the results folder (default, ``results/history.sqlite``; WAL journal, one
 ``BEGIN IMMEDIATE`` transaction per run, so concurrent writers queue and a killed writer leaves the file as
 it was before), or a MongoDB database of its own (``--history-url``/``YCSB_RUNNER_HISTORY_URL``), one
 document per run written with a single upsert, so several load generators can append to one history
-(accepted changes in the collection ``accepts``).
+(accepted changes in the collection ``accepts``, alerts in ``alerts``).
 """
 
 from __future__ import annotations

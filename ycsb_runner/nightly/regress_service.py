@@ -352,13 +352,17 @@ def _follow_ups(
 
 def _accept_alerts(history: History, out: RegressResult, rows: list[dict[str, Any]]) -> None:
     """Mark ``accepted`` (who, when, why of the acceptance) the alert of every accepted series, raising it
-    first when no regress recorded it yet."""
+    first when no regress recorded it yet; an alert already closed by triage keeps its state."""
+    from ycsb_runner.nightly.alerts import CLOSED_STATES
+
     track_alerts(history, out)
-    known = {a.alert_id for a in history.alerts(out.suite)}
+    known = {a.alert_id: a for a in history.alerts(out.suite)}
     first = rows[0]
     mine = [alert_of(out.suite, r, str(out.newest), str(r["accepted_at"])) for r in rows]
     history.record_alerts([a for a in mine if a.alert_id not in known])
     for a in {a.alert_id: a for a in mine}.values():
+        if a.alert_id in known and known[a.alert_id].status in CLOSED_STATES:
+            continue  # triaged invalid, fixed, ... already: that judgement stays (the precision counts it)
         history.triage(a.alert_id, "accepted", str(first["accepted_by"]), str(first["why"]))
 
 

@@ -67,15 +67,20 @@ def protected_runs(runs: pd.DataFrame, alerts: list[Alert]) -> dict[str, list[st
 
 
 def own_folder(folder: object, run_id: str, results: Path) -> Path | None:
-    """The run's folder when the tool made it: directly in *results* (not through a link), named as the
-    run or holding its manifest; else None."""
+    """The run's folder when the tool made it: the recorded *folder*, else ``results/<run_id>`` (a results
+    folder moved or copied since), when it is directly in *results* (not through a link) and holds the
+    run's manifest; else None."""
+    for candidate in (folder, str(results / run_id)):
+        if isinstance(candidate, str) and candidate and (found := _own(Path(candidate), run_id, results)):
+            return found
+    return None
+
+
+def _own(path: Path, run_id: str, results: Path) -> Path | None:
     import json
 
     from ycsb_runner.model import MANIFEST
 
-    if not isinstance(folder, str) or not folder:
-        return None
-    path = Path(folder)
     try:
         root = results.resolve()
         if path.is_symlink() or path.resolve().parent != root or not (path / MANIFEST).is_file():

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUITE  ?= quick
 
-.PHONY: setup bench nightly test test-fast lint docs clean
+.PHONY: setup bench nightly test test-fast lint docs pictures clean
 
 setup: $(VENV)/.installed
 	$(BIN)/ycsb-runner setup
@@ -56,6 +56,12 @@ test-fast: $(VENV)/.installed
 # docs/cli.md: every command's --help (tests/unit/test_cli_reference.py fails while it is out of date)
 docs: $(VENV)/.installed
 	$(BIN)/cog -r docs/cli.md
+
+# The README's pictures of `ycsb-runner site` (docs/images/site-*.png): 14 real nights of a small `quick` on
+# the embedded server (the last six throttled, the change accepted after night 10), the site, two headless
+# Chromium screenshots at 1400 px. About 10 minutes; needs chromium (tools/test-needs.sh installs it).
+pictures: setup
+	$(BIN)/python tools/site_pictures.py --images docs/images
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -4,6 +4,7 @@
 # where it can (root with apt-get, as CI runs; or passwordless sudo in CI), else says the one command to run;
 # never fails: a missing piece only skips the tests that need it, and pytest -rs lists them again at the end.
 # SSHD=PATH checks that file instead of sshd on PATH or /usr/sbin/sshd (for the tests of this script).
+# Also installs chromium (the site's browser test) the same way.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,30 @@ if ! have_sshd; then
     else
         echo "make test: no sshd, so the multi-client tests will be skipped; to run them first:"
         echo "    sudo apt-get install -y $PACKAGES"
+    fi
+fi
+
+# headless Chromium for the site's tests (tests/integration/test_site_integration.py loads its pages)
+# CHROMIUM=PATH checks that file instead (for the tests of this script)
+have_chromium() {
+    if [ -n "${CHROMIUM:-}" ]; then
+        [ -x "$CHROMIUM" ]
+    else
+        command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1
+    fi
+}
+if ! have_chromium; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "make test: installing chromium (the site's tests load its pages in headless Chromium)"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+            || echo "make test: could not install chromium: the site's browser test will be skipped"
+    elif [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        echo "make test: installing chromium with sudo (the site's tests load its pages in headless Chromium)"
+        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+            || echo "make test: could not install chromium: the site's browser test will be skipped"
+    else
+        echo "make test: no chromium, so the site's browser test will be skipped; to run it first:"
+        echo "    sudo apt-get install -y chromium"
     fi
 fi
 

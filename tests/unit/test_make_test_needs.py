@@ -15,7 +15,15 @@ SCRIPT = ROOT / "tools" / "test-needs.sh"
 PACKAGES = "openssh-server openssh-client"
 
 
-def _run(tmp_path: Path, uid: int, *, sshd: Path, seeds: Path | None = None, ci: bool = False):
+def _run(
+    tmp_path: Path,
+    uid: int,
+    *,
+    sshd: Path,
+    seeds: Path | None = None,
+    ci: bool = False,
+    chromium: Path | None = None,
+):
     bin_ = tmp_path / "bin"
     bin_.mkdir(exist_ok=True)
     calls = tmp_path / "calls"
@@ -27,7 +35,11 @@ def _run(tmp_path: Path, uid: int, *, sshd: Path, seeds: Path | None = None, ci:
         (bin_ / name).write_text(f"#!/bin/sh\n{body}\n")
         (bin_ / name).chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "YCSB_RUNNER_SEEDS")}
-    env.update(PATH=f"{bin_}:{env['PATH']}", SSHD=str(sshd))
+    if chromium is None:  # present: the sshd and seed tests see only their own lines
+        chromium = bin_ / "chromium"
+        chromium.write_text("#!/bin/sh\n")
+        chromium.chmod(0o755)
+    env.update(PATH=f"{bin_}:{env['PATH']}", SSHD=str(sshd), CHROMIUM=str(chromium))
     if seeds is not None:
         env["YCSB_RUNNER_SEEDS"] = str(seeds)
     if ci:
@@ -98,3 +110,15 @@ def test_a_checkout_finds_the_shared_seeds_beside_it_by_default(
     sshd.chmod(0o755)
     res, _ = _run(tmp_path, 0, sshd=sshd)
     assert "seed documents" not in res.stdout
+
+
+def test_root_installs_chromium_for_the_site_test(tmp_path: Path, seeds: Path) -> None:
+    sshd = tmp_path / "sshd"
+    sshd.write_text("#!/bin/sh\n")
+    sshd.chmod(0o755)
+    res, calls = _run(tmp_path, 0, sshd=sshd, seeds=seeds, chromium=tmp_path / "no-chromium")
+    assert res.returncode == 0
+    assert calls == ["apt-get update -qq", "apt-get install -y -qq chromium"]
+    (tmp_path / "u").mkdir()
+    user, none = _run(tmp_path / "u", 1000, sshd=sshd, seeds=seeds, chromium=tmp_path / "no-chromium")
+    assert none == [] and "    sudo apt-get install -y chromium\n" in user.stdout

@@ -1,7 +1,7 @@
 """The ``ycsb-runner`` Typer app: every command group registered (``ycsb_runner.cli.main`` runs it).
 
 ``run`` (setup, suites, render, bench), ``server``, ``analyse`` (table, compare, report), ``parse``,
-``reference``, ``audit`` and ``history`` (runs, regress, history rebuild); the options they share
+``reference``, ``audit``, ``history`` (runs, regress, history rebuild) and ``site``; the options they share
 are in ``options``.
 """
 
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ycsb_runner._version import __version__
-from ycsb_runner.cli import analyse, audit, clients, findmax, history, parse, reference, run, server
+from ycsb_runner.cli import analyse, audit, clients, findmax, history, parse, reference, run, server, site
 from ycsb_runner.cli.options import Format, FormatOpt, emit, renderer
 
 app = typer.Typer(
@@ -67,5 +67,6 @@ app.command("parse", help="Parse YCSB output files produced elsewhere.")(parse.p
 app.add_typer(reference.app, name="reference")
 app.add_typer(audit.app, name="audit")
 history.register(app)
+site.register(app)  # site
 clients.register(app)  # probe-client
 findmax.register(app)

@@ -5,7 +5,7 @@ notes). Text is kept as it came from the data; a page writer (``html``, ``markdo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,9 +27,12 @@ class Banner:
 @dataclass(frozen=True)
 class Table:
     """A frame shown with its headers in words (``output.column_label``) and its numbers by
-    ``output.cell_text``."""
+    ``output.cell_text``; *links*: a column's cells link to the (relative) address in another column, which
+    is not shown; *filters*: the HTML page offers a choice of each of these columns' values."""
 
     frame: pd.DataFrame
+    links: dict[str, str] = field(default_factory=dict)  # column -> the column holding its cells' hrefs
+    filters: tuple[str, ...] = ()  # columns the HTML page filters the rows by (a select each)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,40 @@ class Note:
     kind: Literal["plain", "aside", "warning"] = "plain"
 
 
-Block = Banner | Table | Facts | Figure | Note
+@dataclass(frozen=True)
+class Chart:
+    """An interactive chart (a page of a site, ``ycsb_runner.site``): *traces* and *layout* as the charting
+    script takes them (Plotly's figure JSON), written into the page as data, drawn by the page's scripts
+    (``Document.scripts``); a trace's ``customdata`` of links makes a click on a point open that link.
+    *caption*: what it shows, in words (the Markdown page shows only it)."""
+
+    caption: str
+    traces: list[dict[str, Any]]
+    layout: dict[str, Any]
+    height: int = 420
+
+
+@dataclass(frozen=True)
+class Spark:
+    """A small pre-drawn line of a series (*values*: None for a night left out) linked to *href* (relative),
+    *label* under it; *marks*: indices of nights marked (change points); *state*: a verdict shown beside the
+    label (a regression in a failure's colour)."""
+
+    label: str
+    href: str
+    values: list[float | None]
+    marks: list[int] = field(default_factory=list)
+    state: str = ""
+
+
+@dataclass(frozen=True)
+class Links:
+    """A line of links (*text*, relative *href*): a page's way to the others."""
+
+    items: list[tuple[str, str]]
+
+
+Block = Banner | Table | Facts | Figure | Note | Chart | Spark | Links
 
 
 @dataclass
@@ -79,3 +115,6 @@ class Document:
     heading: str
     sections: list[Section]
     figure_dir: str
+    scripts: tuple[
+        str, ...
+    ] = ()  # relative paths of the scripts the HTML page loads (a site's shared assets)

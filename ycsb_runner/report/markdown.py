@@ -4,7 +4,18 @@ folder, every text from data through ``textsafe.markdown``/``markdown_line``."""
 from __future__ import annotations
 
 from ycsb_runner import textsafe
-from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Table
+from ycsb_runner.report.document import (
+    Banner,
+    Block,
+    Chart,
+    Document,
+    Facts,
+    Figure,
+    Links,
+    Note,
+    Spark,
+    Table,
+)
 
 
 def _banner(b: Banner) -> str:
@@ -58,12 +69,23 @@ def _figure(f: Figure, folder: str) -> str:
     return "\n".join([*links, f"_{cap}_\n"])
 
 
-def block_markdown(block: Banner | Table | Facts | Figure | Note, folder: str) -> str:
-    """One block of a section as Markdown (*folder*: where the figures' files are, beside the page)."""
+def _link(text: str, href: str) -> str:
+    return f"[{textsafe.markdown(text)}](<{href.replace('>', '%3E').replace(chr(10), '')}>)"
+
+
+def block_markdown(block: Block, folder: str) -> str:
+    """One block of a section as Markdown (*folder*: where the figures' files are, beside the page); a
+    chart as its caption (the HTML page draws it)."""
     if isinstance(block, Table):
         from ycsb_runner.output import markdown_table
 
-        return markdown_table(block.frame, labelled=True)
+        return markdown_table(block.frame.drop(columns=sorted(set(block.links.values()))), labelled=True)
+    if isinstance(block, Chart):
+        return f"_{textsafe.markdown(block.caption)} (a chart on the HTML page)_\n"
+    if isinstance(block, Spark):
+        return f"- {_link(block.label, block.href)} {textsafe.markdown(block.state)}\n"
+    if isinstance(block, Links):
+        return " · ".join(_link(t, h) for t, h in block.items) + "\n"
     if isinstance(block, Figure):
         return _figure(block, folder)
     writer = {Banner: _banner, Note: _note, Facts: _facts}[type(block)]

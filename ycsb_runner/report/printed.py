@@ -10,7 +10,19 @@ import pandas as pd
 import typer
 
 from ycsb_runner.output import View
-from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table
+from ycsb_runner.report.document import (
+    Banner,
+    Block,
+    Chart,
+    Document,
+    Facts,
+    Figure,
+    Links,
+    Note,
+    Section,
+    Spark,
+    Table,
+)
 from ycsb_runner.report.markdown import page, panel_files
 
 
@@ -67,6 +79,12 @@ def as_data(doc: Document) -> dict[str, Any]:
             return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n, _ in panel_files(b)]}
         if isinstance(b, Banner):
             return {"banner": _said(b)}
+        if isinstance(b, Chart):
+            return {"chart": b.caption, "traces": b.traces}
+        if isinstance(b, Spark):
+            return {"series": b.label, "href": b.href, "values": b.values, "state": b.state}
+        if isinstance(b, Links):
+            return {"links": [{"text": t, "href": h} for t, h in b.items]}
         return {"note": b.text, "kind": b.kind}
 
     sections = [

@@ -1,0 +1,1 @@
+"""``ycsb-runner site``: the run history as a static site (``build.build_site``)."""

@@ -11,7 +11,7 @@ The library behind the ``ycsb-runner`` command, as the README shows it::
 it); ``RunAnalysis`` is its analysis (the study table, comparisons with a published table); ``run_findmax``
 with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report;
 ``run_regress`` (``RegressOptions``, ``RegressOutcome``) and ``accept_regressions`` are ``regress`` and
-``regress accept``.
+``regress accept``; ``export_history`` is ``history export``.
 The names are loaded when first used, so importing the package (and starting the command) stays cheap.
 """
 
@@ -37,6 +37,7 @@ _EXPORTS = {
     "RegressOutcome": "ycsb_runner.nightly.regress_service",
     "run_regress": "ycsb_runner.nightly.regress_service",
     "accept_regressions": "ycsb_runner.nightly.regress_service",
+    "export_history": "ycsb_runner.nightly.export",
 }
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "UserError",
     "__version__",
     "accept_regressions",
+    "export_history",
     "run_bench",
     "run_findmax",
     "run_regress",
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     from ycsb_runner.errors import UserError
     from ycsb_runner.findmax import FindmaxOptions
     from ycsb_runner.model import RunResult
+    from ycsb_runner.nightly.export import export_history
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome, accept_regressions, run_regress
     from ycsb_runner.report.run_report import write_report

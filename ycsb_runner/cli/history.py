@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -241,6 +242,53 @@ def rebuild_cmd(where: HistoryPlace) -> None:
 
     history, n = rebuild(where.results or results_dir(), where.url, log=log)
     typer.echo(json.dumps({"history": history.where, "runs": n}))
+
+
+class ExportFormat(StrEnum):
+    otava = "otava"
+    bmf = "bmf"
+    openmetrics = "openmetrics"
+    ndjson = "ndjson"
+    csv = "csv"
+
+
+@history_app.command("export")
+@HISTORY.into("where")
+def export_cmd(
+    *,
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="otava (Apache Otava's CSV; its test configuration is printed), bmf (Bencher Metric Format, "
+            "one document per run and line), openmetrics (Prometheus/Grafana), ndjson or csv (one "
+            "object/row per run x series value, every tag).",
+        ),
+    ],
+    suite: Annotated[
+        str | None, typer.Option("--suite", metavar="SUITE", help="Only runs of this suite.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="Write there (default: standard output).")
+    ] = None,
+    where: HistoryPlace,
+) -> None:
+    """Export the history's runs (oldest first) in a format other tools read."""
+    from ycsb_runner.nightly.export import export_rows, history_export_rows, otava_config
+
+    rows = history_export_rows(suite, results=where.results, history_url=where.url)
+    text = export_rows(rows, str(fmt))
+    if out is not None:
+        from ycsb_runner.store import atomic_write_text
+
+        atomic_write_text(out, text)
+        log(f"{fmt}: {out}")
+    else:
+        typer.echo(text, nl=False)
+    if fmt == ExportFormat.otava:  # with --out on stdout, else on stderr (stdout holds the CSV)
+        config = otava_config(rows, str(out or "export.csv"), suite or "ycsb")
+        (typer.echo if out is not None else log)(f"# Otava: otava analyse --config-file FILE\n{config}")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,12 +16,15 @@ from ycsb_runner.cli.groups import HISTORY, REGRESS, RUN_FILTER, HistoryPlace
 from ycsb_runner.cli.options import Format, FormatOpt, VerdictOpt, complete_suite, emit, log, option, renderer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from ycsb_runner.nightly.history import RunFilter
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
+    from ycsb_runner.report.document import Document
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -140,6 +143,14 @@ def regress_cmd(
         Path | None,
         typer.Option("--report", metavar="DIR", help="Also write regress.html and regress.md there."),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write a JUnit XML report there: a test case per series, a failure per open regression",
+        ),
+    ] = None,
     where: HistoryPlace,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -155,6 +166,12 @@ def regress_cmd(
     if out.unsteady:
         log(out.unsteady)
     unwritten = _write_report(out.result, report) if report is not None else None
+    if junit is not None and unwritten is None:
+        unwritten = _write_junit(out.result, junit)
+    written = report is not None and unwritten is None
+    files = [("report", str(report / n)) for n in ("regress.html", "regress.md")] if written else []
+    files += [("junit", str(junit))] if junit is not None and unwritten is None else []
+    _append_summary(lambda: _ci().regress_summary(out.result, files))
     log(out.closing)
     if unwritten is not None:
         from ycsb_runner.errors import UserError
@@ -188,6 +205,39 @@ def _write_report(out: RegressResult, folder: Path) -> str | None:
         return f"{type(err).__name__}: {' '.join(str(err).split())[:160]}"
     log(f"report: {html_path} and {md_path}")
     return None
+
+
+def _ci():  # noqa: ANN202 - the module, imported when used
+    from ycsb_runner.report import ci
+
+    return ci
+
+
+def _write_junit(result: RegressResult, path: Path) -> str | None:
+    """Write the JUnit XML of *result* to *path*; None when written, else why not (one line)."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.store import atomic_write_text
+
+    try:
+        atomic_write_text(path, _ci().junit_xml(result))
+    except UserError as err:
+        return str(err)
+    log(f"junit: {path}")
+    return None
+
+
+def _append_summary(document: Callable[[], Document]) -> None:
+    """Append the document to ``$GITHUB_STEP_SUMMARY`` when set; a file that cannot be written is a warning
+    (the verdict and exit code never depend on it)."""
+    import os
+
+    ci = _ci()
+    if not os.environ.get(ci.SUMMARY_ENV):
+        return
+    try:
+        ci.append_summary(document())
+    except OSError as err:
+        log(f"warning: the job summary was not written to ${ci.SUMMARY_ENV} ({err.strerror or err})")
 
 
 WhyOpt = option(str, "--why", metavar="TEXT", help="Why the change is the new normal (recorded).")

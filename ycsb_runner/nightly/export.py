@@ -30,6 +30,8 @@ from ycsb_runner.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ycsb_runner.model import RunResult
+
 FORMATS = ("otava", "bmf", "openmetrics", "ndjson", "csv")
 #: The run's facts each exported row carries (besides its tags).
 RUN_FACTS = ["run_id", "suite", "started_at", "verdict", "fingerprint", "server_kind", "server_version"]
@@ -257,6 +259,18 @@ def otava_config(rows: pd.DataFrame, csv_file: str, test: str) -> str:
         lines.append(f"        direction: {direction}")
     lines += ["    csv_options:", '      delimiter: ","', "      quote_char: '\"'"]
     return "\n".join(lines) + "\n"
+
+
+def run_openmetrics(result: RunResult) -> str:
+    """One run folder's figures (the rows the history holds of it) in OpenMetrics, without timestamps (the
+    scrape's time is the sample's: what node_exporter's textfile collector needs)."""
+    import pandas as pd
+
+    from ycsb_runner.nightly.history import METRIC_COLUMNS, run_record
+
+    record = run_record(result)
+    rows = history_rows(pd.DataFrame([record.run]), pd.DataFrame(record.metrics, columns=METRIC_COLUMNS))
+    return to_openmetrics(rows, timestamps=False)
 
 
 # --- the entry point ---------------------------------------------------------------------------------------

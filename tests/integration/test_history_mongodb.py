@@ -85,3 +85,48 @@ def test_mongodb_history_keeps_accepted_changes(results: Path, mongo_url: str) -
     assert n == 1 and len(history.runs()) == 1
     assert len(history.accepts("tencent-analyse-tiny")) == 2 and len(history.accepts("other")) == 1
     history._client.drop_database(db)
+
+
+def test_mongodb_history_keeps_alerts_and_their_triage(results: Path, mongo_url: str) -> None:
+    """Alerts on MongoDB as on SQLite: upsert keeps the triage state, a hostile why is stored verbatim
+    (a value, never an operator), recovery keeps the first run, unknown ids are one-line errors."""
+    import pytest
+
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.nightly.alerts import Alert, alert_id
+    from ycsb_runner.nightly.history import SERIES_KEYS
+
+    db = f"hist_{uuid.uuid4().hex[:8]}"
+    url = mongo_url.rsplit("/", 1)[0] + f"/{db}"
+    history = open_history(results, url)
+    local = open_history(results)
+    series = dict(zip(SERIES_KEYS, ["run", "a", "4", "none", "READ", "p99_us"], strict=True))
+    a = Alert(
+        alert_id("quick", tuple(series.values()), "night-08"),
+        "quick",
+        series,
+        "regression",
+        -40.0,
+        "night-08",
+        "night-09",
+        "2026-11-10T02:00:00.000Z",
+    )
+    why = "\x1b[31m<b>x</b> {'$where': 'sleep(1)'}"
+    for h in (history, local):
+        h.record_alerts([a])
+        assert h.alerts("quick") == [a] and h.alerts("other") == []
+        h.triage(a.alert_id, "invalid", "alice", why, "https://bugs/1")
+        h.record_alerts([Alert(**{**a.record(), "change_pct": -41.0})])
+        h.mark_recovered(a.alert_id, "night-12")
+        h.mark_recovered(a.alert_id, "night-13")
+        with pytest.raises(UserError, match="no alert"):
+            h.triage("a000", "invalid", "alice")
+    (mine,), (ref,) = history.alerts(), local.alerts()
+    assert mine.status == "invalid" and mine.why == why and mine.change_pct == -41.0
+    assert mine.recovered_run == "night-12" and mine.link == "https://bugs/1"
+    assert {**mine.record(), "status_at": 0, "first_triaged_at": 0} == {
+        **ref.record(),
+        "status_at": 0,
+        "first_triaged_at": 0,
+    }
+    history._client.drop_database(db)

@@ -24,6 +24,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.nightly.history import (
     ACCEPT_COLUMNS,
+    SCHEMA_VERSION,
     SERIES_KEYS,
     SqliteHistory,
     rebuild,
@@ -242,7 +243,7 @@ PRAGMA user_version=1;
 """
 
 
-def test_a_history_of_schema_1_gains_the_accepts_table(tmp_path: Path) -> None:
+def test_a_history_of_schema_1_gains_the_accepts_and_alerts_tables(tmp_path: Path) -> None:
     db = tmp_path / "history.sqlite"
     con = sqlite3.connect(db)
     con.executescript(_OLD_SCHEMA)
@@ -253,11 +254,12 @@ def test_a_history_of_schema_1_gains_the_accepts_table(tmp_path: Path) -> None:
     h.accept([_acceptance()])
     assert len(SqliteHistory(db).accepts("quick")) == 1  # opened again: nothing re-created
     con = sqlite3.connect(db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert h.alerts() == []  # the alerts table was added too
     con.execute("PRAGMA user_version=9")
     con.commit()
     con.close()
-    with pytest.raises(UserError, match="newer than this ycsb-runner's 2") as err:
+    with pytest.raises(UserError, match="newer than this ycsb-runner's 3") as err:
         SqliteHistory(db).runs()
     assert "\n" not in str(err.value)
 

@@ -20,10 +20,11 @@ import json
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import pandas as pd
@@ -32,7 +33,10 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 
-SCHEMA_VERSION = 2  # 2: the accepts table (a file of version 1 gets it when opened)
+if TYPE_CHECKING:
+    from ycsb_runner.nightly.alerts import Alert
+
+SCHEMA_VERSION = 3  # 2: the accepts table, 3: the alerts table (an older file gets them when opened)
 
 RUN_COLUMNS = [
     "run_id",
@@ -98,6 +102,63 @@ def _plain(v: Any) -> Any:
 
 def _accept_values(row: dict[str, Any]) -> list[Any]:
     return [_plain(row[c]) for c in ACCEPT_COLUMNS]
+
+
+# the alerts table: an Alert's fields with its series as SERIES_KEYS columns (text)
+ALERT_COLUMNS = [
+    "alert_id",
+    "suite",
+    *SERIES_KEYS,
+    "direction",
+    "change_pct",
+    "change_run",
+    "raised_run",
+    "raised_at",
+    "status",
+    "status_by",
+    "status_at",
+    "why",
+    "link",
+    "first_triaged_at",
+    "recovered_run",
+]
+_ALERT_NEW = ["change_pct"]  # what a later judgement of the same alert updates (never its triage)
+
+
+def _alert_row(a: Alert) -> dict[str, Any]:
+    return a.flat()
+
+
+def _alert_of(row: dict[str, Any]) -> Alert:
+    from ycsb_runner.nightly.alerts import from_record
+
+    return from_record({**row, "series": {k: row.get(k) for k in SERIES_KEYS}})
+
+
+def _triaged(old: Alert, status: str, by: str, why: str | None, link: str | None) -> Alert:
+    """*old* with the triage state *status* set now by *by* (UserError for a state that is not one)."""
+    from dataclasses import replace as _replace
+
+    from ycsb_runner.model import iso_utc
+    from ycsb_runner.nightly.alerts import STATES, UNTRIAGED, check_state
+
+    check_state(status, [s for s in STATES if s != UNTRIAGED])
+    if not by:
+        raise UserError("--by is empty: say who triaged the alert, e.g. --by alice")
+    now = str(iso_utc(time.time()))
+    return _replace(
+        old,
+        status=status,
+        status_by=by,
+        status_at=now,
+        why=why or None,
+        link=link or None,
+        first_triaged_at=old.first_triaged_at or now,
+    )
+
+
+def _no_alert(alert_id: str) -> UserError:
+    return UserError(f"no alert {alert_id!r} in the history: `ycsb-runner alerts` lists them")
 
 
 def _accepts_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -270,6 +331,13 @@ class History(Protocol):
     def metrics(self, run_ids: list[str]) -> pd.DataFrame: ...
     def accept(self, rows: list[dict[str, Any]]) -> None: ...
     def accepts(self, suite: str) -> pd.DataFrame: ...
+    def record_alerts(self, alerts: list[Alert]) -> None: ...
+    def alerts(self, suite: str | None = None) -> list[Alert]: ...
+    def triage(
+        self, alert_id: str, status: str, by: str, why: str | None = None, link: str | None = None
+    ) -> Alert: ...
+    def mark_recovered(self, alert_id: str, run_id: str) -> None: ...
+    def delete_runs(self, run_ids: list[str]) -> int: ...
 
 
 _INSERT_RUN = (
@@ -297,6 +365,13 @@ CREATE TABLE IF NOT EXISTS accepts (
     accepted_by TEXT NOT NULL, accepted_at TEXT NOT NULL, why TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS accepts_suite ON accepts(suite);
+CREATE TABLE IF NOT EXISTS alerts (
+    alert_id TEXT PRIMARY KEY, suite TEXT NOT NULL, phase TEXT, mix TEXT, threads TEXT, audit TEXT,
+    operation TEXT, metric TEXT, direction TEXT NOT NULL, change_pct REAL, change_run TEXT NOT NULL,
+    raised_run TEXT NOT NULL, raised_at TEXT NOT NULL, status TEXT NOT NULL, status_by TEXT, status_at TEXT,
+    why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT
+);
+CREATE INDEX IF NOT EXISTS alerts_suite ON alerts(suite);
 """
 _INSERT_ACCEPT = (
     f"INSERT INTO accepts ({', '.join(ACCEPT_COLUMNS)}) VALUES ({', '.join('?' * len(ACCEPT_COLUMNS))})"
@@ -481,6 +556,76 @@ class SqliteHistory:
 
         return _accepts_frame(self._read(query))
 
+    def record_alerts(self, alerts: list[Alert]) -> None:
+        """Upsert *alerts* by id in one transaction: a new one as given, a known one only its change and no
+        longer recovered (its triage state, who, when, why stay)."""
+        if not alerts:
+            return
+        cols = ", ".join(ALERT_COLUMNS)
+        marks = ", ".join("?" * len(ALERT_COLUMNS))
+        sql = (
+            f"INSERT INTO alerts ({cols}) VALUES ({marks}) ON CONFLICT(alert_id) DO UPDATE SET "
+            "change_pct = excluded.change_pct, recovered_run = NULL"
+        )
+        rows = [[_plain(_alert_row(a)[c]) for c in ALERT_COLUMNS] for a in alerts]
+        self._transaction(lambda con: con.executemany(sql, rows))
+
+    def _alert_rows(self, con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Alert]:
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'alerts'").fetchone():
+            return []  # a history of schema 2 or older, read without writing it
+        con.row_factory = sqlite3.Row
+        sql = f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts {where} ORDER BY raised_at, alert_id"
+        return [_alert_of(dict(r)) for r in con.execute(sql, params).fetchall()]
+
+    def alerts(self, suite: str | None = None) -> list[Alert]:
+        """Every alert (of *suite*), oldest raised first."""
+        if not self.path.exists():
+            return []
+        if suite is None:
+            return self._read(lambda con: self._alert_rows(con, "", ()))
+        return self._read(lambda con: self._alert_rows(con, "WHERE suite = ?", (suite,)))
+
+    def triage(
+        self, alert_id: str, status: str, by: str, why: str | None = None, link: str | None = None
+    ) -> Alert:
+        """Set the alert's triage state (who, now, why, link); the alert as it is now. UserError for an
+        unknown id or state."""
+
+        def body(con: sqlite3.Connection) -> Alert:
+            found = self._alert_rows(con, "WHERE alert_id = ?", (alert_id,))
+            if not found:
+                raise _no_alert(alert_id)
+            new = _triaged(found[0], status, by, why, link)
+            con.execute(
+                "UPDATE alerts SET status = ?, status_by = ?, status_at = ?, why = ?, link = ?, "
+                "first_triaged_at = ? WHERE alert_id = ?",
+                (new.status, new.status_by, new.status_at, new.why, new.link, new.first_triaged_at, alert_id),
+            )
+            return new
+
+        return self._transaction(body)
+
+    def mark_recovered(self, alert_id: str, run_id: str) -> None:
+        """Record that the alert's series no longer flags as of *run_id* (the first such run is kept)."""
+        self._transaction(
+            lambda con: con.execute(
+                "UPDATE alerts SET recovered_run = ? WHERE alert_id = ? AND recovered_run IS NULL",
+                (run_id, alert_id),
+            )
+        )
+
+    def delete_runs(self, run_ids: list[str]) -> int:
+        """Remove *run_ids* and their figures from the index in one transaction; how many were there."""
+
+        def body(con: sqlite3.Connection) -> int:
+            n = 0
+            for rid in run_ids:
+                con.execute("DELETE FROM metrics WHERE run_id = ?", (rid,))
+                n += con.execute("DELETE FROM runs WHERE run_id = ?", (rid,)).rowcount
+            return n
+
+        return self._transaction(body) if run_ids else 0
+
 
 def _brief(text: str, limit: int = 160) -> str:
     """pymongo's message on one line, without its topology description, cut at a word (never mid-word)."""
@@ -498,6 +643,7 @@ class MongoHistory:
 
     COLLECTION = "runs"
     ACCEPTS = "accepts"
+    ALERTS = "alerts"
 
     def __init__(self, url: str) -> None:
         from pymongo import MongoClient
@@ -518,6 +664,7 @@ class MongoHistory:
         self._client = MongoClient(url, serverSelectionTimeoutMS=10000)
         self._coll = self._client[db][self.COLLECTION]
         self._accepts = self._client[db][self.ACCEPTS]
+        self._alerts = self._client[db][self.ALERTS]
 
     def _call(self, fn: Callable[[], Any]) -> Any:
         from pymongo.errors import PyMongoError
@@ -571,6 +718,52 @@ class MongoHistory:
     def accepts(self, suite: str) -> pd.DataFrame:
         docs = self._call(lambda: list(self._accepts.find({"suite": suite}, {"_id": 0}).sort("_id", 1)))
         return _accepts_frame(docs)
+
+    def record_alerts(self, alerts: list[Alert]) -> None:
+        """Upsert *alerts* by id (``_id``): a new one as given, a known one only its change and no longer
+        recovered (its triage state stays)."""
+        for a in alerts:
+            row = {c: _plain(v) for c, v in _alert_row(a).items()}
+            new = {k: row[k] for k in _ALERT_NEW}
+            first = {k: v for k, v in row.items() if k not in _ALERT_NEW and k != "recovered_run"}
+            self._call(
+                lambda first=first, new=new: self._alerts.update_one(
+                    {"_id": first["alert_id"]},
+                    {"$setOnInsert": first, "$set": {**new, "recovered_run": None}},
+                    upsert=True,
+                )
+            )
+
+    def alerts(self, suite: str | None = None) -> list[Alert]:
+        query = {} if suite is None else {"suite": suite}
+        docs = self._call(lambda: list(self._alerts.find(query, {"_id": 0})))
+        found = [_alert_of(d) for d in docs]
+        return sorted(found, key=lambda a: (a.raised_at, a.alert_id))
+
+    def triage(
+        self, alert_id: str, status: str, by: str, why: str | None = None, link: str | None = None
+    ) -> Alert:
+        doc = self._call(lambda: self._alerts.find_one({"_id": alert_id}, {"_id": 0}))
+        if not doc:
+            raise _no_alert(alert_id)
+        new = _triaged(_alert_of(doc), status, by, why, link)
+        fields = ("status", "status_by", "status_at", "why", "link", "first_triaged_at")
+        self._call(
+            lambda: self._alerts.update_one({"_id": alert_id}, {"$set": {f: getattr(new, f) for f in fields}})
+        )
+        return new
+
+    def mark_recovered(self, alert_id: str, run_id: str) -> None:
+        self._call(
+            lambda: self._alerts.update_one(
+                {"_id": alert_id, "recovered_run": None}, {"$set": {"recovered_run": run_id}}
+            )
+        )
+
+    def delete_runs(self, run_ids: list[str]) -> int:
+        if not run_ids:
+            return 0
+        return int(self._call(lambda: self._coll.delete_many({"_id": {"$in": run_ids}})).deleted_count)
 
 
 def open_history(results: Path, url: str | None = None) -> History:

@@ -151,6 +151,16 @@ def regress_cmd(
             help="Also write a JUnit XML report there: a test case per series, a failure per open regression",
         ),
     ] = None,
+    notify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--notify",
+            metavar="URL",
+            help="Post a JSON message (Slack-compatible) to this webhook when an alert opens, is triaged or "
+            "accepted, or recovers; once per event (repeatable; also $YCSB_RUNNER_NOTIFY, which keeps the "
+            "URL's secret off the command line).",
+        ),
+    ] = None,
     where: HistoryPlace,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -159,8 +169,10 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
+    from ycsb_runner.nightly.notify import notify_urls
     from ycsb_runner.nightly.regress_service import run_regress
 
+    hooks = notify_urls(notify)  # checked before judging: a mistyped URL is a usage error (exit 2)
     out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
     _show_judgement(out, fmt, show_all)
     if out.unsteady:
@@ -172,6 +184,8 @@ def regress_cmd(
     files = [("report", str(report / n)) for n in ("regress.html", "regress.md")] if written else []
     files += [("junit", str(junit))] if junit is not None and unwritten is None else []
     _append_summary(lambda: _ci().regress_summary(out.result, files))
+    if hooks:
+        _notify(hooks, out.result, where, str(report / "regress.html") if written else None)
     log(out.closing)
     if unwritten is not None:
         from ycsb_runner.errors import UserError
@@ -205,6 +219,19 @@ def _write_report(out: RegressResult, folder: Path) -> str | None:
         return f"{type(err).__name__}: {' '.join(str(err).split())[:160]}"
     log(f"report: {html_path} and {md_path}")
     return None
+
+
+def _notify(urls: list[str], result: RegressResult, where: HistoryPlace, report: str | None) -> None:
+    """Announce the suite's alert events not sent yet; a failing webhook is a warning (masked URL)."""
+    from ycsb_runner.nightly.notify import notify
+
+    sent = notify(
+        urls, result.suite, results=where.results, history_url=where.url, result=result, report=report
+    )
+    for line in sent.warnings:
+        log(line)
+    if sent.sent:
+        log(f"notified: {len(sent.sent)} alert event(s) to {len(urls)} webhook(s)")
 
 
 def _ci():  # noqa: ANN202 - the module, imported when used

@@ -96,7 +96,7 @@ def test_bmf_documents_are_valid_against_benchers_schema(tmp_path: Path) -> None
     for i, line in enumerate(lines):
         doc = json.loads(line)
         jsonschema.validate(doc, schema)
-        tp = doc["quick/02-run-a/OVERALL"]["throughput_ops_s"]
+        tp = doc["quick/run/a/t4/none/OVERALL"]["throughput_ops_s"]
         assert tp == {"value": 1015.0 + i, "lower_value": 1010.0 + i, "upper_value": 1020.0 + i}
     with pytest.raises(jsonschema.ValidationError):  # the schema does check: a measure without value
         jsonschema.validate({"b": {"m": {"lower_value": 1}}}, schema)

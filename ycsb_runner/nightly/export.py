@@ -8,11 +8,12 @@
   run's start time, ``# EOF`` at the end; without timestamps (``timestamps=False``, ``bench --openmetrics``)
   it is a file node_exporter's textfile collector reads;
 * ``bmf``: Bencher Metric Format, one JSON document per run and line (oldest first): benchmark
-  ``<suite>/<step>/<operation>``, one measure per metric, value the mean over the step's repetitions and
-  lower/upper the smallest and largest (Bencher keeps a run's tags as its own branch and testbed);
-* ``otava``: the CSV Apache Otava reads (a ``time`` column, one column per series with the median over the
-  step's repetitions, the run id and every tag as attribute columns) and the Otava test configuration
-  (YAML) that reads it (``otava_config``).
+  ``<suite>/<phase>/<mix>/t<threads>/<audit>/<operation>``, one measure per metric, value the mean over the
+  series' repetitions and lower/upper the smallest and largest (Bencher keeps a run's tags as its own
+  branch and testbed);
+* ``otava``: the CSV Apache Otava reads (a ``time`` column, one column per series ``series_name``, as
+  ``regress`` judges it, with the median over its repetitions, the run id and every tag as attribute
+  columns) and the Otava test configuration (YAML) that reads it (``otava_config``).
 
 Pure functions over the history's ``runs()``/``metrics()`` frames; ``export_history`` opens the history.
 """
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 FORMATS = ("otava", "bmf", "openmetrics", "ndjson", "csv")
 #: The run's facts each exported row carries (besides its tags).
 RUN_FACTS = ["run_id", "suite", "started_at", "verdict", "fingerprint", "server_kind", "server_version"]
-SERIES_NAME_KEYS = ["step", "operation", "metric"]  # an Otava column: <step>.<operation>.<metric>
 METRIC_PREFIX = "ycsb_"
 
 
@@ -164,21 +164,20 @@ def _label_text(v: Any) -> str:
 
 
 def bmf_documents(rows: pd.DataFrame) -> list[tuple[str, dict[str, dict[str, dict[str, float]]]]]:
-    """(run id, BMF document) per run, oldest first: ``{"<suite>/<step>/<operation>": {metric: {value,
-    lower_value, upper_value}}}`` over the step's repetitions (mean, min, max)."""
+    """(run id, BMF document) per run, oldest first: ``{"<suite>/<phase>/<mix>/t<threads>/<audit>/
+    <operation>": {metric: {value, lower_value, upper_value}}}`` over the series' repetitions (mean, min,
+    max)."""
     docs: list[tuple[str, dict[str, dict[str, dict[str, float]]]]] = []
     if rows.empty:
         return docs
     for run_id, run in rows.groupby("run_id", sort=False):
         doc: dict[str, dict[str, dict[str, float]]] = {}
-        for (suite, step, operation, metric), g in run.groupby(
-            ["suite", "step", "operation", "metric"], sort=True
-        ):
+        named = run.assign(bench=[series_name(r, "/").rsplit("/", 1)[0] for r in run.to_dict("records")])
+        for (suite, bench, metric), g in named.groupby(["suite", "bench", "metric"], sort=True):
             values = [float(v) for v in g["value"] if _plain(v) is not None]
             if not values:
                 continue
-            bench = f"{suite}/{step}/{operation}"
-            doc.setdefault(bench, {})[str(metric)] = {
+            doc.setdefault(f"{suite}/{bench}", {})[str(metric)] = {
                 "value": sum(values) / len(values),
                 "lower_value": min(values),
                 "upper_value": max(values),
@@ -195,21 +194,26 @@ def to_bmf(rows: pd.DataFrame) -> str:
 # --- Apache Otava ------------------------------------------------------------------------------------------
 
 
-def series_column(step: Any, operation: Any, metric: Any) -> str:
-    return f"{step}.{operation}.{metric}"
+def series_name(row: dict[str, Any], sep: str = ".") -> str:
+    """A series' name from its keys (``run.a.t4.none.READ.p99_us``): the series ``regress`` judges, its
+    repetitions and the steps of one cell together."""
+    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+
+    values = series_id(row[k] for k in SERIES_KEYS)
+    keys = dict(zip(SERIES_KEYS, values, strict=True))
+    keys["threads"] = f"t{keys['threads']}"
+    return sep.join(keys[k] for k in SERIES_KEYS)
 
 
 def otava_frame(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str]]:
     """(the table Otava reads, its metric columns, its attribute columns): one row per run, ``time`` (ISO
-    UTC), one column per series (the median over the step's repetitions), ``run_id`` and one column per
-    tag key."""
+    UTC), one column per series (``series_name``: the median over its repetitions), ``run_id`` and one
+    column per tag key."""
     import pandas as pd
 
     if rows.empty:
         return pd.DataFrame(columns=["time", "run_id"]), [], ["run_id"]
-    named = rows.assign(
-        series=[series_column(*k) for k in zip(*(rows[c] for c in SERIES_NAME_KEYS), strict=True)]
-    )
+    named = rows.assign(series=[series_name(r) for r in rows.to_dict(orient="records")])
     wide = named.pivot_table(index="run_id", columns="series", values="value", aggfunc="median", sort=True)
     order = list(dict.fromkeys(rows["run_id"]))
     facts = rows.drop_duplicates("run_id").set_index("run_id").loc[order]

@@ -208,3 +208,20 @@ def test_any_tag_text_survives_every_export(
     for line in export.export_rows(rows, "bmf").splitlines():
         jsonschema.validate(json.loads(line), json.loads(SCHEMA.read_text()))
     assert not math.isnan(samples[0].value)
+
+
+def test_ndjson_read_by_pandas_gives_the_runs_table_of_runs_csv(tmp_path: Path) -> None:
+    results = _history(tmp_path, {"v": "1"}, nights=4)
+    runner = CliRunner()
+    runs = pd.read_csv(
+        io.StringIO(runner.invoke(app, ["runs", "-f", "csv", "--results", str(results)]).stdout)
+    )
+    out = runner.invoke(app, ["history", "export", "-f", "ndjson", "--results", str(results)])
+    nd = pd.read_json(io.StringIO(out.stdout), lines=True, dtype=False)
+    cols = ["run_id", "suite", "verdict", "started_at", "fingerprint", "server_kind", "server_version"]
+    per_run = nd.drop_duplicates("run_id")[cols].reset_index(drop=True)
+    assert per_run.astype(str).equals(runs[cols].astype(str))
+    tags = nd.drop_duplicates("run_id")["tags"].map(
+        lambda t: ",".join(f"{k}={v}" for k, v in sorted(t.items()))
+    )
+    assert tags.tolist() == runs["tags"].tolist()

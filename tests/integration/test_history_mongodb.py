@@ -150,3 +150,63 @@ def test_mongodb_history_remembers_the_notifications_sent(results: Path, mongo_u
     doc = history._notifications.find_one({"_id": "a0123456789/opened"})
     assert doc["sent_at"] == "2026-11-10T02:00:00.000Z"
     history._client.drop_database(db)
+
+
+def test_triage_round_trip_on_a_mongodb_history(tmp_path: Path, mongo_url: str) -> None:
+    """Issue 46 on the MongoDB back-end, through the commands: regress raises the alerts, triage one
+    invalid, `alerts --status untriaged` no longer lists it, the precision is shown, a hostile why (HTML,
+    $where) is stored verbatim and shown as text, accept marks the rest accepted, prune keeps an open
+    alert's nights."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
+    from test_regress import _nightly_folders
+
+    results = tmp_path / "results"
+    _nightly_folders(results, [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0, 0.6, 0.6, 0.6])
+    db = f"hist_{uuid.uuid4().hex[:8]}"
+    url = mongo_url.rsplit("/", 1)[0] + f"/{db}"
+    env = {"YCSB_RUNNER_HISTORY_URL": url, "COLUMNS": "200"}
+    runner = CliRunner()
+    where = ["--results", str(results)]
+    assert runner.invoke(app, ["history", "rebuild", *where], env=env).exit_code == 0
+    suite = "tencent-analyse-tiny"
+    res = runner.invoke(app, ["regress", suite, *where, "-f", "json"], env=env)
+    assert res.exit_code == 1, res.output
+    flagged = [r for r in json.loads(res.stdout)["rows"] if r["alert_id"]]
+    assert len(flagged) == 11 and {r["triage"] for r in flagged} == {"untriaged"}
+    aid = flagged[0]["alert_id"]
+    why = '<img src=x onerror=alert(1)> {"$where": "sleep(1000)"}'
+    res = runner.invoke(
+        app, ["regress", "triage", aid, "--status", "invalid", "--why", why, "--by", "alice"], env=env
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["alerts", "--status", "untriaged", "-f", "json"], env=env)
+    doc = json.loads(res.stdout)
+    assert len(doc["rows"]) == 10 and aid not in {r["alert_id"] for r in doc["rows"]}
+    assert doc["precision"]["line"].startswith("of 1 triaged alerts, 1 invalid (100.0 %)")
+    (row,) = json.loads(runner.invoke(app, ["alerts", "--status", "invalid", "-f", "json"], env=env).stdout)[
+        "rows"
+    ]
+    assert row["why"] == why and row["status_by"] == "alice"
+    stored = MongoHistory(url)
+    assert [a.why for a in stored.alerts() if a.alert_id == aid] == [why]
+    res = runner.invoke(app, ["regress", suite, *where, "-f", "json"], env=env)
+    assert {r["triage"] for r in json.loads(res.stdout)["rows"] if r["alert_id"] == aid} == {"invalid"}
+    # open alerts keep their nights (their baseline begins at night-00): prune removes nothing
+    res = runner.invoke(app, ["history", "prune", *where, "--keep", "3", "--dry-run", "-f", "csv"], env=env)
+    assert res.exit_code == 0 and len(pd.read_csv(io.StringIO(res.stdout))) == 0, res.output
+    res = runner.invoke(
+        app, ["regress", "accept", suite, *where, "--why", "new build", "--by", "bob"], env=env
+    )
+    assert res.exit_code == 0, res.output
+    states = {a.status for a in stored.alerts() if a.alert_id != aid}
+    assert states == {"accepted"}
+    dry = runner.invoke(app, ["history", "prune", *where, "--keep", "3", "--dry-run", "-f", "csv"], env=env)
+    real = runner.invoke(app, ["history", "prune", *where, "--keep", "3", "-f", "csv"], env=env)
+    gone = pd.read_csv(io.StringIO(dry.stdout))["run_id"].tolist()
+    assert len(gone) == 8 and pd.read_csv(io.StringIO(real.stdout))["run_id"].tolist() == gone
+    assert sorted(stored.runs()["run_id"]) == ["night-08", "night-09", "night-10"]
+    assert not any((results / r).exists() for r in gone)
+    stored._client.drop_database(db)

@@ -116,3 +116,134 @@ def test_precision_from_triage() -> None:
     assert p.line() == (
         "of 4 triaged alerts, 2 invalid (50.0 %); time from alert to first triage: median 17.0 h, p80 43.2 h"
     )
+
+
+# --- regress raises them, triage and alerts on the command line ------------------------------------------
+
+TINY = "tencent-analyse-tiny"
+NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0]
+
+
+@pytest.fixture
+def slow(tmp_path: Path) -> Path:
+    from test_regress import _nightly_history
+
+    results = tmp_path / "results"
+    _nightly_history(results, [*NOISE, 0.6, 0.6, 0.6])  # eight normal nights, three 40 % slower
+    return results
+
+
+def _json(res: object) -> dict:
+    import json
+
+    assert res.exit_code in (0, 1), res.output  # type: ignore[attr-defined]
+    return json.loads(res.stdout)  # type: ignore[attr-defined]
+
+
+def test_regress_raises_alerts_and_triage_round_trip(slow: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    doc = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    flagged = [r for r in doc["rows"] if r["verdict"] == "regression"]
+    assert len(flagged) == 11 and all(r["alert_id"] and r["triage"] == "untriaged" for r in flagged)
+    assert all(r["alert_id"] == "" for r in doc["rows"] if r["verdict"] != "regression")
+    h = SqliteHistory(slow / "history.sqlite")
+    assert {a.alert_id for a in h.alerts(TINY)} == {r["alert_id"] for r in flagged}
+    again = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))  # the same ids, no new alert
+    assert {r["alert_id"] for r in again["rows"]} == {r["alert_id"] for r in doc["rows"]}
+    assert len(h.alerts()) == 11
+    res = runner.invoke(app, ["regress", TINY, *where], env={"COLUMNS": "80"})
+    assert "11 alert(s) untriaged" in res.stderr + res.stdout
+    aid = flagged[0]["alert_id"]
+    why = '<b>noise</b> {"$where": "sleep(1000)"} & co'
+    res = runner.invoke(
+        app,
+        ["regress", "triage", aid, "--status", "invalid", "--why", why, "--by", "alice", *where],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    untriaged = _json(runner.invoke(app, ["alerts", *where, "--status", "untriaged", "-f", "json"]))
+    assert len(untriaged["rows"]) == 10 and aid not in {r["alert_id"] for r in untriaged["rows"]}
+    assert untriaged["precision"]["triaged"] == 1 and untriaged["precision"]["invalid"] == 1
+    (inv,) = _json(runner.invoke(app, ["alerts", TINY, *where, "--status", "invalid", "-f", "json"]))["rows"]
+    assert (inv["alert_id"], inv["status_by"], inv["why"]) == (aid, "alice", why)  # verbatim
+    res = runner.invoke(app, ["alerts", *where])
+    assert "of 1 triaged alerts, 1 invalid (100.0 %)" in res.stderr and aid in res.stdout
+    # regress shows the state where it shows the row
+    doc = _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    assert {r["triage"] for r in doc["rows"] if r["alert_id"] == aid} == {"invalid"}
+    # refused: no one, unknown states and ids, control characters, a link that is not http(s)
+    for args, says in [
+        (["--status", "invalid", "--by", ""], "--by is empty"),
+        (["--status", "accepted"], "expected one of acknowledged"),
+        (["--status", "invalid", "--why", "a\x1b[31mb"], "control character U+001B"),
+        (["--status", "invalid", "--link", "javascript:alert(1)"], "expected an http(s) URL"),
+    ]:
+        res = runner.invoke(app, ["regress", "triage", aid, *args, *where])
+        assert isinstance(res.exception, UserError) and res.exception.exit_code == 2, args
+        assert says in str(res.exception), args
+    res = runner.invoke(app, ["regress", "triage", "a0000000000", "--status", "fixed", *where])
+    assert isinstance(res.exception, UserError) and "no alert 'a0000000000'" in str(res.exception)
+    assert h.alerts()[0].status in ("untriaged", "invalid") and len(h.alerts()) == 11
+
+
+def test_accept_marks_the_alerts_accepted(slow: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    res = runner.invoke(app, ["regress", "accept", TINY, *where, "--why", "new build", "--by", "bob"])
+    assert res.exit_code == 0, res.output  # no regress ran before: accept raises the alerts itself
+    h = SqliteHistory(slow / "history.sqlite")
+    got = h.alerts(TINY)
+    assert len(got) == 11 and {(a.status, a.status_by, a.why) for a in got} == {
+        ("accepted", "bob", "new build")
+    }
+    assert not any(a.open for a in got)
+
+
+def test_a_hostile_why_is_stored_verbatim_and_printed_escaped(slow: Path) -> None:
+    """A why with ESC (written by another tool through the library) comes back as it was stored, and the
+    terminal table shows it escaped."""
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    h = SqliteHistory(slow / "history.sqlite")
+    aid = h.alerts()[0].alert_id
+    why = '\x1b[2J\x1b[31m<script>alert(1)</script> {"$where": "1"}'
+    h.triage(aid, "investigating", "mallory", why)
+    assert h.alerts()[0].why == why or any(a.why == why for a in h.alerts())
+    res = runner.invoke(
+        app, ["alerts", *where, "--status", "investigating", "--wide"], env={"COLUMNS": "250"}
+    )
+    assert res.exit_code == 0 and "\x1b" not in res.stdout and "<script>" in res.stdout
+    assert "\\x1b" in res.stdout or "^[" in res.stdout or "␛" in res.stdout
+
+
+def test_an_alert_recovers_when_its_series_shows_no_change(tmp_path: Path) -> None:
+    from test_regress import _nightly_history
+
+    from ycsb_runner.cli import app
+
+    results = tmp_path / "results"
+    runner = _nightly_history(results, [*NOISE, 0.6, 0.6, 0.6, *NOISE])  # slower for three nights, then back
+    where = ["--results", str(results)]
+    assert runner.invoke(app, ["regress", TINY, *where, "--until", "2026-11-10"]).exit_code == 1
+    h = SqliteHistory(results / "history.sqlite")
+    assert len(h.alerts()) == 11 and all(a.open for a in h.alerts())
+    # the newest night "cannot tell" a 5 % change: that is no recovery
+    assert runner.invoke(app, ["regress", TINY, *where]).exit_code == 2
+    assert all(a.open for a in h.alerts())
+    assert runner.invoke(app, ["regress", TINY, *where, "--min-effect", "20"]).exit_code == 0  # no change
+    assert {a.recovered_run for a in h.alerts()} == {"night-18"} and not any(a.open for a in h.alerts())
+    assert {a.status for a in h.alerts()} == {"untriaged"}

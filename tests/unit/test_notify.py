@@ -147,7 +147,6 @@ def test_regress_notify_keeps_the_exit_code_and_no_file_holds_the_secret(
 ) -> None:
     results = history(tmp_path / "results", [*NOISE, 0.6, 0.6])
     h = SqliteHistory(results / "history.sqlite")
-    h.record_alerts([_alert()])  # what regress records for the flagged series (i46's run_regress)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(results / "summary.md"))
     base = ["regress", "quick", "--results", str(results), "--report", str(results / "rep")]
     with webhook() as (hook, url):
@@ -157,10 +156,12 @@ def test_regress_notify_keeps_the_exit_code_and_no_file_holds_the_secret(
         assert down.exit_code == 1 and "warning: the webhook" in down.stderr and SECRET not in down.output
         hook.status = 200
         up = CliRunner().invoke(app, base)
-        assert up.exit_code == 1 and "notified: 1 alert event(s) to 1 webhook(s)" in up.stderr
+        assert up.exit_code == 1 and "notified: 2 alert event(s) to 1 webhook(s)" in up.stderr
         again = CliRunner().invoke(app, base)
         assert again.exit_code == 1 and "notified" not in again.stderr
-    assert len(hook.bodies) == 1
+    assert len(hook.bodies) == 2  # regress raised an alert per regressed series; each announced once
+    assert {b["alert"]["alert_id"] for b in hook.bodies} == {a.alert_id for a in h.alerts("quick")}
+    assert {b["alert"]["series"]["metric"] for b in hook.bodies} == {"throughput_ops_s", "avg_us"}
     body = hook.bodies[0]["alert"]
     assert body["report"].endswith("regress.html") and body["nights"] and "night-10" in body["run_ids"]
     assert body["change_tags"] == "night=9"

@@ -191,6 +191,15 @@ IgnoreCanariesOpt = option(
     "generator, round trip or host moved is then a regression like any other).",
 )
 
+HostChangeOpt = option(
+    str,
+    "--on-host-change",
+    metavar="HOW",
+    help="When the load generator (client host) or the server (kind, version) changed in the runs: mark "
+    "(judge every night, note the run where it changed) or split (judge only the nights of the newest "
+    "host and server).",
+)
+
 
 def _regress_options(**given: Any) -> RegressOptions:
     """The RegressOptions of regress and regress accept, checked (a one-line error for a bad value)."""
@@ -214,6 +223,7 @@ REGRESS = OptionGroup(
         "confirm": (ConfirmOpt, REGRESS_DEFAULTS.confirm),
         "metrics": (MetricOpt, None),
         "ignore_canaries": (IgnoreCanariesOpt, not REGRESS_DEFAULTS.canaries),
+        "on_host_change": (HostChangeOpt, REGRESS_DEFAULTS.on_host_change),
     },
     _regress_options,
 )

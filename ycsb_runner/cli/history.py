@@ -13,7 +13,17 @@ import typer
 
 from ycsb_runner.cli.default_group import DefaultCommand, DefaultCommandGroup
 from ycsb_runner.cli.groups import HISTORY, REGRESS, RUN_FILTER, HistoryPlace
-from ycsb_runner.cli.options import Format, FormatOpt, VerdictOpt, complete_suite, emit, log, option, renderer
+from ycsb_runner.cli.options import (
+    Format,
+    FormatOpt,
+    VerdictOpt,
+    WideOpt,
+    complete_suite,
+    emit,
+    log,
+    option,
+    renderer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -310,6 +320,101 @@ def accept_cmd(
     log(out.message)
 
 
+TriageWhyOpt = option(str | None, "--why", metavar="TEXT", help="Why (recorded, shown with the alert).")
+TriageByOpt = option(str | None, "--by", metavar="NAME", help="Who triaged it (default: the login user).")
+LinkOpt = option(str | None, "--link", metavar="URL", help="A bug or discussion link (http or https).")
+
+
+@regress_app.command("triage")
+@HISTORY.into("where")
+def triage_cmd(
+    *,
+    alert: Annotated[
+        str, typer.Argument(metavar="ALERT_ID", help="The alert's id (regress, alerts, -f json).")
+    ],
+    status: Annotated[
+        str,
+        typer.Option(
+            "--status",
+            metavar="STATE",
+            help="acknowledged, investigating, invalid (noise: the detector was wrong), fixed, backed-out "
+            "or wontfix.",
+        ),
+    ],
+    why: TriageWhyOpt = None,
+    by: TriageByOpt = None,
+    link: LinkOpt = None,
+    where: HistoryPlace,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Set the triage state of an alert (recorded in the history with who, when, why and a link).
+
+    `regress accept` sets the state accepted; `ycsb-runner alerts` lists every alert and its state.
+    """
+    from ycsb_runner.nightly.alerts import alerts_frame
+    from ycsb_runner.nightly.regress_service import triage_alert
+
+    got, place = triage_alert(alert, status, why, by, link, results=where.results, history_url=where.url)
+    emit(alerts_frame([got]), fmt, f"alert {got.alert_id} ({place})", priority=ALERTS_PRIORITY)
+    log(f"alert {got.alert_id} is {got.status} (by {got.status_by} at {got.status_at})")
+
+
+# What `alerts` keeps first at 80 columns: the id to triage, its state, which series, how much, since when.
+ALERTS_PRIORITY = (
+    "alert_id",
+    "status",
+    "operation",
+    "metric",
+    "change_pct",
+    "why",
+    "suite",
+    "change_run",
+    "mix",
+)
+
+
+def alerts_cmd(
+    *,
+    suite: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[SUITE]", help="Only this suite's alerts.", autocompletion=complete_history_suite
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATE",
+            help="Only alerts in this state: untriaged, acknowledged, investigating, invalid, fixed, "
+            "backed-out, wontfix or accepted.",
+        ),
+    ] = None,
+    where: HistoryPlace,
+    wide: WideOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """List every alert regress raised (newest first) with its triage state, who, when, why and link, and
+    the history's precision from triage (of the triaged alerts, how many were invalid; time to triage)."""
+    from dataclasses import asdict
+
+    from ycsb_runner.nightly.alerts import alerts_frame
+    from ycsb_runner.nightly.regress_service import list_alerts
+
+    out = list_alerts(suite, results=where.results, history_url=where.url)
+    df = alerts_frame(out.alerts, status)
+    shown = f"{status} alerts" if status else "alerts"
+    title = f"{shown} in {out.where}" + (f" of {suite}" if suite else "")
+    extra = {"precision": {**asdict(out.precision), "line": out.precision.line()}}
+    if renderer(fmt).terminal:
+        df = df.drop(columns=["raised_at", "first_triaged_at"])
+    if df.empty:
+        log(f"no {shown} in {out.where}" + (f" of {suite}" if suite else ""))
+    if not df.empty or renderer(fmt).data:
+        emit(df, fmt, title, extra, priority=ALERTS_PRIORITY, wide=wide, whole=("alert_id",))
+    log(out.precision.line())
+
+
 @history_app.command("rebuild")
 @HISTORY.into("where")
 def rebuild_cmd(where: HistoryPlace) -> None:
@@ -368,7 +473,52 @@ def export_cmd(
         (typer.echo if out is not None else log)(f"# Otava: otava analyse --config-file FILE\n{config}")
 
 
+@history_app.command("prune")
+@HISTORY.into("where")
+def prune_cmd(
+    *,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", metavar="DATE", help="Remove the runs started before DATE (2026-06-01)."),
+    ] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", metavar="N", help="Keep the newest N runs of each suite.")
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option("--suite", metavar="SUITE", help="Only runs of this suite.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
+    ] = False,
+    where: HistoryPlace,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Remove old runs from the history and their folders (only folders in the results folder that hold
+    the run's manifest), never a night an open alert needs (from its baseline on). --dry-run lists the
+    same runs the real run removes."""
+    from ycsb_runner.nightly.regress_service import open_history
+    from ycsb_runner.nightly.retention import plan_prune, prune
+    from ycsb_runner.paths import results_dir
+
+    results = where.results or results_dir()
+    history = open_history(results, where.url)
+    plan = plan_prune(history, results, before=before, keep=keep, suite=suite)
+    verb = "would remove" if dry_run else "removing"
+    emit(plan.remove, fmt, f"{verb} {len(plan.remove)} runs from {history.where}", whole=("run_id",))
+    if plan.kept:
+        ids = sorted({a for v in plan.kept.values() for a in v})
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        log(f"kept {len(plan.kept)} runs the rule chose: open alerts need them ({shown})")
+    if dry_run:
+        n = int((plan.remove["folder"] != "").sum())
+        log(f"dry run: {len(plan.remove)} runs and {n} folders would be removed; nothing was")
+        return
+    out = prune(history, plan)
+    log(f"removed {out.runs_removed} runs from the history and {out.folders_removed} run folders")
+
+
 def register(app: typer.Typer) -> None:
     app.command("runs")(runs_cmd)
+    app.command("alerts")(HISTORY.into("where")(alerts_cmd))
     app.add_typer(regress_app, name="regress")
     app.add_typer(history_app, name="history")

@@ -56,6 +56,7 @@ ALERT_FIELDS = (
     "link",
     "first_triaged_at",
     "recovered_run",
+    "baseline_run",
 )
 
 
@@ -83,6 +84,7 @@ class Alert:
     link: str | None = None
     first_triaged_at: str | None = None
     recovered_run: str | None = None
+    baseline_run: str | None = None  # the first night of the baseline it was judged against (history prune)
 
     @property
     def series_key(self) -> tuple[str, ...]:
@@ -120,7 +122,15 @@ def from_record(rec: dict[str, Any]) -> Alert:
         status=str(rec.get("status") or UNTRIAGED),
         **{
             k: (None if rec.get(k) in (None, "") else str(rec[k]))
-            for k in ("status_by", "status_at", "why", "link", "first_triaged_at", "recovered_run")
+            for k in (
+                "status_by",
+                "status_at",
+                "why",
+                "link",
+                "first_triaged_at",
+                "recovered_run",
+                "baseline_run",
+            )
         },
     )
 
@@ -184,3 +194,35 @@ def _quantile(xs: list[float], q: float) -> float:
     lo = int(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def alerts_frame(alerts: Iterable[Alert], status: str | None = None) -> Any:
+    """*alerts* (of *status*, one of STATES, or every one) as one flat row each (``Alert.flat``), newest
+    raised first: what ``ycsb-runner alerts`` prints."""
+    import pandas as pd
+
+    columns = ["alert_id", "suite", *SERIES_KEYS, *ALERT_FIELDS[3:]]
+    if status is not None:
+        check_state(status, STATES)
+    rows = [a.flat() for a in alerts if status is None or a.status == status]
+    df = pd.DataFrame(rows, columns=columns)
+    if df.empty:
+        return df
+    return df.sort_values(["raised_at", "alert_id"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+LINK_CHARS = 500
+
+
+def check_link(link: str | None) -> str | None:
+    """*link* when it is an http(s) URL of one printable line (it becomes a link on the site); else a
+    UserError."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.nightly.history import check_text
+
+    if not link:
+        return None
+    check_text(link, "--link", LINK_CHARS)
+    if not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
+        raise UserError(f"--link {link[:60]!r}: expected an http(s) URL, e.g. https://bugs.example.org/123")
+    return link

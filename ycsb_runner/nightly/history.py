@@ -122,6 +122,7 @@ ALERT_COLUMNS = [
     "link",
     "first_triaged_at",
     "recovered_run",
+    "baseline_run",
 ]
 _ALERT_NEW = ["change_pct"]  # what a later judgement of the same alert updates (never its triage)
 
@@ -156,6 +157,10 @@ def _triaged(old: Alert, status: str, by: str, why: str | None, link: str | None
         link=link or None,
         first_triaged_at=old.first_triaged_at or now,
     )
+
+
+def _alert_columns(con: sqlite3.Connection) -> set[str]:
+    return {str(r[1]) for r in con.execute("PRAGMA table_info(alerts)").fetchall()}
 
 
 def _no_alert(alert_id: str) -> UserError:
@@ -372,7 +377,7 @@ CREATE TABLE IF NOT EXISTS alerts (
     alert_id TEXT PRIMARY KEY, suite TEXT NOT NULL, phase TEXT, mix TEXT, threads TEXT, audit TEXT,
     operation TEXT, metric TEXT, direction TEXT NOT NULL, change_pct REAL, change_run TEXT NOT NULL,
     raised_run TEXT NOT NULL, raised_at TEXT NOT NULL, status TEXT NOT NULL, status_by TEXT, status_at TEXT,
-    why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT
+    why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT, baseline_run TEXT
 );
 CREATE INDEX IF NOT EXISTS alerts_suite ON alerts(suite);
 CREATE TABLE IF NOT EXISTS notifications (
@@ -442,6 +447,9 @@ class SqliteHistory:
                 # IF NOT EXISTS: two first writers at once both succeed; an older file gains what it lacks
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            missing = [c for c in ALERT_COLUMNS if c not in _alert_columns(con)]
+            for c in missing:  # an alerts table of an early schema 3 (before baseline_run)
+                con.execute(f"ALTER TABLE alerts ADD COLUMN {c} TEXT")
         except sqlite3.Error as err:
             raise _sqlite_trouble(self.path, err, "open") from None
         except OSError as err:  # its folder cannot be made (a file in the way, no permission, disk full)
@@ -572,7 +580,8 @@ class SqliteHistory:
         marks = ", ".join("?" * len(ALERT_COLUMNS))
         sql = (
             f"INSERT INTO alerts ({cols}) VALUES ({marks}) ON CONFLICT(alert_id) DO UPDATE SET "
-            "change_pct = excluded.change_pct, recovered_run = NULL"
+            "change_pct = excluded.change_pct, recovered_run = NULL, "
+            "baseline_run = COALESCE(baseline_run, excluded.baseline_run)"
         )
         rows = [[_plain(_alert_row(a)[c]) for c in ALERT_COLUMNS] for a in alerts]
         self._transaction(lambda con: con.executemany(sql, rows))
@@ -580,8 +589,10 @@ class SqliteHistory:
     def _alert_rows(self, con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Alert]:
         if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'alerts'").fetchone():
             return []  # a history of schema 2 or older, read without writing it
+        have = _alert_columns(con)
         con.row_factory = sqlite3.Row
-        sql = f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts {where} ORDER BY raised_at, alert_id"
+        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in ALERT_COLUMNS)
+        sql = f"SELECT {cols} FROM alerts {where} ORDER BY raised_at, alert_id"
         return [_alert_of(dict(r)) for r in con.execute(sql, params).fetchall()]
 
     def alerts(self, suite: str | None = None) -> list[Alert]:

@@ -52,6 +52,7 @@ import pandas as pd
 from ycsb_runner.analyse.stats import adjust
 from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 from ycsb_runner.nightly import canary, window
+from ycsb_runner.nightly.alerts import alert_id
 from ycsb_runner.nightly.changepoint import MIN_BASELINE, SuiteAt, judge_series
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
@@ -78,12 +79,25 @@ TERMINAL_COLUMNS = (
     "change_pct",
     "p_adjusted",
     "change_run",
+    "alert_id",
+    "triage",
     "detectable_pct",
     "before_median",
     "after_median",
     "noise",
 )
-TERMINAL_PRIORITY = ("mix", "operation", "metric", "verdict", "change_pct", "p_adjusted", "change_run")
+TERMINAL_PRIORITY = (
+    "mix",
+    "operation",
+    "metric",
+    "verdict",
+    "change_pct",
+    "p_adjusted",
+    "phase",
+    "alert_id",  # hidden at 80 columns: the lines after the table name each untriaged alert's series
+    "change_run",
+    "triage",
+)
 
 COLUMNS = [
     *SERIES_KEYS,
@@ -106,6 +120,8 @@ COLUMNS = [
     "step_p_adjusted",
     "nights",
     "note",
+    "alert_id",  # a flagged series' alert (``ycsb_runner.nightly.alerts``): "" when not flagged
+    "triage",  # its triage state in the history (filled by ``regress_service.run_regress``)
 ]
 # an acceptance that applies to a series of this result: its record, and nights since its change_run
 APPLIED_COLUMNS = [*ACCEPT_COLUMNS, "nights_since", "settling"]
@@ -569,6 +585,7 @@ def _result(
     else:
         code, reason = EXIT_UNDECIDED, "no series could be tested (too little history in every series)"
     table, code, reason = _with_accepted(table, held or [], code, reason)
+    table = with_alert_ids(table, suite)
     table = table.sort_values(
         ["verdict", "p_adjusted"],
         key=lambda s: s.map(_verdict_rank) if s.name == "verdict" else s,
@@ -681,6 +698,21 @@ def _with_accepted(
 
 def _applied(applied: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(applied, columns=APPLIED_COLUMNS)
+
+
+ALERTED = (REGRESSION, IMPROVEMENT)  # the verdicts that raise an alert
+
+
+def with_alert_ids(table: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """*table* with its ``alert_id`` column: the stable id of each regressed or improved series' alert (its
+    suite, series and change run), "" for the other rows; ``triage`` "" until the history fills it."""
+    ids = [
+        alert_id(suite, series_id(r[k] for k in SERIES_KEYS), str(r["change_run"]))
+        if r["verdict"] in ALERTED and isinstance(r["change_run"], str) and r["change_run"]
+        else ""
+        for r in table.to_dict("records")
+    ]
+    return table.assign(alert_id=pd.Series(ids, index=table.index, dtype=object), triage="")
 
 
 def open_regressions(table: pd.DataFrame) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from ycsb_runner.analyse import BH, DEFAULT_ALPHA, HOLM
 CORRECTIONS = {HOLM: "Holm (family-wise error rate)", BH: "Benjamini-Hochberg (false discovery rate)"}
 DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "findmax_ops_s")  # findmax_ops_s: findmax runs
 DEFAULT_PERMUTATIONS = 199
+HOST_CHANGE = ("mark", "split")  # --on-host-change
 
 
 @dataclass
@@ -25,6 +26,7 @@ class RegressOptions:
     metrics: tuple[str, ...] = DEFAULT_METRICS
     permutations: int = DEFAULT_PERMUTATIONS
     canaries: bool = True  # read the canary series (False: --ignore-canaries)
+    on_host_change: str = "mark"  # the load generator or server changed in the runs: mark, or split (newest)
 
     def check(self) -> None:
         """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
@@ -39,6 +41,8 @@ class RegressOptions:
             raise ValueError(f"--alpha {self.alpha}: give a level between 0 and 1, e.g. 0.01")
         if not (math.isfinite(self.min_effect_pct) and 0 <= self.min_effect_pct < 100):
             raise ValueError(f"--min-effect {self.min_effect_pct}: give a percentage from 0 to 100, e.g. 5")
+        if self.on_host_change not in HOST_CHANGE:
+            raise ValueError(f"--on-host-change {self.on_host_change!r}: use {' or '.join(HOST_CHANGE)}")
         if self.window < 1 or not 1 <= self.confirm <= self.window:
             raise ValueError("--window must be >= 1 and --confirm between 1 and --window")
 

@@ -20,6 +20,7 @@ from ycsb_runner.nightly.regress_options import RegressOptions
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ycsb_runner.nightly.alerts import Alert
     from ycsb_runner.nightly.history import History, RunFilter
     from ycsb_runner.nightly.regress import RegressResult
 
@@ -86,8 +87,48 @@ def judge(
     if missing := unknown_suite(suite, every):
         raise UserError(unknown + missing)
     runs = select_runs(every, filt)
+    if options.on_host_change == "split" and not runs.empty:
+        ident = identities(runs)
+        runs = runs[ident == ident.iloc[-1]].reset_index(drop=True)
     metrics = history.metrics([str(r) for r in runs["run_id"]])
     return regress(runs, metrics, suite, options, history.accepts(suite))
+
+
+def identities(runs: pd.DataFrame) -> pd.Series:
+    """Each run's host identity: "load generator HOST, server KIND VERSION" ("?": not recorded)."""
+
+    def one(r: Any) -> str:
+        host = str(r.get("client_host") or "") or "?"
+        server = " ".join(str(r.get(k) or "") for k in ("server_kind", "server_version")).strip() or "?"
+        return f"load generator {host}, server {server}"
+
+    return runs.apply(one, axis=1) if not runs.empty else runs["run_id"].astype(str)
+
+
+def host_lines(history: History, out: RegressResult) -> list[str]:
+    """What the runs compared ran on, and where that changed; with ``--on-host-change mark`` every tested
+    series whose nights span a change gets the note "host changed at RUN"."""
+    if not out.runs_used:
+        return []
+    runs = history.runs()
+    order = {r: i for i, r in enumerate(out.runs_used)}
+    runs = runs[runs["run_id"].isin(order)].assign(_o=lambda d: d["run_id"].map(order)).sort_values("_o")
+    if runs.empty:
+        return []
+    ident = identities(runs).tolist()
+    ids = runs["run_id"].astype(str).tolist()
+    changes = [(ids[i], ident[i - 1], ident[i]) for i in range(1, len(ids)) if ident[i] != ident[i - 1]]
+    split = " (--on-host-change split: only its nights)" if out.options.on_host_change == "split" else ""
+    lines = [f"ran on {ident[-1]}{split}"]
+    for run, old, new in changes:
+        lines.append(f"host changed at {run}: {old} -> {new}")
+    if changes and out.options.on_host_change == "mark" and not out.table.empty:
+        mark = "; ".join(f"host changed at {run}" for run, _, _ in changes)
+        tested = out.table["verdict"] != "untested"
+        out.table.loc[tested, "note"] = [
+            f"{n}; {mark}" if isinstance(n, str) and n else mark for n in out.table.loc[tested, "note"]
+        ]
+    return lines
 
 
 def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
@@ -186,13 +227,79 @@ def run_regress(
     filt = filt or RunFilter()
     history = open_history(results, history_url)
     out = judge(suite, options, _of_suite(filt, suite), history)
+    hosts = host_lines(history, out)
+    alerts = track_alerts(history, out)
     return RegressOutcome(
         result=out,
-        changes=change_lines(out),
-        canaries=out.canary_lines,
+        changes=change_lines(out) + alerts,
+        canaries=[*hosts, *out.canary_lines],
         unsteady=unsteady_nights(history, out.runs_used),
         closing=closing_line(out),
     )
+
+
+def alert_of(suite: str, row: dict[str, Any], raised_run: str, at: str) -> Alert:
+    """The alert of a flagged table row (or an acceptance row: a regression of unknown size)."""
+    import math
+
+    from ycsb_runner.nightly.alerts import Alert, alert_id
+    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+
+    key = series_id(row[k] for k in SERIES_KEYS)
+    pct = row.get("change_pct")
+    pct = None if pct is None or (isinstance(pct, float) and math.isnan(pct)) else round(float(pct), 2)
+    verdict = str(row.get("verdict") or "regression")
+    return Alert(
+        alert_id=alert_id(suite, key, str(row["change_run"])),
+        suite=suite,
+        series=dict(zip(SERIES_KEYS, key, strict=True)),
+        direction=verdict if verdict in ("regression", "improvement") else "regression",
+        change_pct=pct,
+        change_run=str(row["change_run"]),
+        raised_run=raised_run,
+        raised_at=at,
+        baseline_run=str(row["baseline_from"]) if isinstance(row.get("baseline_from"), str) else None,
+    )
+
+
+def track_alerts(history: History, out: RegressResult) -> list[str]:
+    """Record an alert for every flagged series of *out* (``alert_id`` set), mark recovered the open alerts
+    of series that show no change now, and fill the table's ``triage`` column from the history. The lines
+    to print: the alerts waiting for triage, or why they could not be recorded (a read-only history)."""
+    from ycsb_runner.model import iso_utc
+    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.nightly.regress import NO_CHANGE
+
+    table = out.table
+    if table.empty or not out.newest:
+        return []
+    now = str(iso_utc(time.time()))
+    rows = table.to_dict("records")
+    raised = [alert_of(out.suite, r, out.newest, now) for r in rows if r.get("alert_id")]
+    quiet = {series_id(r[k] for k in SERIES_KEYS) for r in rows if r["verdict"] == NO_CHANGE}
+    try:
+        history.record_alerts(raised)
+        known = history.alerts(out.suite)
+        for a in known:
+            if a.open and a.series_key in quiet:
+                history.mark_recovered(a.alert_id, out.newest)
+    except UserError as err:
+        return [f"alerts not recorded in the history: {err}"] if raised else []
+    states = {a.alert_id: a.status for a in known}
+    table["triage"] = [states.get(str(i), "") if i else "" for i in table["alert_id"]]
+    waiting = table[table["triage"] == "untriaged"]
+    if waiting.empty:
+        return []
+    lines = [
+        f"{len(waiting)} alert(s) untriaged: ycsb-runner regress triage ALERT_ID --status STATE --why TEXT "
+        "(or regress accept)"
+    ]
+    for r in waiting.head(8).to_dict("records"):
+        pct = f" {r['change_pct']:+.1f} %" if r["change_pct"] == r["change_pct"] else ""
+        lines.append(f"  {r['alert_id']}: {r['phase']} {r['mix']} {r['operation']} {r['metric']}{pct}")
+    if len(waiting) > 8:
+        lines.append(f"  and {len(waiting) - 8} more (regress -f json, or ycsb-runner alerts)")
+    return lines
 
 
 def _of_suite(filt: RunFilter, suite: str) -> RunFilter:
@@ -243,6 +350,18 @@ def _follow_ups(
     return added
 
 
+def _accept_alerts(history: History, out: RegressResult, rows: list[dict[str, Any]]) -> None:
+    """Mark ``accepted`` (who, when, why of the acceptance) the alert of every accepted series, raising it
+    first when no regress recorded it yet."""
+    track_alerts(history, out)
+    known = {a.alert_id for a in history.alerts(out.suite)}
+    first = rows[0]
+    mine = [alert_of(out.suite, r, str(out.newest), str(r["accepted_at"])) for r in rows]
+    history.record_alerts([a for a in mine if a.alert_id not in known])
+    for a in {a.alert_id: a for a in mine}.values():
+        history.triage(a.alert_id, "accepted", str(first["accepted_by"]), str(first["why"]))
+
+
 def accept_regressions(
     suite: str,
     why: str,
@@ -284,6 +403,59 @@ def accept_regressions(
     rows += _follow_ups(
         history, rows, lambda: judge(suite, options, filt, history), operations, len(out.table)
     )
+    _accept_alerts(history, out, rows)
     runs = sorted({str(r["change_run"]) for r in rows})
     message = f"accepted {len(rows)} series of {suite} (changes since {', '.join(runs)}) by {who}: {reason}"
     return AcceptOutcome(rows=rows, where=history.where, message=message)
+
+
+@dataclass
+class AlertsOutcome:
+    """What ``ycsb-runner alerts`` shows: the *alerts* (of the suite), the history's *precision* (from every
+    alert of the suite, whatever the status filter) and *where*."""
+
+    alerts: list[Alert]
+    precision: Any  # alerts.Precision
+    where: str
+
+
+def triage_alert(
+    alert_id: str,
+    status: str,
+    why: str | None = None,
+    by: str | None = None,
+    link: str | None = None,
+    *,
+    results: Path | None = None,
+    history_url: str | None = None,
+) -> tuple[Alert, str]:
+    """``ycsb-runner regress triage ALERT_ID --status STATE``: set the alert's triage state (one of
+    ``alerts.TRIAGE_STATES``) by *by* (default the login user; "" is refused), with *why* and *link*; the
+    alert as stored and where. UserError for an unknown id, state or text that cannot be kept."""
+    from ycsb_runner.nightly.alerts import TRIAGE_STATES, check_link, check_state
+    from ycsb_runner.nightly.history import NOTE_CHARS, WHO_CHARS, check_text
+
+    check_state(status, TRIAGE_STATES)
+    reason = check_text((why or "").strip(), "--why", NOTE_CHARS) or None
+    if by is not None and not by.strip():
+        raise UserError("--by is empty: say who triaged the alert, e.g. --by alice (or leave --by out)")
+    who = check_text(by.strip(), "--by", WHO_CHARS) if by is not None else login_user()
+    url = check_link((link or "").strip())
+    history = open_history(results, history_url)
+    return history.triage(alert_id.strip(), status, who, reason, url), history.where
+
+
+def list_alerts(
+    suite: str | None = None,
+    *,
+    results: Path | None = None,
+    history_url: str | None = None,
+) -> AlertsOutcome:
+    """``ycsb-runner alerts [SUITE]``: every alert of the history (of SUITE) and its precision."""
+    from ycsb_runner.nightly.alerts import precision
+
+    history = open_history(results, history_url)
+    found = history.alerts(suite)
+    if suite is not None and not found and (missing := unknown_suite(suite, history.runs())):
+        raise UserError(missing)
+    return AlertsOutcome(found, precision(found), history.where)

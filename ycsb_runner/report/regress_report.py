@@ -38,6 +38,8 @@ TABLE_COLUMNS = [
     "change_run",
     "change_tags",
     "detectable_pct",
+    "alert_id",
+    "triage",
 ]
 MAX_TRENDS = 12  # series plotted when none is flagged (throughput first)
 _STAMP = re.compile(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")

@@ -5,6 +5,7 @@ compared with the change runs ``regress`` flags on the same history.
 The history: 12 synthetic nights of one step (throughput, average and p99 latency), the last 4 "throttled"
 (throughput x 0.6, average latency / 0.6, p99 flat); ``python bench/otava_export_check.py`` prints one JSON
 object: per flagged series, regress's change run and Otava's, and whether they are within one night.
+``python bench/otava_export_check.py RESULTS [SUITE]`` does the same on a real history (default suite quick).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def main() -> int:
     if py is None:
         print(json.dumps({"otava": f"not available: {why}"}))
         return 3
+    suite = sys.argv[2] if len(sys.argv) > 2 else "quick"
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        results = history(d / "results", FACTORS, {"sha": "abc"})
-        rows = export.history_export_rows("quick", results=results)
+        results = Path(sys.argv[1]) if len(sys.argv) > 1 else history(d / "results", FACTORS, {"sha": "abc"})
+        rows = export.history_export_rows(suite, results=results)
         (d / "quick.csv").write_text(export.export_rows(rows, "otava"))
         (d / "otava.yaml").write_text(export.otava_config(rows, str(d / "quick.csv"), "quick"))
         otava = subprocess.run(
@@ -53,8 +55,8 @@ def main() -> int:
             for point in json.loads(otava.stdout)["quick"]
             for c in point["changes"]
         }
-        out = run_regress("quick", RegressOptions(), results=results)
-    night = {f"night-{i:02d}": i for i in range(len(FACTORS))}
+        out = run_regress(suite, RegressOptions(), results=results)
+    night = {str(r): i for i, r in enumerate(rows.drop_duplicates("run_id")["run_id"])}
     series = {}
     for r in flagged(out.result.table).to_dict("records"):
         name = export.series_name(r)

@@ -233,11 +233,16 @@ def _write_report(out: RegressResult, folder: Path) -> str | None:
 
 def _notify(urls: list[str], result: RegressResult, where: HistoryPlace, report: str | None) -> None:
     """Announce the suite's alert events not sent yet; a failing webhook is a warning (masked URL)."""
+    from ycsb_runner.errors import UserError
     from ycsb_runner.nightly.notify import notify
 
-    sent = notify(
-        urls, result.suite, results=where.results, history_url=where.url, result=result, report=report
-    )
+    try:
+        sent = notify(
+            urls, result.suite, results=where.results, history_url=where.url, result=result, report=report
+        )
+    except UserError as err:  # the history could not be read or written: the verdict stands
+        log(f"warning: no notification sent: {err}")
+        return
     for line in sent.warnings:
         log(line)
     if sent.sent:

@@ -58,7 +58,8 @@ def bench_summary(result: RunResult, reports: list[str] | None = None) -> Docume
     ]
     if m.error:
         facts.append(("error", m.error))
-    facts += [("report", path) for path in reports or []]
+    own = [str(result.root / name) for name in ("report.html", "report.md") if (result.root / name).is_file()]
+    facts += [("report", path) for path in [*own, *(reports or [])]]
     table = results_table(result)
     body = Note("No figures.", "aside") if table.empty else Table(table)
     title = f"ycsb-runner bench {m.suite.name}: {m.status}"

@@ -11,7 +11,8 @@ The library behind the ``ycsb-runner`` command, as the README shows it::
 it); ``RunAnalysis`` is its analysis (the study table, comparisons with a published table); ``run_findmax``
 with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report;
 ``run_regress`` (``RegressOptions``, ``RegressOutcome``) and ``accept_regressions`` are ``regress`` and
-``regress accept``; ``build_site`` is ``ycsb-runner site``.
+``regress accept``; ``build_site`` is ``ycsb-runner site``; ``export_history`` is ``history export``,
+``notify`` is ``regress --notify``.
 The names are loaded when first used, so importing the package (and starting the command) stays cheap.
 """
 
@@ -38,6 +39,8 @@ _EXPORTS = {
     "run_regress": "ycsb_runner.nightly.regress_service",
     "accept_regressions": "ycsb_runner.nightly.regress_service",
     "build_site": "ycsb_runner.site.build",
+    "export_history": "ycsb_runner.nightly.export",
+    "notify": "ycsb_runner.nightly.notify",
 }
 
 __all__ = [
@@ -52,6 +55,8 @@ __all__ = [
     "__version__",
     "accept_regressions",
     "build_site",
+    "export_history",
+    "notify",
     "run_bench",
     "run_findmax",
     "run_regress",
@@ -64,6 +69,8 @@ if TYPE_CHECKING:
     from ycsb_runner.errors import UserError
     from ycsb_runner.findmax import FindmaxOptions
     from ycsb_runner.model import RunResult
+    from ycsb_runner.nightly.export import export_history
+    from ycsb_runner.nightly.notify import notify
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome, accept_regressions, run_regress
     from ycsb_runner.report.run_report import write_report

@@ -172,3 +172,25 @@ class Masker:
 
     def __call__(self, text: str) -> str:
         return mask_url(text)
+
+
+def mask_webhook(url: str) -> str:
+    """A webhook URL as it may be shown: its scheme, host and first path segment kept, the rest masked (a
+    Slack, Teams or Discord webhook carries its secret in the path: ``https://hooks.slack.com/services/***``),
+    the user information and every query value masked (``?token=***``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    if not parts.scheme or not parts.hostname:
+        return MASK
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    auth = f"{MASK}@" if "@" in parts.netloc else ""
+    segments = [s for s in parts.path.split("/") if s]
+    path = "/" + segments[0] + ("/" + MASK if len(segments) > 1 else "") if segments else ""
+    query = "&".join(f"{k}={MASK}" for k, _ in parse_qsl(parts.query, keep_blank_values=True))
+    return f"{parts.scheme}://{auth}{host}{port}{path}" + (f"?{query}" if query else "")

@@ -132,6 +132,26 @@ def test_mongodb_history_keeps_alerts_and_their_triage(results: Path, mongo_url:
     history._client.drop_database(db)
 
 
+def test_mongodb_history_remembers_the_notifications_sent(results: Path, mongo_url: str) -> None:
+    """The notification memory (regress --notify) on MongoDB as on SQLite: each (alert, event) once, the
+    first time kept, a hostile event text stored as a value."""
+    db = f"hist_{uuid.uuid4().hex[:8]}"
+    url = mongo_url.rsplit("/", 1)[0] + f"/{db}"
+    history = open_history(results, url)
+    local = open_history(results)
+    for h in (history, local):
+        assert h.notified() == set()
+        h.record_notified("a0123456789", "opened", "2026-11-10T02:00:00.000Z")
+        h.record_notified("a0123456789", "opened", "2026-11-11T02:00:00.000Z")
+        h.record_notified("a0123456789", "{'$gt': ''}", "2026-11-11T02:00:00.000Z")
+    assert (
+        history.notified() == local.notified() == {("a0123456789", "opened"), ("a0123456789", "{'$gt': ''}")}
+    )
+    doc = history._notifications.find_one({"_id": "a0123456789/opened"})
+    assert doc["sent_at"] == "2026-11-10T02:00:00.000Z"
+    history._client.drop_database(db)
+
+
 def test_triage_round_trip_on_a_mongodb_history(tmp_path: Path, mongo_url: str) -> None:
     """Issue 46 on the MongoDB back-end, through the commands: regress raises the alerts, triage one
     invalid, `alerts --status untriaged` no longer lists it, the precision is shown, a hostile why (HTML,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,12 +26,15 @@ from ycsb_runner.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from ycsb_runner.nightly.history import RunFilter
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
+    from ycsb_runner.report.document import Document
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -149,6 +153,24 @@ def regress_cmd(
         Path | None,
         typer.Option("--report", metavar="DIR", help="Also write regress.html and regress.md there."),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write a JUnit XML report there: a test case per series, a failure per open regression",
+        ),
+    ] = None,
+    notify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--notify",
+            metavar="URL",
+            help="Post a JSON message (Slack-compatible) to this webhook when an alert opens, is triaged or "
+            "accepted, or recovers; once per event (repeatable; also $YCSB_RUNNER_NOTIFY, which keeps the "
+            "URL's secret off the command line).",
+        ),
+    ] = None,
     where: HistoryPlace,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -157,13 +179,23 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
+    from ycsb_runner.nightly.notify import notify_urls
     from ycsb_runner.nightly.regress_service import run_regress
 
+    hooks = notify_urls(notify)  # checked before judging: a mistyped URL is a usage error (exit 2)
     out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
     _show_judgement(out, fmt, show_all)
     if out.unsteady:
         log(out.unsteady)
     unwritten = _write_report(out.result, report) if report is not None else None
+    if junit is not None and unwritten is None:
+        unwritten = _write_junit(out.result, junit)
+    written = report is not None and unwritten is None
+    files = [("report", str(report / n)) for n in ("regress.html", "regress.md")] if written else []
+    files += [("junit", str(junit))] if junit is not None and unwritten is None else []
+    _append_summary(lambda: _ci().regress_summary(out.result, files))
+    if hooks:
+        _notify(hooks, out.result, where, str(report / "regress.html") if written else None)
     log(out.closing)
     if unwritten is not None:
         from ycsb_runner.errors import UserError
@@ -197,6 +229,57 @@ def _write_report(out: RegressResult, folder: Path) -> str | None:
         return f"{type(err).__name__}: {' '.join(str(err).split())[:160]}"
     log(f"report: {html_path} and {md_path}")
     return None
+
+
+def _notify(urls: list[str], result: RegressResult, where: HistoryPlace, report: str | None) -> None:
+    """Announce the suite's alert events not sent yet; a failing webhook is a warning (masked URL)."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.nightly.notify import notify
+
+    try:
+        sent = notify(
+            urls, result.suite, results=where.results, history_url=where.url, result=result, report=report
+        )
+    except UserError as err:  # the history could not be read or written: the verdict stands
+        log(f"warning: no notification sent: {err}")
+        return
+    for line in sent.warnings:
+        log(line)
+    if sent.sent:
+        log(f"notified: {len(sent.sent)} alert event(s) to {len(urls)} webhook(s)")
+
+
+def _ci():  # noqa: ANN202 - the module, imported when used
+    from ycsb_runner.report import ci
+
+    return ci
+
+
+def _write_junit(result: RegressResult, path: Path) -> str | None:
+    """Write the JUnit XML of *result* to *path*; None when written, else why not (one line)."""
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.store import atomic_write_text
+
+    try:
+        atomic_write_text(path, _ci().junit_xml(result))
+    except UserError as err:
+        return str(err)
+    log(f"junit: {path}")
+    return None
+
+
+def _append_summary(document: Callable[[], Document]) -> None:
+    """Append the document to ``$GITHUB_STEP_SUMMARY`` when set; a file that cannot be written is a warning
+    (the verdict and exit code never depend on it)."""
+    import os
+
+    ci = _ci()
+    if not os.environ.get(ci.SUMMARY_ENV):
+        return
+    try:
+        ci.append_summary(document())
+    except OSError as err:
+        log(f"warning: the job summary was not written to ${ci.SUMMARY_ENV} ({err.strerror or err})")
 
 
 WhyOpt = option(str, "--why", metavar="TEXT", help="Why the change is the new normal (recorded).")
@@ -346,6 +429,53 @@ def rebuild_cmd(where: HistoryPlace) -> None:
 
     history, n = rebuild(where.results or results_dir(), where.url, log=log)
     typer.echo(json.dumps({"history": history.where, "runs": n}))
+
+
+class ExportFormat(StrEnum):
+    otava = "otava"
+    bmf = "bmf"
+    openmetrics = "openmetrics"
+    ndjson = "ndjson"
+    csv = "csv"
+
+
+@history_app.command("export")
+@HISTORY.into("where")
+def export_cmd(
+    *,
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="otava (Apache Otava's CSV; its test configuration is printed), bmf (Bencher Metric Format, "
+            "one document per run and line), openmetrics (Prometheus/Grafana), ndjson or csv (one "
+            "object/row per run x series value, every tag).",
+        ),
+    ],
+    suite: Annotated[
+        str | None, typer.Option("--suite", metavar="SUITE", help="Only runs of this suite.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="Write there (default: standard output).")
+    ] = None,
+    where: HistoryPlace,
+) -> None:
+    """Export the history's runs (oldest first) in a format other tools read."""
+    from ycsb_runner.nightly.export import export_rows, history_export_rows, otava_config
+
+    rows = history_export_rows(suite, results=where.results, history_url=where.url)
+    text = export_rows(rows, str(fmt))
+    if out is not None:
+        from ycsb_runner.store import atomic_write_text
+
+        atomic_write_text(out, text)
+        log(f"{fmt}: {out}")
+    else:
+        typer.echo(text, nl=False)
+    if fmt == ExportFormat.otava:  # with --out on stdout, else on stderr (stdout holds the CSV)
+        config = otava_config(rows, str(out or "export.csv"), suite or "ycsb")
+        (typer.echo if out is not None else log)(f"# Otava: otava analyse --config-file FILE\n{config}")
 
 
 @history_app.command("prune")

@@ -152,6 +152,13 @@ AuditOptionOpt = option(
 MaxErrorRateOpt = option(float, metavar="RATE", help="A phase with more failed operations fails.")
 KeepGoingOpt = option(bool, help="Continue with the next step after a failed one.")
 JvmArgOpt = option(list[str] | None, metavar="ARG", help="Extra JVM argument, e.g. -Xmx4g (repeatable).")
+OpenMetricsOpt = option(
+    Path | None,
+    "--openmetrics",
+    metavar="FILE",
+    help="Also write the run's figures there in the OpenMetrics text format (no timestamps: node_exporter's "
+    "textfile collector reads it).",
+)
 _DEFAULT = BenchOptions(suite="")
 
 
@@ -165,6 +172,7 @@ def bench(
     max_error_rate: MaxErrorRateOpt = _DEFAULT.max_error_rate,
     keep_going: KeepGoingOpt = _DEFAULT.keep_going,
     jvm_arg: JvmArgOpt = None,
+    openmetrics: OpenMetricsOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
@@ -190,8 +198,40 @@ def bench(
     run_and_show(
         [s.est_seconds for s in check.plan.steps],
         lambda progress: run_bench(opts, log=log, progress=progress, checked=check),
-        lambda run, error: _print_outcome(run, fmt, error=error),
+        lambda run, error: _show_and_publish(run, fmt, error, openmetrics),
     )
+
+
+def _show_and_publish(
+    run: RunAnalysis | Path, fmt: Format, error: str | None, openmetrics: Path | None
+) -> None:
+    """The outcome printed; then the run's figures in OpenMetrics (--openmetrics) and the job summary
+    (``$GITHUB_STEP_SUMMARY``): each a warning when it cannot be written, never a change of the exit code."""
+    import os
+
+    from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.report import ci
+
+    _print_outcome(run, fmt, error=error)
+    if openmetrics is None and not os.environ.get(ci.SUMMARY_ENV):
+        return
+    try:
+        result = RunAnalysis.of(run).run
+    except UserError:
+        return
+    if openmetrics is not None:
+        from ycsb_runner.nightly.export import run_openmetrics
+        from ycsb_runner.store import atomic_write_text
+
+        try:
+            atomic_write_text(openmetrics, run_openmetrics(result))
+            log(f"openmetrics: {openmetrics}")
+        except UserError as err:
+            log(f"warning: {err}")
+    try:
+        ci.append_summary(ci.bench_summary(result))
+    except OSError as err:
+        log(f"warning: the job summary was not written to ${ci.SUMMARY_ENV} ({err.strerror or err})")
 
 
 def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> None:

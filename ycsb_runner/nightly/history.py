@@ -37,7 +37,8 @@ from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
 if TYPE_CHECKING:
     from ycsb_runner.nightly.alerts import Alert
 
-SCHEMA_VERSION = 3  # 2: the accepts table, 3: the alerts table (an older file gets them when opened)
+SCHEMA_VERSION = 3  # 2: the accepts table, 3: the alerts and notifications tables (an older file gets them
+# when opened)
 
 RUN_COLUMNS = [
     "run_id",
@@ -329,6 +330,8 @@ class History(Protocol):
     ) -> Alert: ...
     def mark_recovered(self, alert_id: str, run_id: str) -> None: ...
     def delete_runs(self, run_ids: list[str]) -> int: ...
+    def notified(self) -> set[tuple[str, str]]: ...
+    def record_notified(self, alert_id: str, event: str, at: str) -> None: ...
 
 
 _INSERT_RUN = (
@@ -363,7 +366,11 @@ CREATE TABLE IF NOT EXISTS alerts (
     why TEXT, link TEXT, first_triaged_at TEXT, recovered_run TEXT, baseline_run TEXT
 );
 CREATE INDEX IF NOT EXISTS alerts_suite ON alerts(suite);
+CREATE TABLE IF NOT EXISTS notifications (
+    alert_id TEXT NOT NULL, event TEXT NOT NULL, sent_at TEXT NOT NULL, PRIMARY KEY (alert_id, event)
+);
 """
+_NOTIFICATIONS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS notifications") :].split(";")[0]
 _INSERT_ACCEPT = (
     f"INSERT INTO accepts ({', '.join(ACCEPT_COLUMNS)}) VALUES ({', '.join('?' * len(ACCEPT_COLUMNS))})"
 )
@@ -611,6 +618,30 @@ class SqliteHistory:
             )
         )
 
+    def notified(self) -> set[tuple[str, str]]:
+        """The (alert_id, event) pairs already announced (``regress --notify``): none in an older history."""
+        if not self.path.exists():
+            return set()
+
+        def query(con: sqlite3.Connection) -> set[tuple[str, str]]:
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'notifications'").fetchone():
+                return set()
+            return {(str(a), str(e)) for a, e in con.execute("SELECT alert_id, event FROM notifications")}
+
+        return self._read(query)
+
+    def record_notified(self, alert_id: str, event: str, at: str) -> None:
+        """Remember that *event* of the alert was announced at *at* (UTC ISO); the first time is kept."""
+
+        def body(con: sqlite3.Connection) -> None:
+            con.execute(_NOTIFICATIONS_TABLE)  # a schema-3 file made before the table existed
+            con.execute(
+                "INSERT OR IGNORE INTO notifications (alert_id, event, sent_at) VALUES (?, ?, ?)",
+                (alert_id, event, at),
+            )
+
+        self._transaction(body)
+
     def delete_runs(self, run_ids: list[str]) -> int:
         """Remove *run_ids* and their figures from the index in one transaction; how many were there."""
 
@@ -641,6 +672,7 @@ class MongoHistory:
     COLLECTION = "runs"
     ACCEPTS = "accepts"
     ALERTS = "alerts"
+    NOTIFICATIONS = "notifications"  # (alert_id, event) pairs announced by regress --notify
 
     def __init__(self, url: str) -> None:
         from pymongo import MongoClient
@@ -662,6 +694,7 @@ class MongoHistory:
         self._coll = self._client[db][self.COLLECTION]
         self._accepts = self._client[db][self.ACCEPTS]
         self._alerts = self._client[db][self.ALERTS]
+        self._notifications = self._client[db][self.NOTIFICATIONS]
 
     def _call(self, fn: Callable[[], Any]) -> Any:
         from pymongo.errors import PyMongoError
@@ -756,6 +789,15 @@ class MongoHistory:
                 {"_id": alert_id, "recovered_run": None}, {"$set": {"recovered_run": run_id}}
             )
         )
+
+    def notified(self) -> set[tuple[str, str]]:
+        docs = self._call(lambda: list(self._notifications.find({}, {"_id": 0, "alert_id": 1, "event": 1})))
+        return {(str(d.get("alert_id")), str(d.get("event"))) for d in docs}
+
+    def record_notified(self, alert_id: str, event: str, at: str) -> None:
+        key = f"{alert_id}/{event}"
+        doc = {"alert_id": alert_id, "event": event, "sent_at": at}
+        self._call(lambda: self._notifications.update_one({"_id": key}, {"$setOnInsert": doc}, upsert=True))
 
     def delete_runs(self, run_ids: list[str]) -> int:
         if not run_ids:

@@ -61,7 +61,7 @@ cli-docs: $(VENV)/.installed
 # The documentation site (mkdocs.yml): the generated pages first, then a strict build into site/ (a broken
 # link, a missing page or a missing included file fails it). Offline: no fonts or scripts are fetched.
 docs: cli-docs
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
 # nightly report, drawn by headless Chromium (tools/docs-figures.sh; about two minutes).

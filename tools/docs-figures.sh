@@ -37,7 +37,7 @@ env -u MONGODB_URL YCSB_RUNNER_RESULTS="$WORK/results" $BIN/ycsb-runner bench qu
     >"$WORK/bench.txt" 2>"$WORK/progress.txt"
 RUN="$WORK/results/docs-quick"
 cp "$WORK/bench.txt" "$OUT/bench-quick.txt"            # what it prints at the end (stdout)
-grep -v "^ *[0-9]* s: " "$WORK/progress.txt" | sed "s#$WORK#/tmp#g" >"$OUT/bench-quick-progress.txt"  # stderr
+grep -v "^ *[0-9]* s: " "$WORK/progress.txt" | sed "s#$WORK/##g" >"$OUT/bench-quick-progress.txt"  # stderr
 shot "$RUN/report.html" "$OUT/report.png" 1400 1800
 series=("$RUN"/report-figures/timeseries-run*.png)  # the first run step's time series, warm-up shaded
 cp "${series[0]}" "$OUT/report-timeseries.png"

@@ -154,7 +154,9 @@ def test_each_command_line_names_a_real_command_and_its_options(
     page: str, line: str, shown: list[str]
 ) -> None:
     """Every ``ycsb-runner`` line of a shell or console block: the command exists and every option it
-    gives is one of that command's. ``bench`` lines on the embedded server run as ``--dry-run`` and
+    gives is one of that command's. ``table``, ``compare``, ``suites`` and ``reference`` lines whose runs
+    are checked in run, and every output line the page shows is in what they print (spacing aside).
+    ``bench`` lines on the embedded server run as ``--dry-run`` and
     ``render`` lines as they are (no server, no JVM): they exit 0, or, where the page shows an ``error:``
     line, exit 2 with that error; the first line of a shown plan (``# suite NAME: ...``) is the one printed.
     A line that sets ``MONGODB_URL``, uses ``--client`` or names a suite file of the reader's needs a real
@@ -165,6 +167,15 @@ def test_each_command_line_names_a_real_command_and_its_options(
     given = [w.split("=", 1)[0] for w in rest if w.startswith("-") and w != "-"]
     assert set(given) <= known, f"{page}: {line}: unknown options {set(given) - known}"
     own_file = bool(rest) and rest[0].endswith(".toml") and not (ROOT / rest[0]).exists()
+    if cmd.name in ("table", "compare", "suites", "reference") and "MONGODB_URL" not in env:
+        paths = [w for w in rest if "/" in w]
+        if all((ROOT / w).exists() for w in paths):  # a checked-in run: it runs, and prints what is shown
+            res = CliRunner().invoke(app, args, env={"COLUMNS": "100"}, catch_exceptions=False)
+            assert res.exit_code == 0, f"{page}: {line}: {res.output[-500:]}"
+            printed = " ".join(res.stdout.split())
+            for shown_line in shown:
+                assert " ".join(shown_line.split()) in printed, (page, line, shown_line)
+        return
     if cmd.name not in ("bench", "render") or "MONGODB_URL" in env or "--client" in rest or own_file:
         return
     run = [*args, "--dry-run"] if cmd.name == "bench" else args

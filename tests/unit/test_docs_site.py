@@ -189,3 +189,11 @@ def test_each_command_line_names_a_real_command_and_its_options(
         assert res.exit_code == 0, f"{page}: {line}: {res.output[-500:]}"
     if shown and shown[0].startswith("# suite "):
         assert res.stdout.startswith(shown[0].split(":")[0] + ":"), (page, line)
+
+
+def test_the_readme_links_only_files_that_exist() -> None:
+    """The README is read on the forge, not built by MkDocs: its relative links are checked here."""
+    links = re.findall(r"\]\(([^)#\s]+)", README.read_text(encoding="utf-8"))
+    local = [t for t in links if "://" not in t]
+    assert len(local) >= 10
+    assert [t for t in local if not (ROOT / t).exists()] == []

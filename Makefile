@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUITE  ?= quick
 
-.PHONY: setup bench nightly test test-fast lint docs pictures clean
+.PHONY: setup bench nightly test test-fast lint docs cli-docs docs-figures pictures clean
 
 setup: $(VENV)/.installed
 	$(BIN)/ycsb-runner setup
@@ -53,9 +53,20 @@ test: setup
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
 
-# docs/cli.md: every command's --help (tests/unit/test_cli_reference.py fails while it is out of date)
-docs: $(VENV)/.installed
-	$(BIN)/cog -r docs/cli.md
+# docs/cli.md: every command's --help, and the suite file's keys in docs/reference/suite-file.md
+# (tests/unit/test_cli_reference.py and test_docs_site.py fail while they are out of date)
+cli-docs: $(VENV)/.installed
+	$(BIN)/cog -r docs/cli.md docs/reference/suite-file.md
+
+# The documentation site (mkdocs.yml): the generated pages first, then a strict build into site/ (a broken
+# link, a missing page or a missing included file fails it). Offline: no fonts or scripts are fetched.
+docs: cli-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
+# nightly report, drawn by headless Chromium (tools/docs-figures.sh; about two minutes).
+docs-figures: setup
+	bash tools/docs-figures.sh
 
 # The README's pictures of `ycsb-runner site` (docs/images/site-*.png): 14 real nights of a small `quick` on
 # the embedded server (the last six throttled, the change accepted after night 10), the site, two headless

@@ -1,4 +1,5 @@
-"""The README's command list and the CLI agree, and the documented --format json works everywhere."""
+"""The documented command list (docs/reference/commands.md, once the README's "## Commands") and the CLI
+agree, and the documented --format json works everywhere."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from docs_pages import DOCS, code_blocks, pages
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -29,8 +31,9 @@ def _cli_commands() -> set[str]:
 
 
 def _readme_commands() -> set[str]:
-    """The commands the README's "## Commands" block names (``server start|stop|status`` is three)."""
-    text = (ROOT / "README.md").read_text()
+    """The commands the "## Commands" block names (``server start|stop|status`` is three): the README's
+    before the documentation site, now docs/reference/commands.md."""
+    text = (DOCS / "reference" / "commands.md").read_text()
     block = text.split("## Commands", 1)[1].split("```", 2)[1]
     out: set[str] = set()
     for line in block.splitlines():
@@ -81,11 +84,11 @@ def test_format_json(argv: list[str]) -> None:
 
 
 def test_readme_python_snippets_define_every_name_they_use() -> None:
-    """Issue 22, item 11: a snippet copied from the README runs without a NameError."""
+    """Issue 22, item 11: a snippet copied from the README or a page of the site runs without a NameError."""
     import ast
     import builtins
 
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    blocks = [b for p in pages() for b in code_blocks(p.read_text(), ("python",))]
     assert blocks
     for block in blocks:
         tree = ast.parse(block)
@@ -121,33 +124,50 @@ def test_make_test_lists_each_skip_with_what_it_needs() -> None:
     assert "set YCSB_RUNNER_SEEDS=" in (ROOT / "tests" / "unit" / "test_reference.py").read_text()
 
 
+def _activate_blocks() -> list[tuple[str, list[str]]]:
+    """Every shell block of the README and the site that starts with activating the venv, as (page,
+    commands): the README's first block after `make bench`, Getting started's too."""
+    out = []
+    for page in pages():
+        for block in code_blocks(page.read_text(), ("sh",)):
+            if ".venv/bin/activate" in block:
+                commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+                out.append((page.name, commands))
+    return out
+
+
 def test_readme_commands_run_as_printed_after_make() -> None:
     """Issue 39: after `make bench` the README's commands run as printed. Its first shell block after
     `make bench` puts `.venv/bin` on the PATH (as a new user's shell lacks it) and runs `ycsb-runner`
-    commands: the block runs verbatim in bash, from the checkout, with a PATH that has no `.venv/bin`."""
+    commands: the block runs verbatim in bash, from the checkout, with a PATH that has no `.venv/bin`.
+    Issue 51: the same for every such block of the documentation site (Getting started)."""
     import os
     import subprocess
 
-    text = (ROOT / "README.md").read_text()
-    block = next(b for b in re.findall(r"```sh\n(.*?)```", text, re.S) if ".venv/bin/activate" in b)
-    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
-    assert commands[0] == ". .venv/bin/activate" and len(commands) > 1
-    assert all(c.startswith("ycsb-runner ") for c in commands[1:]), commands
+    blocks = _activate_blocks()
+    assert blocks[0][0] == "README.md" and len(blocks) >= 2
     venv_bin = str(ROOT / ".venv" / "bin")
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p.rstrip("/") != venv_bin)
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "YCSB_RUNNER_RESULTS")}
-    bare = subprocess.run(
-        ["bash", "-c", commands[1]], cwd=ROOT, env={**env, "PATH": path}, capture_output=True, text=True
-    )
-    assert bare.returncode == 127, "ycsb-runner is found without the README's first line"
-    for command in commands[1:]:  # each as the README prints it, after its first line
-        done = subprocess.run(
-            ["bash", "-e", "-c", f"{commands[0]}\n{command}"],
-            cwd=ROOT,
-            env={**env, "PATH": path, "COLUMNS": "100"},
-            capture_output=True,
-            text=True,
-            timeout=120,
+    ran: set[str] = set()
+    for page, commands in blocks:
+        assert commands[0] == ". .venv/bin/activate" and len(commands) > 1, page
+        assert all(c.startswith("ycsb-runner ") for c in commands[1:]), (page, commands)
+        bare = subprocess.run(
+            ["bash", "-c", commands[1]], cwd=ROOT, env={**env, "PATH": path}, capture_output=True, text=True
         )
-        assert done.returncode == 0, (command, done.stderr)
-        assert done.stdout.strip() and "Traceback" not in done.stderr, command
+        assert bare.returncode == 127, "ycsb-runner is found without the block's first line"
+        for command in commands[1:]:  # each as the page prints it, after its first line
+            if command in ran:
+                continue
+            ran.add(command)
+            done = subprocess.run(
+                ["bash", "-e", "-c", f"{commands[0]}\n{command}"],
+                cwd=ROOT,
+                env={**env, "PATH": path, "COLUMNS": "100"},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, (page, command, done.stderr)
+            assert done.stdout.strip() and "Traceback" not in done.stderr, (page, command)

@@ -162,8 +162,11 @@ def test_a_multi_client_step_counts_once_at_its_merged_rate() -> None:
 
 
 def _readme_benches() -> list[list[str]]:
-    """The README's `$ ycsb-runner bench ...` examples on the embedded server (no MONGODB_URL), as argv."""
-    text = (ROOT / "README.md").read_text().replace("\\\n", " ")
+    """The `$ ycsb-runner bench ...` examples of the README and the documentation site on the embedded server
+    (no MONGODB_URL), as argv."""
+    from docs_pages import text as docs_text
+
+    text = docs_text().replace("\\\n", " ")
     return [shlex.split(m)[2:] for m in re.findall(r"^\$ (ycsb-runner bench .*)$", text, re.M)]
 
 

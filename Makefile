@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUITE  ?= quick
 
-.PHONY: setup bench nightly test test-fast lint docs cli-docs docs-figures pictures clean
+.PHONY: setup bench nightly test test-fast lint docs cli-docs docs-figures clean
 
 setup: $(VENV)/.installed
 	$(BIN)/ycsb-runner setup
@@ -64,15 +64,10 @@ docs: cli-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
-# nightly report, drawn by headless Chromium (tools/docs-figures.sh; about two minutes).
+# nightly report, and the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium
+# (tools/docs-figures.sh; about twelve minutes).
 docs-figures: setup
 	bash tools/docs-figures.sh
-
-# The README's pictures of `ycsb-runner site` (docs/images/site-*.png): 14 real nights of a small `quick` on
-# the embedded server (the last six throttled, the change accepted after night 10), the site, two headless
-# Chromium screenshots at 1400 px. About 10 minutes; needs chromium (tools/test-needs.sh installs it).
-pictures: setup
-	$(BIN)/python tools/site_pictures.py --images docs/images
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -57,5 +57,10 @@ shot "$WORK/regress/regress.html" "$OUT/regress-report.png" 1400 1800
 chart=("$WORK"/regress/regress-figures/*-run-*-OVERALL-throughput_ops_s.png)
 cp "${chart[0]}" "$OUT/regress-series.png"
 
+# 3. the site of a real 14-night history (`ycsb-runner site`): its overview and a series page
+#    (tools/site_pictures.py: the last six nights throttled, the change accepted after night 10; ~10 min)
+$BIN/python tools/site_pictures.py --images "$OUT"
+ls "$OUT/site-overview.png" "$OUT/site-series.png" >/dev/null
+
 small "$OUT"/*.png
 ls -l "$OUT"

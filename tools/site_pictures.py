@@ -1,4 +1,4 @@
-"""The README's pictures of ``ycsb-runner site``, from a real history: `make pictures`.
+"""The README's pictures of ``ycsb-runner site``, from a real history: `make docs-figures`.
 
     .venv/bin/python tools/site_pictures.py [--nights 14] [--slow-from 8] [--accept-after 10]
         [--keep DIR] [--images docs/images] [--width 1400]

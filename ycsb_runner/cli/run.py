@@ -194,8 +194,9 @@ def bench(
     )
 
 
-def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> None:
-    """The results table and, for study suites, the study's table; with --format json one summary. *run*:
+def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> bool:
+    """For study suites the study's table, then the results table and at most three lines (where the
+    report is, the steps that need attention, the run id: True); with --format json one summary. *run*:
     the run's analysis as the bench left it, or its folder when it could not be read back then."""
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.results import print_results, results_table
@@ -205,17 +206,17 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
         analysis = RunAnalysis.of(run)
     except UserError as err:
         log(f"cannot show the results: {err}")
-        return
+        return False
     result = analysis.run
     run_dir = result.root
-    if renderer(fmt).terminal:
-        print_results(result)
+    if renderer(fmt).terminal:  # the study's table, then the results table and at most three lines
         study = analysis.table
         if analysis.layout.own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
             emit_study_table(study, fmt, study.attrs.get("title", result.run_id))
-        return
+        print_results(result, footer=True)
+        return True
     ops = results_table(result)
     m = result.manifest
     extra = {
@@ -236,6 +237,7 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
         },
     }
     emit(ops, fmt, f"results: {m.run_id}", extra=extra)
+    return False
 
 
 def register(app: typer.Typer) -> None:

@@ -148,7 +148,8 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
 
 
 STATIONARY_LABELS = {"true": "yes", "false": "no"}
-TOO_FEW = "too few to judge stationarity"  # the step warning of ``steady.SteadyState.warnings``
+#: the step warning of ``steady.SteadyState.warnings`` (and its older wording in folders written before)
+TOO_FEW = r"too short to judge stationarity|too few to judge stationarity"
 
 
 def steps_frame(run: RunResult) -> pd.DataFrame:
@@ -158,31 +159,38 @@ def steps_frame(run: RunResult) -> pd.DataFrame:
     cols += ["stationary", "runtime_ms", "reasons", "warnings"]
     if run.steps.empty:
         return pd.DataFrame(columns=cols)
+    from ycsb_runner.analyse.table import moving_cells
+
     steps = run.steps[[c for c in cols if c in run.steps]]
     if "stationary" in steps:
         said = steps["stationary"].astype(str).str.lower().map(STATIONARY_LABELS)
         if "warnings" in steps:  # a folder written before steps.csv left it empty: its warning says so
-            too_few = steps["warnings"].astype(str).str.contains(TOO_FEW, regex=False)
+            too_few = steps["warnings"].astype(str).str.contains(TOO_FEW, regex=True)
             said = said.mask(too_few & (said == "yes"))
         steps = steps.assign(stationary=said.where(said.notna(), steps["phase"].map({"run": "cannot tell"})))
+    moving = moving_cells(run.steps)
+    if any(v not in ("-", "too short") for v in moving.values()):  # the change over the window, per step
+        steps = steps.assign(moving=run.steps["step"].astype(str).map(moving).fillna("-"))
     return steps
 
 
+def step_warnings(steps: pd.DataFrame) -> list[tuple[str, str]]:
+    """(step, its reasons and warnings) for the steps that have any: listed under the steps table, whose
+    cells hold numbers."""
+    out = []
+    for _, row in steps.iterrows():
+        said = [str(row.get(c)) for c in ("reasons", "warnings") if row.get(c) == row.get(c) and row.get(c)]
+        if said:
+            out.append((str(row["step"]), "; ".join(said)))
+    return out
+
+
 def steady_note(run: RunResult) -> str | None:
-    """The run steps whose steady-state window is not stationary, with what their warnings say."""
-    steps = run.steps
-    if steps.empty or "stationary" not in steps:
-        return None
-    bad = steps[steps["stationary"].astype(str).str.lower() == "false"]
-    if bad.empty:
-        return None
-    lines = []
-    for _, row in bad.iterrows():
-        said = [w for w in str(row.get("warnings") or "").split("; ") if "not stationary" in w]
-        lines.append(f"{row['step']}: {said[0] if said else 'not stationary'}")
-    return f"{len(bad)} of {int((steps['phase'] == 'run').sum())} run steps not stationary: " + "; ".join(
-        lines
-    )
+    """One line counting the run steps whose steady-state window is not stationary ("2 of 12 run steps
+    still moving (not stationary): see the table"); what each did is in its row (``steps_frame``)."""
+    from ycsb_runner.analyse.table import unsteady_caption, unsteady_steps
+
+    return unsteady_caption(run.steps, unsteady_steps(run.steps), where="the moving column above")
 
 
 def scaled_note(a: RunAnalysis) -> str | None:
@@ -453,8 +461,11 @@ def _run_sections(a: RunAnalysis) -> list[Section]:
         cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
         sections.append(Section("Audit off (A) vs on (B): statistics", [Table(stats_shown)]))
-    steps: list[Block] = [Table(steps_frame(run))]
+    frame = steps_frame(run)
+    said = frame.drop(columns=[c for c in ("reasons", "warnings") if c in frame])
+    steps: list[Block] = [Table(said)]  # numbers in cells; what a step's reasons and warnings say, below
     if unsteady := steady_note(run):
         steps.append(Note(unsteady, "warning"))
+    steps += [Note(f"{step}: {said}") for step, said in step_warnings(frame)]
     sections.append(Section("Steps", steps))
     return sections

@@ -125,9 +125,8 @@ def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
     from rich.text import Text
 
     from ycsb_runner import textsafe
-    from ycsb_runner.termtable import print_frame
-
     from ycsb_runner.analyse.table import moving_cells
+    from ycsb_runner.termtable import print_frame
 
     run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
     df = results_table(run)

@@ -581,7 +581,7 @@ def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
         1,
         len(metrics),
         sharey=True,
-        figsize=(2.6 * len(metrics) + 1.4, 1.2 + 0.42 * len(mixes)),
+        figsize=(2.6 * len(metrics) + 1.4, 0.9 + 0.28 * len(mixes)),
         layout="constrained",
         squeeze=False,
     )
@@ -595,7 +595,7 @@ def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
             low = (measured - rows["ci_low_pct"]).clip(lower=0).fillna(0.0)
             high = (rows["ci_high_pct"] - measured).clip(lower=0).fillna(0.0)
             xerr = [low, high]
-        ax.barh(y, measured.fillna(0.0), 0.6, xerr=xerr, capsize=3, color="#dd8452", label="measured")
+        ax.barh(y, measured.fillna(0.0), 0.7, xerr=xerr, capsize=3, color="#dd8452", label="measured")
         pub = rows["published_pct"]
         shown = pub.notna().to_numpy()
         ax.plot(pub[shown], y[shown], "D", color="#222", markersize=5, label="published", linestyle="none")
@@ -623,7 +623,7 @@ def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
     handles, labels = axes[0][0].get_legend_handles_labels()
     said = "95 % interval where there are repetitions" if interval else "one run each: no interval"
     fig.suptitle(f"Audit on vs off per mix ({said})", fontsize=9)
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
+    fig.legend(handles, labels, loc="outside right center", frameon=False)
     return [png(fig)]
 
 
@@ -643,17 +643,18 @@ def plot_reference_answer(cmp: pd.DataFrame) -> list[bytes]:
         return []
     from matplotlib.ticker import FuncFormatter, NullLocator
 
-    metrics = [m for m in dict.fromkeys(cmp["metric"])]
+    metrics = [m for m in ANSWER_RATIOS if (cmp["metric"] == m).any()]
+    metrics += [m for m in dict.fromkeys(cmp["metric"]) if m not in metrics]
     mixes = list(dict.fromkeys(cmp["mix"]))
     per = cmp.drop_duplicates(["mix", "metric"]).set_index(["mix", "metric"])["ratio"]
-    fig, ax = plt.subplots(figsize=(7.0, 1.4 + 0.22 * len(mixes) * len(metrics)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.34 * len(mixes)), layout="constrained")  # one screen
     height = 0.8 / len(metrics)
     colors = ["#4c72b0", "#dd8452", "#55a868", "#8172b2", "#937860"]
     for j, metric in enumerate(metrics):
         ratios = [per.get((mix, metric), np.nan) for mix in mixes]
         ys = np.arange(len(mixes)) - 0.4 + height * (j + 0.5)
         label = ANSWER_RATIOS.get(metric, metric)
-        ax.barh(ys, np.nan_to_num(ratios, nan=0.0), height, color=colors[j % len(colors)], label=label)
+        ax.barh(ys, np.nan_to_num(ratios, nan=0.0), height * 0.95, color=colors[j % len(colors)], label=label)
         for yy, r in zip(ys, ratios, strict=True):
             if r == r:
                 ax.annotate(

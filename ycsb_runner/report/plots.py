@@ -692,7 +692,7 @@ def plot_short_steps(run: RunResult, names: list[str]) -> list[bytes]:
     ax.set(xlabel="seconds into the step", ylabel="ops/s")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(loc="outside right upper", frameon=False, fontsize=7)
+    fig.legend(loc="outside right upper", frameon=False, fontsize=7)
     return [png(fig)]
 
 

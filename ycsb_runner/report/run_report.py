@@ -563,7 +563,7 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
         blocks.append(
             Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
         )
-        return [Section("Measured vs published per mix", blocks)]
+        return [Section("Measured / published per mix", blocks)]
     if a.run.manifest.findmax:
         return []
     over_time = [f for f in figures if f.stem == "timeseries-run"]
@@ -627,10 +627,15 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
     if "storage" in shown and shown["storage"].nunique() == 1:
         said.append(f"{shown['storage'].iloc[0]} figures")
         shown = shown.drop(columns=["storage"])
-    blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
-    shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
+    blank = [c for c in ("published_text",) if c in shown and (shown[c].fillna("") == "").all()]
+    shown = shown.drop(columns=blank)  # (no remark published: no column of dashes)
+    notes = []
+    if "note" in shown:  # a note repeated on many rows (CPU: the instance's vs this host's), said once
+        told = shown[shown["note"].fillna("") != ""]
+        notes = [Note(f"{m}: {n}") for m, n in dict.fromkeys(zip(told["metric"], told["note"], strict=True))]
+        shown = shown.drop(columns=["note"])
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), Note(rest)])]
+    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), *notes, Note(rest)])]
 
 
 def _run_sections(a: RunAnalysis) -> list[Section]:

@@ -136,10 +136,8 @@ def print_frame(
     captions = "\n".join(n for n in [caption, *notes] if n)
     table = Table(
         title=Text(title) if title else None,
-        caption=Text(captions) if captions else None,
         box=_box(console),
         title_justify="left",
-        caption_justify="left",
     )
     for col, w in zip(columns, widths, strict=True):
         numeric = needs[col][2]
@@ -147,6 +145,8 @@ def print_frame(
     for row in text[columns].itertuples(index=False):
         table.add_row(*(Text(v) for v in row))
     console.print(table)
+    if captions:  # under the table, folded at the console's width (not the table's), its lines kept
+        console.print(Text(captions))
 
 
 def caption_lines(caption: str | Sequence[str] | None) -> str | None:

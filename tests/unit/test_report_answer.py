@@ -122,8 +122,8 @@ def test_a_load_with_few_status_points_has_no_panel_of_its_own(tmp_path: Path) -
     run = RunResult.load(run_dir)
     loads = run.steps.loc[run.steps["phase"] == "load", "step"].tolist()
     points = {s: plots.status_points(run, s) for s in loads}
-    short = [s for s, n in points.items() if 0 < n < MIN_PANEL_POINTS]
-    long = [s for s, n in points.items() if n >= MIN_PANEL_POINTS]
+    short = [s for s, n in points.items() if 0 < n < 5]
+    long = [s for s, n in points.items() if n >= 5]
     doc = run_document(RunAnalysis.of(run))
     figures = {b.stem: b for s in doc.sections for b in s.blocks if isinstance(b, Figure)}
     panels = len(figures["timeseries-load"].panels) if "timeseries-load" in figures else 0

@@ -131,3 +131,22 @@ def test_a_load_with_few_status_points_has_no_panel_of_its_own(tmp_path: Path) -
     if short:
         joined = figures["timeseries-short-loads"]
         assert len(joined.panels) == 1 and all(s in joined.caption for s in short)
+
+
+def test_report_json_gains_the_answer_as_its_summary(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    res = CliRunner().invoke(app, ["report", str(run_dir), "-f", "json"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    summary = data["summary"]
+    assert summary["heading"] == "Measured / published per mix"
+    kinds = [next(iter(b)) for b in summary["blocks"]]
+    assert "figure" in kinds and "table" in kinds
+    assert summary["heading"] not in [s["heading"] for s in data["sections"]]
+    assert any(s["heading"] == "Plots" for s in data["sections"])

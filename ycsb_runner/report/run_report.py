@@ -555,7 +555,7 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
         what = "UNVERIFIED audit" if a.run.manifest.audit_caveat else "Audit"
         blocks: list[Block] = [*mine, Table(audit_compact(overhead))]
         blocks += [Note(n) for n in overhead_notes(overhead)]
-        return [Section(f"{what} on vs off: the change per mix", blocks)]
+        return [Section(f"{what} on vs off: the change per mix", blocks, summary=True)]
     if cmp is not None and not cmp.empty and cmp["ratio"].notna().any():
         blocks = [*mine, Table(ratio_compact(cmp))]
         sets = [str(x) for x in dict.fromkeys(cmp["storage"].dropna()) if x] if "storage" in cmp else []
@@ -563,14 +563,14 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
         blocks.append(
             Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
         )
-        return [Section("Measured / published per mix", blocks)]
+        return [Section("Measured / published per mix", blocks, summary=True)]
     if a.run.manifest.findmax:
         return []
     over_time = [f for f in figures if f.stem == "timeseries-run"]
     for f in over_time:
         figures.remove(f)
     table = a.table
-    return [Section(table.attrs.get("title", a.run.suite_name), [Table(table), *over_time])]
+    return [Section(table.attrs.get("title", a.run.suite_name), [Table(table), *over_time], summary=True)]
 
 
 def _banners(a: RunAnalysis) -> list[Banner]:

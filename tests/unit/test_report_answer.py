@@ -116,7 +116,6 @@ def test_a_15_s_step_is_never_reported_with_a_trend_per_minute(tmp_path: Path) -
 
 def test_a_load_with_few_status_points_has_no_panel_of_its_own(tmp_path: Path) -> None:
     from ycsb_runner.report import plots
-    from ycsb_runner.report.run_report import MIN_PANEL_POINTS
 
     run_dir = _copy(tmp_path, "audit-analyse")
     run = RunResult.load(run_dir)

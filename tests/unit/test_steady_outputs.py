@@ -66,4 +66,5 @@ def test_a_non_stationary_step_is_named_in_the_table_compare_regress_and_report(
     _, md = write_report(run)
     page = md.read_text()  # one line counts them; the steps table's column says which (no paragraph)
     assert "1 of 4 run steps still moving (not stationary): see the moving column above" in page
-    assert f"{step}: not stationary: {WHAT}" not in page and "| moving |" in page
+    assert "run steps not stationary: " not in page and "| moving |" in page  # (the old paragraph)
+    assert f"{step}: not stationary: {WHAT}" in page  # its warnings listed under the table, once

@@ -581,7 +581,7 @@ def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
         1,
         len(metrics),
         sharey=True,
-        figsize=(2.6 * len(metrics) + 1.4, 0.9 + 0.28 * len(mixes)),
+        figsize=(2.0 * len(metrics) + 1.2, 0.9 + 0.28 * len(mixes)),
         layout="constrained",
         squeeze=False,
     )

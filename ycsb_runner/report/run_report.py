@@ -391,6 +391,7 @@ AB_LABELS = {
 
 OVERHEAD_COLUMNS = {
     "mix": "mix",
+    "scenario": "scenario",
     "column": "study column",
     "label": "metric",
     "n": "n",
@@ -443,7 +444,10 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     change (only when the study publishes one), the verdict ("-" when not tested: ``overhead_notes``)."""
     from ycsb_runner.analyse.stats import N_TOO_SMALL
 
+    from ycsb_runner.analyse.table import scenario_label
+
     shown = overhead.assign(
+        scenario=overhead["mix"].map(scenario_label),
         column=overhead["metric"].map(STUDY_COLUMNS).fillna("-"),
         verdict=overhead["verdict"].where(overhead["verdict"] != N_TOO_SMALL, "-"),
     )[list(OVERHEAD_COLUMNS)]
@@ -598,7 +602,7 @@ def _tables(a: RunAnalysis) -> list[Section]:
     sections = []
     overhead = extra.get("overhead")
     if overhead is not None and not overhead.empty:  # the study's layout, numbers in its cells
-        head = "Detail: every metric in the study's layout (on vs off)"
+        head = f"Detail, every metric in the study's layout: {a.table.attrs.get('title', run.suite_name)}"
         notes = [Note(n) for n in overhead_notes(overhead)]
         sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
         return sections  # (its own table's cells are sentences: `ycsb-runner table` prints them)

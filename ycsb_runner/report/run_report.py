@@ -443,7 +443,6 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     columns, the change, the two ends of its 95 % interval (dropped when no row has one), the published
     change (only when the study publishes one), the verdict ("-" when not tested: ``overhead_notes``)."""
     from ycsb_runner.analyse.stats import N_TOO_SMALL
-
     from ycsb_runner.analyse.table import scenario_label
 
     shown = overhead.assign(

@@ -81,8 +81,8 @@ def results_text(df: pd.DataFrame, moving: dict[str, str] | None = None) -> tupl
 
 
 def attention_line(run: RunResult) -> str | None:
-    """How many steps need attention and why, in one line ("2 of 12 run steps still moving (not
-    stationary): see the moving column; 1 step failed"), or None."""
+    """How many steps need attention and why, in one short line ("2 of 12 run steps still moving: see the
+    moving column; 1 step not completed; 1 too short to judge"), or None."""
     from ycsb_runner.analyse.table import moving_cells
 
     steps = run.steps
@@ -93,16 +93,14 @@ def attention_line(run: RunResult) -> str | None:
     moving = [s for s, v in cells.items() if v not in ("-", "too short")]
     runs = int((steps["phase"] == "run").sum())
     if moving:
-        said.append(
-            f"{len(moving)} of {runs} run steps still moving (not stationary): see the {MOVING} column"
-        )
+        said.append(f"{len(moving)} of {runs} run steps still moving: see the {MOVING} column")
     if "verdict" in steps:
         failed = int((~steps["verdict"].isin(["completed"]) & steps["phase"].isin(["load", "run"])).sum())
         if failed:
             said.append(f"{failed} step{'s' if failed != 1 else ''} not completed")
     short = sum(v == "too short" for v in cells.values())
     if short:
-        said.append(f"{short} run step{'s' if short != 1 else ''} too short to judge stationarity")
+        said.append(f"{short} too short to judge")
     return "; ".join(said) or None
 
 

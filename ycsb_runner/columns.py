@@ -80,8 +80,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         " throughput (s; 0: none)",
         "stationary": "false when the slope's interval excludes 0 and the fitted change over the window is"
         " at least 5 % of the mean (a drift), or when it stalled for 2 intervals or more; the step's"
-        " `warnings` say which; empty when fewer than 10 intervals after the warm-up showed neither (too few"
-        " to tell)",
+        " `warnings` say which, as the change over the window (never per minute); empty when fewer than 10"
+        " intervals after the warm-up showed no stall (too short to judge: no drift is judged)",
         "findmax_target_ops_s": "`findmax` probes: the step's `-target` (ops/s; split over the clients)",
         "findmax_passed": "`findmax` probes: whether the probe met the bound (manifest `findmax.probes`)",
         "findmax_latency_us": "`findmax` probes: the bound's statistic after the warm-up, worst operation"

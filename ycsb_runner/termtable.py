@@ -101,7 +101,7 @@ def print_frame(
     frame: pd.DataFrame,
     *,
     title: str | None = None,
-    caption: str | None = None,
+    caption: str | Sequence[str] | None = None,
     console: Console,
     priority: Sequence[str] = (),
     wide: bool = False,
@@ -110,10 +110,11 @@ def print_frame(
 ) -> None:
     """Print *frame* (text cells) to fit ``console.width``; see the module doc for how. The columns in
     *whole* (names such as run ids) are never folded: they are shown whole or hidden. Text from data is
-    shown through ``textsafe`` (control characters escaped, a long cell cut)."""
+    shown through ``textsafe`` (control characters escaped, a long cell cut); a *caption* keeps its
+    lines (``caption_lines``)."""
     text = frame.astype(str).map(textsafe.cell).rename(columns=textsafe.terminal)
     title = textsafe.terminal(title) if title else title
-    caption = textsafe.terminal(caption) if caption else caption
+    caption = caption_lines(caption)
     priority = [textsafe.terminal(c) for c in priority]
     whole = [textsafe.terminal(c) for c in whole]
     width = console.width
@@ -135,10 +136,8 @@ def print_frame(
     captions = "\n".join(n for n in [caption, *notes] if n)
     table = Table(
         title=Text(title) if title else None,
-        caption=Text(captions) if captions else None,
         box=_box(console),
         title_justify="left",
-        caption_justify="left",
     )
     for col, w in zip(columns, widths, strict=True):
         numeric = needs[col][2]
@@ -146,6 +145,18 @@ def print_frame(
     for row in text[columns].itertuples(index=False):
         table.add_row(*(Text(v) for v in row))
     console.print(table)
+    if captions:  # under the table, folded at the console's width (not the table's), its lines kept
+        console.print(Text(captions))
+
+
+def caption_lines(caption: str | Sequence[str] | None) -> str | None:
+    """A caption for the terminal with its own line breaks kept: a text's ``\\n`` (the caller's lines) or
+    a sequence's items (each a line, e.g. text from data) as lines; every other control character, and a
+    line break inside an item of a sequence, shown as an escape (``textsafe.terminal``). Pure."""
+    if not caption:
+        return None
+    lines = caption.split("\n") if isinstance(caption, str) else [str(c) for c in caption]
+    return "\n".join(textsafe.terminal(line) for line in lines) or None
 
 
 def _fit(

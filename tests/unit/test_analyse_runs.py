@@ -161,8 +161,8 @@ def test_report_percentiles_from_csv_then_hdr_logs(tencent: Path, tmp_path: Path
     html_path, md_path = write_report(tencent, tmp_path / "hdr")
     text = html_path.read_text()
     assert "Latency percentiles per operation (from .hdr logs)" in text
-    # measured vs published, load and run over time, percentiles
-    assert text.count("<figure>") == 4  # each figure one image per panel
+    # the answer (measured / published per mix), measured vs published, load and run over time, percentiles
+    assert text.count("<figure>") == 5  # each figure one image per panel
     assert "RAL (µs)" in md_path.read_text()
 
 
@@ -262,8 +262,9 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
 def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     html_path, md_path = write_report(audit, tmp_path / "out")
     text = html_path.read_text()
-    # audit overhead (1 mix), load (1 step) and run (4 steps) over time, percentiles (READ, UPDATE)
-    assert text.count("<figure>") == 4 and text.count("<img alt=") == 1 + 1 + 4 + 2
+    # the answer, audit overhead (1 mix), run (4 steps) over time, the load's 1 status point in the small
+    # figure of short loads, percentiles (READ, UPDATE)
+    assert text.count("<figure>") == 5 and text.count("<img alt=") == 1 + 1 + 4 + 1 + 2
     assert 'src="data:image/png;base64,' in text
     assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", text)
     assert not re.search(r"<script|<link", text)
@@ -271,7 +272,13 @@ def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
     assert not re.search(r">\s*(None|True|False)\s*<|: (None|True|False)\b", text)  # no Python reprs
     md = md_path.read_text()
     assert "## Audit off (A) vs on (B): statistics" in md
-    for name in ("timeseries-load", "timeseries-run-1", "percentiles-2", "audit-overhead"):
+    for name in (
+        "timeseries-short-loads",
+        "timeseries-run-1",
+        "percentiles-2",
+        "audit-overhead",
+        "answer-audit",
+    ):
         assert (tmp_path / "out" / "report-figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
 

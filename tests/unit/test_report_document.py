@@ -38,9 +38,10 @@ def _headings(doc: Document) -> list[str]:
 
 
 def test_the_run_report_has_its_sections(run_doc: Document) -> None:
-    assert _headings(run_doc) == [
-        "Audit overhead per mix (on vs off, % of the off value)",
-        "audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures)",
+    assert _headings(run_doc) == [  # the answer first (issue 49), then the detail in the study's layout
+        "UNVERIFIED audit on vs off: the change per mix",
+        "Detail, every metric in the study's layout: audit-analyse-tiny: UNVERIFIED audit off → on per mix "
+        "(server-side figures)",
         "Plots",
         "Run",
         "Audit off (A) vs on (B): statistics",
@@ -65,8 +66,9 @@ def test_every_section_appears_in_every_format(run_doc: Document, fmt: str) -> N
         app, ["report", str(DATA / "runs" / "audit-analyse"), "-f", fmt], env={"COLUMNS": "250"}
     )
     assert res.exit_code == 0, res.output
-    if fmt == "json":
-        said = [s["heading"] for s in json.loads(res.stdout)["sections"] if s["heading"]]
+    if fmt == "json":  # the answer under "summary", then the sections
+        data = json.loads(res.stdout)
+        said = [data["summary"]["heading"]] + [s["heading"] for s in data["sections"] if s["heading"]]
     elif fmt == "csv":
         said = list(dict.fromkeys(pd.read_csv(__import__("io").StringIO(res.stdout))["section"]))[1:]
     elif fmt == "markdown":

@@ -49,7 +49,9 @@ def test_a_drift_is_flagged_and_a_flat_series_is_not(seed: int) -> None:
     falling = stationarity(t, y, np.ones_like(t))
     assert falling.drift and not falling.stationary
     assert falling.slope_low_pct_per_min < -8.0 * 0.5 and falling.slope_high_pct_per_min < 0
-    assert "still falling" in falling.describe() and "%/min" in falling.describe()
+    said = falling.describe()  # the change over the 120 s measured, never a rate per minute
+    assert "still falling" in said and "%/min" not in said and "over the last 120 s" in said
+    assert f"{falling.slope_pct_per_min * 2:+.0f} %" in said
     t, y = _drifting(seed, 0.0)
     flat = stationarity(t, y, np.ones_like(t))
     assert flat.stationary and flat.describe() == ""
@@ -180,3 +182,23 @@ def test_each_client_gets_its_own_cut_and_a_stalled_one_is_named(tmp_path: Path)
         for c, ls in steady.kept.items()
     }
     assert firsts["b"] - firsts["a"] == pytest.approx(7 + steady.warmup_s["b"] - steady.warmup_s["a"])
+
+
+def test_a_15_s_step_is_said_over_its_15_s_never_per_minute_and_a_shorter_one_is_too_short_to_judge() -> None:
+    """The issue's case: a step whose steady window is 15 s of 1-s intervals rising steeply is said as the
+    change over those 15 s; under ``MIN_STEADY_INTERVALS`` intervals the same rise is not a drift but
+    "too short to judge" (no not-stationary verdict)."""
+    from ycsb_runner.analyse.steady import SteadyState
+
+    t = np.arange(15) + 0.5
+    y = LEVEL * (1 + 0.05 * t) * (1 + np.random.default_rng(3).normal(0, 0.01, t.size))
+    rising = stationarity(t, y, np.ones_like(t))
+    said = rising.describe()
+    assert rising.drift and "%/min" not in said and "over the last 15 s" in said
+    change = rising.window_change_pct()[0]
+    assert 40 < change < 90 and f"{change:+.0f} %" in said  # ~ +5 % of the start a second, over 15 s
+    short = stationarity(t[:6], y[:6], np.ones(6))
+    assert not short.drift and short.stationary and short.figures()["stationary"] is None
+    state = SteadyState("MSER", {"local": 0.0}, {"local": True}, {"local": short}, {})
+    warned = " ".join(state.warnings())
+    assert "too short to judge" in warned and "not stationary" not in warned and "%/min" not in warned

@@ -183,3 +183,47 @@ def test_column_needs_keeps_numbers_whole() -> None:
     minimum, natural, numeric = column_needs(["106 ± 16.43", "8,464", "not sampled at all here"], "RAL (µs)")
     assert minimum >= len("106 ± 16.43") and natural == len("not sampled at all here") and numeric
     assert is_number_text("12.5%") and is_number_text("-3,000") and not is_number_text("read100")
+
+
+def test_a_multi_line_caption_keeps_its_lines_and_escapes_control_characters_from_data() -> None:
+    """Issue 49: a caption's own line breaks are lines at a real terminal width (80, a terminal console),
+    while a line break or an escape sequence inside a line from data stays escaped."""
+    import io
+
+    from rich.console import Console
+
+    from ycsb_runner.termtable import print_frame
+
+    buf = io.StringIO()
+    term = Console(file=buf, width=80, force_terminal=True, color_system=None)
+    frame = pd.DataFrame({"step": ["01", "02"], "ops/s": ["1,234", "5,678"]})
+    data = "tag from data\x1b[2J\nforged line"
+    print_frame(frame, title="t", caption="first line\nsecond line", console=term)
+    print_frame(frame, title="t", caption=["legend one", data], console=term)
+    out = buf.getvalue()
+    assert_fits(out)
+    lines = [line.strip() for line in out.splitlines()]
+    assert "first line" in lines and "second line" in lines and "legend one" in lines
+    assert "\x1b[2J" not in out and "\\x1b[2J" in out and "\\nforged line" in out
+    assert "forged line" not in lines  # never a line of its own
+
+
+def test_bench_ends_with_the_results_table_and_at_most_three_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last screen of a bench: the table (its legend one step a line), then where the results are, the
+    steps that need attention and why (the 15-s steps still rising: a moving column), the run id."""
+    from ycsb_runner.analyse.results import footer_lines
+
+    monkeypatch.setattr(console.out_console, "_width", 80)
+    run = RUNS / "quick-generic"
+    print_results(run, footer=True)
+    out = capsys.readouterr().out
+    assert_fits(out)
+    lines = out.rstrip("\n").splitlines()
+    footer = footer_lines(__import__("ycsb_runner.model", fromlist=["RunResult"]).RunResult.load(run))
+    assert 2 <= len(footer) <= 3 and [line.strip() for line in lines[-len(footer) :]] == footer
+    assert footer[-1] == "run id: i49-quick" and "still moving" in footer[1] and "moving" in lines[1]
+    assert "%/min" not in out and "\\n" not in out
+    legend = [line for line in lines if re.match(r"^\s*0\d  0\d-", line)]
+    assert len(legend) == 4  # one line per step: the caption's line breaks kept

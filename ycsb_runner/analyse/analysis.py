@@ -58,13 +58,14 @@ class RunAnalysis:
             return run
         return cls(run if isinstance(run, RunResult) else RunResult.load(run))
 
-    def unsteady_caption(self, who: str = "") -> str | None:
-        """One line naming the run's non-stationary steps (None when there are none)."""
-        return unsteady_caption(self.run.steps, self.unsteady_steps, who)
+    def unsteady_caption(self, who: str = "", where: str = "the table") -> str | None:
+        """One line counting the run's non-stationary steps, pointing at *where* they are named (None when
+        there are none)."""
+        return unsteady_caption(self.run.steps, self.unsteady_steps, who, where)
 
     def _flag_unsteady(self, out: pd.DataFrame) -> pd.DataFrame:
         out.attrs["layout"] = self.layout.name
-        unsteady = self.unsteady_caption()
+        unsteady = self.unsteady_caption(where="the not stationary column; the report's steps table")
         if unsteady:
             out.attrs["unsteady"] = unsteady
             if not out.empty and "mix" in out:  # flag the rows too

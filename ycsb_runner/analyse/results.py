@@ -45,9 +45,15 @@ def _step_no(step: str) -> str:
     return head if head.isdigit() else str(step)
 
 
-def results_text(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+MOVING = "moving"  # the column of a run step whose steady-state window was not stationary
+
+
+def results_text(df: pd.DataFrame, moving: dict[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The results table as text cells, step names replaced by their number, the step's throughput on its
-    first row only (it is the step's, not the operation's), and the legend of the steps."""
+    first row only (it is the step's, not the operation's), and the legend of the steps. *moving*
+    (``table.moving_cells``): when a run step is not stationary, a ``moving`` column with what its
+    steady-state window did ("+75 %" over that window, "stall") on the step's first row."""
+    shown = {k: v for k, v in (moving or {}).items() if v not in ("-", "too short")}
     rows, legend = [], {}
     previous = None
     for row in df.itertuples(index=False):
@@ -66,26 +72,73 @@ def results_text(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 "p95 µs": _fmt(row.p95_us),
                 "p99 µs": _fmt(row.p99_us),
                 "errors": _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
+                MOVING: shown.get(str(row.step), "") if first else "",
             }
         )
     columns = ["#", "operation", "operations", "ops/s", "avg µs", "p95 µs", "p99 µs", "errors"]
+    columns += [MOVING] if shown else []
     return pd.DataFrame(rows, columns=columns), list(legend.values())
 
 
-def print_results(run_dir: Path | RunResult) -> None:
-    """The results table, fitted to the terminal; the steps it numbers are listed under it."""
+def attention_line(run: RunResult) -> str | None:
+    """How many steps need attention and why, in one short line ("2 of 12 run steps still moving: see the
+    moving column; 1 step not completed; 1 too short to judge"), or None."""
+    from ycsb_runner.analyse.table import moving_cells
+
+    steps = run.steps
+    if steps.empty:
+        return None
+    said = []
+    cells = moving_cells(steps)
+    moving = [s for s, v in cells.items() if v not in ("-", "too short")]
+    runs = int((steps["phase"] == "run").sum())
+    if moving:
+        said.append(f"{len(moving)} of {runs} run steps still moving: see the {MOVING} column")
+    if "verdict" in steps:
+        failed = int((~steps["verdict"].isin(["completed"]) & steps["phase"].isin(["load", "run"])).sum())
+        if failed:
+            said.append(f"{failed} step{'s' if failed != 1 else ''} not completed")
+    short = sum(v == "too short" for v in cells.values())
+    if short:
+        said.append(f"{short} too short to judge")
+    return "; ".join(said) or None
+
+
+def footer_lines(run: RunResult) -> list[str]:
+    """At most three lines under the results table: where the report is, how many steps need attention
+    and why, the run id."""
+    from ycsb_runner.model import REPORT_HTML
+
+    page = run.root / REPORT_HTML
+    lines = [f"report: {page}" if page.is_file() else f"results: {run.root}"]
+    if attention := attention_line(run):
+        lines.append(attention)
+    lines.append(f"run id: {run.manifest.run_id}")
+    return lines
+
+
+def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
+    """The results table, fitted to the terminal; the steps it numbers are listed under it; with *footer*,
+    at most three lines after it (``footer_lines``)."""
+    from rich.text import Text
+
+    from ycsb_runner import textsafe
+    from ycsb_runner.analyse.table import moving_cells
     from ycsb_runner.termtable import print_frame
 
     run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
     df = results_table(run)
     root = run.root
-    text, legend = results_text(df)
+    text, legend = results_text(df, moving_cells(run.steps))
     if run.manifest.server_caveat:
         legend = [*legend, run.manifest.server_caveat]
     print_frame(
         text,
         title=f"results: {root.name}",
-        caption="\n".join(legend) or None,
+        caption=legend or None,  # one line per step: each escaped, the lines kept
         console=out_console,
-        priority=("#", "operation", "ops/s", "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
+        priority=("#", "operation", "ops/s", MOVING, "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
     )
+    if footer:
+        for line in footer_lines(run):
+            out_console.print(Text(textsafe.terminal(line)))

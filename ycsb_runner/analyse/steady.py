@@ -15,10 +15,12 @@ of 20 intervals is cut within 2 intervals of its end; the noisier the series, th
 noise about 4 intervals early: the last part of the ramp is within the noise).
 
 **Stationarity.** Over the kept intervals: the least-squares slope of throughput against time, in % of
-the window's mean per minute, with a 95 % interval whose standard error is widened for the residuals'
+the window's mean per minute (stored; said as the change over the window it was measured on, never
+extrapolated: ``describe``), with a 95 % interval whose standard error is widened for the residuals'
 lag-1 autocorrelation (effective sample size ``n (1 - r) / (1 + r)``); and the coefficient of variation
 of the intervals. A step is *not stationary* when the slope's interval excludes 0 and the fitted change
-over the window is at least ``DRIFT_MIN_PCT`` of the mean (a drift), or when throughput stayed below
+over the window is at least ``DRIFT_MIN_PCT`` of the mean (a drift; judged only over
+``MIN_STEADY_INTERVALS`` intervals or more, fewer are "too short to judge"), or when throughput stayed below
 ``STALL_SHARE`` of the median for ``STALL_MIN_INTERVALS`` intervals or more in a row (a stall).
 
 Pure functions of arrays; no I/O.
@@ -82,15 +84,31 @@ class Stationarity:
     def stationary(self) -> bool:
         return not (self.drift or self.stall)
 
+    @property
+    def judged(self) -> bool:
+        """Enough intervals for the trend test (``MIN_STEADY_INTERVALS``); fewer: "too short to judge"."""
+        return self.n >= MIN_STEADY_INTERVALS
+
+    def window_change_pct(self) -> tuple[float, float, float]:
+        """The fitted change over the window it was measured on, % of its mean, with its 95 % interval: the
+        slope times the window, never extrapolated beyond it."""
+        per = self.window_s / 60.0
+        return (
+            self.slope_pct_per_min * per,
+            self.slope_low_pct_per_min * per,
+            self.slope_high_pct_per_min * per,
+        )
+
     def describe(self) -> str:
-        """One line for a step's warnings ("" when stationary)."""
+        """One line for a step's warnings ("" when stationary): the trend over the window it was measured
+        on ("+75 % over the last 15 s"), never a rate per minute of a shorter window."""
         parts = []
         if self.drift:
             way = "falling" if self.slope_pct_per_min < 0 else "rising"
+            change, low, high = self.window_change_pct()
             parts.append(
-                f"throughput still {way} {abs(self.slope_pct_per_min):.1f} %/min at the end (95 % interval "
-                f"{self.slope_low_pct_per_min:+.1f} to {self.slope_high_pct_per_min:+.1f} %/min over the "
-                f"{self.window_s:.0f} s steady-state window)"
+                f"throughput still {way}: {change:+.0f} % over the last {self.window_s:.0f} s "
+                f"(95 % interval {low:+.0f} to {high:+.0f} %)"
             )
         if self.stall:
             parts.append(
@@ -107,8 +125,8 @@ class Stationarity:
             f"{prefix}slope_low_pct_per_min": self.slope_low_pct_per_min,
             f"{prefix}slope_high_pct_per_min": self.slope_high_pct_per_min,
             f"{prefix}stall_s": self.stall_s,
-            # too few intervals and nothing found: not "stationary", but "cannot tell" (None)
-            "stationary": None if self.n < MIN_STEADY_INTERVALS and self.stationary else self.stationary,
+            # too few intervals and no stall: not "stationary", but "cannot tell" (None)
+            "stationary": None if not self.judged and self.stationary else self.stationary,
         }
 
 
@@ -161,7 +179,8 @@ def stationarity(
         scale = 60.0 * 100.0 / mean
         slope, low, high = b * scale, (b - half) * scale, (b + half) * scale
         change_pct = abs(b) * float(np.ptp(t)) * 100.0 / mean
-        drift = (low > 0 or high < 0) and change_pct >= DRIFT_MIN_PCT
+        # a trend is judged only over enough intervals: fewer are "too short to judge", never a drift
+        drift = (low > 0 or high < 0) and change_pct >= DRIFT_MIN_PCT and n >= MIN_STEADY_INTERVALS
     stall_n, stall_at = _longest_run(y < STALL_SHARE * float(np.median(y))) if n else (0, 0)
     stall = stall_n >= STALL_MIN_INTERVALS
     step = float(np.median(lengths)) if lengths is not None and n else (window / max(n - 1, 1))
@@ -203,9 +222,9 @@ class SteadyState:
                     f"{who}no steady state found: the warm-up rule ({self.rule}) cut half the run; "
                     "throughput was still changing"
                 )
-            if test.n < MIN_STEADY_INTERVALS:
+            if not test.judged:
                 out.append(
-                    f"{who}only {test.n} intervals after the warm-up: too few to judge stationarity "
+                    f"{who}only {test.n} intervals after the warm-up: too short to judge stationarity "
                     "(a longer run or a shorter status_interval)"
                 )
             if not test.stationary:

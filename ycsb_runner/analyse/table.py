@@ -475,11 +475,38 @@ def unsteady_steps(steps: pd.DataFrame) -> list[tuple[str, str]]:
     return out
 
 
-def unsteady_caption(steps: pd.DataFrame, bad: list[tuple[str, str]], who: str = "") -> str | None:
-    """One line naming the non-stationary steps *bad* (``unsteady_steps`` of steps.csv, *steps*); None when
-    there are none."""
+def unsteady_caption(
+    steps: pd.DataFrame, bad: list[tuple[str, str]], who: str = "", where: str = "the table"
+) -> str | None:
+    """One line counting the non-stationary steps *bad* (``unsteady_steps`` of steps.csv, *steps*) and
+    pointing at *where* they are named ("7 of 12 run steps still moving: see the table"); None when there
+    are none. What each step did is in its row (``moving_cells``) and in steps.csv's warnings, not here."""
     if not bad:
         return None
     runs = int((steps["phase"] == "run").sum())
-    listed = "; ".join(f"{step}: {what}" for step, what in bad)
-    return f"{who}{len(bad)} of {runs} run steps not stationary, their figures still moved: {listed}"
+    return f"{who}{len(bad)} of {runs} run steps still moving (not stationary): see {where}"
+
+
+def moving_cells(steps: pd.DataFrame) -> dict[str, str]:
+    """step -> what its steady-state window did, for a table's column: the fitted change over the window
+    it was measured on ("+75 %"; never a rate per minute), "stall", or "-" for a stationary run step and
+    "too short" when too few intervals to judge (steps.csv's ``stationary`` empty). Load steps: none."""
+    if steps.empty or "stationary" not in steps:
+        return {}
+    out = {}
+    for _, row in steps[steps["phase"] == "run"].iterrows():
+        said = str(row["stationary"]).lower()
+        if said == "false":
+            slope, window = row.get("steady_slope_pct_per_min"), row.get("steady_s")
+            stall = float(row.get("steady_stall_s") or 0) > 0
+            if stall:
+                out[str(row["step"])] = "stall"
+            elif slope == slope and window == window and slope is not None and window is not None:
+                out[str(row["step"])] = f"{float(slope) * float(window) / 60:+.0f} %"
+            else:
+                out[str(row["step"])] = "yes"
+        elif said == "true":
+            out[str(row["step"])] = "-"
+        else:
+            out[str(row["step"])] = "too short"
+    return out

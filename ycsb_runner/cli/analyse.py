@@ -134,7 +134,7 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
 
 def _unsteady(runs: list[tuple[str, RunAnalysis]]) -> str | None:
     """The caption line when a compared run (who, its analysis) has non-stationary steps."""
-    lines = [c for who, a in runs if (c := a.unsteady_caption(f"{who} {a.run.root.name}: "))]
+    lines = [c for who, a in runs if (c := a.unsteady_caption(f"{who} {a.run.root.name}: ", "its report"))]
     return ("compares non-stationary steps: " + " | ".join(lines)) if lines else None
 
 

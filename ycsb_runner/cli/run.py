@@ -204,21 +204,22 @@ def bench(
 
 def _show_and_publish(
     run: RunAnalysis | Path, fmt: Format, error: str | None, openmetrics: Path | None
-) -> None:
-    """The outcome printed; then the run's figures in OpenMetrics (--openmetrics) and the job summary
-    (``$GITHUB_STEP_SUMMARY``): each a warning when it cannot be written, never a change of the exit code."""
+) -> bool:
+    """The outcome printed (what :func:`_print_outcome` returns); then the run's figures in OpenMetrics
+    (--openmetrics) and the job summary (``$GITHUB_STEP_SUMMARY``): each a warning when it cannot be
+    written, never a change of the exit code."""
     import os
 
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.report import ci
 
-    _print_outcome(run, fmt, error=error)
+    shown = _print_outcome(run, fmt, error=error)
     if openmetrics is None and not os.environ.get(ci.SUMMARY_ENV):
-        return
+        return shown
     try:
         result = RunAnalysis.of(run).run
     except UserError:
-        return
+        return shown
     if openmetrics is not None:
         from ycsb_runner.nightly.export import run_openmetrics
         from ycsb_runner.store import atomic_write_text
@@ -232,10 +233,12 @@ def _show_and_publish(
         ci.append_summary(ci.bench_summary(result))
     except OSError as err:
         log(f"warning: the job summary was not written to ${ci.SUMMARY_ENV} ({err.strerror or err})")
+    return shown
 
 
-def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> None:
-    """The results table and, for study suites, the study's table; with --format json one summary. *run*:
+def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = None) -> bool:
+    """For study suites the study's table, then the results table and at most three lines (where the
+    report is, the steps that need attention, the run id: True); with --format json one summary. *run*:
     the run's analysis as the bench left it, or its folder when it could not be read back then."""
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.results import print_results, results_table
@@ -245,17 +248,17 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
         analysis = RunAnalysis.of(run)
     except UserError as err:
         log(f"cannot show the results: {err}")
-        return
+        return False
     result = analysis.run
     run_dir = result.root
-    if renderer(fmt).terminal:
-        print_results(result)
+    if renderer(fmt).terminal:  # the study's table, then the results table and at most three lines
         study = analysis.table
         if analysis.layout.own_table and not study.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
             emit_study_table(study, fmt, study.attrs.get("title", result.run_id))
-        return
+        print_results(result, footer=True)
+        return True
     ops = results_table(result)
     m = result.manifest
     extra = {
@@ -276,6 +279,7 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
         },
     }
     emit(ops, fmt, f"results: {m.run_id}", extra=extra)
+    return False
 
 
 def register(app: typer.Typer) -> None:

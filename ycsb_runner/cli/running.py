@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 def run_and_show(
     step_seconds: list[float],
     start: Callable[[BenchProgress], BenchOutcome],
-    show: Callable[[RunAnalysis | Path, str | None], None],
+    show: Callable[[RunAnalysis | Path, str | None], bool | None],
 ) -> None:
     """*start* a bench (bench, findmax) under a progress bar of one step per estimate in *step_seconds*, then
-    *show* its results (with the error, as far as they go, when it failed) and log where they are."""
+    *show* its results (with the error, as far as they go, when it failed) and log where they are (unless
+    *show* returns True: its own last lines said so)."""
     try:
         with BenchProgress(len(step_seconds), step_seconds=step_seconds) as progress:
             outcome = start(progress)
@@ -37,7 +38,8 @@ def run_and_show(
                 show(err.analysis or err.run_dir, str(err))
                 log(f"results so far: {err.run_dir}")
         raise
-    show(outcome.analysis or outcome.run_dir, None)
+    if show(outcome.analysis or outcome.run_dir, None):  # its last lines said where the report is
+        return
     if outcome.report:
         log(f"report: {outcome.report}")
     log(f"results: {outcome.run_dir}")

@@ -100,10 +100,12 @@ Block = Banner | Table | Facts | Figure | Note | Chart | Spark | Links
 
 @dataclass
 class Section:
-    """A heading (none: the blocks before the first heading) and its blocks, in order."""
+    """A heading (none: the blocks before the first heading) and its blocks, in order; *summary*: the
+    answer a report opens with (JSON: its own ``summary`` key, beside the sections)."""
 
     heading: str | None
     blocks: list[Block] = field(default_factory=list)
+    summary: bool = False
 
 
 @dataclass

@@ -87,9 +87,11 @@ def latency_over_time(run: RunResult, step: str) -> tuple[pd.DataFrame, str]:
     return out[["time_s", "operation", "avg", "p90", "p99"]], "YCSB status lines"
 
 
-def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
-    """One image per step of *phase* (the report lays them out to the page's width): throughput (top)
-    and latency percentiles (bottom), in one latency unit for every step of the figure.
+def plot_step_timeseries(
+    run: RunResult, phase: str, skip: frozenset[str] = frozenset()
+) -> tuple[list[bytes], str]:
+    """One image per step of *phase* but those in *skip* (the report lays them out to the page's width):
+    throughput (top) and latency percentiles (bottom), in one latency unit for every step of the figure.
 
     Long because matplotlib draws a figure one call at a time: axes, lines, labels and legend of each step.
     """
@@ -98,7 +100,7 @@ def plot_step_timeseries(run: RunResult, phase: str) -> tuple[list[bytes], str]:
     if ts.empty or steps.empty or "current_ops_per_s" not in ts:
         return [], ""
     steps = steps[steps["phase"] == phase]
-    names = [s for s in steps["step"] if (ts["step"] == s).any()]
+    names = [s for s in steps["step"] if (ts["step"] == s).any() and s not in skip]
     if not names:
         return [], ""
     lats = {name: latency_over_time(run, name) for name in names}
@@ -554,3 +556,151 @@ def plot_findmax(search: dict[str, Any]) -> list[bytes]:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     return [png(fig)]
+
+
+# --- the answer: one figure per study layout, first in the report -----------------------------------------
+
+ANSWER_METRICS = {  # the audit answer's panels: the change a DBA asks about, per mix
+    "throughput_ops_s": "throughput",
+    "server_reads_avg_rt_us": "read latency",
+    "server_writes_avg_rt_us": "write latency",
+}
+
+
+def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
+    """One image: every mix's measured change (audit on vs off, % of the off value) in throughput and in
+    read and write latency, side by side, one row per mix; its 95 % interval when there are repetitions
+    (the title says "one run each: no interval" when there are none); the published change as a black
+    diamond. *overhead*: ``analyse.table.audit_overhead``."""
+    part = overhead[overhead["metric"].isin(ANSWER_METRICS)] if not overhead.empty else overhead
+    if part.empty or part["change_pct"].notna().sum() == 0:
+        return []
+    mixes = list(dict.fromkeys(overhead["mix"]))
+    metrics = [m for m in ANSWER_METRICS if (part["metric"] == m).any()]
+    fig, axes = plt.subplots(
+        1,
+        len(metrics),
+        sharey=True,
+        figsize=(2.0 * len(metrics) + 1.2, 0.9 + 0.28 * len(mixes)),
+        layout="constrained",
+        squeeze=False,
+    )
+    y = np.arange(len(mixes))
+    interval = part["ci_low_pct"].notna().any()
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        rows = part[part["metric"] == metric].set_index("mix").reindex(mixes)
+        measured = rows["change_pct"]
+        xerr = None
+        if interval:
+            low = (measured - rows["ci_low_pct"]).clip(lower=0).fillna(0.0)
+            high = (rows["ci_high_pct"] - measured).clip(lower=0).fillna(0.0)
+            xerr = [low, high]
+        ax.barh(y, measured.fillna(0.0), 0.7, xerr=xerr, capsize=3, color="#dd8452", label="measured")
+        pub = rows["published_pct"]
+        shown = pub.notna().to_numpy()
+        ax.plot(pub[shown], y[shown], "D", color="#222", markersize=5, label="published", linestyle="none")
+        for i, value in enumerate(measured):
+            if value == value:
+                ax.annotate(
+                    f"{value:+.0f}%",
+                    (value, i),
+                    xytext=(3 if value >= 0 else -3, 0),
+                    textcoords="offset points",
+                    va="center",
+                    ha="left" if value >= 0 else "right",
+                    fontsize=7,
+                )
+        ends = pd.concat([measured, pub, rows["ci_low_pct"], rows["ci_high_pct"]]).dropna()
+        lo, hi = min(0.0, float(ends.min())), max(0.0, float(ends.max()))
+        span = (hi - lo) or 1.0
+        ax.set_xlim(lo - 0.3 * span, hi + 0.3 * span)
+        ax.axvline(0, color="#333", linewidth=0.8)
+        ax.set_title(ANSWER_METRICS[metric])
+        ax.set_xlabel("change, % of off")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(y, mixes)
+    axes[0][0].invert_yaxis()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    said = "95 % interval where there are repetitions" if interval else "one run each: no interval"
+    fig.suptitle(f"Audit on vs off per mix ({said})", fontsize=9)
+    fig.legend(handles, labels, loc="outside right center", frameon=False)
+    return [png(fig)]
+
+
+ANSWER_RATIOS = {
+    "throughput_ops_s": "throughput",
+    "read_avg_us": "read latency",
+    "write_avg_us": "write latency",
+    "server_cpu_pct": "CPU",
+}
+
+
+def plot_reference_answer(cmp: pd.DataFrame) -> list[bytes]:
+    """One image: measured / published per mix (rows) and metric (one bar each, log scale, the red line
+    is 1 = as published). *cmp*: ``RunAnalysis.reference`` rows."""
+    cmp = cmp[cmp["ratio"].notna() & (cmp["ratio"] > 0)] if not cmp.empty else cmp
+    if cmp.empty:
+        return []
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    metrics = [m for m in ANSWER_RATIOS if (cmp["metric"] == m).any()]
+    metrics += [m for m in dict.fromkeys(cmp["metric"]) if m not in metrics]
+    mixes = list(dict.fromkeys(cmp["mix"]))
+    per = cmp.drop_duplicates(["mix", "metric"]).set_index(["mix", "metric"])["ratio"]
+    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.34 * len(mixes)), layout="constrained")  # one screen
+    height = 0.8 / len(metrics)
+    colors = ["#4c72b0", "#dd8452", "#55a868", "#8172b2", "#937860"]
+    for j, metric in enumerate(metrics):
+        ratios = [per.get((mix, metric), np.nan) for mix in mixes]
+        ys = np.arange(len(mixes)) - 0.4 + height * (j + 0.5)
+        label = ANSWER_RATIOS.get(metric, metric)
+        ax.barh(ys, np.nan_to_num(ratios, nan=0.0), height * 0.95, color=colors[j % len(colors)], label=label)
+        for yy, r in zip(ys, ratios, strict=True):
+            if r == r:
+                ax.annotate(
+                    _times(r), (r, yy), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
+                )
+    ax.axvline(1.0, color="#c44e52", linewidth=1)
+    ax.set_xscale("log")
+    low, high = float(cmp["ratio"].min()), float(cmp["ratio"].max())
+    ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 4)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_yticks(np.arange(len(mixes)), mixes)
+    ax.invert_yaxis()
+    ax.set(xlabel="measured / published (log scale; red line: as published)")
+    ax.grid(axis="x", alpha=0.3, which="both")
+    fig.legend(loc="outside lower center", ncol=len(metrics), frameon=False)
+    return [png(fig)]
+
+
+def plot_short_steps(run: RunResult, names: list[str]) -> list[bytes]:
+    """One small image of the steps in *names* (each too short for a panel of its own): their throughput
+    per status point, one line each, seconds into the step."""
+    ts = run.timeseries
+    if not names or ts.empty or "current_ops_per_s" not in ts:
+        return []
+    fig, ax = plt.subplots(figsize=(5.0, 2.6), layout="constrained")
+    steps = run.steps.set_index("step")
+    for name in names:
+        heads = ts[ts["step"] == name].drop_duplicates("status_index")
+        heads = heads[heads["current_ops_per_s"].notna() & (heads["status_index"] > 0)]
+        heads = heads.drop_duplicates("elapsed_s")
+        row = steps.loc[name] if name in steps.index else None
+        label = str(name).split("-", 1)[0] if row is None else short_step(name, row)
+        ax.plot(heads["elapsed_s"], heads["current_ops_per_s"], marker="o", markersize=3, label=label)
+    ax.set(xlabel="seconds into the step", ylabel="ops/s")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    fig.legend(loc="outside right upper", frameon=False, fontsize=7)
+    return [png(fig)]
+
+
+def status_points(run: RunResult, step: str) -> int:
+    """How many status points (throughput per status line) *step* has: what its time-series panel draws."""
+    ts = run.timeseries
+    if ts.empty or "current_ops_per_s" not in ts:
+        return 0
+    heads = ts[ts["step"] == step].drop_duplicates("status_index")
+    heads = heads[heads["current_ops_per_s"].notna() & (heads["status_index"] > 0)]
+    return int(heads["elapsed_s"].nunique())

@@ -67,7 +67,8 @@ def _said(b: Banner | Note) -> str:
 
 
 def as_data(doc: Document) -> dict[str, Any]:
-    """*doc* as plain data: its sections, each block by its kind, a table as its rows (raw values, column
+    """*doc* as plain data: its summary (the answer it opens with, ``Section.summary``) and its sections,
+    each block by its kind, a table as its rows (raw values, column
     names as stored), a figure as its caption and file names; text as it is (JSON escapes what it must)."""
 
     def block(b: Block) -> dict[str, Any]:
@@ -87,11 +88,14 @@ def as_data(doc: Document) -> dict[str, Any]:
             return {"links": [{"text": t, "href": h} for t, h in b.items]}
         return {"note": b.text, "kind": b.kind}
 
-    sections = [
-        {
+    def section(s: Section) -> dict[str, Any]:
+        return {
             "heading": s.heading,
             "blocks": [block(b) for b in s.blocks if not (isinstance(b, Note) and not b.text)],
         }
-        for s in doc.sections
-    ]
-    return {"title": doc.heading, "sections": sections}
+
+    out: dict[str, Any] = {"title": doc.heading}
+    if summary := [section(s) for s in doc.sections if s.summary]:  # the answer the report opens with
+        out["summary"] = summary[0] if len(summary) == 1 else summary
+    out["sections"] = [section(s) for s in doc.sections if not s.summary]
+    return out

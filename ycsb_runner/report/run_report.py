@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +149,8 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
 
 
 STATIONARY_LABELS = {"true": "yes", "false": "no"}
-TOO_FEW = "too few to judge stationarity"  # the step warning of ``steady.SteadyState.warnings``
+#: the step warning of ``steady.SteadyState.warnings`` (and its older wording in folders written before)
+TOO_FEW = r"too short to judge stationarity|too few to judge stationarity"
 
 
 def steps_frame(run: RunResult) -> pd.DataFrame:
@@ -158,31 +160,38 @@ def steps_frame(run: RunResult) -> pd.DataFrame:
     cols += ["stationary", "runtime_ms", "reasons", "warnings"]
     if run.steps.empty:
         return pd.DataFrame(columns=cols)
+    from ycsb_runner.analyse.table import moving_cells
+
     steps = run.steps[[c for c in cols if c in run.steps]]
     if "stationary" in steps:
         said = steps["stationary"].astype(str).str.lower().map(STATIONARY_LABELS)
         if "warnings" in steps:  # a folder written before steps.csv left it empty: its warning says so
-            too_few = steps["warnings"].astype(str).str.contains(TOO_FEW, regex=False)
+            too_few = steps["warnings"].astype(str).str.contains(TOO_FEW, regex=True)
             said = said.mask(too_few & (said == "yes"))
         steps = steps.assign(stationary=said.where(said.notna(), steps["phase"].map({"run": "cannot tell"})))
+    moving = moving_cells(run.steps)
+    if any(v not in ("-", "too short") for v in moving.values()):  # the change over the window, per step
+        steps = steps.assign(moving=run.steps["step"].astype(str).map(moving).fillna("-"))
     return steps
 
 
+def step_warnings(steps: pd.DataFrame) -> list[tuple[str, str]]:
+    """(step, its reasons and warnings) for the steps that have any: listed under the steps table, whose
+    cells hold numbers."""
+    out = []
+    for _, row in steps.iterrows():
+        said = [str(row.get(c)) for c in ("reasons", "warnings") if row.get(c) == row.get(c) and row.get(c)]
+        if said:
+            out.append((str(row["step"]), "; ".join(said)))
+    return out
+
+
 def steady_note(run: RunResult) -> str | None:
-    """The run steps whose steady-state window is not stationary, with what their warnings say."""
-    steps = run.steps
-    if steps.empty or "stationary" not in steps:
-        return None
-    bad = steps[steps["stationary"].astype(str).str.lower() == "false"]
-    if bad.empty:
-        return None
-    lines = []
-    for _, row in bad.iterrows():
-        said = [w for w in str(row.get("warnings") or "").split("; ") if "not stationary" in w]
-        lines.append(f"{row['step']}: {said[0] if said else 'not stationary'}")
-    return f"{len(bad)} of {int((steps['phase'] == 'run').sum())} run steps not stationary: " + "; ".join(
-        lines
-    )
+    """One line counting the run steps whose steady-state window is not stationary ("2 of 12 run steps
+    still moving (not stationary): see the table"); what each did is in its row (``steps_frame``)."""
+    from ycsb_runner.analyse.table import unsteady_caption, unsteady_steps
+
+    return unsteady_caption(run.steps, unsteady_steps(run.steps), where="the moving column above")
 
 
 def scaled_note(a: RunAnalysis) -> str | None:
@@ -231,17 +240,62 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     runs = m[m["phase"] == "run"]
     by_threads = runs["threads"].nunique() > 1
     published = _published(a, cmp, runs) if by_threads and cmp is not None else None
+    short = (
+        [
+            s
+            for s in run.steps.loc[run.steps["phase"] == "load", "step"]
+            if 0 < plots.status_points(run, s) < MIN_PANEL_POINTS
+        ]
+        if not run.steps.empty
+        else []
+    )
     drawn = {
+        "answer-audit": plots.plot_audit_answer(overhead) if overhead is not None else [],
+        "answer-reference": plots.plot_reference_answer(cmp) if cmp is not None else [],
+        "short-loads": plots.plot_short_steps(run, short),
         "findmax": plots.plot_findmax(search) if search else [],
         "audit-overhead": plots.plot_audit_overhead(overhead) if overhead is not None else [],
         "measured-vs-published": plots.plot_reference_ratio(cmp) if cmp is not None else [],
         "threads": plots.plot_threads(runs, published) if by_threads else [],
-        "timeseries-load": plots.plot_step_timeseries(run, "load"),
+        "timeseries-load": plots.plot_step_timeseries(run, "load", frozenset(short)),
         "timeseries-run": plots.plot_step_timeseries(run, "run"),
         "percentiles": plots.plot_spectrum(run),
     }
     own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
-    return _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
+    out = _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
+    return _answer_figures(drawn, cmp) + out + _short_figure(drawn["short-loads"], short)
+
+
+MIN_PANEL_POINTS = 5  # a load step with fewer status points gets no time-series panel of its own
+
+
+def _answer_figures(drawn: dict[str, Any], cmp: pd.DataFrame | None) -> list[Figure]:
+    """The answer's figures (``_answer`` puts them first)."""
+    out = _figure(
+        "answer-audit",
+        "Audit on vs off per mix: measured change in throughput and read/write latency (orange, % of the "
+        "off value; its 95% interval when there are repetitions) and the published change (black diamond)",
+        drawn["answer-audit"],
+    )
+    against = ""
+    if cmp is not None and "storage" in cmp and cmp["storage"].nunique() == 1:
+        against = f" {cmp['storage'].iloc[0]}"
+    return out + _figure(
+        "answer-reference",
+        f"Measured / published{against} per mix and metric (log scale; the red line is 1 = as published)",
+        drawn["answer-reference"],
+    )
+
+
+def _short_figure(panels: list[bytes], short: list[str]) -> list[Figure]:
+    """The load steps too short for a panel of their own (fewer than ``MIN_PANEL_POINTS`` status points),
+    in one small figure."""
+    return _figure(
+        "timeseries-short-loads",
+        f"Load steps with fewer than {MIN_PANEL_POINTS} status points (too short for a panel of their own): "
+        f"throughput per status point, one line each ({', '.join(short)})",
+        panels,
+    )
 
 
 def _published(a: RunAnalysis, cmp: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -337,30 +391,128 @@ AB_LABELS = {
 
 OVERHEAD_COLUMNS = {
     "mix": "mix",
+    "scenario": "scenario",
+    "column": "study column",
     "label": "metric",
-    "source": "measured by",
     "n": "n",
     "off": "audit off",
     "on": "audit on",
     "change_pct": "change %",
-    "ci_pct": "95% CI %",
+    "ci_low_pct": "95% CI low %",
+    "ci_high_pct": "95% CI high %",
     "published_pct": "published change %",
     "verdict": "verdict",
 }
 
+#: the study's own column (Alibaba's table) each overhead metric is in
+STUDY_COLUMNS = {
+    "server_cpu_pct": "CpuUsage",
+    "server_reads_avg_rt_us": "MongoDB_RT",
+    "server_writes_avg_rt_us": "MongoDB_RT",
+    "server_query_per_s": "MongoDB_Opcounters",
+    "server_insert_per_s": "MongoDB_Opcounters",
+    "server_update_per_s": "MongoDB_Opcounters",
+    "throughput_ops_s": "YCSB throughput",
+}
+CLIENT_SIDE = "client-side"  # in an overhead row's ``source``: the server reports no such figure
+ONE_RUN = "one run each: no interval, not tested (n too small)"
+
+
+def overhead_notes(overhead: pd.DataFrame) -> list[str]:
+    """What applies to many rows of the audit overhead, said once: where the latencies were measured, that
+    one run each gives no interval and no test."""
+    from ycsb_runner.analyse.stats import N_TOO_SMALL
+
+    notes = []
+    client = overhead[
+        overhead["source"].astype(str).str.startswith(CLIENT_SIDE) & overhead["metric"].str.contains("_rt_")
+    ]
+    if not client.empty:
+        notes.append(
+            "Latency measured client-side (YCSB): this server reports no operation latencies "
+            f"({', '.join(dict.fromkeys(client['label']))})."
+        )
+    if not overhead.empty and (overhead["verdict"] == N_TOO_SMALL).all():
+        notes.append(f"Verdict -: {ONE_RUN}.")
+    return notes
+
 
 def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
-    """The report's audit overhead table: ``OVERHEAD_COLUMNS``, the 95 % interval in one cell ("-13.0 to
-    13.7"), the published change only when the study publishes one (narrow enough for 800 px)."""
-    low, high = overhead["ci_low_pct"], overhead["ci_high_pct"]
-    ci = [
-        f"{cell_text(a)} to {cell_text(b)}" if a == a and b == b else "-"
-        for a, b in zip(low, high, strict=True)
-    ]
-    shown = overhead.assign(ci_pct=ci)[list(OVERHEAD_COLUMNS)]
-    if shown["published_pct"].isna().all():
-        shown = shown.drop(columns=["published_pct"])
-    return shown.rename(columns=OVERHEAD_COLUMNS)
+    """The report's audit overhead table in the study's layout: one row per (mix, metric) under the study's
+    own column name (``STUDY_COLUMNS``), a number in every cell: the off and on values in their own
+    columns, the change, the two ends of its 95 % interval (dropped when no row has one), the published
+    change (only when the study publishes one), the verdict ("-" when not tested: ``overhead_notes``)."""
+    from ycsb_runner.analyse.stats import N_TOO_SMALL
+    from ycsb_runner.analyse.table import scenario_label
+
+    shown = overhead.assign(
+        scenario=overhead["mix"].map(scenario_label),
+        column=overhead["metric"].map(STUDY_COLUMNS).fillna("-"),
+        verdict=overhead["verdict"].where(overhead["verdict"] != N_TOO_SMALL, "-"),
+    )[list(OVERHEAD_COLUMNS)]
+    drop = [c for c in ("ci_low_pct", "ci_high_pct", "published_pct") if shown[c].isna().all()]
+    if (shown["verdict"] == "-").all():
+        drop.append("verdict")
+    return shown.drop(columns=drop).rename(columns=OVERHEAD_COLUMNS)
+
+
+def _pct(v: float, unit: str = "%") -> str:
+    """A signed change with its unit ("-64 %", "+9.7 pp"), "-" when missing."""
+    if v is None or v != v:
+        return "-"
+    return f"{v:+.0f} {unit}" if abs(v) >= 10 or unit == "%" else f"{v:+.1f} {unit}"
+
+
+def audit_compact(overhead: pd.DataFrame) -> pd.DataFrame:
+    """The answer's table: one row per mix, the change audit on vs off in throughput, read and write
+    latency (% of the off value) and CPU (percentage points), the verdict on throughput ("-": not tested).
+    A number with its unit, or "-", in every cell."""
+    from ycsb_runner.analyse.stats import N_TOO_SMALL
+
+    rows = []
+    for mix, part in overhead.groupby("mix", sort=False):
+        by = part.set_index("metric")
+
+        def change(metric: str, by: pd.DataFrame = by) -> float:
+            return float(by.at[metric, "change_pct"]) if metric in by.index else math.nan
+
+        cpu = math.nan
+        if "server_cpu_pct" in by.index:
+            cpu = float(by.at["server_cpu_pct", "on"]) - float(by.at["server_cpu_pct", "off"])
+        verdict = str(by.at["throughput_ops_s", "verdict"]) if "throughput_ops_s" in by.index else "-"
+        rows.append(
+            {
+                "mix": mix,
+                "throughput change": _pct(change("throughput_ops_s")),
+                "read latency change": _pct(change("server_reads_avg_rt_us")),
+                "write latency change": _pct(change("server_writes_avg_rt_us")),
+                "CPU change": _pct(cpu, "pp"),
+                "verdict": "-" if verdict == N_TOO_SMALL else verdict,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ratio_compact(cmp: pd.DataFrame) -> pd.DataFrame:
+    """The answer's table of a study of per-mix means: one row per (mix, threads), the measured throughput
+    and measured / published of each metric ("0.016×"), "-" where either is missing."""
+    from ycsb_runner.report.plots import ANSWER_RATIOS
+
+    rows = []
+    told = cmp.drop_duplicates(["mix", "threads", "metric"])
+    metrics = [m for m in ANSWER_RATIOS if (told["metric"] == m).any()]
+    for (mix, threads), part in told.groupby(["mix", "threads"], sort=False):
+        by = part.set_index("metric")
+        row: dict[str, Any] = {"mix": mix, "threads": threads}
+        tp = by.at["throughput_ops_s", "measured"] if "throughput_ops_s" in by.index else math.nan
+        row["throughput (ops/s)"] = tp
+        for m in metrics:
+            r = by.at[m, "ratio"] if m in by.index else math.nan
+            row[f"{ANSWER_RATIOS[m]} ×"] = (
+                f"{r:.2g}×" if r == r and r < 10 else (f"{r:,.0f}×" if r == r else "-")
+            )
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def write_report(
@@ -377,14 +529,51 @@ def run_document(a: RunAnalysis) -> Document:
     """The report of a run as a document: its banners, tables, figures, the measured vs published rows and
     the run's description, statistics and steps."""
     name = a.run.root.name
+    figures = _figures(a)
+    answer = _answer(a, figures)
     sections = [
         Section(None, _banners(a)),
+        *answer,
         *_tables(a),
-        Section("Plots", _figures(a) or [Note("No plottable data in this run.", "aside")]),
+        Section("Plots", figures or [Note("No plottable data in this run.", "aside")]),
         *_reference_table(a),
         *_run_sections(a),
     ]
     return Document(name, f"ycsb-runner report: {name}", sections, REPORT_FIGURES)
+
+
+ANSWER_STEMS = ("answer-audit", "answer-reference")  # the answer's figures (drawn by ``_figures``)
+
+
+def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
+    """The first section, the answer to the study's question (taken out of *figures*): the audit study's
+    change per mix (its figure and a compact table), a study of per-mix means' measured / published per mix
+    (its figure and a compact table); a generic suite's results table and run steps over time."""
+    extra = a.report_tables
+    overhead, cmp = extra.get("overhead"), extra.get("reference")
+    mine = [f for f in figures if f.stem in ANSWER_STEMS]
+    for f in mine:
+        figures.remove(f)
+    if overhead is not None and not overhead.empty:
+        what = "UNVERIFIED audit" if a.run.manifest.audit_caveat else "Audit"
+        blocks: list[Block] = [*mine, Table(audit_compact(overhead))]
+        blocks += [Note(n) for n in overhead_notes(overhead)]
+        return [Section(f"{what} on vs off: the change per mix", blocks, summary=True)]
+    if cmp is not None and not cmp.empty and cmp["ratio"].notna().any():
+        blocks = [*mine, Table(ratio_compact(cmp))]
+        sets = [str(x) for x in dict.fromkeys(cmp["storage"].dropna()) if x] if "storage" in cmp else []
+        which = f" {sets[0]} figures" if sets else ""
+        blocks.append(
+            Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
+        )
+        return [Section("Measured / published per mix", blocks, summary=True)]
+    if a.run.manifest.findmax:
+        return []
+    over_time = [f for f in figures if f.stem == "timeseries-run"]
+    for f in over_time:
+        figures.remove(f)
+    table = a.table
+    return [Section(table.attrs.get("title", a.run.suite_name), [Table(table), *over_time], summary=True)]
 
 
 def _banners(a: RunAnalysis) -> list[Banner]:
@@ -411,16 +600,19 @@ def _tables(a: RunAnalysis) -> list[Section]:
     run, extra = a.run, a.report_tables
     sections = []
     overhead = extra.get("overhead")
-    if overhead is not None and not overhead.empty:  # the numbers and the published change first
-        head = "Audit overhead per mix (on vs off, % of the off value)"
-        sections.append(Section(head, [Table(overhead_frame(overhead))]))
+    if overhead is not None and not overhead.empty:  # the study's layout, numbers in its cells
+        head = f"Detail, every metric in the study's layout: {a.table.attrs.get('title', run.suite_name)}"
+        notes = [Note(n) for n in overhead_notes(overhead)]
+        sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
+        return sections  # (its own table's cells are sentences: `ycsb-runner table` prints them)
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
         head = f"Max throughput: {found_text(run.manifest.findmax)}"
         sections.append(Section(head, [Table(search_frame(run.manifest.findmax))]))
-    else:  # (a findmax run's per-mix means would average probes at different targets)
-        sections.append(Section(a.table.attrs.get("title", run.suite_name), [Table(a.table)]))
+    elif extra.get("reference") is not None:  # (the generic table is the answer, already shown)
+        head = f"Detail: {a.table.attrs.get('title', run.suite_name)}"
+        sections.append(Section(head, [Table(a.table)]))
     return sections
 
 
@@ -438,10 +630,15 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
     if "storage" in shown and shown["storage"].nunique() == 1:
         said.append(f"{shown['storage'].iloc[0]} figures")
         shown = shown.drop(columns=["storage"])
-    blank = [c for c in ("published_text", "note") if c in shown and (shown[c].fillna("") == "").all()]
-    shown = shown.drop(columns=blank)  # (no remark published, no note: no column of dashes)
+    blank = [c for c in ("published_text",) if c in shown and (shown[c].fillna("") == "").all()]
+    shown = shown.drop(columns=blank)  # (no remark published: no column of dashes)
+    notes = []
+    if "note" in shown:  # a note repeated on many rows (CPU: the instance's vs this host's), said once
+        told = shown[shown["note"].fillna("") != ""]
+        notes = [Note(f"{m}: {n}") for m, n in dict.fromkeys(zip(told["metric"], told["note"], strict=True))]
+        shown = shown.drop(columns=["note"])
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), Note(rest)])]
+    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), *notes, Note(rest)])]
 
 
 def _run_sections(a: RunAnalysis) -> list[Section]:
@@ -453,8 +650,11 @@ def _run_sections(a: RunAnalysis) -> list[Section]:
         cols = ["mix", "threads", *(c for c in AB_COLUMNS if c not in ("ci_low", "ci_high", "direction"))]
         stats_shown = ab[cols].assign(metric=ab["metric"].map(metric_label)).rename(columns=AB_LABELS)
         sections.append(Section("Audit off (A) vs on (B): statistics", [Table(stats_shown)]))
-    steps: list[Block] = [Table(steps_frame(run))]
+    frame = steps_frame(run)
+    said = frame.drop(columns=[c for c in ("reasons", "warnings") if c in frame])
+    steps: list[Block] = [Table(said)]  # numbers in cells; what a step's reasons and warnings say, below
     if unsteady := steady_note(run):
         steps.append(Note(unsteady, "warning"))
+    steps += [Note(f"{step}: {said}") for step, said in step_warnings(frame)]
     sections.append(Section("Steps", steps))
     return sections

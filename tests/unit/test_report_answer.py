@@ -1,0 +1,151 @@
+"""Issue 49: a report's first section is the answer to its study's question (a chart and a compact table
+per study layout), its table cells hold one number (or a few words), and a short step's trend is said over
+the window it was measured on, never as a rate per minute. On the checked-in real run folders: the audit
+study (``audit-analyse``), the Tencent layout (``tencent-analyse``) and a generic suite (``quick-generic``:
+``ycsb-runner bench quick`` on the embedded server, 15-s run steps still rising)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ycsb_runner.analyse.analysis import RunAnalysis
+from ycsb_runner.model import RunResult
+from ycsb_runner.output import display_frame
+from ycsb_runner.report.document import Figure, Table
+from ycsb_runner.report.run_report import run_document, write_report
+from ycsb_runner.termtable import is_number_text
+
+RUNS = Path(__file__).parents[1] / "data" / "runs"
+MAX_WORDS = 8
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    return Path(shutil.copytree(RUNS / name, tmp_path / name))
+
+
+def _tables(doc) -> list[pd.DataFrame]:
+    return [b.frame for s in doc.sections for b in s.blocks if isinstance(b, Table)]
+
+
+def _cell_problems(frame: pd.DataFrame) -> list[str]:
+    """Cells (as the report shows them) holding more than one number or more than MAX_WORDS words."""
+    bad = []
+    for col in (text := display_frame(frame)).columns:
+        for cell in text[col].astype(str):
+            if is_number_text(cell):  # one number, with its unit and spread ("106 ± 16.43")
+                continue
+            words = cell.split()
+            numbers = [w for w in words if is_number_text(w.strip(",;()"))]
+            if len(numbers) > 1 or len(words) > MAX_WORDS:
+                bad.append(f"{col}: {cell}")
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("name", "stem", "columns"),
+    [
+        (
+            "audit-analyse",
+            "answer-audit",
+            [
+                "mix",
+                "throughput change",
+                "read latency change",
+                "write latency change",
+                "CPU change",
+                "verdict",
+            ],
+        ),
+        ("tencent-analyse", "answer-reference", ["mix", "threads", "throughput (ops/s)", "throughput ×"]),
+        ("quick-generic", "timeseries-run", ["mix", "threads", "throughput (ops/sec)"]),
+    ],
+)
+def test_the_first_section_is_the_answer_and_every_cell_holds_one_number(
+    tmp_path: Path, name: str, stem: str, columns: list[str]
+) -> None:
+    a = RunAnalysis.of(_copy(tmp_path, name))
+    doc = run_document(a)
+    assert doc.sections[0].heading is None  # the banners
+    first = doc.sections[1]
+    kinds = [type(b) for b in first.blocks]
+    assert Table in kinds and Figure in kinds, (name, first.heading, kinds)
+    figure = next(b for b in first.blocks if isinstance(b, Figure))
+    assert figure.stem == stem and figure.panels
+    compact = next(b.frame for b in first.blocks if isinstance(b, Table))
+    assert all(c in compact.columns for c in columns), compact.columns.tolist()
+    mixes = a.step_metrics.loc[a.step_metrics["phase"] == "run", "mix"].nunique()
+    assert len(compact) >= mixes  # a row per mix (Tencent and generic: the load too)
+    for frame in _tables(doc):
+        assert not _cell_problems(frame), (name, _cell_problems(frame)[:3])
+
+
+def test_the_audit_answer_is_the_overhead_per_mix_with_words_said_once(tmp_path: Path) -> None:
+    a = RunAnalysis.of(_copy(tmp_path, "audit-analyse"))
+    overhead = a.report_tables["overhead"]
+    doc = run_document(a)
+    compact = next(b.frame for b in doc.sections[1].blocks if isinstance(b, Table))
+    assert compact["mix"].tolist() == list(dict.fromkeys(overhead["mix"]))
+    tp = overhead[overhead["metric"] == "throughput_ops_s"].set_index("mix")["change_pct"]
+    for row in compact.itertuples():
+        assert row._2 == f"{tp[row.mix]:+.0f} %"  # throughput change, a number with its unit
+    _, md = write_report(a)
+    page = md.read_text()
+    # the source of client-side latencies is said once per table, never on every row
+    assert page.count("this server reports no operation latencies") <= 2
+    assert "| client-side (YCSB): the server reports no operation latencies |" not in page
+    assert page.index("## Detail") > page.index("answer-audit.png")  # the detail after the answer
+
+
+def test_a_15_s_step_is_never_reported_with_a_trend_per_minute(tmp_path: Path) -> None:
+    run_dir = _copy(tmp_path, "quick-generic")
+    steps = RunResult.load(run_dir).steps
+    short = steps[(steps["phase"] == "run") & (steps["steady_s"] <= 20)]
+    assert not short.empty and (short["stationary"].astype(str) == "False").any()  # a real short drift
+    html, md = write_report(run_dir)
+    for text in (html.read_text(), md.read_text(), (run_dir / "steps.csv").read_text()):
+        assert "%/min" not in text
+    page = md.read_text()
+    assert "run steps still moving (not stationary): see the moving column above" in page
+    moving = [c for c in page.split("|") if c.strip().endswith(" %") and c.strip()[0] in "+-"]
+    assert moving  # the change over the window, in the steps table's column
+
+
+def test_a_load_with_few_status_points_has_no_panel_of_its_own(tmp_path: Path) -> None:
+    from ycsb_runner.report import plots
+
+    run_dir = _copy(tmp_path, "audit-analyse")
+    run = RunResult.load(run_dir)
+    loads = run.steps.loc[run.steps["phase"] == "load", "step"].tolist()
+    points = {s: plots.status_points(run, s) for s in loads}
+    short = [s for s, n in points.items() if 0 < n < 5]
+    long = [s for s, n in points.items() if n >= 5]
+    doc = run_document(RunAnalysis.of(run))
+    figures = {b.stem: b for s in doc.sections for b in s.blocks if isinstance(b, Figure)}
+    panels = len(figures["timeseries-load"].panels) if "timeseries-load" in figures else 0
+    assert panels == len(long)
+    if short:
+        joined = figures["timeseries-short-loads"]
+        assert len(joined.panels) == 1 and all(s in joined.caption for s in short)
+
+
+def test_report_json_gains_the_answer_as_its_summary(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    res = CliRunner().invoke(app, ["report", str(run_dir), "-f", "json"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    summary = data["summary"]
+    assert summary["heading"] == "Measured / published per mix"
+    kinds = [next(iter(b)) for b in summary["blocks"]]
+    assert "figure" in kinds and "table" in kinds
+    assert summary["heading"] not in [s["heading"] for s in data["sections"]]
+    assert any(s["heading"] == "Plots" for s in data["sections"])

@@ -43,7 +43,7 @@ def test_every_page_is_written(site: Path) -> None:
     assert {"index.html", "alerts.html"} <= names
     assert sum(n.startswith("suites/") for n in names) == 1
     assert sum(n.startswith("series/") for n in names) == 10  # 2 steps x 5 series
-    assert (site / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+    assert (site / "assets" / "plotly-basic.min.js").stat().st_size > 1_000_000
     assert (site / "assets" / "site.js").is_file()
 
 

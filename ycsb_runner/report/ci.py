@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ycsb_runner import model
 from ycsb_runner.report.document import Document, Facts, Note, Section, Table
 
 if TYPE_CHECKING:
@@ -58,7 +59,11 @@ def bench_summary(result: RunResult, reports: list[str] | None = None) -> Docume
     ]
     if m.error:
         facts.append(("error", m.error))
-    own = [str(result.root / name) for name in ("report.html", "report.md") if (result.root / name).is_file()]
+    own = [
+        str(result.root / name)
+        for name in (model.REPORT_HTML, model.REPORT_MD)
+        if (result.root / name).is_file()
+    ]
     facts += [("report", path) for path in [*own, *(reports or [])]]
     table = results_table(result)
     body = Note("No figures.", "aside") if table.empty else Table(table)

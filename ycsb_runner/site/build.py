@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from ycsb_runner import model
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import metric_label
 from ycsb_runner.report.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
@@ -33,9 +34,8 @@ if TYPE_CHECKING:
 
 SITE_DIR = "site"  # under the results folder, the default --out
 ASSETS = "assets"
-PLOTLY_JS = "plotly.min.js"
+PLOTLY_JS = "plotly-basic.min.js"
 SITE_JS = "site.js"
-REPORT_HTML = "report.html"
 
 
 @dataclass
@@ -142,7 +142,7 @@ class Site:
 
         up = "../" * rel.count("/")
         charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
-        plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 4.6 MB: only where a chart needs it
+        plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 1.2 MB: only where a chart needs it
         doc.scripts = (*plotly, f"{up}{ASSETS}/{SITE_JS}")
         atomic_write_bytes(self.out / rel, html.page(doc).encode("utf-8"), within=self.out)
 
@@ -219,11 +219,11 @@ def _write_assets(out: Path) -> None:
 
 
 def plotly_script() -> bytes:
-    """Plotly's own minified bundle, from the installed ``plotly`` package (the one script every chart of
-    the site loads)."""
+    """Plotly's minified basic bundle (vendored: ``ycsb_runner/site/vendor/README.md``), the one script every
+    chart of the site loads."""
     from importlib.resources import files
 
-    return files("plotly").joinpath("package_data", PLOTLY_JS).read_bytes()
+    return files("ycsb_runner.site").joinpath("vendor", PLOTLY_JS).read_bytes()
 
 
 def _verdict_of(page: SuitePages) -> tuple[str, str]:
@@ -448,7 +448,7 @@ def _run_link(run_id: str, folders: dict[str, str], page_dir: Path) -> str:
     folder = Path(folders.get(run_id, ""))
     if not folders.get(run_id):
         return ""
-    report = folder / REPORT_HTML
+    report = folder / model.REPORT_HTML
     return _href(report if report.is_file() else folder, page_dir)
 
 

@@ -167,6 +167,11 @@ class StepRecord:
     def label(self) -> str:
         return self.keys.step
 
+    @property
+    def duration_s(self) -> float | None:
+        """Wall-clock seconds from the step's start to its end (its JVM's start included); None unfinished."""
+        return self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
+
     def to_json(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys",)}
         out["started_at"] = iso_utc(self.started_at)
@@ -183,14 +188,13 @@ class StepRecord:
 
     def csv_row(self) -> dict[str, Any]:
         """steps.csv: keys, then the step's outcome, then its scalar figures (no argv or properties)."""
-        duration = self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
         row: dict[str, Any] = {
             **self.keys.as_dict(),
             "index": self.index,
             "reason": self.reason,
             "started_at": iso_utc(self.started_at),
             "ended_at": iso_utc(self.ended_at),
-            "duration_s": duration,
+            "duration_s": self.duration_s,
             "exit_code": self.exit_code,
             "verdict": self.verdict,
             "reasons": "; ".join(self.reasons),

@@ -100,6 +100,8 @@ def _compact(shown: pd.DataFrame) -> pd.DataFrame:
     for col in ("change_pct", "detectable_pct"):
         compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
     compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
+    for col in ("needs_nights", "needs_repetitions"):
+        compact[col] = compact[col].map(lambda v: f"{v:.0f}" if v == v else "-")
     return compact
 
 
@@ -139,6 +141,15 @@ def regress_cmd(
         Path | None,
         typer.Option("--report", metavar="DIR", help="Also write regress.html and regress.md there."),
     ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Do not judge: print what would let each series detect --min-effect (more nights at "
+            "today's noise, or repetitions a night and their minutes); exit 0, or 2 when the history is "
+            "too short to measure the noise.",
+        ),
+    ] = False,
     where: HistoryPlace,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -147,9 +158,23 @@ def regress_cmd(
     Exit codes: 0 no regression; 1 at least one series regressed; 2 could not decide (too little history,
     the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
-    from ycsb_runner.nightly.regress_service import run_regress
+    from ycsb_runner.nightly.regress_service import plan_closing, plan_table, run_regress
 
     out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
+    if plan:
+        line, code = plan_closing(out.result)
+        table = plan_table(out.result)
+        if not table.empty:
+            emit(
+                table,
+                fmt,
+                f"regress {suite} --plan: to detect {options.min_effect_pct:g} %",
+                extra=out.result.plan,
+            )
+        log(line)
+        if code:
+            raise typer.Exit(code)
+        return
     _show_judgement(out, fmt, show_all)
     if out.unsteady:
         log(out.unsteady)

@@ -165,6 +165,31 @@ def closing_line(out: RegressResult) -> str:
     )
 
 
+def plan_closing(out: RegressResult) -> tuple[str, int]:
+    """``regress --plan``'s last line and exit code: what would let SUITE detect ``--min-effect`` (exit 0),
+    or, when no series has nights enough to measure its noise, why not (exit 2)."""
+    from ycsb_runner.nightly.regress import EXIT_UNDECIDED
+
+    line = out.plan.get("line") if out.plan else ""
+    if not line:
+        return f"no plan: {out.reason} (too little history to measure the noise); exit {EXIT_UNDECIDED}", 2
+    now = out.plan.get("detectable_pct")
+    shown = (
+        f"the most sensitive series detects {now:.1f} % today; "
+        if now is not None and now > out.plan["min_effect_pct"]
+        else ""
+    )
+    return f"plan for {out.suite} ({len(out.runs_used)} runs): {shown}{line}; exit 0", 0
+
+
+def plan_table(out: RegressResult) -> pd.DataFrame:
+    """``regress --plan``'s table: per series with a noise model, what would let it detect --min-effect."""
+    from ycsb_runner.nightly.regress import PLAN_COLUMNS
+
+    t = out.table
+    return t.loc[t["detectable_pct"].notna(), PLAN_COLUMNS].reset_index(drop=True) if not t.empty else t
+
+
 def run_regress(
     suite: str,
     options: RegressOptions | None = None,

@@ -208,6 +208,45 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
     return table[TABLE_COLUMNS]
 
 
+PLAN_SHOWN = {
+    "series": "series",
+    "metric": "metric",
+    "detectable_pct": "detects (%)",
+    "needs_nights": "more nights",
+    "needs_repetitions": "repetitions a night",
+    "needs_minutes": "+ min a night",
+}
+
+
+def plan_section(result: RegressResult) -> list[Section]:
+    """ "How to tell": when some series cannot detect --min-effect, what would let them (``suite_plan``
+    and each series' needs_nights / needs_repetitions); none when every tested series can."""
+    t = result.table
+    if t.empty or "needs_nights" not in t:
+        return []
+    blind = t[t["detectable_pct"] > result.options.min_effect_pct]
+    if blind.empty:
+        return []
+    rows = blind.sort_values("detectable_pct").head(MAX_TRENDS)
+    shown = rows.assign(
+        series=[series_name(r) for r in rows.to_dict("records")],
+        metric=rows["metric"].map(lambda m: metric_label(str(m))),
+        detectable_pct=rows["detectable_pct"].map(lambda v: f"{v:.1f}"),
+        needs_nights=rows["needs_nights"].map(
+            lambda v: f"{v:.0f}" if v == v else "more than the baseline holds"
+        ),
+        needs_repetitions=rows["needs_repetitions"].map(lambda v: f"{v:.0f}" if v == v else "too many"),
+        needs_minutes=rows["needs_minutes"].map(lambda v: f"{v:.1f}" if v == v else "-"),
+    )[list(PLAN_SHOWN)].rename(columns=PLAN_SHOWN)
+    model = (
+        "More nights: today's noise (spread and night-to-night correlation) over a longer baseline. "
+        "Repetitions: the night's value is their median, whose noise falls as 1.25 / sqrt(r) of one "
+        "repetition's (1 / sqrt(2) for 2), all of the night-to-night spread taken as the repetitions' own "
+        "(optimistic when the host's nights differ); minutes from the steps' measured durations."
+    )
+    return [Section("How to tell", [Note(result.plan.get("line") or "", "aside"), Table(shown), Note(model)])]
+
+
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
     """regress.html, regress.md and regress-figures/ in *out_dir* (nothing through a link out of it)."""
     return write_pages(regress_document(result), out_dir, "regress.html", "regress.md")
@@ -237,6 +276,7 @@ def regress_document(result: RegressResult) -> Document:
     sections = [
         Section(None, [Facts(facts, listed=True)]),
         Section("Flagged series", [flagged_block]),
+        *plan_section(result),
         lifecycle_section(result),
         Section("Trends", _trends(result)),
     ]

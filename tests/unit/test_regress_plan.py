@@ -70,7 +70,7 @@ def test_minutes_come_from_the_steps_durations() -> None:
     assert row["needs_minutes"] == pytest.approx((row["needs_repetitions"] - 1) * 1.5)
     plan = suite_plan(out.table, out.options, minutes)
     assert plan["extra_minutes"] == pytest.approx((plan["needs_repetitions"] - 1) * 1.5)
-    assert f"(+{plan['extra_minutes']:.0f} min)" in out.reason
+    assert f"(+{plan['extra_minutes']:.1f} min)" in out.reason
 
 
 def test_regress_plan_cli(tmp_path: Path) -> None:

@@ -115,12 +115,15 @@ def _show_judgement(out: RegressOutcome, fmt: Format, show_all: bool) -> None:
     shown = result.table if show_all or data else flagged(result.table)
     title = f"regress {result.suite}: {result.reason}; correction {result.correction_text}"
     if data:
+        if "evidence" in shown and fmt != Format.json:  # one cell of JSON text in a CSV / Markdown table
+            shown = shown.assign(evidence=shown["evidence"].map(lambda e: json.dumps(e) if e else ""))
         emit(shown, fmt, title, extra=result.summary())
         return
     if shown.empty and result.exit_code != 2:
         log(f"no flagged series (newest run {result.newest}, {len(result.runs_used)} runs)")
     elif not shown.empty:
         emit(_compact(shown), fmt, title, priority=TERMINAL_PRIORITY)
+    renderer(fmt).notes("Evidence", out.evidence)
     renderer(fmt).notes("Open and accepted changes", out.changes)
     renderer(fmt).notes("Canaries", out.canaries)
 

@@ -526,7 +526,7 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
         cost = ""
         if minutes:
             out["extra_minutes"] = (r - now) * sum(minutes.values())
-            cost = f" (+{out['extra_minutes']:.0f} min)"
+            cost = f" (+{out['extra_minutes']:.{0 if out['extra_minutes'] >= 10 else 1}f} min)"
         said.append(f"{r} repetitions a night{cost}")
     if not said:
         out["line"] = f"to detect {target:g} %: not with more nights or repetitions at this noise"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ class RegressOutcome:
     canaries: list[str]
     unsteady: str | None
     closing: str
+    evidence: list[str] = field(default_factory=list)  # one line per flagged series: what else moved
 
     @property
     def exit_code(self) -> int:
@@ -87,7 +88,44 @@ def judge(
         raise UserError(unknown + missing)
     runs = select_runs(every, filt)
     metrics = history.metrics([str(r) for r in runs["run_id"]])
-    return regress(runs, metrics, suite, options, history.accepts(suite))
+    out = regress(runs, metrics, suite, options, history.accepts(suite))
+    with_evidence(out, runs)
+    return out
+
+
+def with_evidence(out: RegressResult, runs: pd.DataFrame) -> None:
+    """Each flagged series' ``evidence`` (``nightly.evidence``), its run folders read through the model (each
+    once), found where the history recorded them (``folder``)."""
+    from ycsb_runner.nightly import evidence
+    from ycsb_runner.nightly.history import SERIES_KEYS
+    from ycsb_runner.nightly.regress import ENVIRONMENT, IMPROVEMENT, REGRESSION
+
+    folders = dict(zip(runs["run_id"].astype(str), runs["folder"], strict=True)) if not runs.empty else {}
+    loaded: dict[str, Any] = {}
+
+    def read(run: str, row: dict[str, Any]) -> dict[str, float] | None:
+        if run not in loaded:
+            loaded[run] = evidence.open_run(folders.get(run))
+        return evidence.folder_figures(loaded[run], row)
+
+    if not out.table.empty:
+        evidence.attach(
+            out.table, out.series_values, (REGRESSION, ENVIRONMENT, IMPROVEMENT), read, SERIES_KEYS
+        )
+
+
+def evidence_lines(out: RegressResult) -> list[str]:
+    """One line per flagged series: what else moved on its nights (``evidence.summary``)."""
+    if out.table.empty or "evidence" not in out.table:
+        return []
+    lines = []
+    for row in out.table.to_dict("records"):
+        ev = row.get("evidence")
+        if isinstance(ev, dict):
+            lines.append(
+                f"{row['mix']} t{row['threads']} {row['operation']} {row['metric']}: {ev['summary']}"
+            )
+    return lines
 
 
 def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
@@ -217,6 +255,7 @@ def run_regress(
         canaries=out.canary_lines,
         unsteady=unsteady_nights(history, out.runs_used),
         closing=closing_line(out),
+        evidence=evidence_lines(out),
     )
 
 

@@ -208,6 +208,54 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
     return table[TABLE_COLUMNS]
 
 
+def _figure(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def evidence_sections(result: RegressResult) -> list[Section]:
+    """ "Evidence: SERIES" per flagged series with an ``evidence`` object (``nightly.evidence``): the
+    p-values and noise model, the baseline and tested nights' values, what else moved (largest first)."""
+    t = result.table
+    if t.empty or "evidence" not in t:
+        return []
+    out = []
+    for row in flagged(t).to_dict("records"):
+        ev = row.get("evidence")
+        if not isinstance(ev, dict):
+            continue
+        p, p_adj = ev.get("p_value"), ev.get("p_adjusted")
+        spread = ev["noise"].get("spread_pct")
+        facts = [
+            ("verdict", f"{row['verdict']} {row['change_pct']:+.1f} % since {row['change_run']}"),
+            (
+                "p-value",
+                f"{p:.2g} before correction, {p_adj:.2g} after"
+                if p is not None and p_adj is not None
+                else "-",
+            ),
+            (
+                "noise",
+                f"{ev['noise']['model']}, night-to-night spread {spread:.1f} %"
+                if spread is not None
+                else str(ev["noise"]["model"]),
+            ),
+            (
+                "baseline nights",
+                ", ".join(f"{n['run']} {_figure(n['value'])}" for n in ev["baseline_nights"]),
+            ),
+            ("tested nights", ", ".join(f"{n['run']} {_figure(n['value'])}" for n in ev["tested_nights"])),
+            ("what else moved", ev["summary"]),
+        ]
+        if ev.get("folders_not_read"):
+            facts.append(("run folders not read", ", ".join(ev["folders_not_read"])))
+        moved = pd.DataFrame(ev["moved"][:20], columns=["figure", "before", "after", "text"])
+        blocks: list = [Facts(facts, listed=True)]
+        if not moved.empty:
+            blocks.append(Table(moved.rename(columns={"text": "change"})))
+        out.append(Section(f"Evidence: {series_name(row)} {_named(row)}", blocks))
+    return out
+
+
 PLAN_SHOWN = {
     "series": "series",
     "metric": "metric",
@@ -277,6 +325,7 @@ def regress_document(result: RegressResult) -> Document:
         Section(None, [Facts(facts, listed=True)]),
         Section("Flagged series", [flagged_block]),
         *plan_section(result),
+        *evidence_sections(result),
         lifecycle_section(result),
         Section("Trends", _trends(result)),
     ]

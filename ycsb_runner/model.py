@@ -317,7 +317,11 @@ class Manifest:
                         s.keys.workload,
                         s.keys.threads,
                         s.keys.audit,
-                        {k: v for k, v in s.properties.items() if self.run_id not in str(v)},  # no paths
+                        {
+                            k: _without_tail(k, v)
+                            for k, v in s.properties.items()
+                            if self.run_id not in str(v)
+                        },  # no paths
                     ],
                     sort_keys=True,
                     default=str,
@@ -458,6 +462,19 @@ def whole_steps(df: pd.DataFrame) -> pd.DataFrame:
     if not multi:
         return df
     return df[(df["client"] == ALL_CLIENTS) | ~df["step"].isin(multi)]
+
+
+# the percentile the command line adds to hdrhistogram.percentiles where a suite does not list it (the
+# history's p999_us series); left out of the fingerprint: a history recorded before it stays one series
+TAIL_PERCENTILE = "99.9"
+PERCENTILES_PROPERTY = "hdrhistogram.percentiles"
+
+
+def _without_tail(key: str, value: Any) -> Any:
+    """A step property as the fingerprint sees it: hdrhistogram.percentiles without TAIL_PERCENTILE."""
+    if key != PERCENTILES_PROPERTY or not isinstance(value, str):
+        return value
+    return ",".join(p for p in value.split(",") if p.strip() != TAIL_PERCENTILE)
 
 
 def add_keys(df: pd.DataFrame, keys: StepKeys) -> pd.DataFrame:

@@ -56,6 +56,8 @@ OPERATION_FIGURES = {
     "p50_us": "p50_us",
     "p95_us": "p95_us",
     "p99_us": "p99_us",
+    "p99.9_us": "p999_us",  # the tail beyond p99 (YCSB's 99.9 percentile, added by the command line)
+    "max_latency_us": "max_us",
 }
 OVERALL = "OVERALL"
 STATIONARY = "stationary"  # 1.0 / 0.0 per run step with a steady-state test (ycsb_runner.analyse.steady)

@@ -223,7 +223,7 @@ def _nightly_folders(results: Path, factors: list[float]) -> None:
         steps["throughput_ops_s"] *= f
         steps.to_csv(dst / "steps.csv", index=False)
         ops = pd.read_csv(dst / "operations.csv")
-        for col in ("average_latency_us", "p50_us", "p95_us", "p99_us"):
+        for col in ("average_latency_us", "p50_us", "p95_us", "p99_us", "max_latency_us"):
             ops[col] /= f
         ops.to_csv(dst / "operations.csv", index=False)
 

@@ -173,6 +173,14 @@ def regress_cmd(
                 fmt,
                 f"regress {suite} --plan: to detect {options.min_effect_pct:g} %",
                 extra=out.result.plan,
+                priority=(
+                    "mix",
+                    "operation",
+                    "metric",
+                    "detectable_pct",
+                    "needs_nights",
+                    "needs_repetitions",
+                ),
             )
         log(line)
         if code:

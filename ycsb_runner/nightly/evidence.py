@@ -215,7 +215,11 @@ def series_evidence(
     return {
         "baseline_nights": [{"run": r, "value": by_run[r]} for r in base],
         "tested_nights": [{"run": r, "value": by_run[r]} for r in tested],
-        "noise": {"model": row.get("noise") or "", "spread_pct": _num(row.get("spread_pct"))},
+        "noise": {
+            "model": row.get("noise") or "",
+            "spread_pct": _num(row.get("spread_pct")),
+            "estimate": values.attrs.get("noise_source", "the series' own"),
+        },
         "p_value": _num(row.get("p_value")),
         "p_adjusted": _num(row.get("p_adjusted")),
         "moved": [m.as_dict() for m in changes],

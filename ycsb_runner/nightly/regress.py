@@ -442,6 +442,20 @@ def _judge_row(
     values.attrs["change_points"] = [int(c) for c in j.change_points]
     values.attrs["change_index"] = j.change_index
     values.attrs["baseline"] = j.baseline
+    values.attrs["noise_source"] = _noise_source(suite, len(part))
+
+
+def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
+    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's."""
+    if not isinstance(suite, window.SuiteView):
+        return "the series' own"
+    shared = suite.noise(n - 1)
+    said = (
+        f"the series' own, shrunk toward its suite's ({shared.series} series)"
+        if shared
+        else "the series' own"
+    )
+    return said + ("; the suite's night effect removed" if suite.effect is not None else "")
 
 
 def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict[str, Any]:

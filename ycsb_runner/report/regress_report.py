@@ -235,7 +235,8 @@ def evidence_sections(result: RegressResult) -> list[Section]:
             ),
             (
                 "noise",
-                f"{ev['noise']['model']}, night-to-night spread {spread:.1f} %"
+                f"{ev['noise']['model']}, night-to-night spread {spread:.1f} % "
+                f"({ev['noise'].get('estimate')})"
                 if spread is not None
                 else str(ev["noise"]["model"]),
             ),

@@ -216,7 +216,7 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     assert runner.invoke(app, ["regress", SUITE, *where, "--report", str(out)]).exit_code == 0
     page, md = (out / "regress.html").read_text(), (out / "regress.md").read_text()
     assert "Open and accepted changes" in page and html_escaped(why) in page and "by alice at" in page
-    assert "| accepted | night-08 |" in md and "(4 series; 4 too recent to test)" in md
+    assert "| accepted | night-08 |" in md and "(6 series; 6 too recent to test)" in md
 
 
 def html_escaped(text: str) -> str:

@@ -20,7 +20,7 @@ import jinja2
 
 from ycsb_runner._version import __version__
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import STEPS_DIR, WORKLOAD_PROPERTIES
+from ycsb_runner.model import PERCENTILES_PROPERTY, STEPS_DIR, TAIL_PERCENTILE, WORKLOAD_PROPERTIES
 from ycsb_runner.paths import templates_dir
 from ycsb_runner.plan import Plan, Step
 from ycsb_runner.secrets import mask_url
@@ -225,7 +225,10 @@ def step_properties(step: Step, suite: Suite, *, hdr_dir: Path | None = None) ->
     p["measurementtype"] = m.type
     p["measurement.interval"] = m.interval
     if m.type.startswith("hdrhistogram"):
-        p["hdrhistogram.percentiles"] = ",".join(_fmt_number(x) for x in m.percentiles)
+        listed = [_fmt_number(x) for x in m.percentiles]  # and 99.9, the tail the history judges (p999_us)
+        p[PERCENTILES_PROPERTY] = ",".join(
+            [*listed, *([TAIL_PERCENTILE] if TAIL_PERCENTILE not in listed else [])]
+        )
         if m.hdr_fileoutput and hdr_dir is not None:
             p["hdrhistogram.fileoutput"] = "true"
             p["hdrhistogram.output.path"] = str(hdr_dir) + "/"

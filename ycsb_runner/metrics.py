@@ -46,10 +46,14 @@ OPERATION_METRICS: dict[str, Metric] = _by_name(
     Metric("p50_us", "p50 latency", "µs", False),
     Metric("p95_us", "p95 latency", "µs", False),
     Metric("p99_us", "p99 latency", "µs", False),
+    Metric("p999_us", "p99.9 latency", "µs", False),
+    Metric("max_us", "max latency", "µs", False),
 )
-# The latency percentiles among them: the load generator's own stalls go into these whole (regress' canary
-# rule: ``analyse.canary.attribution``'s ``tail``).
-PERCENTILE_METRICS = frozenset(name for name in OPERATION_METRICS if name[0] == "p" and name[1].isdigit())
+# The latency percentiles among them, and the maximum: the load generator's own stalls go into these whole
+# (regress' canary rule: ``analyse.canary.attribution``'s ``tail``).
+PERCENTILE_METRICS = frozenset(
+    name for name in OPERATION_METRICS if (name[0] == "p" and name[1].isdigit()) or name == "max_us"
+)
 # Per-run figures of the run history: one value per run (``findmax``: the found rate under its bound).
 RUN_METRICS: dict[str, Metric] = _by_name(
     Metric("findmax_ops_s", "max throughput under the latency bound", "ops/s", True)

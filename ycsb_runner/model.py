@@ -167,6 +167,11 @@ class StepRecord:
     def label(self) -> str:
         return self.keys.step
 
+    @property
+    def duration_s(self) -> float | None:
+        """Wall-clock seconds from the step's start to its end (its JVM's start included); None unfinished."""
+        return self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
+
     def to_json(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys",)}
         out["started_at"] = iso_utc(self.started_at)
@@ -183,14 +188,13 @@ class StepRecord:
 
     def csv_row(self) -> dict[str, Any]:
         """steps.csv: keys, then the step's outcome, then its scalar figures (no argv or properties)."""
-        duration = self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
         row: dict[str, Any] = {
             **self.keys.as_dict(),
             "index": self.index,
             "reason": self.reason,
             "started_at": iso_utc(self.started_at),
             "ended_at": iso_utc(self.ended_at),
-            "duration_s": duration,
+            "duration_s": self.duration_s,
             "exit_code": self.exit_code,
             "verdict": self.verdict,
             "reasons": "; ".join(self.reasons),
@@ -313,7 +317,11 @@ class Manifest:
                         s.keys.workload,
                         s.keys.threads,
                         s.keys.audit,
-                        {k: v for k, v in s.properties.items() if self.run_id not in str(v)},  # no paths
+                        {
+                            k: _without_tail(k, v)
+                            for k, v in s.properties.items()
+                            if self.run_id not in str(v)
+                        },  # no paths
                     ],
                     sort_keys=True,
                     default=str,
@@ -454,6 +462,19 @@ def whole_steps(df: pd.DataFrame) -> pd.DataFrame:
     if not multi:
         return df
     return df[(df["client"] == ALL_CLIENTS) | ~df["step"].isin(multi)]
+
+
+# the percentile the command line adds to hdrhistogram.percentiles where a suite does not list it (the
+# history's p999_us series); left out of the fingerprint: a history recorded before it stays one series
+TAIL_PERCENTILE = "99.9"
+PERCENTILES_PROPERTY = "hdrhistogram.percentiles"
+
+
+def _without_tail(key: str, value: Any) -> Any:
+    """A step property as the fingerprint sees it: hdrhistogram.percentiles without TAIL_PERCENTILE."""
+    if key != PERCENTILES_PROPERTY or not isinstance(value, str):
+        return value
+    return ",".join(p for p in value.split(",") if p.strip() != TAIL_PERCENTILE)
 
 
 def add_keys(df: pd.DataFrame, keys: StepKeys) -> pd.DataFrame:

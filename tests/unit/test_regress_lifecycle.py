@@ -159,7 +159,7 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     where = ["--results", str(slow_history)]
     res = runner.invoke(app, ["regress", SUITE, *where], env={"COLUMNS": "200"})
     assert res.exit_code == 1
-    assert "open since night-08 (night=8): 11 series regressed" in res.stdout
+    assert "open since night-08 (night=8): 15 series regressed" in res.stdout  # (with max latency)
     assert f"ycsb-runner regress accept {SUITE} --why TEXT" in res.stdout
     res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--by", "alice"])
     assert res.exit_code == 2 and "--why" in res.output  # required
@@ -190,24 +190,24 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
-    assert len(rows) == 4 and {r["operation"] for r in rows} == {"READ"}
+    assert len(rows) == 6 and {r["operation"] for r in rows} == {"READ"}  # avg, p99, max of 2 steps
     assert {(r["change_run"], r["accepted_at_run"], r["accepted_by"], r["why"]) for r in rows} == {
         ("night-08", "night-10", "alice", why)
     }
     assert "[abc]" in res.stderr  # the log line keeps the brackets (no markup)
     res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "the rest", "-f", "csv"])
-    assert res.exit_code == 0 and len(pd.read_csv(__import__("io").StringIO(res.stdout))) == 7
+    assert res.exit_code == 0 and len(pd.read_csv(__import__("io").StringIO(res.stdout))) == 9
     stored = SqliteHistory(slow_history / "history.sqlite").accepts(SUITE)
-    assert len(stored) == 11 and stored["accepted_by"].iloc[-1] not in ("", "alice")  # the login user
+    assert len(stored) == 15 and stored["accepted_by"].iloc[-1] not in ("", "alice")  # the login user
     res = runner.invoke(app, ["regress", SUITE, *where], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert (
-        f"accepted night-08 by alice at {rows[0]['accepted_at']}: {why} (4 series; 4 too recent to test)"
+        f"accepted night-08 by alice at {rows[0]['accepted_at']}: {why} (6 series; 6 too recent to test)"
         in res.stdout
     )
     assert "open since" not in res.stdout
     doc = json.loads(runner.invoke(app, ["regress", SUITE, *where, "-f", "json"]).stdout)
-    assert doc["exit_code"] == 0 and doc["accepted"] == 11 and len(doc["accepts"]) == 11
+    assert doc["exit_code"] == 0 and doc["accepted"] == 15 and len(doc["accepts"]) == 15
     assert {r["verdict"] for r in doc["rows"]} == {"accepted"}
     res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "again"])
     assert isinstance(res.exception, UserError) and res.exception.exit_code == 2
@@ -216,7 +216,7 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     assert runner.invoke(app, ["regress", SUITE, *where, "--report", str(out)]).exit_code == 0
     page, md = (out / "regress.html").read_text(), (out / "regress.md").read_text()
     assert "Open and accepted changes" in page and html_escaped(why) in page and "by alice at" in page
-    assert "| accepted | night-08 |" in md and "(4 series; 4 too recent to test)" in md
+    assert "| accepted | night-08 |" in md and "(6 series; 6 too recent to test)" in md
 
 
 def html_escaped(text: str) -> str:
@@ -230,7 +230,7 @@ def test_regress_report_lists_the_open_change(slow_history: Path, tmp_path: Path
     res = CliRunner().invoke(app, ["regress", SUITE, "--results", str(slow_history), "--report", str(out)])
     assert res.exit_code == 1
     md = (out / "regress.md").read_text()
-    assert "| open | night-08 | night=8 | 11 series regressed |" in md
+    assert "| open | night-08 | night=8 | 15 series regressed |" in md
 
 
 def test_nothing_to_accept_is_exit_2_and_one_line(tmp_path: Path) -> None:

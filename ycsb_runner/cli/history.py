@@ -114,6 +114,8 @@ def _compact(shown: pd.DataFrame) -> pd.DataFrame:
     for col in ("change_pct", "detectable_pct"):
         compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
     compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
+    for col in ("needs_nights", "needs_repetitions"):
+        compact[col] = compact[col].map(lambda v: f"{v:.0f}" if v == v else "-")
     return compact
 
 
@@ -127,12 +129,15 @@ def _show_judgement(out: RegressOutcome, fmt: Format, show_all: bool) -> None:
     shown = result.table if show_all or data else flagged(result.table)
     title = f"regress {result.suite}: {result.reason}; correction {result.correction_text}"
     if data:
+        if "evidence" in shown and fmt != Format.json:  # one cell of JSON text in a CSV / Markdown table
+            shown = shown.assign(evidence=shown["evidence"].map(lambda e: json.dumps(e) if e else ""))
         emit(shown, fmt, title, extra=result.summary())
         return
     if shown.empty and result.exit_code != 2:
         log(f"no flagged series (newest run {result.newest}, {len(result.runs_used)} runs)")
     elif not shown.empty:
         emit(_compact(shown), fmt, title, priority=TERMINAL_PRIORITY)
+    renderer(fmt).notes("Evidence", out.evidence)
     renderer(fmt).notes("Open and accepted changes", out.changes)
     renderer(fmt).notes("Canaries", out.canaries)
 
@@ -171,6 +176,15 @@ def regress_cmd(
             "URL's secret off the command line).",
         ),
     ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Do not judge: print what would let each series detect --min-effect (more nights at "
+            "today's noise, or repetitions a night and their minutes); exit 0, or 2 when the history is "
+            "too short to measure the noise.",
+        ),
+    ] = False,
     where: HistoryPlace,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -180,10 +194,32 @@ def regress_cmd(
     the newest run failed or was interrupted, nothing comparable); 3 the --report could not be written.
     """
     from ycsb_runner.nightly.notify import notify_urls
-    from ycsb_runner.nightly.regress_service import run_regress
+    from ycsb_runner.nightly.regress_service import plan_closing, plan_table, run_regress
 
     hooks = notify_urls(notify)  # checked before judging: a mistyped URL is a usage error (exit 2)
     out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
+    if plan:
+        line, code = plan_closing(out.result)
+        table = plan_table(out.result)
+        if not table.empty:
+            emit(
+                table,
+                fmt,
+                f"regress {suite} --plan: to detect {options.min_effect_pct:g} %",
+                extra=out.result.plan,
+                priority=(
+                    "mix",
+                    "operation",
+                    "metric",
+                    "detectable_pct",
+                    "needs_nights",
+                    "needs_repetitions",
+                ),
+            )
+        log(line)
+        if code:
+            raise typer.Exit(code)
+        return
     _show_judgement(out, fmt, show_all)
     if out.unsteady:
         log(out.unsteady)

@@ -61,9 +61,12 @@ OPERATION_FIGURES = {
     "p50_us": "p50_us",
     "p95_us": "p95_us",
     "p99_us": "p99_us",
+    "p99.9_us": "p999_us",  # the tail beyond p99 (YCSB's 99.9 percentile, added by the command line)
+    "max_latency_us": "max_us",
 }
 OVERALL = "OVERALL"
 STATIONARY = "stationary"  # 1.0 / 0.0 per run step with a steady-state test (ycsb_runner.analyse.steady)
+DURATION = "duration_s"  # per run step: its wall-clock seconds (what one more repetition costs a night)
 # a findmax run's series: phase and step "findmax", the found rate under the run's bound
 FINDMAX = "findmax"
 FINDMAX_METRIC = "findmax_ops_s"
@@ -211,6 +214,9 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         figures_of.append((label, OVERALL, "throughput_ops_s", step.throughput_ops_s))
         if isinstance(step.figures.get("stationary"), bool):  # not a series regress tests: a flag it names
             figures_of.append((label, OVERALL, STATIONARY, float(step.figures["stationary"])))
+        figures_of.append(
+            (label, OVERALL, DURATION, step.duration_s)
+        )  # not a series: regress's plan reads it
     figures_of += _operation_figures(result.operations, measured)
     for step_name, operation, metric, value in figures_of:
         v = _num(value)

@@ -53,8 +53,8 @@ from ycsb_runner.analyse.stats import adjust
 from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 from ycsb_runner.nightly import canary, window
 from ycsb_runner.nightly.alerts import alert_id
-from ycsb_runner.nightly.changepoint import MIN_BASELINE, SuiteAt, judge_series
-from ycsb_runner.nightly.history import ACCEPT_COLUMNS, SERIES_KEYS, series_id
+from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, SuiteAt, judge_series
+from ycsb_runner.nightly.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
 
 REGRESSION = "regression"
@@ -85,6 +85,8 @@ TERMINAL_COLUMNS = (
     "before_median",
     "after_median",
     "noise",
+    "needs_nights",
+    "needs_repetitions",
 )
 TERMINAL_PRIORITY = (
     "mix",
@@ -122,6 +124,27 @@ COLUMNS = [
     "note",
     "alert_id",  # a flagged series' alert (``ycsb_runner.nightly.alerts``): "" when not flagged
     "triage",  # its triage state in the history (filled by ``regress_service.run_regress``)
+    "repetitions",
+    "needs_nights",
+    "needs_repetitions",
+    "needs_minutes",
+]
+# what would let a series detect --min-effect (``plan``): more nights at today's noise, or more repetitions a
+# night (its value their median), and what those cost in minutes a night (from the steps' durations)
+PLAN_COLUMNS = [
+    "phase",
+    "mix",
+    "threads",
+    "operation",
+    "metric",
+    "detectable_pct",
+    "spread_pct",
+    "noise",
+    "baseline_nights",
+    "repetitions",
+    "needs_nights",
+    "needs_repetitions",
+    "needs_minutes",
 ]
 # an acceptance that applies to a series of this result: its record, and nights since its change_run
 APPLIED_COLUMNS = [*ACCEPT_COLUMNS, "nights_since", "settling"]
@@ -140,6 +163,7 @@ class RegressResult:
     accepts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=APPLIED_COLUMNS))
     canaries: canary.CanaryNights | None = None  # None: --ignore-canaries
     events: list[dict[str, Any]] = field(default_factory=list)  # changes grouped by the night they began
+    plan: dict[str, Any] = field(default_factory=dict)  # what would let the suite detect --min-effect
 
     @property
     def canary_lines(self) -> list[str]:
@@ -183,6 +207,7 @@ class RegressResult:
                 "notes": self.canary_lines,
             },
             "events": self.events,
+            "plan": self.plan,
         }
 
 
@@ -229,7 +254,12 @@ def regress(
     if nights is not None:
         _attribute(table, nights, opts)
     _note_left_out(table, held, left_out)
+    minutes = step_minutes(metrics, used[-opts.window :])
+    _cost(table, minutes)
     result = _result(table, suite, newest_id, used, values, opts, held, applied, nights)
+    result.plan = suite_plan(result.table, opts, minutes)
+    if result.plan.get("line") and result.exit_code == EXIT_UNDECIDED and "could not tell" in result.reason:
+        result.reason += f"; {result.plan['line']}"
     return _with_left_out(result, left_out)
 
 
@@ -423,14 +453,125 @@ def _judge_row(
         suite=suite,
     )
     row.update(_judgement_columns(j, list(part["run_id"]), tags))
+    if j.noise is not None:
+        row.update(_needs(j, int(np.median(part["n"].to_numpy(int))), opts, alpha))
     values.attrs["change_points"] = [int(c) for c in j.change_points]
     values.attrs["change_index"] = j.change_index
     values.attrs["baseline"] = j.baseline
+    values.attrs["noise_source"] = _noise_source(suite, len(part))
+
+
+def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
+    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's."""
+    if not isinstance(suite, window.SuiteView):
+        return "the series' own"
+    shared = suite.noise(n - 1)
+    said = (
+        f"the series' own, shrunk toward its suite's ({shared.series} series)"
+        if shared
+        else "the series' own"
+    )
+    return said + ("; the suite's night effect removed" if suite.effect is not None else "")
+
+
+def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict[str, Any]:
+    """What would let this series detect ``--min-effect``: the nights more at today's noise (its spread and
+    correlation, a full window of ``--window`` nights; NaN: not even MAX_BASELINE nights), the repetitions a
+    night (``window.median_noise``; NaN: more than MAX_REPETITIONS); 0 and today's repetitions when it
+    already can."""
+    ks = tuple(range(opts.confirm, opts.window + 1))
+    target = opts.min_effect_pct
+    nights = window.nights_needed(j.noise, ks, alpha, target, MAX_BASELINE) if target > 0 else None
+    reps = window.repetitions_needed(repetitions, window.spread_ratio(j.detectable_pct, target))
+    return {
+        "repetitions": repetitions,
+        "needs_nights": math.nan if nights is None else nights,
+        "needs_repetitions": math.nan if reps is None else reps,
+    }
+
+
+def step_minutes(metrics: pd.DataFrame, runs: list[str]) -> dict[tuple, float]:
+    """Per step cell (``STEP_KEYS``): the median wall-clock minutes of one repetition of it over *runs*
+    (the history's ``duration_s``; empty when the history has none: runs recorded before it was kept)."""
+    d = (
+        metrics[(metrics["metric"] == DURATION) & metrics["run_id"].isin(runs)]
+        if not metrics.empty
+        else metrics
+    )
+    if d.empty:
+        return {}
+    med = d.groupby(STEP_KEYS, dropna=False)["value"].median() / 60.0
+    return {series_id(k): float(v) for k, v in med.items()}
+
+
+def _cost(table: pd.DataFrame, minutes: dict[tuple, float]) -> None:
+    """needs_minutes: what the extra repetitions of a series' step cost a night (NaN: no durations)."""
+    if table.empty:
+        return
+    for i, r in table.iterrows():
+        per = minutes.get(series_id(r[k] for k in STEP_KEYS), math.nan)
+        extra = (
+            float(r["needs_repetitions"]) - float(r["repetitions"])
+            if r["repetitions"] == r["repetitions"]
+            else math.nan
+        )
+        table.at[i, "needs_minutes"] = extra * per if extra == extra else math.nan
+
+
+def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, float]) -> dict[str, Any]:
+    """What would let the suite detect ``--min-effect`` on its most sensitive series: the fewest nights more
+    (at today's noise) and the fewest repetitions a night (every step repeated: the minutes of all its
+    steps' extra repetitions); ``line`` says it in one sentence (empty when a series already detects it or
+    none has a noise model)."""
+    target = opts.min_effect_pct
+    noisy = table[table["detectable_pct"].notna()] if "detectable_pct" in table else table
+    out: dict[str, Any] = {
+        "min_effect_pct": target,
+        "needs_nights": None,
+        "needs_repetitions": None,
+        "repetitions": None,
+        "extra_minutes": None,
+        "line": "",
+    }
+    if noisy.empty:
+        return out
+    best = float(noisy["detectable_pct"].min())
+    out["detectable_pct"] = best
+    if best <= target:
+        out.update(
+            needs_nights=0, line=f"the most sensitive series detects {best:.1f} % (--min-effect {target:g})"
+        )
+        return out
+    nights = pd.to_numeric(noisy["needs_nights"], errors="coerce").dropna()
+    reps = pd.to_numeric(noisy["needs_repetitions"], errors="coerce").dropna()
+    now_reps = pd.to_numeric(noisy["repetitions"], errors="coerce").median()
+    now = int(now_reps) if now_reps == now_reps else 1
+    said = []
+    if not nights.empty:
+        out["needs_nights"] = int(nights.min())
+        said.append(f"{out['needs_nights']} more night{'s' if out['needs_nights'] != 1 else ''}")
+    if not reps.empty:
+        r = int(reps.min())
+        out.update(needs_repetitions=r, repetitions=now)
+        cost = ""
+        if minutes:
+            out["extra_minutes"] = (r - now) * sum(minutes.values())
+            cost = f" (+{out['extra_minutes']:.{0 if out['extra_minutes'] >= 10 else 1}f} min)"
+        said.append(f"{r} repetitions a night{cost}")
+    if not said:
+        out["line"] = f"to detect {target:g} %: not with more nights or repetitions at this noise"
+        return out
+    out["line"] = f"to detect {target:g} %: {', or '.join(said)}"
+    if not minutes:
+        out["line"] += " (no step durations in the history to price them)"
+    return out
 
 
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
     """The table of every series' row, its p-values corrected over the tested ones and each decided."""
     table = pd.DataFrame(rows, columns=[*COLUMNS, "_open", "_runs"])
+    for col in ("repetitions", "needs_nights", "needs_repetitions", "needs_minutes"):
+        table[col] = pd.to_numeric(table[col], errors="coerce")
     table["_open"] = table["_open"].fillna(False).astype(bool)
     for col in (
         "verdict",

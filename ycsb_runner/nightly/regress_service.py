@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ class RegressOutcome:
     canaries: list[str]
     unsteady: str | None
     closing: str
+    evidence: list[str] = field(default_factory=list)  # one line per flagged series: what else moved
 
     @property
     def exit_code(self) -> int:
@@ -91,7 +92,44 @@ def judge(
         ident = identities(runs)
         runs = runs[ident == ident.iloc[-1]].reset_index(drop=True)
     metrics = history.metrics([str(r) for r in runs["run_id"]])
-    return regress(runs, metrics, suite, options, history.accepts(suite))
+    out = regress(runs, metrics, suite, options, history.accepts(suite))
+    with_evidence(out, runs)
+    return out
+
+
+def with_evidence(out: RegressResult, runs: pd.DataFrame) -> None:
+    """Each flagged series' ``evidence`` (``nightly.evidence``), its run folders read through the model (each
+    once), found where the history recorded them (``folder``)."""
+    from ycsb_runner.nightly import evidence
+    from ycsb_runner.nightly.history import SERIES_KEYS
+    from ycsb_runner.nightly.regress import ENVIRONMENT, IMPROVEMENT, REGRESSION
+
+    folders = dict(zip(runs["run_id"].astype(str), runs["folder"], strict=True)) if not runs.empty else {}
+    loaded: dict[str, Any] = {}
+
+    def read(run: str, row: dict[str, Any]) -> dict[str, float] | None:
+        if run not in loaded:
+            loaded[run] = evidence.open_run(folders.get(run))
+        return evidence.folder_figures(loaded[run], row)
+
+    if not out.table.empty:
+        evidence.attach(
+            out.table, out.series_values, (REGRESSION, ENVIRONMENT, IMPROVEMENT), read, SERIES_KEYS
+        )
+
+
+def evidence_lines(out: RegressResult) -> list[str]:
+    """One line per flagged series: what else moved on its nights (``evidence.summary``)."""
+    if out.table.empty or "evidence" not in out.table:
+        return []
+    lines = []
+    for row in out.table.to_dict("records"):
+        ev = row.get("evidence")
+        if isinstance(ev, dict):
+            lines.append(
+                f"{row['mix']} t{row['threads']} {row['operation']} {row['metric']}: {ev['summary']}"
+            )
+    return lines
 
 
 def identities(runs: pd.DataFrame) -> pd.Series:
@@ -206,6 +244,31 @@ def closing_line(out: RegressResult) -> str:
     )
 
 
+def plan_closing(out: RegressResult) -> tuple[str, int]:
+    """``regress --plan``'s last line and exit code: what would let SUITE detect ``--min-effect`` (exit 0),
+    or, when no series has nights enough to measure its noise, why not (exit 2)."""
+    from ycsb_runner.nightly.regress import EXIT_UNDECIDED
+
+    line = out.plan.get("line") if out.plan else ""
+    if not line:
+        return f"no plan: {out.reason} (too little history to measure the noise); exit {EXIT_UNDECIDED}", 2
+    now = out.plan.get("detectable_pct")
+    shown = (
+        f"the most sensitive series detects {now:.1f} % today; "
+        if now is not None and now > out.plan["min_effect_pct"]
+        else ""
+    )
+    return f"plan for {out.suite} ({len(out.runs_used)} runs): {shown}{line}; exit 0", 0
+
+
+def plan_table(out: RegressResult) -> pd.DataFrame:
+    """``regress --plan``'s table: per series with a noise model, what would let it detect --min-effect."""
+    from ycsb_runner.nightly.regress import PLAN_COLUMNS
+
+    t = out.table
+    return t.loc[t["detectable_pct"].notna(), PLAN_COLUMNS].reset_index(drop=True) if not t.empty else t
+
+
 def run_regress(
     suite: str,
     options: RegressOptions | None = None,
@@ -235,6 +298,7 @@ def run_regress(
         canaries=[*hosts, *out.canary_lines],
         unsteady=unsteady_nights(history, out.runs_used),
         closing=closing_line(out),
+        evidence=evidence_lines(out),
     )
 
 

@@ -399,13 +399,14 @@ def _proposals(m: int, ks: tuple[int, ...], rho: float) -> list[tuple[float, np.
 
 
 @lru_cache(maxsize=1024)
-def null(m: int, ks: tuple[int, ...], rho: float) -> Null:
-    """The importance-sampled null of the window test for *m* baseline nights before the longest window."""
+def null(m: int, ks: tuple[int, ...], rho: float, draws: int = NULL_DRAWS) -> Null:
+    """The importance-sampled null of the window test for *m* baseline nights before the longest window
+    (*draws*: fewer for a plan's what-ifs, ``PLAN_DRAWS``)."""
     rng = np.random.default_rng(DEFAULT_SEED + 7919 * m + 104729 * sum(ks) + int(round(rho * 10)))
     longest = max(ks)
     n = m + longest
     props = _proposals(m, ks, rho)
-    per = NULL_DRAWS // len(props)
+    per = draws // len(props)
     draws = per * len(props)
     x = _ar1(rng.standard_normal((draws, n)), rho, rng.standard_normal(draws))
     for j, (scale, v) in enumerate(props):
@@ -490,13 +491,84 @@ def window_test(
     return float(combined_p(smallest, m, ks, rho)), best
 
 
-def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float) -> float:
+def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float, draws: int = NULL_DRAWS) -> float:
     """The smallest change (in %, as a drop) that a full window of max(ks) nights must show to reach a
     two-sided p below *level* against this baseline: every night of the window that far off, no noise."""
-    nl = null(model.nights, ks, model.rho)
+    nl = null(model.nights, ks, model.rho, draws)
     lo, hi = -80.0, 0.0  # the statistic at the threshold, by bisection on the combined p
     for _ in range(40):
         mid = (lo + hi) / 2
-        p = float(combined_p(nl.margins[max(ks)].p(mid), model.nights, ks, model.rho))
+        p = float(np.minimum(1.0, 2 * nl.smallest.p_upper(nl.margins[max(ks)].p(mid))))
         lo, hi = (mid, hi) if p < level else (lo, mid)
     return 100.0 * -math.expm1(hi * model.spread)
+
+
+# --- what would detect a change: more nights, more repetitions a night --------------------------------------
+
+# the night's value is the median of its repetitions: of r independent Gaussian repetitions its standard
+# deviation is about 1.25 sigma / sqrt(r) (sqrt(pi / 2), already 1.16 at r = 3), of 2 their mean's, sigma /
+# sqrt(2). The model takes all of the night-to-night spread as the repetitions' own (none shared by the
+# night: a slow host night is not averaged away by repeating on it), so it is the optimistic end.
+MEDIAN_FACTOR = 1.25
+MAX_REPETITIONS = 25  # beyond this a plan says "not with repetitions"
+# a plan's what-if baselines are simulated with fewer draws (a fifth: about 0.3 s each on a loaded 2-core
+# host); the detectable change they give moves by a few tenths of a percent point
+PLAN_DRAWS = NULL_DRAWS // 5
+
+
+def median_noise(r: int) -> float:
+    """The standard deviation of the median of *r* repetitions, in units of one repetition's."""
+    if r <= 1:
+        return 1.0
+    return 1 / math.sqrt(2) if r == 2 else MEDIAN_FACTOR / math.sqrt(r)
+
+
+def spread_ratio(detectable: float, target_pct: float) -> float:
+    """By how much the noise must shrink (a factor <= 1) for a series that detects *detectable* % to detect
+    *target_pct* %: the detectable change is 1 - exp(h * spread) with h set by the baseline's length, the
+    windows and the correlation alone (:func:`detectable_pct`)."""
+    if not (detectable == detectable and 0 < target_pct < 100) or detectable <= target_pct:
+        return 1.0
+    if detectable >= 100:
+        return 0.0
+    return math.log1p(-target_pct / 100) / math.log1p(-detectable / 100)
+
+
+def repetitions_needed(now: int, ratio: float) -> int | None:
+    """The fewest repetitions a night whose median's noise is at most *ratio* times that of the median of
+    *now* repetitions (:func:`median_noise`); None beyond MAX_REPETITIONS."""
+    now = max(1, now)
+    for r in range(now, MAX_REPETITIONS + 1):
+        if median_noise(r) <= ratio * median_noise(now) + 1e-12:
+            return r
+    return None
+
+
+def baseline_lengths(now: int, most: int) -> list[int]:
+    """The baseline lengths ``regress`` uses beyond *now* nights, up to *most* (``changepoint``'s cut:
+    every length to 10, then multiples of 5 to 30, then of 10)."""
+    every = [*range(now + 1, 11), *range(15, 31, 5), *range(40, most + 1, 10)]
+    return sorted({m for m in every if now < m <= most})
+
+
+def nights_needed(
+    model: NoiseModel, ks: tuple[int, ...], level: float, target_pct: float, most: int
+) -> int | None:
+    """How many more baseline nights at today's noise (its spread and correlation) let a full window show a
+    change of *target_pct* % at *level* (:func:`detectable_pct`): 0 when it already does, None when even
+    *most* nights do not. Bisection over the lengths ``regress`` uses (a null simulated per length tried)."""
+    if detectable_pct(model, ks, level, PLAN_DRAWS) <= target_pct:
+        return 0
+    lengths = baseline_lengths(model.nights, most)
+
+    def enough(m: int) -> bool:
+        grown = NoiseModel(m, model.level, model.spread, model.rho)
+        return detectable_pct(grown, ks, level, PLAN_DRAWS) <= target_pct
+
+    if not lengths or not enough(lengths[-1]):
+        return None
+    lo, hi = 0, len(lengths) - 1  # lengths[hi] is enough
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(lengths[mid]) else (mid + 1, hi)
+    return lengths[hi] - model.nights

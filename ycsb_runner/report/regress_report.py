@@ -211,6 +211,94 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
     return table[TABLE_COLUMNS]
 
 
+def _figure(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def evidence_sections(result: RegressResult) -> list[Section]:
+    """ "Evidence: SERIES" per flagged series with an ``evidence`` object (``nightly.evidence``): the
+    p-values and noise model, the baseline and tested nights' values, what else moved (largest first)."""
+    t = result.table
+    if t.empty or "evidence" not in t:
+        return []
+    out = []
+    for row in flagged(t).to_dict("records"):
+        ev = row.get("evidence")
+        if not isinstance(ev, dict):
+            continue
+        p, p_adj = ev.get("p_value"), ev.get("p_adjusted")
+        spread = ev["noise"].get("spread_pct")
+        facts = [
+            ("verdict", f"{row['verdict']} {row['change_pct']:+.1f} % since {row['change_run']}"),
+            (
+                "p-value",
+                f"{p:.2g} before correction, {p_adj:.2g} after"
+                if p is not None and p_adj is not None
+                else "-",
+            ),
+            (
+                "noise",
+                f"{ev['noise']['model']}, night-to-night spread {spread:.1f} % "
+                f"({ev['noise'].get('estimate')})"
+                if spread is not None
+                else str(ev["noise"]["model"]),
+            ),
+            (
+                "baseline nights",
+                ", ".join(f"{n['run']} {_figure(n['value'])}" for n in ev["baseline_nights"]),
+            ),
+            ("tested nights", ", ".join(f"{n['run']} {_figure(n['value'])}" for n in ev["tested_nights"])),
+            ("what else moved", ev["summary"]),
+        ]
+        if ev.get("folders_not_read"):
+            facts.append(("run folders not read", ", ".join(ev["folders_not_read"])))
+        moved = pd.DataFrame(ev["moved"][:20], columns=["figure", "before", "after", "text"])
+        blocks: list = [Facts(facts, listed=True)]
+        if not moved.empty:
+            blocks.append(Table(moved.rename(columns={"text": "change"})))
+        out.append(Section(f"Evidence: {series_name(row)} {_named(row)}", blocks))
+    return out
+
+
+PLAN_SHOWN = {
+    "series": "series",
+    "metric": "metric",
+    "detectable_pct": "detects (%)",
+    "needs_nights": "more nights",
+    "needs_repetitions": "repetitions a night",
+    "needs_minutes": "+ min a night",
+}
+
+
+def plan_section(result: RegressResult) -> list[Section]:
+    """ "How to tell": when some series cannot detect --min-effect, what would let them (``suite_plan``
+    and each series' needs_nights / needs_repetitions); none when every tested series can."""
+    t = result.table
+    if t.empty or "needs_nights" not in t:
+        return []
+    blind = t[t["detectable_pct"] > result.options.min_effect_pct]
+    if blind.empty:
+        return []
+    rows = blind.sort_values("detectable_pct").head(MAX_TRENDS)
+    shown = rows.assign(
+        series=[series_name(r) for r in rows.to_dict("records")],
+        metric=rows["metric"].map(lambda m: metric_label(str(m))),
+        detectable_pct=rows["detectable_pct"].map(lambda v: f"{v:.1f}"),
+        needs_nights=rows["needs_nights"].map(
+            lambda v: f"{v:.0f}" if v == v else "more than the baseline holds"
+        ),
+        needs_repetitions=rows["needs_repetitions"].map(lambda v: f"{v:.0f}" if v == v else "too many"),
+        needs_minutes=rows["needs_minutes"].map(lambda v: f"{v:.1f}" if v == v else "-"),
+    )[list(PLAN_SHOWN)].rename(columns=PLAN_SHOWN)
+    model = (
+        "More nights: today's noise (spread and night-to-night correlation) over a longer baseline. "
+        "Repetitions: the night's value is their median, whose noise falls as 1.25 / sqrt(r) of one "
+        "repetition's (1 / sqrt(2) for 2), all of the night-to-night spread taken as the repetitions' own "
+        "(optimistic when the host's nights differ); minutes from the steps' measured durations."
+    )
+    return [Section("How to tell", [Note(result.plan.get("line") or "", "aside"), Table(shown), Note(model)])]
+
+
 def write_regress_report(result: RegressResult, out_dir: Path) -> tuple[Path, Path]:
     """regress.html, regress.md and regress-figures/ in *out_dir* (nothing through a link out of it)."""
     return write_pages(regress_document(result), out_dir, "regress.html", "regress.md")
@@ -240,6 +328,8 @@ def regress_document(result: RegressResult) -> Document:
     sections = [
         Section(None, [Facts(facts, listed=True)]),
         Section("Flagged series", [flagged_block]),
+        *plan_section(result),
+        *evidence_sections(result),
         lifecycle_section(result),
         Section("Trends", _trends(result)),
     ]

@@ -1,0 +1,89 @@
+"""``regress``'s plan for a "could not tell": the nights or repetitions a night that would let a series (and
+the suite) detect --min-effect, from its own measured noise (synthetic histories as test_regress builds
+them)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_regress import NOISE, _history, _nightly_history, _nights
+
+from ycsb_runner.cli import app
+from ycsb_runner.nightly import window
+from ycsb_runner.nightly.regress import EXIT_UNDECIDED, RegressOptions, regress, step_minutes, suite_plan
+from ycsb_runner.nightly.window import NoiseModel, detectable_pct, nights_needed
+
+
+def test_median_noise_and_repetitions() -> None:
+    assert window.median_noise(1) == 1.0 and window.median_noise(2) == pytest.approx(1 / math.sqrt(2))
+    assert window.median_noise(9) == pytest.approx(1.25 / 3)
+    # noise to halve from one repetition: 1.25 / sqrt(r) <= 0.5 -> r >= 6.25
+    assert window.repetitions_needed(1, 0.5) == 7
+    assert window.repetitions_needed(3, 1.0) == 3  # already enough: today's
+    assert window.repetitions_needed(1, 0.01) is None  # beyond MAX_REPETITIONS
+    # detectable 10 % -> 5 %: the noise must shrink by log(0.95) / log(0.9)
+    assert window.spread_ratio(10.0, 5.0) == pytest.approx(math.log(0.95) / math.log(0.9))
+    assert window.spread_ratio(4.0, 5.0) == 1.0
+
+
+def test_nights_needed_is_the_fewest_that_reach_the_effect() -> None:
+    model = NoiseModel(4, 0.0, 0.02, 0.0)
+    ks, level = (2, 3), 0.01
+    more = nights_needed(model, ks, level, 5.0, 60)
+    assert more is not None and more > 0
+    grown = NoiseModel(4 + more, 0.0, 0.02, 0.0)
+    assert detectable_pct(grown, ks, level, window.PLAN_DRAWS) <= 5.0
+    shorter = window.baseline_lengths(4, 60)
+    before = [m for m in shorter if m < 4 + more]
+    if before:  # the length tried just before is not enough
+        assert detectable_pct(NoiseModel(before[-1], 0.0, 0.02, 0.0), ks, level, window.PLAN_DRAWS) > 5.0
+    assert nights_needed(NoiseModel(4, 0.0, 0.2, 0.0), ks, level, 5.0, 60) is None  # 20 % noise: never
+
+
+def test_could_not_tell_says_how_to_tell() -> None:
+    short = regress(*_history(_nights(7)), "quick", RegressOptions())  # 4 baseline nights
+    assert short.exit_code == EXIT_UNDECIDED and (short.table["verdict"] == "cannot tell").all()
+    plan = short.plan
+    assert plan["needs_nights"] is not None and plan["needs_nights"] > 0
+    assert plan["needs_nights"] == short.table["needs_nights"].min()
+    assert plan["needs_repetitions"] == short.table["needs_repetitions"].min() > 1
+    assert f"to detect 5 %: {plan['needs_nights']} more night" in short.reason
+    assert "no step durations in the history" in short.reason
+    # a longer history of the same noise needs fewer more nights, or none
+    ok = regress(*_history(_nights(16)), "quick", RegressOptions())
+    assert (ok.table["needs_nights"] == 0).all() and (ok.table["needs_repetitions"] == 1).all()
+    assert ok.plan["needs_nights"] == 0 and "to detect" not in ok.reason
+
+
+def test_minutes_come_from_the_steps_durations() -> None:
+    runs, metrics = _history(_nights(7))
+    dur = metrics[metrics["metric"] == "throughput_ops_s"].assign(metric="duration_s", value=90.0)
+    metrics = pd.concat([metrics, dur], ignore_index=True)
+    out = regress(runs, metrics, "quick", RegressOptions())
+    minutes = step_minutes(metrics, out.runs_used)
+    assert list(minutes.values()) == [1.5]
+    row = out.table.iloc[0]
+    assert row["needs_minutes"] == pytest.approx((row["needs_repetitions"] - 1) * 1.5)
+    plan = suite_plan(out.table, out.options, minutes)
+    assert plan["extra_minutes"] == pytest.approx((plan["needs_repetitions"] - 1) * 1.5)
+    assert f"(+{plan['extra_minutes']:.1f} min)" in out.reason
+
+
+def test_regress_plan_cli(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    runner = _nightly_history(results, NOISE)
+    base = ["regress", "tencent-analyse-tiny", "--results", str(results), "--plan", "--min-effect", "5"]
+    out = runner.invoke(app, [*base, "-f", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["rows"] and {"needs_nights", "needs_repetitions", "needs_minutes"} <= set(doc["rows"][0])
+    assert "verdict" not in doc["rows"][0]  # a plan, not a judgement
+    assert "plan for tencent-analyse-tiny" in out.stderr and "to detect 5 %" in out.stderr
+    assert doc["needs_repetitions"] >= 1 and doc["min_effect_pct"] == 5
+    short = runner.invoke(app, [*base, "--until", "2026-11-03"])
+    assert short.exit_code == 2 and not short.stdout and short.stderr.startswith("no plan: "), short.output
+    assert " ".join(short.stderr.split()).endswith("to measure the noise); exit 2")  # one line (wrapped)

@@ -30,6 +30,7 @@ from ycsb_runner.store import (
     atomic_write_csv,
     atomic_write_json,
     check_inside,
+    read_bounded,
 )
 
 if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
@@ -49,6 +50,7 @@ STUDY_TABLE = "study_table.csv"
 COMPARE_CSV = "compare-{}.csv"  # `compare --save`: compare-<reference or contender>.csv
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
+MAX_MANIFEST_BYTES = 32 << 20  # a manifest is KiB (MiB for a study of thousands of steps): read no more
 REPORT_FIGURES = "report-figures"  # the report's images as PNG files, beside report.md
 LOCAL_CLIENT = "local"
 ALL_CLIENTS = "all"  # the client of merged rows, when several load generators ran a step
@@ -497,15 +499,14 @@ class RunResult:
         if not file.is_file():
             raise UserError(f"{root} is not a ycsb-runner result folder (no {MANIFEST})")
         check_inside(root, file)
+        raw = read_bounded(file, MAX_MANIFEST_BYTES, "a run's manifest")
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as err:
             raise UserError(
                 f"{file} is damaged ({type(err).__name__}: {str(err)[:80]}); the run was cut off while "
                 "writing it: re-run the suite"
             ) from None
-        except OSError as err:
-            raise UserError(f"cannot read {file}: {err.strerror or err}") from None
         return cls(root, Manifest.from_json(data, file))
 
     # --- writing --------------------------------------------------------------------------------------
@@ -682,8 +683,8 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
         if path.parent.is_symlink():  # results/latest
             continue
         try:
-            doc = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            doc = json.loads(read_bounded(path, MAX_MANIFEST_BYTES, "a run's manifest"))
+        except (ValueError, UserError):
             continue
         if not isinstance(doc, dict) or doc.get("status") != "running":
             continue

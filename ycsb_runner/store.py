@@ -58,6 +58,28 @@ def check_inside(root: Path, path: Path) -> Path:
     return path
 
 
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of *path*, the one reader of the files the tool parses whole (manifests, suites): a file
+    over *limit* bytes is refused (UserError, one line) before it is read, and no more than *limit* + 1
+    bytes are ever read (a file that grows meanwhile is refused too); an unreadable file is one line."""
+
+    def too_big(size: float) -> UserError:
+        most = f"{limit / 2**20:g} MiB"
+        return UserError(f"{path} is {size / 2**20:.1f} MiB: {what} is at most {most} (the right file?)")
+
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise too_big(size)
+            data = f.read(limit + 1)
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise too_big(len(data))
+    return data
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, within: Path | None = None) -> None:
     """Write *path* atomically; *within*: refuse (UserError) when the path leads outside that folder."""
     if within is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,8 @@ from cli_process import run_module
 
 from ycsb_runner import store
 from ycsb_runner.errors import UserError
+from ycsb_runner.model import RunResult
+from ycsb_runner.paths import suites_dir
 
 
 def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str, code: int = 2) -> str:
@@ -129,3 +132,88 @@ def test_5_every_os_error_of_a_write_is_one_user_error(
         store.atomic_write_text(tmp_path / "x.csv", "a\n")
     assert str(tmp_path / "x.csv") in str(caught.value) and said in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+# --- reads bounded by size (item 10's 200 MB manifest) ------------------------------------------------------
+
+
+def _sparse(path: Path, size: int, head: bytes = b'{"x": "') -> None:
+    """*path* of *size* bytes that takes no disk (a hole after *head*)."""
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(size)
+
+
+def test_10_a_200_mb_manifest_is_refused_before_it_is_read(
+    audit: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _sparse(audit / "manifest.json", 200 << 20)
+    read: list[int] = []
+    real = os.read
+
+    def counting(fd: int, n: int) -> bytes:
+        read.append(n)
+        return real(fd, n)
+
+    monkeypatch.setattr(os, "read", counting)
+    with pytest.raises(UserError, match=r"manifest.json is 200.0 MiB: a run's manifest is at most 32 MiB"):
+        RunResult.load(audit)
+    assert sum(read) == 0  # not a byte of it read
+
+
+def test_10_a_manifest_that_grows_past_the_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size is checked on the open file and the read is capped: no more than the limit + 1 is read."""
+    path = tmp_path / "m.json"
+    path.write_bytes(b"x" * 100)
+    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result((0,) * 6 + (10,) + (0,) * 3))
+    with pytest.raises(UserError, match="is at most"):
+        store.read_bounded(path, 50, "a run's manifest")
+    assert store.read_bounded(path, 100, "x") == b"x" * 100
+
+
+def test_10_the_cli_says_the_manifest_is_too_large_in_one_line(audit: Path) -> None:
+    _sparse(audit / "manifest.json", 200 << 20)
+    _one_line_error(run_module("table", str(audit)), "200.0 MiB", "at most 32 MiB")
+
+
+# --- 6. suites show -----------------------------------------------------------------------------------------
+
+
+def test_6_suites_show_refuses_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
+    proc = run_module("suites", "show", "/etc/passwd")
+    _one_line_error(proc, "suite passwd", "invalid TOML")
+    assert "root:" not in proc.stdout
+    other = tmp_path / "pyproject.toml"
+    other.write_text('[project]\nname = "x"\n')
+    proc = run_module("suites", "show", str(other))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+def test_6_suites_show_refuses_a_file_over_the_size_limit(tmp_path: Path) -> None:
+    big = tmp_path / "big.toml"
+    _sparse(big, 288 << 20, b"# ")
+    proc = run_module("suites", "show", str(big))
+    _one_line_error(proc, "288.0 MiB", "a suite file is at most 1 MiB")
+    assert proc.stdout == ""
+
+
+def test_6_suites_show_prints_a_built_in_suite_as_it_is() -> None:
+    proc = run_module("suites", "show", "quick")
+    assert proc.returncode == 0
+    assert proc.stdout == (suites_dir() / "quick.toml").read_text()
+
+
+def test_6_suites_show_escapes_what_a_suite_file_holds(tmp_path: Path) -> None:
+    """TOML refuses a raw ESC; a bidi override or a line separator in a description it accepts: shown as
+    escapes, never obeyed."""
+    text = (suites_dir() / "quick.toml").read_text()
+    hostile = re.sub(r'(?m)^description = "', 'description = "\u202eevil\u2028', text, count=1)
+    assert hostile != text
+    path = tmp_path / "hostile.toml"
+    path.write_text(hostile, encoding="utf-8")
+    proc = run_module("suites", "show", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "\u202e" not in proc.stdout and "\u2028" not in proc.stdout
+    assert "evil" in proc.stdout and "\\u202e" in proc.stdout.lower()

@@ -611,6 +611,18 @@ class RunResult:
 
     # --- reading --------------------------------------------------------------------------------------
 
+    def check_steps(self) -> None:
+        """UserError (one line) when the folder has no ``steps.csv``: no table or report can be made of it."""
+        path = self.root / "steps.csv"
+        if not path.is_file():
+            status = (
+                f" (its manifest says {self.manifest.status})" if self.manifest.status != "completed" else ""
+            )
+            raise UserError(
+                f"{self.root} has no {path.name}{status}: the run recorded no step or the file was "
+                "removed; restore it from a copy of the run, or re-run the suite"
+            )
+
     def frame(self, name: str) -> pd.DataFrame:
         """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
         the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""

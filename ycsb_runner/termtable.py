@@ -113,7 +113,7 @@ def print_frame(
     shown through ``textsafe`` (control characters escaped, a long cell cut)."""
     text = frame.astype(str).map(textsafe.cell).rename(columns=textsafe.terminal)
     title = textsafe.terminal(title) if title else title
-    caption = textsafe.terminal(caption) if caption else caption
+    caption = "\n".join(map(textsafe.terminal, caption.split("\n"))) if caption else caption  # line by line
     priority = [textsafe.terminal(c) for c in priority]
     whole = [textsafe.terminal(c) for c in whole]
     width = console.width

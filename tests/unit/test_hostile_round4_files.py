@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from cli_process import run_module
+from typer.testing import CliRunner
 
 from ycsb_runner import store
+from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
 from ycsb_runner.paths import suites_dir
@@ -31,6 +36,25 @@ def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str, code:
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert all(n in lines[0] for n in needles), lines[0]
     return lines[0]
+
+
+def _one_line(text: str, *needles: str) -> None:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in text, text
+    assert all(n in lines[0] for n in needles), lines[0]
+
+
+class _Ran:
+    """What a shell sees of an in-process command: the exit code and stderr as ``main`` makes them (a
+    UserError is its one line and its code)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        res = CliRunner(env=env).invoke(app, argv)
+        self.stdout, self.stderr, self.exit_code = res.stdout, res.stderr, res.exit_code
+        if isinstance(res.exception, UserError):
+            self.stderr += f"error: {res.exception}\n"
+            self.exit_code = res.exception.exit_code
+        self.output = self.stdout + self.stderr
 
 
 @contextlib.contextmanager
@@ -217,3 +241,81 @@ def test_6_suites_show_escapes_what_a_suite_file_holds(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "\u202e" not in proc.stdout and "\u2028" not in proc.stdout
     assert "evil" in proc.stdout and "\\u202e" in proc.stdout.lower()
+
+
+# --- 7. compare and table of a failed run -------------------------------------------------------------------
+
+
+def _failed(run: Path, tmp_path: Path, *, status: str = "failed", step: bool = True) -> Path:
+    """A copy of *run* whose manifest says *status* and (*step*) whose last step failed."""
+    out = Path(shutil.copytree(run, tmp_path / "failed-run"))
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["status"] = status
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    if step:
+        steps = pd.read_csv(out / "steps.csv")
+        steps.loc[steps.index[-1], "verdict"] = "failed"
+        steps.to_csv(out / "steps.csv", index=False)
+    return out
+
+
+def test_7_compare_refuses_a_failed_contender_unless_forced(tencent: Path, tmp_path: Path) -> None:
+    failed = _failed(tencent, tmp_path)
+    res = _Ran(["compare", str(tencent), str(failed)])
+    assert res.exit_code == 2 and res.stdout == ""
+    _one_line(res.stderr, "cannot compare", "failed-run is failed", "1 of", "steps failed", "--force")
+    forced = _Ran(["compare", str(tencent), str(failed), "--force", "-f", "json"])
+    assert forced.exit_code == 0, forced.output
+    doc = json.loads(forced.stdout)
+    assert "[FAILED RUN]" in doc["title"] and "failed-run is failed" in doc["settings_differ"]
+    assert "FAILED RUN (--force)" in forced.stderr
+
+
+def test_7_compare_refuses_failed_steps_of_a_completed_run(tencent: Path, tmp_path: Path) -> None:
+    failed = _failed(tencent, tmp_path, status="completed")
+    res = _Ran(["compare", str(failed), str(tencent)])
+    assert res.exit_code == 2
+    _one_line(res.stderr, "cannot compare", "failed-run: 1 of", "steps failed")
+
+
+def test_7_table_marks_a_failed_run_and_its_steps(tencent: Path, tmp_path: Path) -> None:
+    failed = _failed(tencent, tmp_path)
+    res = _Ran(["table", str(failed)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "[FAILED RUN]" in res.stdout and "did not complete: failed-run is failed" in res.stdout
+    assert "1 of" in res.stdout and "steps failed" in res.stdout
+    doc = json.loads(_Ran(["table", str(failed), "-f", "json"]).stdout)
+    assert doc["failed"].startswith("did not complete") and "[FAILED RUN]" in doc["title"]
+    clean = _Ran(["table", str(tencent)], env={"COLUMNS": "200"})
+    assert "FAILED" not in clean.stdout and "did not complete" not in clean.stdout
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--alpha", "2"], "--alpha 2.0"),
+        (["--alpha", "nan"], "--alpha nan"),
+        (["--alpha", "0"], "--alpha 0.0"),
+        (["--min-effect", "-5"], "--min-effect -5.0"),
+        (["--min-effect", "inf"], "--min-effect inf"),
+    ],
+)
+def test_10_compare_refuses_what_regress_refuses(option: list[str], said: str, tencent: Path) -> None:
+    res = _Ran(["compare", str(tencent), str(tencent), *option])
+    assert res.exit_code == 2 and res.stdout == ""
+    _one_line(res.stderr, said)
+    regress = _Ran(["regress", "tencent-analyse-tiny", "--results", str(tencent.parent), *option])
+    assert regress.exit_code == 2 and said in regress.stderr  # the same words
+
+
+# --- 8. a run folder without steps.csv ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["table", "report", "compare"])
+def test_8_a_run_folder_without_steps_says_so(command: str, tencent: Path) -> None:
+    (tencent / "steps.csv").unlink()
+    argv = [command, str(tencent)] + ([str(tencent)] if command == "compare" else [])
+    res = _Ran(argv)
+    assert res.exit_code == 2, res.output
+    _one_line(res.stderr, "has no steps.csv", "re-run the suite")
+    assert res.stdout == "" and not (tencent / "report.html").exists()

@@ -58,6 +58,22 @@ class RunAnalysis:
             return run
         return cls(run if isinstance(run, RunResult) else RunResult.load(run))
 
+    def failures(self) -> list[str]:
+        """What of the run did not complete, one phrase each (empty for a completed run): its status when it
+        is not ``completed``, and its steps whose verdict is not ``completed``."""
+        out = []
+        status = self.run.manifest.status
+        if status != "completed":
+            out.append(f"{self.run.root.name} is {status}")
+        steps = self.run.steps
+        if not steps.empty and "verdict" in steps:
+            bad = steps[steps["verdict"].astype(str) != "completed"]
+            if not bad.empty:
+                named = ", ".join(bad["step"].astype(str).head(3)) + (", ..." if len(bad) > 3 else "")
+                verdicts = "/".join(dict.fromkeys(bad["verdict"].astype(str)))
+                out.append(f"{self.run.root.name}: {len(bad)} of {len(steps)} steps {verdicts} ({named})")
+        return out
+
     def unsteady_caption(self, who: str = "") -> str | None:
         """One line naming the run's non-stationary steps (None when there are none)."""
         return unsteady_caption(self.run.steps, self.unsteady_steps, who)

@@ -319,3 +319,44 @@ def test_8_a_run_folder_without_steps_says_so(command: str, tencent: Path) -> No
     assert res.exit_code == 2, res.output
     _one_line(res.stderr, "has no steps.csv", "re-run the suite")
     assert res.stdout == "" and not (tencent / "report.html").exists()
+
+
+# --- 9. two folders with one run id; a run id that is not a name -------------------------------------------
+
+
+def _results_with(tencent: Path, *copies: str) -> Path:
+    results = tencent.parent
+    for name in copies:
+        shutil.copytree(tencent, results / name)
+    return results
+
+
+def test_9_history_rebuild_indexes_a_run_id_once_and_names_the_copy(tencent: Path) -> None:
+    from ycsb_runner.nightly.history import open_history
+
+    results = _results_with(tencent, "tencent-analyse-copy", "a-copy-first")  # a-copy-first sorts first
+    res = _Ran(["history", "rebuild", "--results", str(results)])
+    assert res.exit_code == 0, res.output
+    said = json.loads(res.stdout)
+    runs = open_history(results, None).runs()
+    assert said["runs"] == len(runs) == 1
+    assert Path(runs["folder"].iloc[0]).name == "tencent-analyse"  # the folder named as the run id
+    warnings = [ln for ln in res.stderr.replace("\n  ", " ").splitlines() if "two folders" in ln]
+    assert len(warnings) == 2, res.stderr
+    assert all("indexed from tencent-analyse;" in w for w in warnings), warnings
+    assert any("remove or rename the copy a-copy-first" in w for w in warnings)
+    assert any("remove or rename the copy tencent-analyse-copy" in w for w in warnings)
+
+
+def test_10_a_manifest_run_id_that_is_not_a_name_is_not_indexed(tencent: Path) -> None:
+    from ycsb_runner.nightly.history import open_history
+
+    results = _results_with(tencent, "evil")
+    manifest = json.loads((results / "evil" / "manifest.json").read_text())
+    manifest["run_id"] = "../../evil"
+    (results / "evil" / "manifest.json").write_text(json.dumps(manifest))
+    res = _Ran(["history", "rebuild", "--results", str(results)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["runs"] == 1
+    assert set(open_history(results, None).runs()["run_id"]) == {"tencent-analyse"}
+    assert "skipped evil: its manifest's run id '../../evil'" in res.stderr.replace("\n  ", " ")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import re
 import shutil
@@ -360,3 +361,71 @@ def test_10_a_manifest_run_id_that_is_not_a_name_is_not_indexed(tencent: Path) -
     assert json.loads(res.stdout)["runs"] == 1
     assert set(open_history(results, None).runs()["run_id"]) == {"tencent-analyse"}
     assert "skipped evil: its manifest's run id '../../evil'" in res.stderr.replace("\n  ", " ")
+
+
+# --- 10. the smaller cases ----------------------------------------------------------------------------------
+
+
+def test_10_a_huge_round_trip_is_not_inf_percent() -> None:
+    from ycsb_runner.nightly.canary import Move
+
+    huge = Move("canary_rtt_us", "", "night-09", slowdown=800.0, noise=0.01)
+    assert "inf" not in huge.text and "over 1,000,000 % longer on night-09" in huge.text
+    assert "was 50 % longer" in Move("canary_rtt_us", "", "n", slowdown=math.log(1.5), noise=0.01).text
+
+
+def test_10_results_env_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:
+    afile = tmp_path / "results"
+    afile.write_text("")
+    env = {**os.environ, "YCSB_RUNNER_RESULTS": str(afile)}
+    for argv in (["runs"], ["history", "rebuild"]):
+        _one_line_error(run_module(*argv, env=env), "YCSB_RUNNER_RESULTS=", "is a file, not a folder")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_10_a_utf16_capture_gets_the_encoding_hint(encoding: str, tmp_path: Path) -> None:
+    capture = Path(__file__).parents[1] / "data" / "ycsb" / "binding-load.stdout"
+    u16 = tmp_path / "capture.stdout"
+    u16.write_bytes(capture.read_text().encode(encoding))
+    res = _Ran(["parse", str(u16)])
+    assert res.exit_code == 2
+    _one_line(res.stderr, "does not look like YCSB output", "looks like UTF-16", "iconv -f UTF-16")
+
+
+def test_10_binary_input_gets_no_encoding_hint(tmp_path: Path) -> None:
+    noise = tmp_path / "noise.stdout"
+    noise.write_bytes(bytes(range(256)) * 16)
+    res = _Ran(["parse", str(noise)])
+    assert res.exit_code == 2 and "does not look like YCSB output" in res.stderr
+    assert "UTF-16" not in res.stderr
+
+
+def test_10_regress_accept_by_nobody_is_refused(tencent: Path) -> None:
+    argv = [
+        "regress",
+        "accept",
+        "tencent-analyse-tiny",
+        "--why",
+        "x",
+        "--by",
+        " ",
+        "--results",
+        str(tencent.parent),
+    ]
+    res = _Ran(argv)
+    assert res.exit_code == 2
+    _one_line(res.stderr, "--by ''", "name who accepts it")
+
+
+def test_10_a_figure_of_1e308_shows_no_numpy_warning(tencent: Path, tmp_path: Path) -> None:
+    huge = Path(shutil.copytree(tencent, tmp_path / "huge"))
+    steps = pd.read_csv(huge / "steps.csv")
+    steps["throughput_ops_s"] = steps["throughput_ops_s"].where(steps["throughput_ops_s"].isna(), 1e308)
+    steps.to_csv(huge / "steps.csv", index=False)
+    ops = pd.read_csv(huge / "operations.csv")
+    ops[["average_latency_us", "p99"]] = 1e308
+    ops.to_csv(huge / "operations.csv", index=False)
+    for argv in (["table", str(huge)], ["compare", str(tencent), str(huge)], ["report", str(huge)]):
+        proc = run_module(*argv)
+        assert proc.returncode == 0, proc.stderr
+        assert "overflow" not in proc.stderr and "RuntimeWarning" not in proc.stderr, proc.stderr

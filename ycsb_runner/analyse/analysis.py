@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse.compare import finish_reference
@@ -28,6 +29,9 @@ class RunAnalysis:
     """The analysis of one loaded run folder (``RunAnalysis.of(path)`` loads it), computed when it is built:
     its parts are plain attributes, read as often as needed."""
 
+    # a figure near the float limit (1e308, a hand-edited or damaged CSV) overflows to inf in a mean or a
+    # ratio: shown as inf, without numpy's RuntimeWarning lines
+    @np.errstate(over="ignore", invalid="ignore", divide="ignore")
     def __init__(self, run: RunResult) -> None:
         suite = run.manifest.suite
         self.run = run

@@ -372,6 +372,12 @@ class Manifest:
     def from_json(cls, d: Any, where: Path) -> Manifest:
         if not isinstance(d, dict):
             raise UserError(f"{where} is damaged: its manifest is not a JSON object; re-run the suite")
+        for key, types in _MANIFEST_TYPES.items():
+            if key in d and not isinstance(d[key], types):
+                raise UserError(
+                    f"{where} is damaged: its manifest's {key} is {type(d[key]).__name__} "
+                    f"{_shown(d[key])}, not {' or '.join(_TYPE_NAMES[t] for t in types)}; re-run the suite"
+                )
         version = d.get("format_version")
         if version is None:
             raise UserError(
@@ -411,6 +417,21 @@ class Manifest:
             raise UserError(
                 f"{where} is damaged: its manifest lacks or mangles {err}; re-run the suite"
             ) from None
+
+
+_MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
+    "run_id": (str,),
+    "status": (str,),
+    "error": (str, type(None)),
+    "tags": (dict, type(None)),
+    "steps": (list, type(None)),
+    **{k: (dict, type(None)) for k in ("suite", "target", "ycsb", "java", "host", "tool")},
+}
+_TYPE_NAMES = {str: "text", dict: "an object", list: "a list", type(None): "null"}
+
+
+def _shown(value: Any) -> str:
+    return repr(value)[:40]
 
 
 # --- the folder ------------------------------------------------------------------------------------------

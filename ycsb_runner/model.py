@@ -30,6 +30,7 @@ from ycsb_runner.store import (
     atomic_write_csv,
     atomic_write_json,
     check_inside,
+    read_bounded,
 )
 
 if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
@@ -49,6 +50,7 @@ STUDY_TABLE = "study_table.csv"
 COMPARE_CSV = "compare-{}.csv"  # `compare --save`: compare-<reference or contender>.csv
 REPORT_HTML = "report.html"
 REPORT_MD = "report.md"
+MAX_MANIFEST_BYTES = 32 << 20  # a manifest is KiB (MiB for a study of thousands of steps): read no more
 REPORT_FIGURES = "report-figures"  # the report's images as PNG files, beside report.md
 LOCAL_CLIENT = "local"
 ALL_CLIENTS = "all"  # the client of merged rows, when several load generators ran a step
@@ -378,6 +380,12 @@ class Manifest:
     def from_json(cls, d: Any, where: Path) -> Manifest:
         if not isinstance(d, dict):
             raise UserError(f"{where} is damaged: its manifest is not a JSON object; re-run the suite")
+        for key, types in _MANIFEST_TYPES.items():
+            if key in d and not isinstance(d[key], types):
+                raise UserError(
+                    f"{where} is damaged: its manifest's {key} is {type(d[key]).__name__} "
+                    f"{_shown(d[key])}, not {' or '.join(_TYPE_NAMES[t] for t in types)}; re-run the suite"
+                )
         version = d.get("format_version")
         if version is None:
             raise UserError(
@@ -417,6 +425,21 @@ class Manifest:
             raise UserError(
                 f"{where} is damaged: its manifest lacks or mangles {err}; re-run the suite"
             ) from None
+
+
+_MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
+    "run_id": (str,),
+    "status": (str,),
+    "error": (str, type(None)),
+    "tags": (dict, type(None)),
+    "steps": (list, type(None)),
+    **{k: (dict, type(None)) for k in ("suite", "target", "ycsb", "java", "host", "tool")},
+}
+_TYPE_NAMES = {str: "text", dict: "an object", list: "a list", type(None): "null"}
+
+
+def _shown(value: Any) -> str:
+    return repr(value)[:40]
 
 
 # --- the folder ------------------------------------------------------------------------------------------
@@ -518,15 +541,14 @@ class RunResult:
         if not file.is_file():
             raise UserError(f"{root} is not a ycsb-runner result folder (no {MANIFEST})")
         check_inside(root, file)
+        raw = read_bounded(file, MAX_MANIFEST_BYTES, "a run's manifest")
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as err:
             raise UserError(
                 f"{file} is damaged ({type(err).__name__}: {str(err)[:80]}); the run was cut off while "
                 "writing it: re-run the suite"
             ) from None
-        except OSError as err:
-            raise UserError(f"cannot read {file}: {err.strerror or err}") from None
         return cls(root, Manifest.from_json(data, file))
 
     # --- writing --------------------------------------------------------------------------------------
@@ -631,6 +653,18 @@ class RunResult:
 
     # --- reading --------------------------------------------------------------------------------------
 
+    def check_steps(self) -> None:
+        """UserError (one line) when the folder has no ``steps.csv``: no table or report can be made of it."""
+        path = self.root / "steps.csv"
+        if not path.is_file():
+            status = (
+                f" (its manifest says {self.manifest.status})" if self.manifest.status != "completed" else ""
+            )
+            raise UserError(
+                f"{self.root} has no {path.name}{status}: the run recorded no step or the file was "
+                "removed; restore it from a copy of the run, or re-run the suite"
+            )
+
     def frame(self, name: str) -> pd.DataFrame:
         """``<name>.csv`` with its keys typed (empty frame when the file is absent or empty); UserError when
         the file lacks a column the analyses need (``REQUIRED_COLUMNS``: it was edited or cut off)."""
@@ -703,8 +737,8 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
         if path.parent.is_symlink():  # results/latest
             continue
         try:
-            doc = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            doc = json.loads(read_bounded(path, MAX_MANIFEST_BYTES, "a run's manifest"))
+        except (ValueError, UserError):
             continue
         if not isinstance(doc, dict) or doc.get("status") != "running":
             continue

@@ -62,7 +62,15 @@ def results_dir() -> Path:
     current folder: one folder per run."""
     env = os.environ.get("YCSB_RUNNER_RESULTS")
     if env:
-        return Path(env).expanduser().resolve()
+        path = Path(env).expanduser().resolve()
+        if path.exists() and not path.is_dir():
+            from ycsb_runner.errors import UserError
+
+            raise UserError(
+                f"YCSB_RUNNER_RESULTS={env} is a file, not a folder: point it at the results folder (one "
+                "folder per run), or unset it"
+            )
+        return path
     root = checkout_root()
     return (root if root is not None else Path.cwd()) / "results"
 

@@ -24,11 +24,24 @@ os.umask(_UMASK)
 
 
 def _disk_error(path: Path, err: OSError) -> UserError:
-    if err.errno == errno.ENOSPC:
+    """One line naming *path*, what went wrong and what to do (exit 2, as a disk full always was)."""
+    code = err.errno
+    if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return UserError(
             f"disk full while writing {path}: free some space; results so far are in {path.parent}"
         )
-    return UserError(f"cannot write {path}: {err.strerror or err}")
+    if code == errno.EROFS:
+        what = "its folder is on a read-only file system: write it elsewhere or remount the folder read-write"
+    elif code in (errno.EACCES, errno.EPERM):
+        what = "no permission to write there: write it elsewhere or make the folder writable"
+    elif code in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in path.parents if p.is_file()), path.parent)
+        what = f"{blocker} is a file, not a folder: name a folder"
+    elif code == errno.EISDIR:
+        what = "a folder is in the way: remove it or write elsewhere"
+    else:
+        what = f"{err.strerror or err}: check the folder and try again"
+    return UserError(f"cannot write {path}: {what}")
 
 
 def check_inside(root: Path, path: Path) -> Path:
@@ -45,12 +58,37 @@ def check_inside(root: Path, path: Path) -> Path:
     return path
 
 
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of *path*, the one reader of the files the tool parses whole (manifests, suites): a file
+    over *limit* bytes is refused (UserError, one line) before it is read, and no more than *limit* + 1
+    bytes are ever read (a file that grows meanwhile is refused too); an unreadable file is one line."""
+
+    def too_big(size: float) -> UserError:
+        most = f"{limit / 2**20:g} MiB"
+        return UserError(f"{path} is {size / 2**20:.1f} MiB: {what} is at most {most} (the right file?)")
+
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise too_big(size)
+            data = f.read(limit + 1)
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise too_big(len(data))
+    return data
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, within: Path | None = None) -> None:
     """Write *path* atomically; *within*: refuse (UserError) when the path leads outside that folder."""
     if within is not None:
         check_inside(within, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:  # the folder may be read-only, a file, full: one line naming the path either way
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as err:
+        raise _disk_error(path, err) from err
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -24,6 +24,7 @@ from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import SAFE_NAME, suites_dir
 from ycsb_runner.secrets import check_option_escapes, mask_override
+from ycsb_runner.store import read_bounded
 from ycsb_runner.studies import STUDIES
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
@@ -416,18 +417,22 @@ def load_suite(
     return _replace(suite, overrides=tuple(overrides), scale=scale if scale is not None else 1.0)
 
 
+def suite_text(name_or_path: str) -> str:
+    """The text of a built-in suite or of a suite file (what ``suites show`` prints), once it is known to
+    be a suite: a file that is not one (``/etc/passwd``, a TOML file of something else) or is over the size
+    limit is a SuiteError, as for ``render``."""
+    load_suite(name_or_path)
+    return _read_suite(suite_path(name_or_path))[0]
+
+
 def _read_suite(path: Path) -> tuple[str, dict[str, Any]]:
     """A suite file's text and its TOML document (SuiteError when it is too large, unreadable or not TOML)."""
-    size = path.stat().st_size
-    if size > MAX_SUITE_BYTES:
-        raise SuiteError(
-            f"suite {path.name} is {size / 2**20:.1f} MiB: a suite file is at most "
-            f"{MAX_SUITE_BYTES // 2**20} MiB (is it the right file?)"
-        )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise SuiteError(f"cannot read suite {path}: {getattr(err, 'strerror', None) or err}") from None
+        text = read_bounded(path, MAX_SUITE_BYTES, "a suite file").decode("utf-8")
+    except UserError as err:
+        raise SuiteError(str(err)) from None
+    except UnicodeDecodeError as err:
+        raise SuiteError(f"cannot read suite {path}: not UTF-8 text ({err.reason})") from None
     try:
         return text, _toml(text, f"suite {path.name}")
     except tomllib.TOMLDecodeError as err:

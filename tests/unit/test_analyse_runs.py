@@ -217,7 +217,7 @@ def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_p
     steps = pd.read_csv(one / "steps.csv")
     steps.loc[steps["repetition"] == 2, "verdict"] = "failed"  # only repetition 1 is measured
     steps.to_csv(one / "steps.csv", index=False)
-    res = runner.invoke(app, ["compare", str(one), str(one), "--fail-on-regression", "-f", "csv"])
+    res = runner.invoke(app, ["compare", str(one), str(one), "--fail-on-regression", "-f", "csv", "--force"])
     assert res.exit_code == 2, res.output
     assert "nothing could be tested" in res.stderr
     cut = Path(shutil.copytree(tencent, tmp_path / "cut"))
@@ -225,7 +225,12 @@ def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_p
     manifest["status"] = "interrupted"
     (cut / "manifest.json").write_text(json.dumps(manifest))
     res = runner.invoke(app, ["compare", str(tencent), str(cut), "--fail-on-regression", "-f", "csv"])
-    assert res.exit_code == 2, res.output
+    assert isinstance(res.exception, UserError) and res.exception.exit_code == 2, res.output  # refused
+    assert "cut is interrupted" in str(res.exception)
+    res = runner.invoke(
+        app, ["compare", str(tencent), str(cut), "--fail-on-regression", "-f", "csv", "--force"]
+    )
+    assert res.exit_code == 2, res.output  # forced: the gate still cannot judge
     assert "cut is interrupted" in res.stderr
 
 

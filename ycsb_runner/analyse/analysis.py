@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse.compare import finish_reference
@@ -28,6 +29,9 @@ class RunAnalysis:
     """The analysis of one loaded run folder (``RunAnalysis.of(path)`` loads it), computed when it is built:
     its parts are plain attributes, read as often as needed."""
 
+    # a figure near the float limit (1e308, a hand-edited or damaged CSV) overflows to inf in a mean or a
+    # ratio: shown as inf, without numpy's RuntimeWarning lines
+    @np.errstate(over="ignore", invalid="ignore", divide="ignore")
     def __init__(self, run: RunResult) -> None:
         suite = run.manifest.suite
         self.run = run
@@ -57,6 +61,22 @@ class RunAnalysis:
         if isinstance(run, RunAnalysis):
             return run
         return cls(run if isinstance(run, RunResult) else RunResult.load(run))
+
+    def failures(self) -> list[str]:
+        """What of the run did not complete, one phrase each (empty for a completed run): its status when it
+        is not ``completed``, and its steps whose verdict is not ``completed``."""
+        out = []
+        status = self.run.manifest.status
+        if status != "completed":
+            out.append(f"{self.run.root.name} is {status}")
+        steps = self.run.steps
+        if not steps.empty and "verdict" in steps:
+            bad = steps[steps["verdict"].astype(str) != "completed"]
+            if not bad.empty:
+                named = ", ".join(bad["step"].astype(str).head(3)) + (", ..." if len(bad) > 3 else "")
+                verdicts = "/".join(dict.fromkeys(bad["verdict"].astype(str)))
+                out.append(f"{self.run.root.name}: {len(bad)} of {len(steps)} steps {verdicts} ({named})")
+        return out
 
     def unsteady_caption(self, who: str = "", where: str = "the table") -> str | None:
         """One line counting the run's non-stationary steps, pointing at *where* they are named (None when

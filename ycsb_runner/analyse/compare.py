@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
@@ -287,6 +288,7 @@ def finish_reference(
     return out
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # a 1e308 figure: inf, not a warning
 def compare_runs(
     baseline: Analysed,
     contender: Analysed,

@@ -48,6 +48,28 @@ def _show_warning(message: Warning | str, category: type[Warning], *_args: objec
     _say("[yellow]warning:[/yellow] ", text)
 
 
+def _output_failed(err: OSError) -> bool:
+    """True when *err* is the standard output failing (``> /dev/full``, a full disk): the files the tool
+    writes go through ``store``, which names them in a UserError, so a bare full-disk error is the output."""
+    import errno
+
+    return err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO) and err.filename is None
+
+
+def _output_error(err: OSError) -> str:
+    """The one line for a failed standard output; what is still buffered is dropped (no second error when
+    Python flushes it at exit)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return f"cannot write the output: {err.strerror or err}; free some space or send it elsewhere"
+
+
 def main() -> None:
     try:
         import warnings
@@ -70,6 +92,11 @@ def main() -> None:
     except UserError as err:
         _say("[bold red]error:[/bold red] ", str(err))
         sys.exit(err.exit_code)
+    except OSError as err:
+        if not _output_failed(err):
+            raise
+        _say("[bold red]error:[/bold red] ", _output_error(err))
+        sys.exit(2)
     except KeyboardInterrupt as exc:
         try:
             _say("[bold red]interrupted[/bold red]: stopped; finished work is kept")

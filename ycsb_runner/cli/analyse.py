@@ -41,15 +41,19 @@ def _save(path: Path, df: pd.DataFrame) -> None:
     err_console.print(f"wrote {escape(str(path))}")
 
 
-def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False) -> None:
+def emit_study_table(
+    df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False, failed: str | None = None
+) -> None:
     """A study table, with the columns its layout keeps first on a narrow terminal; a layout's prose cells
-    as one block per mix when a row does not fit."""
+    as one block per mix when a row does not fit. *failed*: the line saying what of the run did not
+    complete (``RunAnalysis.failures``), first in the caption and a field of the data formats."""
     from ycsb_runner.analyse.layouts import layout_named
 
     layout = layout_named(df.attrs["layout"])
     caveat = df.attrs.get("caption") or None
     unsteady = df.attrs.get("unsteady") or None
-    extra = {k: v for k, v in (("audit_unverified", caveat), ("not_stationary", unsteady)) if v}
+    pairs = (("failed", failed), ("audit_unverified", caveat), ("not_stationary", unsteady))
+    extra = {k: v for k, v in pairs if v}
     emit(
         df,
         fmt,
@@ -57,22 +61,33 @@ def emit_study_table(df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = 
         extra or None,
         priority=layout.priority,
         wide=wide or layout.prose,
-        caption="\n".join(c for c in (caveat, unsteady) if c) or None,
+        caption="\n".join(c for c in (failed, caveat, unsteady) if c) or None,
     )
+
+
+def _analysed(run_dir: Path) -> RunAnalysis:
+    """The analysis of a run folder that has its steps (one line when ``steps.csv`` is missing)."""
+    from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.model import RunResult
+
+    run = RunResult.load(run_dir)
+    run.check_steps()
+    return RunAnalysis.of(run)
 
 
 def table_cmd(
     run_dir: RunArg, fmt: FormatOpt = Format.table, save: SaveOpt = False, wide: WideOpt = False
 ) -> None:
     """The run's per-mix table in the layout of the study its suite reproduces."""
-    from ycsb_runner.analyse.analysis import RunAnalysis
 
     run_dir = run_folder(run_dir)
-    analysis = RunAnalysis.of(run_dir)
+    analysis = _analysed(run_dir)
     df = analysis.table
     if save:
         _save(analysis.run.study_table_path, df)
-    emit_study_table(df, fmt, df.attrs.get("title", run_dir.name), wide=wide)
+    failed = "; ".join(analysis.failures())
+    title = df.attrs.get("title", run_dir.name) + (" [FAILED RUN]" if failed else "")
+    emit_study_table(df, fmt, title, wide=wide, failed=f"did not complete: {failed}" if failed else None)
 
 
 # What a narrow terminal keeps first (the rest is named under the table), per table: a published table keyed
@@ -188,7 +203,8 @@ GateAlphaOpt = option(
 ForceOpt = option(
     bool,
     "--force",
-    help="Compare two runs made with different settings (refused without it: not comparable).",
+    help="Compare two runs made with different settings, or a run that did not complete (refused without "
+    "it: not comparable).",
 )
 
 
@@ -266,8 +282,16 @@ def _against_run(
     baseline: RunAnalysis, contender: RunAnalysis, names: tuple[str, str], alpha: float, force: bool
 ) -> _Compared:
     from ycsb_runner.analyse.compare import compare_runs
+    from ycsb_runner.errors import UserError
 
+    failed = baseline.failures() + contender.failures()
+    if failed and not force:
+        raise UserError(
+            f"cannot compare: {'; '.join(failed)}: a run that did not complete is not comparable; compare "
+            "completed runs, or pass --force to compare them anyway"
+        )
     differ = _check_settings(baseline, contender, force)
+    differ = ([f"FAILED RUN (--force): {'; '.join(failed)}"] if failed else []) + differ
     df = compare_runs(baseline, contender, alpha=alpha)
     title = f"baseline {names[0]} vs contender {names[1]}"
     shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
@@ -277,7 +301,8 @@ def _against_run(
         priority = SIDE_BY_SIDE_PRIORITY
     out = _Compared(df, shown, priority, title, names[1])
     if differ:
-        out.title += " [DIFFERENT SETTINGS]" if differ[0].startswith("DIFFERENT") else ""
+        out.title += " [FAILED RUN]" if failed else ""
+        out.title += " [DIFFERENT SETTINGS]" if any(d.startswith("DIFFERENT") for d in differ) else ""
         out.caption = "\n".join(differ)
         out.extra["settings_differ"] = "; ".join(differ)
         for line in differ:
@@ -328,17 +353,24 @@ def compare_cmd(
     """Compare two runs (significance over repetitions; side by side without) or a run with a published
     --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
     --contender ID`."""
-    from ycsb_runner.analyse.analysis import RunAnalysis
 
+    from ycsb_runner.errors import UserError
+    from ycsb_runner.nightly.regress_options import check_alpha, check_min_effect
+
+    try:  # regress's own checks: one meaning of --alpha and --min-effect
+        check_alpha(alpha)
+        check_min_effect(min_effect)
+    except ValueError as err:
+        raise UserError(str(err)) from None
     baseline, contender = _which_runs(run_dir, contender, baseline_opt, contender_opt, reference)
     base_dir = run_folder(baseline)
-    analyses = [("baseline", RunAnalysis.of(base_dir))]
+    analyses = [("baseline", _analysed(base_dir))]
     if reference is not None:
         out = _against_reference(analyses[0][1], base_dir.name, reference, size, storage)
     else:
         assert contender is not None
         cont_dir = run_folder(contender)
-        analyses.append(("contender", RunAnalysis.of(cont_dir)))
+        analyses.append(("contender", _analysed(cont_dir)))
         out = _against_run(analyses[0][1], analyses[1][1], (base_dir.name, cont_dir.name), alpha, force)
     _add_caveats(out, analyses, reference is not None)
     gate = None
@@ -388,11 +420,10 @@ def report_cmd(
     fmt: ReportFormatOpt = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
-    from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.report.printed import PrintedReport
     from ycsb_runner.report.run_report import run_document, write_report
 
-    analysis = RunAnalysis.of(run_folder(run_dir))
+    analysis = _analysed(run_folder(run_dir))
     if fmt is not None:
         renderer(fmt).document(PrintedReport(run_document(analysis)))
         return

@@ -351,8 +351,12 @@ def accept_cmd(
     """
     import pandas as pd
 
+    from ycsb_runner.errors import UserError
     from ycsb_runner.nightly.history import ACCEPT_COLUMNS
     from ycsb_runner.nightly.regress_service import accept_regressions
+
+    if by is not None and not by.strip():
+        raise UserError("--by '': name who accepts it (or leave --by out for the login user)")
 
     out = accept_regressions(
         suite, why, by, operation, options, filt, results=where.results, history_url=where.url

@@ -96,11 +96,14 @@ def suites_list(ctx: typer.Context, fmt: FormatOpt = Format.table) -> None:
 
 
 @suites_app.command("show")
-def suites_show(name: Annotated[str, typer.Argument(metavar="NAME", help="A built-in suite.")]) -> None:
-    """Print a suite file."""
-    from ycsb_runner.suite import suite_path
+def suites_show(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A built-in suite, or a suite file.")],
+) -> None:
+    """Print a suite file (a file that is not a suite is refused; control characters are shown escaped)."""
+    from ycsb_runner.suite import suite_text
+    from ycsb_runner.textsafe import terminal
 
-    sys.stdout.write(suite_path(name).read_text())
+    sys.stdout.write("\n".join(terminal(line) for line in suite_text(name).split("\n")))
 
 
 def render(

@@ -63,10 +63,10 @@ FAR = 2.5
 JUDGED = ("canary_ops_s", "canary_rtt_us", "canary_steal_pct")
 
 _WHAT = {
-    "canary_ops_s": "the load generator {op} was {pct:.0f} % slower",
-    "canary_rtt_us": "the round trip to the server was {pct:.0f} % longer",
-    "canary_steal_pct": "this host's CPU steal left {pct:.0f} % less CPU",
-    "canary_others_cpu_pct": "other processes on this host left {pct:.0f} % less CPU",
+    "canary_ops_s": "the load generator {op} was {pct} % slower",
+    "canary_rtt_us": "the round trip to the server was {pct} % longer",
+    "canary_steal_pct": "this host's CPU steal left {pct} % less CPU",
+    "canary_others_cpu_pct": "other processes on this host left {pct} % less CPU",
 }
 
 
@@ -85,8 +85,9 @@ class Move:
         """E.g. "the load generator local was 40 % slower on night-10"."""
         pct = 100.0 * -math.expm1(-self.slowdown)  # as a share of the normal capacity
         if self.metric == "canary_rtt_us":
-            pct = 100.0 * math.expm1(self.slowdown)
-        return f"{_WHAT[self.metric].format(op=self.operation, pct=pct)} on {self.run_id}"
+            pct = 100.0 * math.expm1(min(self.slowdown, 700.0))  # e**700: far beyond what is shown
+        shown = f"{pct:.0f}" if pct < 1e6 else "over 1,000,000"  # a huge round trip is not "inf %"
+        return f"{_WHAT[self.metric].format(op=self.operation, pct=shown)} on {self.run_id}"
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -32,7 +32,7 @@ import pandas as pd
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
 from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
-from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
+from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE, check_name
 
 if TYPE_CHECKING:
     from ycsb_runner.nightly.alerts import Alert
@@ -858,24 +858,43 @@ def rebuild(
 
     for stale in mark_abandoned(results, socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
-    records = []
+    records: dict[str, tuple[Path, RunRecord]] = {}
     for folder in run_folders(results):
         try:
             result = RunResult.load(folder)
+            check_name(result.run_id, "its manifest's run id")  # as bench checks it
+            if result.run_id in records:
+                _duplicate(records, result.run_id, folder, log)
+                continue
             try:
-                records.append(run_record(result))
+                records[result.run_id] = (folder, run_record(result))
             except (UserError, KeyError, ValueError, TypeError, AttributeError) as err:
                 if result.manifest.status == "completed":
                     raise
                 # a run killed while it wrote its files: listed (never judged), without figures
-                records.append(run_record(result, figures=False))
+                records[result.run_id] = (folder, run_record(result, figures=False))
                 log(f"warning: {folder.name} ({result.manifest.status}) indexed without figures: {err}")
         except UserError as err:
             log(f"warning: skipped {folder.name}: {err}")
         except (KeyError, ValueError, TypeError, AttributeError) as err:  # a file of the wrong shape
             log(f"warning: skipped {folder.name}: damaged ({type(err).__name__}: {str(err)[:80]})")
     history = open_history(results, url)
-    return history, history.replace_all(records)
+    return history, history.replace_all(record for _, record in records.values())
+
+
+def _duplicate(
+    records: dict[str, tuple[Path, RunRecord]], run_id: str, folder: Path, log: Callable[[str], None]
+) -> None:
+    """A second folder with *run_id* (a copy such as ``cp -r night-19 night-19-copy``): one run is indexed
+    once, from the folder named as the run id (else the first in name order); the warning names both."""
+    kept = records[run_id][0]
+    if folder.name == run_id and kept.name != run_id:  # the copy came first in name order
+        records[run_id] = (folder, run_record(RunResult.load(folder)))
+        kept, folder = folder, kept
+    log(
+        f"warning: run id {run_id} is in two folders, {kept.name} and {folder.name}: indexed from "
+        f"{kept.name}; remove or rename the copy {folder.name}"
+    )
 
 
 # --- querying ----------------------------------------------------------------------------------------------

@@ -38,14 +38,24 @@ class RegressOptions:
             raise ValueError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
         if self.correction not in CORRECTIONS:
             raise ValueError(f"--correction {self.correction!r}: use holm or bh")
-        if not (math.isfinite(self.alpha) and 0 < self.alpha < 1):
-            raise ValueError(f"--alpha {self.alpha}: give a level between 0 and 1, e.g. 0.01")
-        if not (math.isfinite(self.min_effect_pct) and 0 <= self.min_effect_pct < 100):
-            raise ValueError(f"--min-effect {self.min_effect_pct}: give a percentage from 0 to 100, e.g. 5")
+        check_alpha(self.alpha)
+        check_min_effect(self.min_effect_pct)
         if self.on_host_change not in HOST_CHANGE:
             raise ValueError(f"--on-host-change {self.on_host_change!r}: use {' or '.join(HOST_CHANGE)}")
         if self.window < 1 or not 1 <= self.confirm <= self.window:
             raise ValueError("--window must be >= 1 and --confirm between 1 and --window")
+
+
+def check_alpha(alpha: float) -> None:
+    """``--alpha`` of regress and compare: a finite level between 0 and 1 (ValueError naming the option)."""
+    if not (math.isfinite(alpha) and 0 < alpha < 1):
+        raise ValueError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.01")
+
+
+def check_min_effect(pct: float) -> None:
+    """``--min-effect`` of regress and compare: a finite percentage from 0 to 100 (ValueError naming it)."""
+    if not (math.isfinite(pct) and 0 <= pct < 100):
+        raise ValueError(f"--min-effect {pct}: give a percentage from 0 to 100, e.g. 5")
 
 
 DEFAULTS = RegressOptions()

@@ -115,6 +115,22 @@ def _looks_like_ycsb(texts: list[str], summary: pd.DataFrame, status_found: bool
     return any(marker in text for text in texts for marker in _YCSB_MARKERS)
 
 
+def _encoding_hint(texts: list[str]) -> str:
+    """What to do when the input is UTF-16 (a Windows capture: ``Out-File``, ``>`` in PowerShell 5): every
+    other character a NUL (read as U+FFFD, ``parse.text.to_text``), the others plain text."""
+    for text in texts:
+        head = text[:4096].lstrip("\ufffd\ufeff")  # its byte-order mark
+        for start in (0, 1):
+            nuls, letters = head[start::2], head[1 - start :: 2]
+            if len(letters) >= 8 and nuls.count("\ufffd") >= 0.9 * len(nuls):
+                if sum(c.isprintable() or c in "\r\n\t" for c in letters) >= 0.9 * len(letters):
+                    return (
+                        "; it looks like UTF-16 text (a NUL byte between the letters): convert it to UTF-8 "
+                        "first, e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.txt"
+                    )
+    return ""
+
+
 def _status_lines(
     err: StreamScan, out: StreamScan, notes: list[str]
 ) -> tuple[StatusChunk | None, StatusDigest, bool, str]:
@@ -282,6 +298,7 @@ def _parsed(
     if not _looks_like_ycsb([out.prefix, err.prefix], summary, bool(n_updates), raw_found):
         raise ParseError(
             "the input does not look like YCSB output (no summary, status lines or YCSB messages)"
+            + _encoding_hint([out.prefix, err.prefix])
         )
     overall = _overall(summary)
     operations = build_operations(summary)

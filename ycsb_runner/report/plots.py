@@ -399,6 +399,10 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> list[bytes]:
         part = cmp[cmp["metric"] == metric].drop_duplicates(
             ["mix", "threads", "published_threads", "storage"]
         )
+        ratio = part["ratio"].astype(float)
+        part = part[np.isfinite(ratio) & (ratio > 0) & (ratio < 1e300)]  # a log axis: an inf has no place
+        if part.empty:
+            continue
         labels = [
             (
                 f"{r.mix} ({r.threads} vs {r.published_threads} thr"

@@ -214,6 +214,8 @@ def regress(
         _attribute(table, nights, opts)
     _note_left_out(table, held, left_out)
     result = _result(table, suite, newest_id, used, values, opts, held, applied, nights)
+    if opts.window > len(used):  # each series judged with the windows its nights hold (window_for)
+        result.reason += f"; --window {opts.window} is more than the {len(used)} nights: up to {len(used)} tested"
     return _with_left_out(result, left_out)
 
 
@@ -397,7 +399,7 @@ def _judge_row(
     hib = higher_is_better(str(row["metric"]))
     j = judge_series(
         part["value"].to_numpy(float),
-        window=opts.window,
+        window=window_for(opts, len(part) - accepted_from),
         confirm=opts.confirm,
         min_effect_pct=opts.min_effect_pct,
         alpha=alpha,
@@ -410,6 +412,12 @@ def _judge_row(
     values.attrs["change_points"] = [int(c) for c in j.change_points]
     values.attrs["change_index"] = j.change_index
     values.attrs["baseline"] = j.baseline
+
+
+def window_for(opts: RegressOptions, nights: int) -> int:
+    """--window, or a series' *nights* when it has fewer (never below --confirm): the windows tried are those
+    its nights hold (a --window larger than the history crashed the change-point search, issue 52)."""
+    return max(opts.confirm, min(opts.window, nights))
 
 
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:

@@ -215,7 +215,8 @@ def regress(
     _note_left_out(table, held, left_out)
     result = _result(table, suite, newest_id, used, values, opts, held, applied, nights)
     if opts.window > len(used):  # each series judged with the windows its nights hold (window_for)
-        result.reason += f"; --window {opts.window} is more than the {len(used)} nights: up to {len(used)} tested"
+        n = len(used)
+        result.reason += f"; --window {opts.window} is more than the {n} nights: windows up to {n} tested"
     return _with_left_out(result, left_out)
 
 

@@ -43,6 +43,7 @@ class Try:
     traceback: bool
     interrupted_line: bool  # stderr is exactly one line, starting "interrupted"
     why_lost: str = ""
+    stderr_tail: str = ""  # the end of stderr, for a try that was not one line and the expected exit
 
 
 def delays(tries: int, max_delay: float) -> list[float]:
@@ -88,6 +89,7 @@ def one_try(cli: str, sig: str, delay: float, wait: float) -> Try:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if code is None:
         why = "swallowed" if "Exception ignored in" in text else f"threads={threads}"
+    one = len(lines) == 1 and lines[0].startswith("interrupted")
     return Try(
         signal=sig,
         delay_s=round(delay, 4),
@@ -95,8 +97,9 @@ def one_try(cli: str, sig: str, delay: float, wait: float) -> Try:
         exit_code=code,
         stderr_lines=len(lines),
         traceback="Traceback" in text,
-        interrupted_line=len(lines) == 1 and lines[0].startswith("interrupted"),
+        interrupted_line=one,
         why_lost=why,
+        stderr_tail="" if one and code == EXPECTED[sig] else text[-400:],
     )
 
 

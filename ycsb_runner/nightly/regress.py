@@ -196,6 +196,7 @@ def regress(
     same, undecided = _comparable_runs(runs, suite, opts)
     if undecided is not None:
         return undecided
+    metrics = metrics.assign(value=pd.to_numeric(metrics["value"], errors="coerce"))  # text: NaN, left out
     newest_id = str(runs.iloc[-1]["run_id"])
     used = [str(r) for r in same["run_id"]]
     order = {rid: i for i, rid in enumerate(used)}
@@ -302,15 +303,17 @@ def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> Regr
     out.left_out = left_out
     if left_out:
         nights = sum(len(v) for v in left_out.values())
-        out.reason += f"; {nights} night value(s) left out of {len(left_out)} series (not a finite number)"
+        out.reason += f"; {nights} night value(s) left out of {len(left_out)} series (not a number >= 0)"
     return out
 
 
 def finite_nights(m: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple, list[str]]]:
-    """The metric rows whose value is a finite number, and per series (``SERIES_KEYS`` tuple) the runs
-    left out of it: a NaN, inf or missing value is one bad night of that series, not the whole series'."""
+    """The metric rows whose value is a finite number, 0 or more (no figure of the history is negative),
+    and per series (``SERIES_KEYS`` tuple) the runs left out of it: a NaN, inf, negative, missing or text
+    value is one bad night of that series, not the whole series'."""
     values = pd.to_numeric(m["value"], errors="coerce").to_numpy(dtype=float)
-    good = np.isfinite(values)
+    with np.errstate(invalid="ignore"):
+        good = np.isfinite(values) & (values >= 0)
     if good.all():
         return m, {}
     clean = m[good]
@@ -328,7 +331,7 @@ def _note_left_out(table: pd.DataFrame, held: list[dict[str, Any]], left_out: di
 
     def note(old: Any, runs: list[str]) -> str:
         shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
-        said = f"{len(runs)} night(s) left out: value not a finite number ({shown})"
+        said = f"{len(runs)} night(s) left out: value not a number >= 0 ({shown})"
         return "; ".join(n for n in (str(old or ""), said) if n)
 
     for i, r in zip(table.index, table[SERIES_KEYS].itertuples(index=False), strict=True):
@@ -424,7 +427,7 @@ def window_for(opts: RegressOptions, nights: int) -> int:
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
     """The table of every series' row, its p-values corrected over the tested ones and each decided."""
     table = pd.DataFrame(rows, columns=[*COLUMNS, "_open", "_runs"])
-    table["_open"] = table["_open"].fillna(False).astype(bool)
+    table["_open"] = table["_open"].eq(True)  # (NaN where no series was judged: not open)
     for col in (
         "verdict",
         "direction",

@@ -425,3 +425,17 @@ def test_canary_notes_never_say_none_moved_for_a_night_without_one() -> None:
         "3 canary value(s) left out, not a measurement: canary_ops_s on night-11, canary_rtt_us on night-11, "
         "canary_steal_pct on night-11",
     ]
+
+
+def test_a_0_byte_history_says_what_leaves_one_and_what_to_do(
+    sound: Path, tmp_path: Path, main: Main
+) -> None:
+    results = Path(shutil.copytree(sound, tmp_path / "results"))
+    (results / "history.sqlite").write_bytes(b"")
+    for command in (["runs"], *COMMANDS.values()):
+        code, out, err = main(*command, "--results", str(results))
+        assert (code, out) == (2, ""), err
+        (line,) = _lines(err)
+        assert "is empty (0 bytes: what an interrupted copy or a full disk leaves)" in line
+        assert "restore it from a copy" in line and "history rebuild" in line
+    assert (results / "history.sqlite").stat().st_size == 0  # read, never made a new empty history

@@ -196,7 +196,6 @@ def regress(
     same, undecided = _comparable_runs(runs, suite, opts)
     if undecided is not None:
         return undecided
-    metrics = metrics.assign(value=pd.to_numeric(metrics["value"], errors="coerce"))  # text: NaN, left out
     newest_id = str(runs.iloc[-1]["run_id"])
     used = [str(r) for r in same["run_id"]]
     order = {rid: i for i, rid in enumerate(used)}
@@ -315,8 +314,8 @@ def finite_nights(m: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple, list[str]]
     with np.errstate(invalid="ignore"):
         good = np.isfinite(values) & (values >= 0)
     if good.all():
-        return m, {}
-    clean = m[good]
+        return m.assign(value=values), {}
+    clean = m[good].assign(value=values[good])  # numbers (a history's text values made an object column)
     kept = {(series_id(r[:-1]), r[-1]) for r in clean[[*SERIES_KEYS, "run_id"]].itertuples(index=False)}
     left_out: dict[tuple, list[str]] = {}
     for r in m[~good][[*SERIES_KEYS, "run_id"]].itertuples(index=False):

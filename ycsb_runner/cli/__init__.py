@@ -16,7 +16,9 @@ silent exit 130, before any handler of ours prints, so ``main`` reads the signal
 KeyboardInterrupt raised while importlib runs one of its weak-reference callbacks (``_get_module_lock``'s)
 is dropped ("Exception ignored in ..."), after which the command went on, into a read of stdin that never
 returned: ``main``'s ``sys.unraisablehook`` sees it dropped and raises it again a moment later
-(``SIGALRM``), outside the callback.
+(``SIGALRM``), outside the callback. (A third: the kernel may give the signal to another thread, numpy's
+OpenBLAS workers, which ends no read blocked in the main thread: ``parse``'s read of a pipe wakes every
+0.1 s, ``parse._read_stream``.)
 """
 
 from __future__ import annotations

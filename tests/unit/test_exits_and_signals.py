@@ -110,10 +110,36 @@ cli.main()
 """
 
 
-@pytest.mark.parametrize("script", [_DROP_THEN_READ, _ANOTHER_THREAD_THEN_READ], ids=["dropped", "thread"])
+_SWALLOW_THEN_READ = """
+import signal, sys
+from ycsb_runner import cli
+from ycsb_runner.cli import parse
+
+read = parse._read
+
+def swallow_then_read(path):
+    try:
+        signal.raise_signal(signal.SIGINT)
+    except BaseException:  # a library's bare except
+        pass
+    print("swallowed", file=sys.stderr, flush=True)
+    return read(path)
+
+parse._read = swallow_then_read
+sys.argv = ["ycsb-runner", "parse", "/dev/stdin"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize(
+    "script",
+    [_DROP_THEN_READ, _ANOTHER_THREAD_THEN_READ, _SWALLOW_THEN_READ],
+    ids=["dropped", "thread", "swallowed"],
+)
 def test_a_lost_looking_ctrl_c_still_ends_a_read_of_stdin(script: str) -> None:
-    """The two ways a Ctrl-C was lost in `parse /dev/stdin`: dropped by a callback (raised again), and
-    given by the kernel to another thread than the main one, blocked in its read (the read wakes)."""
+    """The ways a Ctrl-C was lost in `parse /dev/stdin`: dropped by a callback (raised again), given by the
+    kernel to another thread than the main one, blocked in its read (the read wakes), or its
+    KeyboardInterrupt swallowed by a bare except (the waking read raises it)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", script],
         stdin=subprocess.PIPE,  # never written: without the interrupt, the read never returns

@@ -108,6 +108,13 @@ def _dropped(unraisable: sys.UnraisableHookArgs, previous: object = sys.unraisab
         _signal.setitimer(_signal.ITIMER_REAL, RETRY_S)
 
 
+def check_stop() -> None:
+    """Raise the stop signal received whose KeyboardInterrupt something swallowed (a library's bare
+    ``except``): for a wait that only the signal can end (``parse``'s read of a pipe)."""
+    if _Stop.signum is not None and not _Stop.leaving:
+        raise _Stop.interrupt(_Stop.signum)
+
+
 def _catch_stop_signals() -> None:
     """Our handler for each stop signal the process does not ignore (``nohup``, a background job's SIGINT
     stay ignored), and the hook that sees a dropped KeyboardInterrupt; first thing, before any import. Not

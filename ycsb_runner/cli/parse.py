@@ -94,11 +94,14 @@ def _read_stream(path: Path) -> bytes:
     import os
     import select
 
+    from ycsb_runner.cli import check_stop
+
     chunks = []
     with open(path, "rb", buffering=0) as fh:
         fd = fh.fileno()
         while True:
             if not select.select([fd], [], [], WAKE_S)[0]:
+                check_stop()  # a Ctrl-C whose KeyboardInterrupt a library swallowed still ends the wait
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:

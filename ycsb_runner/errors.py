@@ -69,3 +69,18 @@ def signal_name(exc: BaseException) -> str:
 def interrupted_exit_code(exc: BaseException) -> int:
     """The conventional exit status after a signal: 128 + its number (130 INT, 143 TERM, 129 HUP)."""
     return 128 + int(getattr(exc, "signum", _signal.SIGINT))
+
+
+class Stop:
+    """The stop signal the command received (``cli.main``'s handlers; None: none) and whether it is on its
+    way out (then a second signal ends the process at once)."""
+
+    signum: int | None = None
+    leaving = False
+
+
+def check_stop() -> None:
+    """Raise the stop signal received whose KeyboardInterrupt something swallowed (a library's bare
+    ``except``): for a wait only the signal can end (``parse``'s read of a pipe)."""
+    if Stop.signum is not None and not Stop.leaving:
+        raise Interrupted(Stop.signum)

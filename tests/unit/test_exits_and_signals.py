@@ -25,7 +25,7 @@ from test_hostile_round3 import SUITE, _hold_lock
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
-from ycsb_runner import cli
+from ycsb_runner import cli, errors
 from ycsb_runner.nightly.history import METRIC_COLUMNS, canary_rows
 
 ROOT = Path(__file__).parents[2]
@@ -41,8 +41,9 @@ def main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) ->
 
     def call(*argv: str) -> tuple[int, str, str]:
         monkeypatch.setattr(sys, "argv", ["ycsb-runner", *argv])
-        for name, value in (("signum", None), ("dropped", None), ("leaving", False)):
-            monkeypatch.setattr(cli._Stop, name, value)
+        monkeypatch.setattr(cli._Stop, "dropped", None)
+        for name, value in (("signum", None), ("leaving", False)):
+            monkeypatch.setattr(errors.Stop, name, value)
         with pytest.raises(SystemExit) as stop:
             cli.main()
         out = capsys.readouterr()

@@ -37,13 +37,11 @@ TRACEBACK_ENV = "YCSB_RUNNER_TRACEBACK"  # set: an internal error also prints it
 
 
 class _Stop:
-    """The stop signal received (the first; None: none), the one a callback dropped (to raise again), what
-    the handlers raise (``errors.Interrupted`` once loaded) and whether main is on its way out."""
+    """The stop signal a callback dropped (to raise again) and what the handlers raise (``errors.Interrupted``
+    once loaded); the signal received and whether main is on its way out are ``errors.Stop``'s."""
 
-    signum: int | None = None
     dropped: int | None = None
     interrupt: type[KeyboardInterrupt] = KeyboardInterrupt
-    leaving = False
 
 
 def __getattr__(name: str) -> object:
@@ -80,45 +78,47 @@ def _show_warning(message: Warning | str, category: type[Warning], *_args: objec
 def _on_stop(signum: int, _frame: object) -> None:
     """SIGINT, SIGTERM, SIGHUP: an ``Interrupted`` (a KeyboardInterrupt remembering the signal); on the way
     out, the process ends by the signal at once (a second Ctrl-C while it exits)."""
-    if _Stop.leaving:
+    from ycsb_runner.errors import Stop  # loaded before the handlers were put in place
+
+    if Stop.leaving:
         _signal.signal(signum, _signal.SIG_DFL)
         _signal.raise_signal(signum)
         return
-    if _Stop.signum is None:
-        _Stop.signum = signum
+    if Stop.signum is None:
+        Stop.signum = signum
     raise _Stop.interrupt(signum)
 
 
 def _again(_signum: int, _frame: object) -> None:
     """SIGALRM after a dropped KeyboardInterrupt: raise it again (dropped again: the hook re-arms)."""
+    from ycsb_runner.errors import Stop
+
     signum, _Stop.dropped = _Stop.dropped, None
-    if signum is not None and not _Stop.leaving:
+    if signum is not None and not Stop.leaving:
         raise _Stop.interrupt(signum)
 
 
 def _dropped(unraisable: sys.UnraisableHookArgs, previous: object = sys.unraisablehook) -> None:
     """``sys.unraisablehook``: a KeyboardInterrupt raised inside a callback that cannot pass it on
     (importlib's module-lock ones) is raised again RETRY_S later; anything else as Python shows it."""
+    from ycsb_runner.errors import Stop
+
     exc = unraisable.exc_value
     if not isinstance(exc, KeyboardInterrupt):
         previous(unraisable)  # type: ignore[operator]
-    elif not _Stop.leaving:
+    elif not Stop.leaving:
         _Stop.dropped = int(getattr(exc, "signum", _signal.SIGINT))
         _signal.signal(_signal.SIGALRM, _again)
         _signal.setitimer(_signal.ITIMER_REAL, RETRY_S)
-
-
-def check_stop() -> None:
-    """Raise the stop signal received whose KeyboardInterrupt something swallowed (a library's bare
-    ``except``): for a wait that only the signal can end (``parse``'s read of a pipe)."""
-    if _Stop.signum is not None and not _Stop.leaving:
-        raise _Stop.interrupt(_Stop.signum)
 
 
 def _catch_stop_signals() -> None:
     """Our handler for each stop signal the process does not ignore (``nohup``, a background job's SIGINT
     stay ignored), and the hook that sees a dropped KeyboardInterrupt; first thing, before any import. Not
     from another thread than the main one (a library caller's)."""
+    from ycsb_runner.errors import Interrupted  # light: what the handlers raise, and their state
+
+    _Stop.interrupt = Interrupted
     try:
         for sig in STOP_SIGNALS:
             if _signal.getsignal(sig) != _signal.SIG_IGN:
@@ -126,9 +126,6 @@ def _catch_stop_signals() -> None:
     except ValueError:  # not the main thread
         return
     sys.unraisablehook = _dropped
-    from ycsb_runner.errors import Interrupted
-
-    _Stop.interrupt = Interrupted
 
 
 def _signal_in(exc: BaseException) -> int | None:
@@ -152,12 +149,12 @@ def _broken_pipe(exc: BaseException) -> bool:
 
 def _exit_code(exc: BaseException) -> int:
     """The exit code of the command that ended with *exc*, its one line printed."""
-    from ycsb_runner.errors import RunInterrupted, UserError
+    from ycsb_runner.errors import RunInterrupted, Stop, UserError
 
     if isinstance(exc, RunInterrupted):  # bench's own line: what was kept
         _say("[bold red]interrupted[/bold red] by ", str(exc))
         return exc.exit_code
-    signum = _Stop.signum if _Stop.signum is not None else _signal_in(exc)
+    signum = Stop.signum if Stop.signum is not None else _signal_in(exc)
     if signum is not None:
         import contextlib
 
@@ -218,12 +215,16 @@ def main() -> None:
         code = _exit_code(exc)
     else:
         _leave()
-        if _Stop.signum is not None:  # the command finished as the signal came: still a stop
+        from ycsb_runner.errors import Stop
+
+        if Stop.signum is not None:  # the command finished as the signal came: still a stop
             code = _exit_code(KeyboardInterrupt())
     sys.exit(code)
 
 
 def _leave() -> None:
     """On the way out: no dropped KeyboardInterrupt raised again, a second signal ends the process."""
-    _Stop.leaving = True
+    from ycsb_runner.errors import Stop
+
+    Stop.leaving = True
     _signal.setitimer(_signal.ITIMER_REAL, 0)

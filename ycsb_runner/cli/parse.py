@@ -94,7 +94,7 @@ def _read_stream(path: Path) -> bytes:
     import os
     import select
 
-    from ycsb_runner.cli import check_stop
+    from ycsb_runner.errors import check_stop
 
     chunks = []
     with open(path, "rb", buffering=0) as fh:

@@ -79,9 +79,34 @@ def _load(path: Path, stderr: Path | None, table: str = "operations") -> ParsedR
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return path.read_bytes() if path.is_file() else _read_stream(path)
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+WAKE_S = 0.1  # a wait for a pipe's data returns to Python this often
+
+
+def _read_stream(path: Path) -> bytes:
+    """A pipe (``/dev/stdin``, ``<(...)``, a FIFO) read whole, its waits WAKE_S long: a Ctrl-C the kernel
+    gives another thread (numpy's OpenBLAS workers) only marks Python's handler to run and would never end
+    a read blocked in the main thread (issue 52: a lost Ctrl-C); each wait's end runs it."""
+    import os
+    import select
+
+    from ycsb_runner.errors import check_stop
+
+    chunks = []
+    with open(path, "rb", buffering=0) as fh:
+        fd = fh.fileno()
+        while True:
+            if not select.select([fd], [], [], WAKE_S)[0]:
+                check_stop()  # a Ctrl-C whose KeyboardInterrupt a library swallowed still ends the wait
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
 
 
 def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:

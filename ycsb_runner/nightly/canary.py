@@ -144,6 +144,8 @@ class CanaryNights:
     moves: dict[str, list[Move]]  # run_id -> the canaries that moved that night
     series: int  # canary series in the history of these runs
     nights_known: int  # nights on which at least one canary could be judged
+    measured: frozenset[str] = frozenset()  # the runs with a canary value (a sound one)
+    left_out: tuple[str, ...] = ()  # "<canary> on <run>" of each value that is no measurement (valid_values)
 
     @property
     def environment(self) -> set[str]:
@@ -156,7 +158,7 @@ class CanaryNights:
 def canary_nights(metrics: pd.DataFrame, run_ids: list[str]) -> CanaryNights:
     """The canaries of *metrics* (the history's rows of the runs *run_ids*, oldest first): per series the
     night's value is the median of its repetitions (before and after the steps)."""
-    rows = metrics[(metrics["phase"] == CANARY) & metrics["metric"].isin(JUDGED)]
+    rows, left_out = valid_values(metrics[(metrics["phase"] == CANARY) & metrics["metric"].isin(JUDGED)])
     moves: dict[str, list[Move]] = {}
     known: set[int] = set()
     groups = list(rows.groupby(["mix", "operation", "metric"], sort=True)) if not rows.empty else []
@@ -170,7 +172,21 @@ def canary_nights(metrics: pd.DataFrame, run_ids: list[str]) -> CanaryNights:
         known |= {int(i) for i in ok if np.sum(~np.isnan(values[:i])) >= MIN_NIGHTS}
         for m in night_moves(str(metric), str(operation), values, run_ids, within):
             moves.setdefault(m.run_id, []).append(m)
-    return CanaryNights(moves, len(groups), len(known))
+    measured = frozenset(str(r) for r in rows["run_id"])
+    return CanaryNights(moves, len(groups), len(known), measured, left_out)
+
+
+def valid_values(rows: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The canary rows whose value is a measurement (a finite number: above 0 for a capacity or a round
+    trip, 0-100 for a share of the CPU), as floats; and "<canary> on <run>" of each one left out (text,
+    NaN, inf, a negative capacity: a history edited or damaged by hand, never a night that did not move)."""
+    values = pd.to_numeric(rows["value"], errors="coerce").to_numpy(dtype=float)
+    share = rows["metric"].astype(str).str.endswith("_pct").to_numpy(dtype=bool)
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(values) & np.where(share, (values >= 0) & (values <= 100), values > 0)
+    bad = rows[~ok]
+    left_out = tuple(dict.fromkeys(f"{m} on {r}" for m, r in zip(bad["metric"], bad["run_id"], strict=True)))
+    return rows[ok].assign(value=values[ok]), left_out
 
 
 def without_environment(
@@ -241,11 +257,30 @@ def canary_lines(nights: CanaryNights | None, newest: list[str]) -> list[str]:
     """What the canaries said of the *newest* nights (the ones judged), for the notes."""
     if nights is None:
         return ["canaries ignored (--ignore-canaries)"]
+    left = _left_out_line(nights.left_out)
     if not nights.series:
-        return ["no canaries in these runs (bench measures them unless --no-canaries)"]
-    moved = nights.on(newest)
-    if moved:
-        return [f"canary moved: {m.text}" for m in moved]
-    if not nights.nights_known:
-        return [f"{nights.series} canary series, too few nights to know their noise (need {MIN_NIGHTS + 1})"]
-    return [f"{nights.series} canary series: none moved on the newest {len(newest)} nights"]
+        return ["no canaries in these runs (bench measures them unless --no-canaries)", *left]
+    missing = [r for r in newest if r not in nights.measured]
+    lines = [f"canary moved: {m.text}" for m in nights.on(newest)]
+    if not lines and not nights.nights_known:
+        lines = [f"{nights.series} canary series, too few nights to know their noise (need {MIN_NIGHTS + 1})"]
+    elif not lines and len(missing) < len(newest):
+        which = f"the newest {len(newest)} nights"
+        if missing:
+            which = f"{len(newest) - len(missing)} of {which}"
+        lines = [f"{nights.series} canary series: none moved on {which}"]
+    if missing:  # never "none moved" for a night no canary measured
+        when = "then" if len(missing) > 1 else "that night"
+        lines.append(f"no canary on {_some(missing)}: whether the environment moved {when} is not known")
+    return lines + left
+
+
+def _some(items: list[str] | tuple[str, ...], shown: int = 3) -> str:
+    return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
+def _left_out_line(left_out: tuple[str, ...]) -> list[str]:
+    """The note of the canary values ``valid_values`` left out (none: no line)."""
+    if not left_out:
+        return []
+    return [f"{len(left_out)} canary value(s) left out, not a measurement: {_some(left_out)}"]

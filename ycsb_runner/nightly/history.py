@@ -462,6 +462,7 @@ class SqliteHistory:
     def _read(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
         """*query*'s answer over a read-only connection (``immutable`` on a read-only mount when SQLite
         cannot open it otherwise); one-line errors for a locked, unreadable or damaged file."""
+        self._refuse_empty()
         uri = f"file:{quote(str(self.path.absolute()))}?mode=ro"
         try:
             try:
@@ -472,6 +473,24 @@ class SqliteHistory:
                 return self._query_at(uri + "&immutable=1", query)
         except sqlite3.Error as err:
             raise _sqlite_trouble(self.path, err, "read") from None
+        except pd.errors.DatabaseError as err:  # read_sql_query's wrapper of SQLite's (another schema's file)
+            cause = err.__cause__ if isinstance(err.__cause__, sqlite3.Error) else sqlite3.DatabaseError(err)
+            raise _sqlite_trouble(self.path, cause, "read") from None
+
+    def _refuse_empty(self) -> None:
+        """A 0-byte history (SQLite would read it as one with no tables) is a lost one: one line that says so
+        and what to do. (A history SQLite made has its header from the start, its WAL beside it.)"""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            if self.path.stat().st_size or (wal.exists() and wal.stat().st_size):
+                return
+        except OSError:  # missing or unreadable: as SQLite says it
+            return
+        raise UserError(
+            f"the history {self.path} is empty (0 bytes: what an interrupted copy or a full disk leaves): "
+            "restore it from a copy if you have one, else move it away and run `ycsb-runner history "
+            "rebuild`, which indexes the run folders again"
+        )
 
     def _query_at(self, uri: str, query: Callable[[sqlite3.Connection], Any]) -> Any:
         con = sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT_S, isolation_level=None)

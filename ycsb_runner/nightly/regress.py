@@ -260,6 +260,9 @@ def regress(
     result.plan = suite_plan(result.table, opts, minutes)
     if result.plan.get("line") and result.exit_code == EXIT_UNDECIDED and "could not tell" in result.reason:
         result.reason += f"; {result.plan['line']}"
+    if opts.window > len(used):  # each series judged with the windows its nights hold (window_for)
+        n = len(used)
+        result.reason += f"; --window {opts.window} is more than the {n} nights: windows up to {n} tested"
     return _with_left_out(result, left_out)
 
 
@@ -345,18 +348,20 @@ def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> Regr
     out.left_out = left_out
     if left_out:
         nights = sum(len(v) for v in left_out.values())
-        out.reason += f"; {nights} night value(s) left out of {len(left_out)} series (not a finite number)"
+        out.reason += f"; {nights} night value(s) left out of {len(left_out)} series (not a number >= 0)"
     return out
 
 
 def finite_nights(m: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple, list[str]]]:
-    """The metric rows whose value is a finite number, and per series (``SERIES_KEYS`` tuple) the runs
-    left out of it: a NaN, inf or missing value is one bad night of that series, not the whole series'."""
+    """The metric rows whose value is a finite number, 0 or more (no figure of the history is negative),
+    and per series (``SERIES_KEYS`` tuple) the runs left out of it: a NaN, inf, negative, missing or text
+    value is one bad night of that series, not the whole series'."""
     values = pd.to_numeric(m["value"], errors="coerce").to_numpy(dtype=float)
-    good = np.isfinite(values)
+    with np.errstate(invalid="ignore"):
+        good = np.isfinite(values) & (values >= 0)
     if good.all():
-        return m, {}
-    clean = m[good]
+        return m.assign(value=values), {}
+    clean = m[good].assign(value=values[good])  # numbers (a history's text values made an object column)
     kept = {(series_id(r[:-1]), r[-1]) for r in clean[[*SERIES_KEYS, "run_id"]].itertuples(index=False)}
     left_out: dict[tuple, list[str]] = {}
     for r in m[~good][[*SERIES_KEYS, "run_id"]].itertuples(index=False):
@@ -371,7 +376,7 @@ def _note_left_out(table: pd.DataFrame, held: list[dict[str, Any]], left_out: di
 
     def note(old: Any, runs: list[str]) -> str:
         shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
-        said = f"{len(runs)} night(s) left out: value not a finite number ({shown})"
+        said = f"{len(runs)} night(s) left out: value not a number >= 0 ({shown})"
         return "; ".join(n for n in (str(old or ""), said) if n)
 
     for i, r in zip(table.index, table[SERIES_KEYS].itertuples(index=False), strict=True):
@@ -443,7 +448,7 @@ def _judge_row(
     hib = higher_is_better(str(row["metric"]))
     j = judge_series(
         part["value"].to_numpy(float),
-        window=opts.window,
+        window=window_for(opts, len(part) - accepted_from),
         confirm=opts.confirm,
         min_effect_pct=opts.min_effect_pct,
         alpha=alpha,
@@ -567,12 +572,18 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
     return out
 
 
+def window_for(opts: RegressOptions, nights: int) -> int:
+    """--window, or a series' *nights* when it has fewer (never below --confirm): the windows tried are those
+    its nights hold (a --window larger than the history crashed the change-point search, issue 52)."""
+    return max(opts.confirm, min(opts.window, nights))
+
+
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
     """The table of every series' row, its p-values corrected over the tested ones and each decided."""
     table = pd.DataFrame(rows, columns=[*COLUMNS, "_open", "_runs"])
     for col in ("repetitions", "needs_nights", "needs_repetitions", "needs_minutes"):
         table[col] = pd.to_numeric(table[col], errors="coerce")
-    table["_open"] = table["_open"].fillna(False).astype(bool)
+    table["_open"] = table["_open"].eq(True)  # (NaN where no series was judged: not open)
     for col in (
         "verdict",
         "direction",

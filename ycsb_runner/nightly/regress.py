@@ -505,6 +505,10 @@ def step_minutes(metrics: pd.DataFrame, runs: list[str]) -> dict[tuple, float]:
     )
     if d.empty:
         return {}
+    d = d.assign(value=pd.to_numeric(d["value"], errors="coerce"))  # a damaged value is no duration
+    d = d[np.isfinite(d["value"]) & (d["value"] > 0)]
+    if d.empty:
+        return {}
     med = d.groupby(STEP_KEYS, dropna=False)["value"].median() / 60.0
     return {series_id(k): float(v) for k, v in med.items()}
 

@@ -642,7 +642,9 @@ ANSWER_RATIOS = {
 def plot_reference_answer(cmp: pd.DataFrame) -> list[bytes]:
     """One image: measured / published per mix (rows) and metric (one bar each, log scale, the red line
     is 1 = as published). *cmp*: ``RunAnalysis.reference`` rows."""
-    cmp = cmp[cmp["ratio"].notna() & (cmp["ratio"] > 0)] if not cmp.empty else cmp
+    if not cmp.empty:  # a ratio a log axis can draw: finite and above 0 (a 1e308 figure gives inf)
+        ratio = pd.to_numeric(cmp["ratio"], errors="coerce")
+        cmp = cmp[np.isfinite(ratio) & (ratio > 0)]
     if cmp.empty:
         return []
     from matplotlib.ticker import FuncFormatter, NullLocator

@@ -9,6 +9,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
@@ -520,11 +521,12 @@ def write_report(
 ) -> tuple[Path, Path]:
     """Write ``report.html`` (self-contained) and ``report.md`` (+ ``report-figures/*.png``) of a run (its
     folder, or the run or analysis a command already holds); return their paths."""
-    a = RunAnalysis.of(run_dir)
+    a = run_dir if isinstance(run_dir, RunAnalysis) else RunAnalysis.of(run_dir)
     out = Path(out_dir) if out_dir else a.run.root
     return write_pages(run_document(a), out, REPORT_HTML, REPORT_MD)
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # a 1e308 figure: inf, not a warning
 def run_document(a: RunAnalysis) -> Document:
     """The report of a run as a document: its banners, tables, figures, the measured vs published rows and
     the run's description, statistics and steps."""

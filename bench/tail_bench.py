@@ -7,8 +7,10 @@ p99, p99.9 and max of one operation (AR(1) 0.3 nights; spread 3 % for throughput
 for p99.9, 40 % for max, log-normal). In the *changed* suite every step's tail moves on night *nights*: p99.9
 x2, p99 +3 %, the rest flat (a GC pause, a checkpoint stall). ``regress`` at its defaults judges the nights
 one after the other; a step is caught when one of its series regresses within 3 nights of the change (by the
-night's index nights + 2: --confirm 2 needs two nights). The *null* suite (same noise, no change) judged on
-as many nights gives the false alarms: series flagged per 100 series-nights judged, the tails and the rest.
+night's index nights + 2: --confirm 2 needs two nights); also the steps caught by ``latency_distribution``
+alone (the step's one test of its quantiles, ``nightly.distribution``). The *null* suite (same noise, no
+change) judged on as many nights gives the false alarms: series flagged per 100 series-nights judged, the
+tails, latency_distribution and the rest.
 Target (issue 47): recall >= 80 % of steps at the default alpha (the same false-alarm budget as p99's).
 """
 
@@ -35,6 +37,8 @@ SERIES = [  # (operation, metric, spread, change)
     ("READ", "max_us", 0.40, 1.0),
 ]
 TAILS = {"p999_us", "max_us"}
+DIST = "latency_distribution"  # regress's test of the step's latency quantiles (p99, p99.9, max here)
+KINDS = ("tails", "distribution", "others")
 
 
 def suite(
@@ -104,22 +108,26 @@ def main() -> None:
         for r in t[t["verdict"] == REGRESSION].to_dict("records"):
             caught.setdefault(str(r["mix"]), set()).add(str(r["metric"]))
     recall = len(caught) / args.steps
-    by_metric = {m: sum(m in v for v in caught.values()) for _, m, _, _ in SERIES}
+    by_metric = {m: sum(m in v for v in caught.values()) for m in [*(m for _, m, _, _ in SERIES), DIST]}
+    dist_recall = by_metric[DIST] / args.steps
     runs, metrics = suite(args.steps, args.nights, False, args.seed + 1)
-    alarms = {"tails": 0, "others": 0}
-    points = {"tails": 0, "others": 0}
+    alarms = dict.fromkeys(KINDS, 0)
+    points = dict.fromkeys(KINDS, 0)
     for upto in range(args.nights + 1, args.nights + 4):
         t = judged(runs, metrics, upto)
         tested = t[~t["verdict"].isin(["untested"])]
         for r in tested.to_dict("records"):
-            kind = "tails" if r["metric"] in TAILS else "others"
+            kind = "tails" if r["metric"] in TAILS else "distribution" if r["metric"] == DIST else "others"
             points[kind] += 1
             alarms[kind] += r["verdict"] == REGRESSION
     cpu = time.process_time() - t0
     print(f"{args.steps} steps x {len(SERIES)} series, {args.nights} nights, then p99.9 x2 and p99 +3 %:")
     print(f"recall within 3 nights: {100 * recall:.1f} % of steps ({len(caught)} of {args.steps})")
     print("  caught by: " + ", ".join(f"{m} {k}" for m, k in by_metric.items()))
-    for kind in ("tails", "others"):
+    print(
+        f"latency_distribution alone: {100 * dist_recall:.1f} % of steps ({by_metric[DIST]} of {args.steps})"
+    )
+    for kind in KINDS:
         rate = 100 * alarms[kind] / max(1, points[kind])
         print(
             f"false alarms ({kind}, no change): {alarms[kind]} in {points[kind]} series-nights"

@@ -71,10 +71,21 @@ CLIENT_METRICS = tuple(n for n, m in METRICS.items() if m.side == "client")
 SERVER_METRICS = tuple(n for n, m in METRICS.items() if m.side == "server")
 
 
+# regress's distribution-level series per step cell and operation (``ycsb_runner.nightly.distribution``):
+# not a figure of the history, a test over its latency quantiles; its values are the quantile that moved most
+DISTRIBUTION_METRICS: dict[str, Metric] = _by_name(
+    Metric("latency_distribution", "latency distribution (the quantile that moved most)", "µs", False)
+)
+
+
 def registered_metric(name: str) -> Metric | None:
     """The registered metric *name* (a step, operation or run figure), or None."""
     return (
-        METRICS.get(name) or OPERATION_METRICS.get(name) or RUN_METRICS.get(name) or CANARY_METRICS.get(name)
+        METRICS.get(name)
+        or OPERATION_METRICS.get(name)
+        or RUN_METRICS.get(name)
+        or CANARY_METRICS.get(name)
+        or DISTRIBUTION_METRICS.get(name)
     )
 
 

@@ -190,24 +190,24 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
-    assert len(rows) == 6 and {r["operation"] for r in rows} == {"READ"}  # avg, p99, max of 2 steps
+    assert len(rows) == 8 and {r["operation"] for r in rows} == {"READ"}  # avg, p99, max, distribution of 2
     assert {(r["change_run"], r["accepted_at_run"], r["accepted_by"], r["why"]) for r in rows} == {
         ("night-08", "night-10", "alice", why)
     }
     assert "[abc]" in res.stderr  # the log line keeps the brackets (no markup)
     res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "the rest", "-f", "csv"])
-    assert res.exit_code == 0 and len(pd.read_csv(__import__("io").StringIO(res.stdout))) == 9
+    assert res.exit_code == 0 and len(pd.read_csv(__import__("io").StringIO(res.stdout))) == 11
     stored = SqliteHistory(slow_history / "history.sqlite").accepts(SUITE)
-    assert len(stored) == 15 and stored["accepted_by"].iloc[-1] not in ("", "alice")  # the login user
+    assert len(stored) == 19 and stored["accepted_by"].iloc[-1] not in ("", "alice")  # the login user
     res = runner.invoke(app, ["regress", SUITE, *where], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert (
-        f"accepted night-08 by alice at {rows[0]['accepted_at']}: {why} (6 series; 6 too recent to test)"
+        f"accepted night-08 by alice at {rows[0]['accepted_at']}: {why} (8 series; 8 too recent to test)"
         in res.stdout
     )
     assert "open since" not in res.stdout
     doc = json.loads(runner.invoke(app, ["regress", SUITE, *where, "-f", "json"]).stdout)
-    assert doc["exit_code"] == 0 and doc["accepted"] == 15 and len(doc["accepts"]) == 15
+    assert doc["exit_code"] == 0 and doc["accepted"] == 19 and len(doc["accepts"]) == 19
     assert {r["verdict"] for r in doc["rows"]} == {"accepted"}
     res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "again"])
     assert isinstance(res.exception, UserError) and res.exception.exit_code == 2
@@ -216,7 +216,7 @@ def test_regress_accept_on_the_command_line(slow_history: Path, tmp_path: Path) 
     assert runner.invoke(app, ["regress", SUITE, *where, "--report", str(out)]).exit_code == 0
     page, md = (out / "regress.html").read_text(), (out / "regress.md").read_text()
     assert "Open and accepted changes" in page and html_escaped(why) in page and "by alice at" in page
-    assert "| accepted | night-08 |" in md and "(6 series; 6 too recent to test)" in md
+    assert "| accepted | night-08 |" in md and "(8 series; 8 too recent to test)" in md
 
 
 def html_escaped(text: str) -> str:
@@ -280,11 +280,12 @@ def test_accept_takes_the_series_its_acceptance_brings_over_the_threshold(tmp_pa
     runner = CliRunner()
     before = json.loads(runner.invoke(app, ["regress", "quick", *where, "-f", "json"]).stdout)
     verdicts = {(r["operation"], r["metric"], r["phase"]): r["verdict"] for r in before["rows"]}
-    assert sorted(verdicts.values()).count("regression") == 8
+    assert sorted(verdicts.values()).count("regression") == 11  # 8 and 3 latency_distribution
+    assert sum(v == "regression" and k[1] == "latency_distribution" for k, v in verdicts.items()) == 3
     res = runner.invoke(app, ["regress", "accept", "quick", *where, "--why", "throttled", "-f", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
-    assert len(rows) == 8 and {r["change_run"] for r in rows} == {"night-7", "night-8"}
+    assert len(rows) == 11 and {r["change_run"] for r in rows} == {"night-7", "night-8", "night-9"}
     assert any(r["operation"] == "UPDATE" and r["metric"] == "p99_us" for r in rows)
     after = runner.invoke(app, ["regress", "quick", *where, "-f", "json"])
     assert after.exit_code == 0, after.output
@@ -306,9 +307,12 @@ def test_one_accept_can_take_a_series_twice_and_regress_applies_the_newest(tmp_p
         taken.setdefault((r["phase"], r["operation"], r["metric"]), []).append(r["change_run"])
     assert taken.pop(("run", "OVERALL", "throughput_ops_s")) == ["night-3", "night-8"]
     assert taken.pop(("run", "READ", "avg_us")) == ["night-5"]
-    assert len(taken) == 4 and all(runs == ["night-8"] for runs in taken.values())
+    dist = {k: v for k, v in taken.items() if k[2] == "latency_distribution"}  # from its window's nights
+    assert len(dist) == 3 and all(runs in (["night-8"], ["night-9"]) for runs in dist.values())
+    assert len(taken) == 7 and all(runs == ["night-8"] for k, runs in taken.items() if k not in dist)
     after = runner.invoke(app, ["regress", "quick", *where, "-f", "json"])
     assert after.exit_code == 0, after.output
     doc = json.loads(after.stdout)
-    assert len(doc["accepts"]) == 6 and {a["change_run"] for a in doc["accepts"]} == {"night-8", "night-5"}
+    assert len(doc["accepts"]) == 9  # 6 and 3 latency_distribution
+    assert {a["change_run"] for a in doc["accepts"]} == {"night-8", "night-5", "night-9"}
     assert "regression" not in {r["verdict"] for r in doc["rows"]}

@@ -182,7 +182,8 @@ MetricOpt = option(
     list[str] | None,
     "--metric",
     metavar="NAME",
-    help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us, p999_us, max_us, findmax_ops_s (repeatable).",
+    help="throughput_ops_s, avg_us, p50_us, p95_us, p99_us, p999_us, max_us, findmax_ops_s, "
+    "latency_distribution (regress: one test of each step's latency quantiles) (repeatable).",
 )
 IgnoreCanariesOpt = option(
     bool,

@@ -54,6 +54,7 @@ from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 from ycsb_runner.nightly import canary, window
 from ycsb_runner.nightly.alerts import alert_id
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, SuiteAt, judge_series
+from ycsb_runner.nightly.distribution import DISTRIBUTION, distribution_rows
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
 
@@ -250,6 +251,9 @@ def regress(
     rows, values, held, applied = _series_rows(
         groups, nights, newest_id, tags, opts, _accepts_by_series(accepts, suite), len(used)
     )
+    if DISTRIBUTION in opts.metrics:  # one test of each step and operation's latency quantiles
+        by_series = _accepts_by_series(accepts, suite)
+        _distribution(metrics, order, newest_id, tags, opts, by_series, rows, values, held, applied)
     table = _series_table(rows, opts)
     if nights is not None:
         _attribute(table, nights, opts)
@@ -318,6 +322,51 @@ def _series_rows(
             row["note"] = "; ".join(n for n in (str(row.get("note") or ""), note) if n)
         rows.append(row)
     return rows, values, held, applied
+
+
+def _distribution(
+    metrics: pd.DataFrame,
+    order: dict[str, int],
+    newest_id: str,
+    tags: dict,
+    opts: RegressOptions,
+    by_series: dict[tuple[str, ...], pd.DataFrame],
+    rows: list[dict[str, Any]],
+    values: dict[tuple, pd.DataFrame],
+    held: list[dict[str, Any]],
+    applied: list[dict[str, Any]],
+) -> None:
+    """The ``latency_distribution`` rows (``nightly.distribution``) into *rows* and *values*, each from its
+    accepted change on (``regress accept`` takes them like any series; too recent: held as accepted)."""
+    found: dict[tuple, tuple[int, dict[str, Any]]] = {}
+
+    def start_of(key: tuple, runs: list[str]) -> int:
+        acc = _acceptance(by_series.get(series_id(key)), runs, opts)
+        if acc is None:
+            return 0
+        found[key] = acc
+        return acc[0]
+
+    finite = finite_nights(metrics[metrics["run_id"].isin(order)])[0]
+    more, more_values = distribution_rows(
+        finite,
+        order,
+        newest_id,
+        window=opts.window,
+        confirm=opts.confirm,
+        alpha=opts.alpha,
+        start_of=start_of,
+    )
+    values.update(more_values)
+    for row in more:
+        key = tuple(row[k] for k in SERIES_KEYS)
+        acc = found.get(key)
+        if acc is not None:
+            applied.append(acc[1])
+            if acc[1]["settling"]:
+                held.append(_accepted_row(row, *acc, values[key], tags, opts))
+                continue
+        rows.append(row)
 
 
 def _series_nights(
@@ -687,7 +736,7 @@ def _attribute(table: pd.DataFrame, nights: canary.CanaryNights, opts: RegressOp
         runs = list(table.at[i, "_runs"])
         start = str(table.at[i, "change_run"])
         change_nights = runs[runs.index(start) :] if start in runs else runs[-opts.window :]
-        tail = str(table.at[i, "metric"]) in PERCENTILE_METRICS
+        tail = str(table.at[i, "metric"]) in {*PERCENTILE_METRICS, DISTRIBUTION}
         change = float(table.at[i, "change_pct"])
         env, moved = canary.attribution(change_nights, change, nights, opts.confirm, tail=tail)
         if not moved:

@@ -11,8 +11,17 @@ from dataclasses import dataclass
 from ycsb_runner.analyse import BH, DEFAULT_ALPHA, HOLM
 
 CORRECTIONS = {HOLM: "Holm (family-wise error rate)", BH: "Benjamini-Hochberg (false discovery rate)"}
-# findmax_ops_s: findmax runs; p999_us and max_us: the tails beyond p99 (runs recorded before them have none)
-DEFAULT_METRICS = ("throughput_ops_s", "avg_us", "p99_us", "p999_us", "max_us", "findmax_ops_s")
+# findmax_ops_s: findmax runs; p999_us and max_us: the tails beyond p99 (runs recorded before them have none);
+# latency_distribution: one test of each step and operation's latency quantiles (``nightly.distribution``)
+DEFAULT_METRICS = (
+    "throughput_ops_s",
+    "avg_us",
+    "p99_us",
+    "p999_us",
+    "max_us",
+    "findmax_ops_s",
+    "latency_distribution",
+)
 DEFAULT_PERMUTATIONS = 199
 HOST_CHANGE = ("mark", "split")  # --on-host-change
 
@@ -31,9 +40,9 @@ class RegressOptions:
 
     def check(self) -> None:
         """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
-        from ycsb_runner.metrics import OPERATION_METRICS, RUN_METRICS
+        from ycsb_runner.metrics import DISTRIBUTION_METRICS, OPERATION_METRICS, RUN_METRICS
 
-        known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS}
+        known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS, *DISTRIBUTION_METRICS}
         if bad := [m for m in self.metrics if m not in known]:
             raise ValueError(f"--metric {bad[0]!r}: known metrics are {', '.join(sorted(known))}")
         if self.correction not in CORRECTIONS:

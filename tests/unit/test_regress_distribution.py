@@ -1,0 +1,88 @@
+"""regress's distribution-level series (``latency_distribution``): one test per step and operation of the
+night's latency quantiles against the baseline nights' own spread, named by the quantile that moved most."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ycsb_runner.nightly.distribution import DISTRIBUTION, shift
+from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
+from ycsb_runner.nightly.regress import CANNOT_TELL, NO_CHANGE, REGRESSION, RegressOptions, regress
+
+# (metric, night-to-night spread of its log): p50 and p95 quiet, the tail noisier
+QUANTILES = [("p50_us", 0.03), ("p95_us", 0.04), ("p99_us", 0.05), ("p999_us", 0.15), ("max_us", 0.4)]
+
+
+def _history(
+    tail: float, nights: int = 25, after: int = 2, seed: int = 5
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two steps of one operation each; from night *nights* on, p99.9 x *tail* and p99 +3 % when tail != 1."""
+    rng = np.random.default_rng(seed)
+    n = nights + after
+    ids = [f"night-{i:03d}" for i in range(n)]
+    runs = pd.DataFrame(
+        {
+            "run_id": ids,
+            "suite": "s",
+            "fingerprint": "f",
+            "verdict": "completed",
+            "started_at": [f"2026-01-{1 + i:02d}T02:00:00Z" for i in range(n)],
+            "tags": [{} for _ in range(n)],
+        }
+    ).reindex(columns=RUN_COLUMNS)
+    frames = []
+    for step in ("a", "b"):
+        for metric, spread in QUANTILES:
+            value = 1000.0 * np.exp(spread * rng.standard_normal(n))
+            if metric == "p999_us":
+                value[nights:] *= tail
+            if metric == "p99_us" and tail != 1:
+                value[nights:] *= 1.03
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "run_id": ids,
+                        "step": f"{step}-run",
+                        "repetition": 1,
+                        "phase": "run",
+                        "mix": step,
+                        "threads": 8,
+                        "audit": "none",
+                        "operation": "READ",
+                        "metric": metric,
+                        "value": value,
+                    }
+                )
+            )
+    return runs, pd.concat(frames, ignore_index=True)[METRIC_COLUMNS]
+
+
+def _distribution(runs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
+    opts = RegressOptions(metrics=("throughput_ops_s", "avg_us", "p99_us", DISTRIBUTION))  # no p999 series
+    t = regress(runs, metrics, "s", opts).table
+    return t[t["metric"] == DISTRIBUTION].set_index("mix")
+
+
+def test_a_tail_that_moves_alone_flags_the_distribution_and_names_p999() -> None:
+    t = _distribution(*_history(2.0))
+    assert sorted(t.index) == ["a", "b"]
+    assert (t["verdict"] == REGRESSION).all(), t[["verdict", "p_adjusted", "note"]]
+    assert all(str(n).startswith("p99.9 moved most: x") for n in t["note"])
+    assert t["change_pct"].astype(float).between(60, 160).all()  # x2 seen through the noise
+    assert t["change_run"].isin(["night-024", "night-025"]).all() and (t["test"] == "distribution").all()
+
+
+def test_a_flat_history_does_not_flag_the_distribution() -> None:
+    for seed in range(5):
+        t = _distribution(*_history(1.0, seed=seed))
+        assert len(t) == 2 and t["verdict"].isin([NO_CHANGE, CANNOT_TELL]).all(), t[["verdict", "note"]]
+
+
+def test_shift_standardises_by_each_quantile_own_spread() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((30, 2)) * [0.01, 0.5]  # a quiet and a noisy quantile
+    logq = np.vstack([base, [[0.05, 0.5], [0.05, 0.5]]])  # +5 % on the quiet one, +65 % on the noisy one
+    s = shift(logq, ["p50_us", "max_us"], window=2, confirm=2, alpha=0.01)
+    assert s is not None and s.quantile == "p50_us" and s.p_value < 0.01 and s.baseline == (0, 30)
+    assert shift(logq[:4], ["p50_us", "max_us"], window=2, confirm=2, alpha=0.01) is None  # 2 baseline nights

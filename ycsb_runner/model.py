@@ -239,8 +239,35 @@ class SuiteInfo:
     templates: str = "built-in"
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> SuiteInfo:
+    def from_json(cls, d: dict[str, Any], where: str = "the run") -> SuiteInfo:
+        for key, types in _SUITE_TYPES.items():
+            if key in d and d[key] is not None and not isinstance(d[key], types):
+                raise UserError(
+                    f"{where} is damaged: its manifest's suite.{key} is {type(d[key]).__name__} "
+                    f"{_shown(d[key])}, not {' or '.join(_TYPE_NAMES[t] for t in types)}; re-run the suite"
+                )
         return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+
+
+# the JSON types of a manifest's suite fields (None is allowed where the field has a default)
+_SUITE_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,),
+    "study": (str,),
+    "description": (str,),
+    "source": (str,),
+    "path": (str,),
+    "tags": (dict,),
+    "notes": (list,),
+    "scaling": (dict,),
+    "repetitions": (int,),
+    "order": (str,),
+    "warmup_runs": (int,),
+    "audit_states": (list,),
+    "mixes": (list,),
+    "threads": (list,),
+    "recordcount": (int,),
+    "templates": (str,),
+}
 
 
 @dataclass
@@ -400,7 +427,7 @@ class Manifest:
         try:
             return cls(
                 run_id=d["run_id"],
-                suite=SuiteInfo.from_json(d.get("suite") or {"name": ""}),
+                suite=SuiteInfo.from_json(d.get("suite") or {"name": ""}, where),
                 status=d.get("status", "unknown"),
                 error=d.get("error"),
                 started_at=epoch_of(d.get("started_at")) or 0.0,
@@ -435,7 +462,7 @@ _MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
     "steps": (list, type(None)),
     **{k: (dict, type(None)) for k in ("suite", "target", "ycsb", "java", "host", "tool")},
 }
-_TYPE_NAMES = {str: "text", dict: "an object", list: "a list", type(None): "null"}
+_TYPE_NAMES = {str: "text", int: "a whole number", dict: "an object", list: "a list", type(None): "null"}
 
 
 def _shown(value: Any) -> str:

@@ -140,8 +140,8 @@ def _json(res: object) -> dict:
     return json.loads(res.stdout)  # type: ignore[attr-defined]
 
 
-# the tiny suite's series that a slower server moves: throughput, average, p99 and max latency and the latency distribution of its
-# steps' operations (every one regresses on the slow nights)
+# the tiny suite's series that a slower server moves: throughput, average, p99 and max latency and the
+# latency distribution of its steps' operations (every one regresses on the slow nights)
 FLAGGED = 19
 
 

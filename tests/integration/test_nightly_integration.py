@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -216,6 +217,12 @@ def _worse(nights: Path, row: dict, newest: str) -> float:
 def _measured_change(nights: Path, row: dict, newest: str) -> float:
     """The test's own figure for a flagged series: the median of its nights from ``change_run`` to *newest*
     against the median of the normal nights before, in % (from the history's values, not from regress)."""
+    if row["metric"] == "latency_distribution":  # measured on the quantile its note says moved most
+        from ycsb_runner.nightly.distribution import QUANTILES
+
+        moved = re.search(r"(p50|p95|p99\.9|p99|max) moved most", row["note"])
+        assert moved, row
+        row = {**row, "metric": {label: m for m, label in QUANTILES.items()}[moved.group(1)]}
     h = SqliteHistory(nights / "history.sqlite")
     runs = h.runs().set_index("run_id")
     m = h.metrics(runs.index.tolist())

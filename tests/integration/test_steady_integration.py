@@ -108,4 +108,4 @@ def test_a_run_with_a_10_s_server_stop_is_flagged_not_stationary(server: ServerI
     assert "not stationary" in table.attrs["unsteady"] and (table["not stationary"] == "yes").any()
     _, md = write_report(run)
     text = md.read_text()
-    assert "run steps not stationary" in text and "warm-up cut" in text
+    assert "run steps still moving (not stationary)" in text and "warm-up cut" in text

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
+from ycsb_runner.nightly.alerts import ALERT_FIELDS
 from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE, check_name
 
@@ -95,24 +96,7 @@ def _accept_values(row: dict[str, Any]) -> list[Any]:
 
 
 # the alerts table: an Alert's fields with its series as SERIES_KEYS columns (text)
-ALERT_COLUMNS = [
-    "alert_id",
-    "suite",
-    *SERIES_KEYS,
-    "direction",
-    "change_pct",
-    "change_run",
-    "raised_run",
-    "raised_at",
-    "status",
-    "status_by",
-    "status_at",
-    "why",
-    "link",
-    "first_triaged_at",
-    "recovered_run",
-    "baseline_run",
-]
+ALERT_COLUMNS = [c for f in ALERT_FIELDS for c in (SERIES_KEYS if f == "series" else [f])]
 _ALERT_NEW = ["change_pct"]  # what a later judgement of the same alert updates (never its triage)
 
 

@@ -257,7 +257,7 @@ _SUITE_TYPES: dict[str, tuple[type, ...]] = {
     "source": (str,),
     "path": (str,),
     "tags": (dict,),
-    "notes": (list,),
+    "notes": (list, str),  # a hand-edited manifest may hold one note as text: shown as it is
     "scaling": (dict,),
     "repetitions": (int,),
     "order": (str,),

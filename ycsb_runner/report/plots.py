@@ -43,6 +43,17 @@ def png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+def log_scale(ax: Any, which: str = "y") -> None:
+    """A log scale on *ax*'s *which* axis whose tick labels are plain numbers ("100", "0.5"): matplotlib's
+    own log labels are mathtext, shown as typed ("$\\mathdefault{10^{2}}$") while math parsing is off."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def latency_unit(max_us: float) -> tuple[str, float]:
     """("µs", 1), ("ms", 1e3) or ("s", 1e6): the unit in which *max_us* reads best."""
     if not max_us or max_us != max_us or max_us < 5_000:
@@ -309,7 +320,7 @@ def plot_spectrum(run: RunResult) -> tuple[list[bytes], str, str]:
         ax.minorticks_off()
         values = part["latency_us"][part["latency_us"] > 0] / div
         if not values.empty and values.max() / max(values.min(), 1e-9) > 30:
-            ax.set_yscale("log")
+            log_scale(ax)
         ax.set(title=f"{op}: latency by percentile", xlabel="percentile (log scale towards the tail)")
         ax.set_ylabel(f"latency ({unit})")
         ax.grid(alpha=0.3, which="both")

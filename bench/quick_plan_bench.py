@@ -17,6 +17,8 @@ folder exists is not run again; run them in one invocation, so that every night 
   history, OUT/followed (``--repetitions`` overrides);
 - ``slow``: ``--slow`` nights more into that history with the server stopped 10 % of the time (SIGSTOP for
   ``--slow-stop`` s in every ``--slow-period`` s: cpulimit's method, as tests/integration throttle);
+- ``heavy``: ``--heavy`` nights more with the server stopped ``--heavy-stop`` s in every ``--slow-period`` s
+  (half the time by default): a change this machine's noise lets regress see, for its evidence;
 - ``stall``: a history of its own, OUT/stall (``--stall-set`` more settings, e.g. one mix, to save time):
   ``--stall-normal`` normal nights, then ``--stall`` nights with short stalls (SIGSTOP 200 ms every 2 s: the
   same 10 % of the time, in longer pieces): does p99.9 move more than p99?
@@ -51,7 +53,7 @@ from ycsb_runner.embedded import EmbeddedServer  # noqa: E402
 from ycsb_runner.nightly.history import SqliteHistory  # noqa: E402
 
 CLI = str(ROOT / ".venv" / "bin" / "ycsb-runner")
-STAGES = ("pilot", "plan", "normal", "slow", "stall", "report")
+STAGES = ("pilot", "plan", "normal", "slow", "heavy", "stall", "report")
 TAIL_METRICS = ("avg_us", "p99_us", "p999_us", "max_us")
 
 
@@ -112,7 +114,7 @@ def night(n: Night, out: Path, args: argparse.Namespace, server: Any, env: dict[
         return None
     results.mkdir(parents=True, exist_ok=True)
     sets = [x for kv in args.set for x in ("--set", kv)]
-    server_tag = "slow" if n.stage == "slow" else ("stall" if n.stage == "stall" else "normal")
+    server_tag = n.stage if n.stage in ("slow", "heavy", "stall") else "normal"
     bench = [
         CLI, "bench", args.suite, "--results", str(results), "--run-id", n.run_id, "--no-report",
         *sets, "--set", f"repetitions={n.repetitions}",
@@ -254,6 +256,9 @@ def report(out: Path) -> None:
     recs = records(out)
     print(f"\n== {len(recs)} nights in {out}/nights.jsonl")
     for r in recs:
+        if r["closing"][:1].isspace():  # cut by an 80-column console (the first nights): the JSON's decision
+            doc = json.loads((out / "reports" / r["history"] / f"{r['run_id']}.json").read_text())
+            r["closing"] = f"{doc['decision']} (newest {r['run_id']}; ...); exit {doc['exit_code']}"
         ms = r.get("most_sensitive") or {}
         fl = "; ".join(
             f"{f['series']} {f['change_pct']:+.1f} % since {f['change_run']}"
@@ -269,11 +274,39 @@ def report(out: Path) -> None:
         if fl:
             print(f"    flagged: {fl}")
     for history in ("followed", "pilot", "stall"):
-        v = values(out, history, ("throughput_ops_s", *TAIL_METRICS))
-        if not v.empty:
-            print(f"\n== {history}: run-phase values per night (median of the repetitions)")
-            with pd.option_context("display.width", 250, "display.max_columns", 60):
-                print(v.round(0).to_string())
+        v = values(out, history, ("throughput_ops_s", "p99_us", "p999_us"))
+        if v.empty:
+            continue
+        read = [c for c in v.columns if c[1] in ("OVERALL", "READ")]
+        shown = v[sorted(read, key=lambda c: (c[2], c[0]))] / 1000.0
+        print(
+            f"\n== {history}: run phase per night (median of the repetitions; throughput in 1000 ops/s, "
+            "latencies in ms)"
+        )
+        with pd.option_context("display.width", 200, "display.max_columns", 30):
+            print(shown.round(2).to_string())
+    for history, changed in (("pilot", "slow"), ("pilot", "heavy"), ("followed", "slow"), ("stall", "stall")):
+        t = tail_moves(out, history, changed)
+        if not t.empty:
+            print(f"\n== {history}: the {changed} nights against the normal ones (median, change in %)")
+            print(t.to_string())
+
+
+def tail_moves(out: Path, history: str, changed: str) -> pd.DataFrame:
+    """Per run-phase operation of *history*: the median of its nights whose run id starts with *changed*
+    against the median of its normal nights, in % per latency metric (and throughput)."""
+    v = values(out, history, ("throughput_ops_s", *TAIL_METRICS))
+    if v.empty:
+        return v
+    hit = v.index.str.startswith(changed)
+    if not hit.any() or hit.all():
+        return pd.DataFrame()
+    before, after = (
+        v[v.index.str.startswith("normal") | v.index.str.startswith("pilot")].median(),
+        v[hit].median(),
+    )
+    moved = ((after / before - 1) * 100).rename("change_pct").reset_index()
+    return moved.pivot_table(index=["mix", "operation"], columns="metric", values="change_pct").round(1)
 
 
 def main() -> None:
@@ -299,6 +332,10 @@ def main() -> None:
     ap.add_argument("--min-effect", type=float, default=5.0)
     ap.add_argument("--slow-stop", type=float, default=0.05)
     ap.add_argument("--slow-period", type=float, default=0.5)
+    ap.add_argument(
+        "--heavy", type=int, default=0, help="nights more after the slow ones, stopped --heavy-stop"
+    )
+    ap.add_argument("--heavy-stop", type=float, default=0.25, help="(in every --slow-period: 0.25 s is half)")
     ap.add_argument("--stall-stop", type=float, default=0.2)
     ap.add_argument("--stall-period", type=float, default=2.0)
     ap.add_argument("--stages", default="pilot,plan,normal,slow,stall,report")
@@ -327,10 +364,14 @@ def main() -> None:
                     )
             elif stage == "plan":
                 plan(out, args, env)
-            elif stage in ("normal", "slow"):
+            elif stage in ("normal", "slow", "heavy"):
                 history, reps, count = followed(out, args)
-                count = count if stage == "normal" else args.slow
-                throttle = None if stage == "normal" else (args.slow_stop, args.slow_period)
+                count = {"normal": count, "slow": args.slow, "heavy": args.heavy}[stage]
+                throttle = {
+                    "normal": None,
+                    "slow": (args.slow_stop, args.slow_period),
+                    "heavy": (args.heavy_stop, args.slow_period),
+                }[stage]
                 for i in range(count):
                     night(Night(history, f"{stage}-{i:02d}", stage, reps, throttle), out, args, server, env)
             elif stage == "stall":

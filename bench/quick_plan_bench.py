@@ -28,6 +28,18 @@ Every night appends one line to OUT/nights.jsonl: its history, run id, stage, re
 the time the server was really stopped, wall times, bench's exit code, regress's exit code and closing line,
 the most sensitive series' detectable_pct and the flagged series; OUT/reports/HISTORY/RUN(.json) keep
 regress's report and JSON of that night. Run it at normal priority (the nights are what is measured).
+
+Measured 6 Dec 2026 on this 2-core host beside 7 other helpers' tests (load average 16-27; figures and
+closing lines in bench/data/quick-plan-2026-12-06/): a night of quick (x1) takes 84-115 s. After 5 nights
+the plan says "the most sensitive series detects 51.8 % today; to detect 5 %: not with more nights or
+repetitions at this noise": the nights' throughput spread is 31-74 % (155-1,313 ops/s for one step), not
+the 5-9 % the issue measured, so the plan's cheapest feasible option is none and 5 % was not reached; after
+10 nights it detects 41.2 % (20 %: 9 repetitions a night, +11 min; 30 %: 14 more nights or 4 repetitions).
+10 normal nights: no alarm (exit 2 every night, could not tell). 3 nights with the server stopped 10.4 % of
+the time: not flagged (they ran faster than the normal median: the host's load fell). 2 nights stopped 50 %:
+flagged on the second (3 series; evidence in regress-heavy-01.md). Stalls of 200 ms every 2 s (one mix, 8
+normal nights): p99.9 x2.6 (+162 %) against p99 +37 %; latency_distribution ("p99.9 moved most") flagged on
+the second stalled night, p999_us on the third.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -131,3 +132,39 @@ def test_regress_names_the_host_and_marks_or_splits_at_a_change(nights: Path) ->
     assert res.exit_code == 2 and doc["runs"] == 3, doc["decision"]
     res = runner.invoke(app, ["regress", TINY, *where, "--on-host-change", "both"])
     assert isinstance(res.exception, UserError) and "use mark or split" in str(res.exception)
+
+
+def test_prune_repoints_results_latest_to_the_newest_run_left_or_removes_it(nights: Path) -> None:
+    """results/latest (the link bench keeps) pointing to a pruned run: repointed to the newest run left, or
+    removed when none is; a link to a run kept, or a folder of that name the tool did not make, stays."""
+    runner = CliRunner()
+    where = ["--results", str(nights)]
+    latest = nights / "latest"
+    latest.symlink_to("night-03")  # (a run bench made before the history was rebuilt: an old one)
+    res = runner.invoke(app, ["history", "prune", *where, "--before", "2026-11-05", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    assert not (nights / "night-03").exists()
+    assert latest.is_symlink() and Path(os.readlink(latest)) == Path("night-10"), res.output
+    assert (latest / "manifest.json").is_file() and "now points to night-10" in res.stderr
+    # a link to a run that stays is left as it is
+    latest.unlink()
+    latest.symlink_to("night-06")
+    assert runner.invoke(app, ["history", "prune", *where, "--before", "2026-11-06"]).exit_code == 0
+    assert Path(os.readlink(latest)) == Path("night-06")
+    # every run pruned: the link goes (nothing left to point to); the folders the tool did not make stay
+    (nights / "mine").mkdir()
+    latest.unlink()
+    latest.symlink_to("night-10")
+    res = runner.invoke(app, ["history", "prune", *where, "--before", "2030-01-01"])
+    assert res.exit_code == 0, res.output
+    assert not latest.exists() and not latest.is_symlink() and "no run folder is left" in res.stderr
+    assert (nights / "mine").is_dir() and (nights / "history.sqlite").is_file()
+
+
+def test_prune_leaves_a_latest_the_tool_did_not_make(nights: Path) -> None:
+    (nights / "latest").mkdir()  # a folder of that name, not bench's link
+    (nights / "latest" / "notes.txt").write_text("mine")
+    res = CliRunner().invoke(app, ["history", "prune", "--results", str(nights), "--before", "2030-01-01"])
+    assert res.exit_code == 0, res.output
+    assert (nights / "latest" / "notes.txt").read_text() == "mine"
+    assert not any((nights / f"night-{i:02d}").exists() for i in range(11))

@@ -162,3 +162,32 @@ def test_a_triaged_alert_shows_its_state_on_every_page(tmp_path: Path) -> None:
         if t["name"] == "alerts"
     ]
     assert any(f"alert {alert.alert_id}: regression investigating" in x for m in marks for x in m)
+
+
+def test_a_series_chart_shows_the_runs_of_other_parameters_and_where_parameters_or_host_changed(
+    tmp_path: Path,
+) -> None:
+    """Regress compares the newest fingerprint's runs; the chart shows the older parameters' nights too (grey,
+    not judged, each linked to its report) and marks the nights the parameters and the host changed."""
+    import sqlite3
+
+    results = tmp_path / "results"
+    bench_script("site_bench").synthetic_history(results, 5, NIGHTS, changes=0.0, seed=5)
+    with sqlite3.connect(results / "history.sqlite") as con:
+        con.execute("UPDATE runs SET fingerprint = 'older' WHERE run_id < 'night-006'")
+        con.execute("UPDATE runs SET client_host = 'old-host' WHERE run_id < 'night-010'")
+    site = build_site(results).parent
+    page = next((site / "series").rglob("*.html"))
+    trend = chart_data(page)[0]
+    traces = {t["name"]: t for t in trend["traces"]}
+    judged = trend["traces"][0]
+    assert len(judged["x"]) == NIGHTS - 6  # regress's comparable runs only
+    other = traces["other parameters or host (not judged)"]
+    hover = [t.split("<br>") for t in other["text"]]  # run id, date, value, verdict and host
+    assert [h[0] for h in hover] == [f"night-{i:03d}" for i in range(6)]
+    assert all(y is not None and y > 0 for y in other["y"])
+    assert all(u.endswith(f"night-{i:03d}/report.html") for i, u in enumerate(other["customdata"]))
+    assert "load generator old-host" in hover[0][3]
+    marks = {a["text"]: a["x"] for a in trend["layout"]["annotations"]}
+    dates = dict(zip([t.split("<br>")[0] for t in judged["text"]], judged["x"], strict=True))
+    assert marks == {"parameters changed": dates["night-006"], "host changed": dates["night-010"]}

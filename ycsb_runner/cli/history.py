@@ -558,8 +558,10 @@ def prune_cmd(
         n = int((plan.remove["folder"] != "").sum())
         log(f"dry run: {len(plan.remove)} runs and {n} folders would be removed; nothing was")
         return
-    out = prune(history, plan)
+    out = prune(history, plan, results)
     log(f"removed {out.runs_removed} runs from the history and {out.folders_removed} run folders")
+    if out.latest:
+        log(out.latest)
 
 
 def register(app: typer.Typer) -> None:

@@ -46,7 +46,7 @@ RECOVERED = 0.25  # an open regression is recovered when its nights are back wit
 OWN_CHANGE_NIGHTS = 3  # a change point this few nights before a regression's first night is its own
 
 
-_CHUNK_BYTES = 8 * 2**20  # the pairwise distances of one chunk of permuted series
+_CHUNK_BYTES = 2 * 2**20  # the pairwise distances of one chunk of permuted series (a site: under 200 MB)
 
 
 def _q_stats(z: np.ndarray, min_size: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special  # the t distribution of scipy.stats, without its 50 MB import
 
 from ycsb_runner.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE
@@ -77,9 +77,9 @@ def shift(logq: np.ndarray, names: list[str], *, window: int, confirm: int, alph
     floor = 1e-9  # a quantile flat on every baseline night: any move is huge, none is nothing
     z = diff / np.maximum(se, floor)
     q = len(names)
-    p = float(min(1.0, q * 2 * stats.t.sf(np.abs(z).max(), df=n - 1)))
+    p = float(min(1.0, q * 2 * special.stdtr(n - 1, -np.abs(z).max())))
     most = int(np.argmax(np.abs(z)))
-    crit = stats.t.isf(alpha / (2 * q), df=n - 1)
+    crit = -special.stdtrit(n - 1, alpha / (2 * q))  # t.isf
     return Shift(
         p_value=p,
         quantile=names[most],

@@ -139,14 +139,46 @@ class PruneOutcome:
     plan: PrunePlan
     runs_removed: int
     folders_removed: int
+    latest: str = ""  # what became of results/latest when it pointed to a removed run ("": untouched)
 
 
-def prune(history: History, plan: PrunePlan) -> PruneOutcome:
-    """Remove the plan's runs from the history (one transaction on SQLite), then their folders."""
+def prune(history: History, plan: PrunePlan, results: Path | None = None) -> PruneOutcome:
+    """Remove the plan's runs from the history (one transaction on SQLite), then their folders; when
+    *results*/latest pointed to a removed folder, it points to the newest run folder left (or goes)."""
     n = history.delete_runs(plan.run_ids)
     folders = 0
+    removed = []
     for folder in plan.remove["folder"]:
         if folder:
             shutil.rmtree(folder)
             folders += 1
-    return PruneOutcome(plan, n, folders)
+            removed.append(Path(folder).name)
+    latest = repoint_latest(history, results, set(removed)) if results is not None and removed else ""
+    return PruneOutcome(plan, n, folders, latest)
+
+
+def repoint_latest(history: History, results: Path, removed: set[str]) -> str:
+    """``results/latest`` after its run folder was removed (one of *removed*, names in *results*): pointed to
+    the newest run folder of the history left, or removed when none is left. Only the link ``bench`` makes
+    (a symlink to a bare folder name in *results*) is touched; anything else of that name is left alone.
+    What was done, in words ("" when nothing)."""
+    import os
+
+    from ycsb_runner.api import point_latest
+
+    link = results / "latest"
+    try:
+        target = os.readlink(link) if link.is_symlink() else ""
+    except OSError:
+        return ""
+    if not target or "/" in target or os.sep in target or target not in removed:
+        return ""
+    runs = history.runs()
+    if not runs.empty:
+        runs = runs.assign(_t=_start(runs)).sort_values(["_t", "run_id"], kind="stable", na_position="first")
+    for rid, folder in zip(reversed(runs["run_id"].tolist()), reversed(runs["folder"].tolist()), strict=True):
+        if (found := own_folder(folder, str(rid), results)) is not None:
+            point_latest(results, found)
+            return f"{link} now points to {found.name}"
+    link.unlink()
+    return f"{link} removed: no run folder is left"

@@ -433,14 +433,113 @@ def _series_pages(
         for r in result.table.to_dict("records"):
             rows[series_id(r[k] for k in SERIES_KEYS)] = r
     folder = site.out / "series" / slug([page.suite])
-    links = {r: _run_link(r, folders, folder) for r in used}  # one look at each run's folder
+    every = _suite_runs(runs, page.suite)
+    links = {r: _run_link(r, folders, folder) for r in every.index}  # one look at each run's folder
+    others = _other_values(history, every[~every.index.isin(used)])
+    identity = _identity_marks(every)
     for raw_key, values in result.series_values.items():
         key = series_id(raw_key)
         rel = f"series/{slug([page.suite])}/{slug(key)}.html"
         page.series_pages[key] = rel
         alerts = [a for a in page.alerts if tuple(str(a["series"].get(k, "")) for k in _series_keys()) == key]
         doc = _series_doc(page, key, values, rows.get(key, {}), info, links, alerts, canary_traces)
+        _with_other_runs(doc, every, others.get(key, {}), links, identity)
         site.add(rel, doc)
+
+
+def _suite_runs(runs: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """The suite's runs oldest first (indexed by run id), each with its host identity (``ident``)."""
+    from ycsb_runner.nightly.regress_service import identities
+
+    mine = runs[runs["suite"].astype(str) == suite]
+    mine = mine.assign(ident=identities(mine) if not mine.empty else "").sort_values(
+        ["started_at", "run_id"], kind="stable"
+    )
+    return mine.set_index(mine["run_id"].astype(str))
+
+
+def _other_values(history: History, others: pd.DataFrame) -> dict[tuple[str, ...], dict[str, float]]:
+    """Per series: the night values (the median of a night's repetitions, as regress takes them) of the
+    runs regress does not compare (another fingerprint, not completed, another host with split)."""
+    from ycsb_runner.nightly.history import CANARY, SERIES_KEYS, series_id
+
+    if others.empty:
+        return {}
+    m = history.metrics(list(others.index))
+    if m.empty:
+        return {}
+    m = m[m["phase"] != CANARY].assign(value=pd.to_numeric(m["value"], errors="coerce"))
+    m = m[m["value"].notna() & (m["value"] >= 0)]
+    nightly = m.groupby([*SERIES_KEYS, "run_id"], dropna=False)["value"].median()
+    out: dict[tuple[str, ...], dict[str, float]] = {}
+    for (*key, run), v in nightly.items():
+        out.setdefault(series_id(key), {})[str(run)] = float(v)
+    return out
+
+
+def _identity_marks(every: pd.DataFrame) -> list[tuple[str, str]]:
+    """(date, what changed) at each run of the suite whose parameters (fingerprint) or host identity differ
+    from the run before it."""
+    marks = []
+    prev: tuple[str, str] | None = None
+    for date, fp, ident in zip(every["started_at"], every["fingerprint"], every["ident"], strict=True):
+        now = (str(fp), str(ident))
+        if prev is not None and now != prev:
+            said = [w for w, a, b in (("parameters", prev[0], now[0]), ("host", prev[1], now[1])) if a != b]
+            marks.append((str(date), f"{' and '.join(said)} changed"))
+        prev = now
+    return marks
+
+
+def _with_other_runs(
+    doc: Document,
+    every: pd.DataFrame,
+    values: dict[str, float],
+    links: dict[str, str],
+    identity: list[tuple[str, str]],
+) -> None:
+    """The trend chart of *doc* (its first chart) with the suite's runs regress did not compare, grey (their
+    *values*), and a dotted line where the parameters or the host changed: the whole year, not only the nights
+    judged."""
+    chart = next(b for section in doc.sections for b in section.blocks if isinstance(b, Chart))
+    if values:
+        runs = [r for r in every.index if r in values]
+        dates = [str(every.at[r, "started_at"]) for r in runs]
+        chart.traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "other parameters or host (not judged)",
+                "x": dates,
+                "y": [values[r] for r in runs],
+                "customdata": [links.get(r, "") for r in runs],
+                "text": [
+                    [r, d, f"{values[r]:.6g}", f"{every.at[r, 'verdict']}; {every.at[r, 'ident']}"]
+                    for r, d in zip(runs, dates, strict=True)
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "marker": {"color": "#b0b0b0", "size": 5},
+            }
+        )
+    layout = chart.layout
+    for date, said in identity:
+        line = {"color": "#7f7f7f", "dash": "dashdot", "width": 1}
+        layout["shapes"].append(
+            {"type": "line", "x0": date, "x1": date, "yref": "paper", "y0": 0, "y1": 1, "line": line}
+        )
+        layout.setdefault("annotations", []).append(
+            {
+                "x": date,
+                "yref": "paper",
+                "y": 1,
+                "text": said,
+                "showarrow": False,
+                "textangle": -90,
+                "xanchor": "right",
+                "yanchor": "top",
+                "font": {"size": 10, "color": "#7f7f7f"},
+            }
+        )
 
 
 def _run_link(run_id: str, folders: dict[str, str], page_dir: Path) -> str:

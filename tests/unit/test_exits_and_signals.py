@@ -67,7 +67,7 @@ def _lines(text: str) -> list[str]:
 _DROP_THEN_READ = """
 import sys, weakref, _signal
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 
@@ -92,7 +92,7 @@ cli.main()
 _ANOTHER_THREAD_THEN_READ = """
 import signal, sys, threading, time
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 
@@ -114,7 +114,7 @@ cli.main()
 _SWALLOW_THEN_READ = """
 import signal, sys
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 

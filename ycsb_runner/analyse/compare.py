@@ -289,7 +289,7 @@ def finish_reference(
 
 
 @np.errstate(over="ignore", invalid="ignore", divide="ignore")  # a 1e308 figure: inf, not a warning
-def compare_runs(
+def compare_table(
     baseline: Analysed,
     contender: Analysed,
     *,
@@ -390,7 +390,7 @@ def regression_gate(
     correction: str = "holm",
     statuses: dict[str, str] | None = None,
 ) -> tuple[int, str, pd.DataFrame]:
-    """The ``compare --fail-on-regression`` decision over a :func:`compare_runs` table.
+    """The ``compare --fail-on-regression`` decision over a :func:`compare_table` table.
 
     p-values of the tested rows are corrected together (``p_adjusted``, Holm by default); a row regresses
     when its corrected p is below *alpha*, its change is at least *min_effect_pct* percent and its direction

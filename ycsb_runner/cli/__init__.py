@@ -33,7 +33,6 @@ STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 RETRY_S = 0.05  # a KeyboardInterrupt a callback dropped is raised again after this long
 EX_SOFTWARE = 70  # sysexits.h: an exception no command expected (a bug)
 EXIT_BROKEN_PIPE = 128 + 13  # stdout closed before the output was written (`| head`), as SIGPIPE would
-TRACEBACK_ENV = "YCSB_RUNNER_TRACEBACK"  # set: an internal error also prints its traceback
 
 
 class _Stop:
@@ -202,11 +201,10 @@ def _exit_code(exc: BaseException) -> int:
 
 def _internal_error(exc: BaseException) -> int:
     """An exception no command expected: one line (the traceback with YCSB_RUNNER_TRACEBACK=1), exit 70."""
-    import os
-
+    from ycsb_runner import config
     from ycsb_runner._version import __version__
 
-    if os.environ.get(TRACEBACK_ENV):
+    if config.current().traceback:
         import traceback
 
         traceback.print_exception(exc)
@@ -219,7 +217,7 @@ def _internal_error(exc: BaseException) -> int:
     _say(
         "[bold red]internal error:[/bold red] ",
         f"{what} (a bug in ycsb-runner {__version__}: please report it with the command; "
-        f"{TRACEBACK_ENV}=1 shows where)",
+        f"{config.TRACEBACK}=1 shows where)",
     )
     return EX_SOFTWARE
 

@@ -68,16 +68,15 @@ RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_ver
 
 def complete_history_suite(incomplete: str) -> list[str]:
     """Shell completion of regress's SUITE: the suites of the history's runs and the built-in ones."""
-    import os
 
+    from ycsb_runner.config import current
     from ycsb_runner.errors import UserError
-    from ycsb_runner.paths import HISTORY_ENV
 
     names = set(complete_suite(incomplete))
     from ycsb_runner.nightly.regress_service import open_history
 
     try:
-        runs = open_history(None, os.environ.get(HISTORY_ENV)).runs()
+        runs = open_history(None, current().history()).runs()
     except UserError:
         runs = None
     if runs is not None and not runs.empty:

@@ -1,6 +1,6 @@
 """The throughput earlier runs measured, for the plan's duration estimate (``plan.MeasuredRates``).
 
-Earlier runs are found through the history (``history.runs()``: the suite's runs, newest first) and, when the
+Earlier runs are found through the history (``History.runs()``: the suite's runs, newest first) and, when the
 history lists none, the run folders under the results folder; each is read with ``RunResult.load``. A run
 counts when it ran against the same target: the embedded server on this host, or a URL with the same hosts
 (``lock.target_key``). Its completed load and run steps (the merged ``client=all`` record of a multi-client

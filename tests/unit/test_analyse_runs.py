@@ -80,7 +80,7 @@ def test_compare_run_with_itself_is_no_change(tencent: Path) -> None:
     assert (cmp["change"].fillna(0) == 0).all()
     repeated = cmp[(cmp["n_baseline"] == 2) & (cmp["n_contender"] == 2)]
     assert set(repeated["mix"]) == {"read50_update50", "read100"}
-    assert (repeated["verdict"] == stats.NO_CHANGE).all()
+    assert (repeated["verdict"] == stats.NOT_SIGNIFICANT).all()
     assert (repeated["significant"] == "no").all()
     assert (cmp[cmp["mix"] == "load"]["verdict"] == stats.N_TOO_SMALL).all()
 
@@ -145,7 +145,7 @@ def test_cli_table_and_compare(tencent: Path) -> None:
     res = runner.invoke(app, ["compare", str(tencent), str(tencent), "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
-    assert {r["verdict"] for r in rows if r["n_baseline"] == 2} == {stats.NO_CHANGE}
+    assert {r["verdict"] for r in rows if r["n_baseline"] == 2} == {stats.NOT_SIGNIFICANT}
     res = runner.invoke(app, ["compare", str(tencent)])
     assert res.exit_code != 0
     res = runner.invoke(app, ["table", str(tencent), "--format", "markdown"])

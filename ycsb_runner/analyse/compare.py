@@ -328,7 +328,7 @@ def compare_table(
         columns={"a_mean": "baseline", "b_mean": "contender", "n_a": "n_baseline", "n_b": "n_contender"}
     )
     ab["significant"] = ab["verdict"].map(
-        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NO_CHANGE else "yes")
+        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NOT_SIGNIFICANT else "yes")
     )
     order = ["load", *base.manifest.suite.mixes]
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))

@@ -1,4 +1,4 @@
-"""`ycsb-runner parse`: parse captured YCSB output files and print the result (registered by the lead)."""
+"""`ycsb-runner parse`: parse captured YCSB output files and print the result."""
 
 from __future__ import annotations
 

@@ -815,12 +815,15 @@ class MongoHistory:
         return int(self._call(lambda: self._coll.delete_many({"_id": {"$in": run_ids}})).deleted_count)
 
 
-def open_history(results: Path, url: str | None = None) -> History:
+def open_history(results: Path | None = None, url: str | None = None) -> History:
     """The history named by *url* (``mongodb://``/``mongodb+srv://``, or an SQLite file path), by
-    ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite``."""
+    ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite`` (*results*: default the results folder,
+    ``$YCSB_RUNNER_RESULTS`` or results/)."""
     url = config.current().history(url)
     if url is None:
-        return SqliteHistory(results / HISTORY_FILE)
+        from ycsb_runner.paths import results_dir
+
+        return SqliteHistory((results or results_dir()) / HISTORY_FILE)
     if url.startswith(("mongodb://", "mongodb+srv://")):
         return MongoHistory(url)
     if url.startswith("sqlite:///"):

@@ -148,7 +148,7 @@ def notify(
     if not urls:
         return out
     if history is None:
-        from ycsb_runner.nightly.regress_service import open_history
+        from ycsb_runner.nightly.history import open_history
 
         history = open_history(results, history_url)
     todo = pending(history.alerts(suite), history.notified())

@@ -10,9 +10,10 @@ The library behind the ``ycsb-runner`` command, as the README shows it::
 ``run_bench`` writes the run folder the command writes; ``RunResult`` reads one back (RESULTS.md documents
 it); ``RunAnalysis`` is its analysis (the study table, comparisons with a published table); ``run_findmax``
 with ``FindmaxOptions`` is ``ycsb-runner findmax``; ``write_report`` writes a run's HTML and Markdown report;
-``run_regress`` (``RegressOptions``, ``RegressOutcome``) and ``accept_regressions`` are ``regress`` and
-``regress accept``; ``build_site`` is ``ycsb-runner site``; ``export_history`` is ``history export``,
-``notify`` is ``regress --notify``.
+``compare_runs`` (``CompareOutcome``) is ``compare``; ``parse_file`` is ``parse``; ``run_regress``
+(``RegressOptions``, ``RegressOutcome``) and ``accept_regressions`` are ``regress`` and ``regress accept``;
+``build_site`` is ``ycsb-runner site``; ``export_history`` is ``history export``, ``notify`` is
+``regress --notify``.
 The names are loaded when first used, so importing the package (and starting the command) stays cheap.
 """
 
@@ -33,6 +34,9 @@ _EXPORTS = {
     "FindmaxOptions": "ycsb_runner.findmax",
     "RunResult": "ycsb_runner.model",
     "RunAnalysis": "ycsb_runner.analyse.analysis",
+    "CompareOutcome": "ycsb_runner.analyse.compare_service",
+    "compare_runs": "ycsb_runner.analyse.compare_service",
+    "parse_file": "ycsb_runner.parse.files",
     "write_report": "ycsb_runner.report.run_report",
     "UserError": "ycsb_runner.errors",
     "RegressOptions": "ycsb_runner.nightly.regress_options",
@@ -47,6 +51,7 @@ _EXPORTS = {
 __all__ = [
     "BenchOptions",
     "BenchOutcome",
+    "CompareOutcome",
     "FindmaxOptions",
     "RegressOptions",
     "RegressOutcome",
@@ -56,8 +61,10 @@ __all__ = [
     "__version__",
     "accept_regressions",
     "build_site",
+    "compare_runs",
     "export_history",
     "notify",
+    "parse_file",
     "run_bench",
     "run_findmax",
     "run_regress",
@@ -68,6 +75,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.analyse.compare_service import CompareOutcome, compare_runs
     from ycsb_runner.api import BenchOptions, BenchOutcome, run_bench, run_findmax
     from ycsb_runner.errors import UserError
     from ycsb_runner.findmax import FindmaxOptions
@@ -76,6 +84,7 @@ if TYPE_CHECKING:
     from ycsb_runner.nightly.notify import notify
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome, accept_regressions, run_regress
+    from ycsb_runner.parse.files import parse_file
     from ycsb_runner.report.run_report import write_report
     from ycsb_runner.site.build import build_site
 

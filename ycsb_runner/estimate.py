@@ -1,6 +1,6 @@
 """The throughput earlier runs measured, for the plan's duration estimate (``plan.MeasuredRates``).
 
-Earlier runs are found through the history (``history.runs()``: the suite's runs, newest first) and, when the
+Earlier runs are found through the history (``History.runs()``: the suite's runs, newest first) and, when the
 history lists none, the run folders under the results folder; each is read with ``RunResult.load``. A run
 counts when it ran against the same target: the embedded server on this host, or a URL with the same hosts
 (``lock.target_key``). Its completed load and run steps (the merged ``client=all`` record of a multi-client
@@ -10,16 +10,16 @@ step) give one throughput per step key (``plan.rate_key``); the estimate takes t
 
 from __future__ import annotations
 
-import os
 import socket
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import ALL_CLIENTS, MANIFEST, Manifest, RunResult, StepRecord
-from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE
+from ycsb_runner.paths import HISTORY_FILE
 from ycsb_runner.plan import MeasuredRates, RateKey, rate_key
 
 MAX_RUNS = 5  # the newest runs that measured a step of the suite
@@ -109,7 +109,7 @@ def _any_run(results: Path) -> bool:
 
 def _candidates(results: Path, history_url: str | None, suite: str) -> list[Path]:
     """The suite's run folders, newest first: from the history, else the folders under *results*."""
-    if not (history_url or os.environ.get(HISTORY_ENV)) and not _any_run(results):
+    if not config.current().history(history_url) and not _any_run(results):
         return []  # nothing measured yet: no need to load the history (and pandas, for `render`)
     from ycsb_runner.nightly.history import open_history, run_folders
 

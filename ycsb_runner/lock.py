@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 
 EMBEDDED = "embedded"
@@ -101,7 +102,7 @@ def replica_set_members(url: str, timeout_ms: int = 5000) -> tuple[str | None, t
 
 def lock_dir() -> Path:
     """``$YCSB_RUNNER_LOCK_DIR``, else a folder every checkout of this user on the machine shares."""
-    env = os.environ.get("YCSB_RUNNER_LOCK_DIR")
+    env = config.current().lock_dir
     if env:
         return Path(env)
     runtime = os.environ.get("XDG_RUNTIME_DIR")
@@ -177,7 +178,7 @@ def _take(key: str) -> int:
     """The open, flock-ed lock file of one key (UserError when a live process holds it)."""
     path = lock_path(key)
     try:
-        if not os.environ.get("YCSB_RUNNER_LOCK_DIR"):
+        if not config.current().lock_dir:
             _private_dir(path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)

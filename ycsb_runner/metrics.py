@@ -50,7 +50,7 @@ OPERATION_METRICS: dict[str, Metric] = _by_name(
     Metric("max_us", "max latency", "µs", False),
 )
 # The latency percentiles among them, and the maximum: the load generator's own stalls go into these whole
-# (regress' canary rule: ``analyse.canary.attribution``'s ``tail``).
+# (regress' canary rule: ``nightly.canary.attribution``'s ``tail``).
 PERCENTILE_METRICS = frozenset(
     name for name in OPERATION_METRICS if (name[0] == "p" and name[1].isdigit()) or name == "max_us"
 )

@@ -10,7 +10,6 @@ the current folder. ``$YCSB_RUNNER_CACHE`` and ``$YCSB_RUNNER_RESULTS`` override
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -46,7 +45,9 @@ def user_cache_dir() -> Path:
 def cache_dir() -> Path:
     """``$YCSB_RUNNER_CACHE``, else ``<checkout>/.cache`` in a checkout, else the user cache folder:
     downloaded jars, built binaries, server state."""
-    env = os.environ.get("YCSB_RUNNER_CACHE")
+    from ycsb_runner import config
+
+    env = config.current().cache
     if env:
         return Path(env).expanduser().resolve()
     root = checkout_root()
@@ -54,20 +55,21 @@ def cache_dir() -> Path:
 
 
 HISTORY_FILE = "history.sqlite"  # <results>/history.sqlite unless a history URL is given
-HISTORY_ENV = "YCSB_RUNNER_HISTORY_URL"
 
 
 def results_dir() -> Path:
     """``$YCSB_RUNNER_RESULTS``, else ``<checkout>/results`` in a checkout, else ``./results`` of the
     current folder: one folder per run."""
-    env = os.environ.get("YCSB_RUNNER_RESULTS")
+    from ycsb_runner import config
+
+    env = config.current().results
     if env:
         path = Path(env).expanduser().resolve()
         if path.exists() and not path.is_dir():
             from ycsb_runner.errors import UserError
 
             raise UserError(
-                f"YCSB_RUNNER_RESULTS={env} is a file, not a folder: point it at the results folder (one "
+                f"{config.RESULTS}={env} is a file, not a folder: point it at the results folder (one "
                 "folder per run), or unset it"
             )
         return path

@@ -12,17 +12,14 @@ regression (exit 1) from the second night, the canaries quiet.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import psutil
 import pytest
-from test_nightly_integration import THROTTLE, Throttle, ahead_of_other_workers
+from test_nightly_integration import THROTTLE, ahead_of_other_workers
+from throttle import Throttle
 from typer.testing import CliRunner
 
 from ycsb_runner.api import BenchOptions, run_bench
@@ -40,52 +37,16 @@ NIGHTS = NORMAL + len(CLIENT_NIGHTS) + len(SERVER_NIGHTS)
 YCSB_MAIN = "site.ycsb.Client"
 
 
-class ClientThrottle:
-    """The load generator throttled as cpulimit would: every YCSB JVM this process has started (the steps'
-    and the canary's; found again each period, so that one started late is caught) runs *share* of the
-    time. The server is not touched."""
-
-    def __init__(self, share: float, period_s: float) -> None:
-        self.share, self.period = share, period_s
-        self.stopped_jvms: set[int] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    @staticmethod
-    def _jvms() -> list[psutil.Process]:
-        found = []
-        for p in psutil.Process().children(recursive=True):
-            try:
-                if YCSB_MAIN in p.cmdline():
-                    found.append(p)
-            except psutil.Error:
-                pass
-        return found
-
-    def _signal(self, procs: list[psutil.Process], sig: int) -> None:
-        for p in procs:
-            try:
-                os.kill(p.pid, sig)
-                self.stopped_jvms.add(p.pid)
-            except ProcessLookupError:
-                pass
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            procs = self._jvms()
-            self._signal(procs, signal.SIGSTOP)
-            time.sleep(self.period * (1 - self.share))
-            self._signal(procs, signal.SIGCONT)
-            time.sleep(self.period * self.share)
-
-    def __enter__(self) -> ClientThrottle:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._signal(self._jvms(), signal.SIGCONT)
+def ycsb_jvms() -> list[int]:
+    """Every YCSB JVM this process has started (the steps' and the canary's)."""
+    found = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if YCSB_MAIN in p.cmdline():
+                found.append(p.pid)
+        except psutil.Error:
+            pass
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -105,9 +66,9 @@ def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iter
                 tags={"night": str(night), "throttled": who},
             )
             if who == "client":
-                with ClientThrottle(**THROTTLE) as throttle:
+                with Throttle(ycsb_jvms, **THROTTLE) as throttle:  # the load generator, as cpulimit would
                     run_bench(opts, log=lambda _m: None)
-                assert len(throttle.stopped_jvms) >= 3, throttle.stopped_jvms  # canaries, load, run
+                assert len(throttle.stopped) >= 3, throttle.stopped  # canaries, load, run
             elif who == "server":
                 with Throttle(server.pid, **THROTTLE):
                     run_bench(opts, log=lambda _m: None)

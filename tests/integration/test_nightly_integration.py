@@ -20,7 +20,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from throttle import Throttle
 from typer.testing import CliRunner
 
 from ycsb_runner.api import BenchOptions, run_bench
@@ -56,31 +56,6 @@ SLOW_NIGHT = SLOW_NIGHTS[0]
 # ops/s, normal nights 79-184), in another 60-77 % slower. At 10 % a night failed that way beside two CPU
 # burners (issue 22's acceptance); 20 % still leaves the slow nights about 5x slower.
 THROTTLE = {"share": 0.2, "period_s": 0.5}
-
-
-class Throttle:
-    """cpulimit's method: SIGSTOP/SIGCONT the server so that it runs *share* of the time."""
-
-    def __init__(self, pid: int, share: float = 0.1, period_s: float = 0.2) -> None:
-        self.pid, self.share, self.period = pid, share, period_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            os.kill(self.pid, signal.SIGSTOP)
-            time.sleep(self.period * (1 - self.share))
-            os.kill(self.pid, signal.SIGCONT)
-            time.sleep(self.period * self.share)
-
-    def __enter__(self) -> Throttle:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        os.kill(self.pid, signal.SIGCONT)
 
 
 def _renice_threads(pid: int, nice: int) -> None:

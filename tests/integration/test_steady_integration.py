@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hdrh.histogram import HdrHistogram
+from throttle import paused
 
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.api import BenchOptions, run_bench
@@ -35,12 +36,9 @@ def _stall_when_the_run_reaches(results: Path, pid: int, done: threading.Event, 
         for err in results.glob("*/steps/*-run-*/stderr.txt"):
             secs = [int(s) for s in re.findall(r"(\d+) sec: \d+ operations", err.read_text(errors="replace"))]
             if secs and max(secs) >= STALL_AT_S:
-                os.kill(pid, signal.SIGSTOP)
-                try:
+                with paused(pid):
                     stalled.append(time.time())
                     time.sleep(STALL_S)
-                finally:
-                    os.kill(pid, signal.SIGCONT)
                 return
         time.sleep(0.1)
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.analyse.analysis import RunAnalysis
-from ycsb_runner.analyse.compare import compare_runs
+from ycsb_runner.analyse.compare import compare_table
 from ycsb_runner.analyse.table import audit_ab, change_text, mix_shares, scenario_label, step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
@@ -75,12 +75,12 @@ def test_layout_comes_from_the_declared_study_not_the_name(tencent: Path) -> Non
 
 
 def test_compare_run_with_itself_is_no_change(tencent: Path) -> None:
-    cmp = compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(tencent))
+    cmp = compare_table(RunAnalysis.of(tencent), RunAnalysis.of(tencent))
     assert not cmp.empty
     assert (cmp["change"].fillna(0) == 0).all()
     repeated = cmp[(cmp["n_baseline"] == 2) & (cmp["n_contender"] == 2)]
     assert set(repeated["mix"]) == {"read50_update50", "read100"}
-    assert (repeated["verdict"] == stats.NO_CHANGE).all()
+    assert (repeated["verdict"] == stats.NOT_SIGNIFICANT).all()
     assert (repeated["significant"] == "no").all()
     assert (cmp[cmp["mix"] == "load"]["verdict"] == stats.N_TOO_SMALL).all()
 
@@ -94,7 +94,7 @@ def test_compare_directions_come_from_the_registry(tencent: Path, tmp_path: Path
     ops = pd.read_csv(slower / "operations.csv")
     ops["average_latency_us"] = ops["average_latency_us"] * 2
     ops.to_csv(slower / "operations.csv", index=False)
-    cmp = compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(slower), alpha=0.05).set_index(
+    cmp = compare_table(RunAnalysis.of(tencent), RunAnalysis.of(slower), alpha=0.05).set_index(
         ["mix", "metric"]
     )  # 2 + 2 runs
     assert cmp.loc[("read100", "throughput_ops_s"), "change_pct"] == pytest.approx(-50)
@@ -109,7 +109,7 @@ def test_compare_different_suites_is_a_clear_error(tencent: Path, tmp_path: Path
     manifest["suite"]["name"] = "alibaba-audit"
     (other / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(UserError, match="different suites.*tencent-analyse-tiny.*alibaba-audit"):
-        compare_runs(RunAnalysis.of(tencent), RunAnalysis.of(other))
+        compare_table(RunAnalysis.of(tencent), RunAnalysis.of(other))
 
 
 @pytest.mark.parametrize("size", [None, "4C8G"])
@@ -145,7 +145,7 @@ def test_cli_table_and_compare(tencent: Path) -> None:
     res = runner.invoke(app, ["compare", str(tencent), str(tencent), "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["rows"]
-    assert {r["verdict"] for r in rows if r["n_baseline"] == 2} == {stats.NO_CHANGE}
+    assert {r["verdict"] for r in rows if r["n_baseline"] == 2} == {stats.NOT_SIGNIFICANT}
     res = runner.invoke(app, ["compare", str(tencent)])
     assert res.exit_code != 0
     res = runner.invoke(app, ["table", str(tencent), "--format", "markdown"])

@@ -10,13 +10,13 @@ from ycsb_runner.audit.base import (
     categories_to_ops,
     commands_to_ops,
     mask_argv,
-    mask_secrets,
     mismatch,
     normalize_ops,
     ops_to_categories,
     ops_to_commands,
 )
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 
 def test_ops_to_commands_follows_the_binding() -> None:
@@ -52,12 +52,10 @@ def test_mismatch() -> None:
 
 
 def test_masking() -> None:
-    assert mask_secrets("x mongodb://root:p@ss@h:1/a y") == "x mongodb://root:***@h:1/a y"
-    assert (
-        mask_secrets("a mongodb://u:x@h/ b mongodb://v:y@g/") == "a mongodb://u:***@h/ b mongodb://v:***@g/"
-    )
-    assert mask_secrets("mongodb+srv://u:hunter2@c.example/") == "mongodb+srv://u:***@c.example/"
-    assert mask_secrets("mongodb://h:27017/") == "mongodb://h:27017/"
+    assert mask_url("x mongodb://root:p@ss@h:1/a y") == "x mongodb://root:***@h:1/a y"
+    assert mask_url("a mongodb://u:x@h/ b mongodb://v:y@g/") == "a mongodb://u:***@h/ b mongodb://v:***@g/"
+    assert mask_url("mongodb+srv://u:hunter2@c.example/") == "mongodb+srv://u:***@c.example/"
+    assert mask_url("mongodb://h:27017/") == "mongodb://h:27017/"
     assert mask_argv(["ctl", "--password", "pw1", "--token=tk", "-p", "pw2", "mongodb://a:b@h/"]) == [
         "ctl",
         "--password",

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from history_rows import night_metrics, night_run
 
 from ycsb_runner.execute.canary import CpuMark, host_shares
 from ycsb_runner.nightly import canary
@@ -51,34 +52,10 @@ def _history(
     runs, rows = [], []
     for i in range(n):
         rid = f"night-{i:02d}"
-        runs.append(
-            {
-                "run_id": rid,
-                "suite": "quick",
-                "fingerprint": "f",
-                "verdict": "completed",
-                "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
-                "tags": {"night": str(i)},
-            }
-        )
+        runs.append(night_run(i))
         slow = (client_factor if i in client_slow else 1.0) * (server_factor if i in server_slow else 1.0)
         figures = {"throughput_ops_s": tp[i] * slow, "avg_us": lat[i] / slow, "p99_us": 5 * lat[i] / slow}
-        for metric, value in figures.items():
-            op = "OVERALL" if metric == "throughput_ops_s" else "READ"
-            rows.append(
-                {
-                    "run_id": rid,
-                    "step": "02-run-a",
-                    "repetition": 1,
-                    "phase": "run",
-                    "mix": "a",
-                    "threads": 4,
-                    "audit": "none",
-                    "operation": op,
-                    "metric": metric,
-                    "value": value,
-                }
-            )
+        rows += night_metrics(rid, figures)
         if canaries:
             capacity = ops[i] * (client_factor if i in client_slow else 1.0)
             section = {

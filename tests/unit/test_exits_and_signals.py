@@ -25,7 +25,7 @@ from test_hostile_round3 import SUITE, _hold_lock
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
-from ycsb_runner import cli, errors
+from ycsb_runner import cli, config, errors
 from ycsb_runner.nightly.history import METRIC_COLUMNS, canary_rows
 
 ROOT = Path(__file__).parents[2]
@@ -67,7 +67,7 @@ def _lines(text: str) -> list[str]:
 _DROP_THEN_READ = """
 import sys, weakref, _signal
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 
@@ -92,7 +92,7 @@ cli.main()
 _ANOTHER_THREAD_THEN_READ = """
 import signal, sys, threading, time
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 
@@ -114,7 +114,7 @@ cli.main()
 _SWALLOW_THEN_READ = """
 import signal, sys
 from ycsb_runner import cli
-from ycsb_runner.cli import parse
+from ycsb_runner.parse import files as parse
 
 read = parse._read
 
@@ -249,8 +249,8 @@ def test_an_unexpected_exception_is_one_line_and_exit_70(main: Main, monkeypatch
     assert code == cli.EX_SOFTWARE == 70 and out == ""
     (line,) = _lines(err)
     assert line.startswith("internal error: ValueError: window shape cannot be larger than input array shape")
-    assert "a bug in ycsb-runner" in line and f"{cli.TRACEBACK_ENV}=1" in line
-    monkeypatch.setenv(cli.TRACEBACK_ENV, "1")
+    assert "a bug in ycsb-runner" in line and f"{config.TRACEBACK}=1" in line
+    monkeypatch.setenv(config.TRACEBACK, "1")
     code, _, err = main("regress", SUITE)
     assert code == 70 and "Traceback" in err and "in broken" in err
 

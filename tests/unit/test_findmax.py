@@ -247,9 +247,9 @@ def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None
     from hdrh.histogram import HdrHistogram
 
     from ycsb_runner.execute.findmax_runner import steady_latencies
-    from ycsb_runner.parse.hdr import HdrInterval, HdrLog, Layout
+    from ycsb_runner.parse.hdr import BucketLayout, HdrInterval, HdrLog
 
-    layout = Layout(1, 3)
+    layout = BucketLayout(1, 3)
 
     def iv(start: float, values: dict[int, int]) -> HdrInterval:
         hist = HdrHistogram(1, 3_600_000_000, 3)

@@ -354,12 +354,12 @@ def test_generic_table_has_every_operations_average_and_results_one_throughput(t
 def test_compare_judges_at_the_level_regress_uses() -> None:
     import inspect
 
-    from ycsb_runner.analyse.compare import compare_runs, regression_gate
+    from ycsb_runner.analyse.compare import compare_table, regression_gate
     from ycsb_runner.cli.analyse import compare_cmd
     from ycsb_runner.cli.history import regress_cmd
 
     level = inspect.signature(regress_cmd).parameters["alpha"].default
     assert level == 0.01
     assert inspect.signature(compare_cmd).parameters["alpha"].default == level
-    assert inspect.signature(compare_runs).parameters["alpha"].default == level
+    assert inspect.signature(compare_table).parameters["alpha"].default == level
     assert inspect.signature(regression_gate).parameters["alpha"].default == level

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from history_rows import night_metrics, night_run
 from typer.testing import CliRunner
 
 from ycsb_runner.analyse.stats import adjust
@@ -117,33 +118,13 @@ def test_judge_series_newest_night_and_recent_change() -> None:
 def _history(nights: list[dict[str, float]], verdicts: list[str] | None = None, fp: list[str] | None = None):
     runs, metrics = [], []
     for i, figures in enumerate(nights):
-        rid = f"night-{i:02d}"
-        runs.append(
-            {
-                "run_id": rid,
-                "suite": "quick",
-                "fingerprint": (fp or ["f"] * len(nights))[i],
-                "verdict": (verdicts or ["completed"] * len(nights))[i],
-                "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
-                "tags": {"night": str(i)},
-            }
+        run = night_run(
+            i,
+            fingerprint=(fp or ["f"] * len(nights))[i],
+            verdict=(verdicts or ["completed"] * len(nights))[i],
         )
-        for metric, value in figures.items():
-            op = "OVERALL" if metric == "throughput_ops_s" else "READ"
-            metrics.append(
-                {
-                    "run_id": rid,
-                    "step": "02-run-a",
-                    "repetition": 1,
-                    "phase": "run",
-                    "mix": "a",
-                    "threads": 4,
-                    "audit": "none",
-                    "operation": op,
-                    "metric": metric,
-                    "value": value,
-                }
-            )
+        runs.append(run)
+        metrics += night_metrics(run["run_id"], figures)
     return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(metrics, columns=METRIC_COLUMNS)
 
 

@@ -19,10 +19,10 @@ def test_aa_comparisons_are_mostly_no_significant_change(n: int) -> None:
         compare_groups(rng.normal(10_000, 400, n), rng.normal(10_000, 400, n), resamples=2000).verdict
         for _ in range(100)
     ]
-    same = verdicts.count(stats.NO_CHANGE)
+    same = verdicts.count(stats.NOT_SIGNIFICANT)
     print(f"\nA/A n={n}: {same}/100 no significant change")
     assert same >= 90
-    assert set(verdicts) <= {stats.NO_CHANGE, stats.INCREASE, stats.DECREASE}
+    assert set(verdicts) <= {stats.NOT_SIGNIFICANT, stats.INCREASE, stats.DECREASE}
 
 
 @pytest.mark.parametrize(("n", "test"), [(3, stats.TEST_WELCH), (5, stats.TEST_MANN_WHITNEY)])
@@ -51,7 +51,7 @@ def test_direction_follows_orientation() -> None:
     assert up.a_median == 500.0 and up.b_median == 700.0
     assert up.p_value == pytest.approx(2 / math.comb(10, 5))  # exact: complete separation
     same = compare_groups(a, [505.0, 495, 500, 510, 490], higher_is_better=False)
-    assert same.verdict == stats.NO_CHANGE and same.direction == "same"
+    assert same.verdict == stats.NOT_SIGNIFICANT and same.direction == "same"
 
 
 def test_test_choice_follows_attainable_p() -> None:
@@ -87,11 +87,11 @@ def test_nans_are_dropped() -> None:
 
 def test_zero_variance() -> None:
     same = compare_groups([5.0, 5.0, 5.0], [5.0, 5.0])
-    assert same.verdict == stats.NO_CHANGE and same.p_value == 1.0 and same.test == stats.TEST_EXACT
+    assert same.verdict == stats.NOT_SIGNIFICANT and same.p_value == 1.0 and same.test == stats.TEST_EXACT
     diff = compare_groups([5.0, 5.0, 5.0], [6.0, 6.0, 6.0])
     assert diff.verdict == stats.INCREASE and diff.test == stats.TEST_EXACT
     one_side = compare_groups([5.0, 5.0, 5.0, 5.0, 5.0], [5.0, 5.1, 4.9, 5.2, 4.8])
-    assert one_side.verdict == stats.NO_CHANGE and not math.isnan(one_side.p_value)
+    assert one_side.verdict == stats.NOT_SIGNIFICANT and not math.isnan(one_side.p_value)
     zero_base = compare_groups([0.0, 0.0], [1.0, 2.0])
     assert math.isnan(zero_base.change_pct) and zero_base.change == 1.5
 
@@ -162,7 +162,7 @@ def test_ab_table_long_form() -> None:
     assert a_tp["change_pct"] == pytest.approx(-18, abs=2) and a_tp["n_a"] == 5
     assert by.loc[("A", "read_avg_latency_us"), "verdict"] == stats.INCREASE
     assert by.loc[("A", "read_avg_latency_us"), "direction"] == "worse"
-    assert by.loc[("C", "throughput_ops"), "verdict"] == stats.NO_CHANGE
+    assert by.loc[("C", "throughput_ops"), "verdict"] == stats.NOT_SIGNIFICANT
     assert (t["test"] == stats.TEST_MANN_WHITNEY).all()
 
 

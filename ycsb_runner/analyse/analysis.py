@@ -112,3 +112,13 @@ class RunAnalysis:
                 out, self.run, study, size, storage, sized=layout.sized_reference, audited=layout.audited
             )
         return self._references[key]
+
+
+def analysed(run: Path | str | RunResult | RunAnalysis) -> RunAnalysis:
+    """``RunAnalysis.of`` a run folder that has its steps (one line when ``steps.csv`` is missing): what
+    ``table``, ``compare`` and ``report`` analyse."""
+    if isinstance(run, RunAnalysis):
+        return run
+    result = run if isinstance(run, RunResult) else RunResult.load(run)
+    result.check_steps()
+    return RunAnalysis.of(result)

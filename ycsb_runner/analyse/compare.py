@@ -289,7 +289,7 @@ def finish_reference(
 
 
 @np.errstate(over="ignore", invalid="ignore", divide="ignore")  # a 1e308 figure: inf, not a warning
-def compare_runs(
+def compare_table(
     baseline: Analysed,
     contender: Analysed,
     *,
@@ -328,7 +328,7 @@ def compare_runs(
         columns={"a_mean": "baseline", "b_mean": "contender", "n_a": "n_baseline", "n_b": "n_contender"}
     )
     ab["significant"] = ab["verdict"].map(
-        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NO_CHANGE else "yes")
+        lambda v: "n too small" if v == stats.N_TOO_SMALL else ("no" if v == stats.NOT_SIGNIFICANT else "yes")
     )
     order = ["load", *base.manifest.suite.mixes]
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))
@@ -390,7 +390,7 @@ def regression_gate(
     correction: str = "holm",
     statuses: dict[str, str] | None = None,
 ) -> tuple[int, str, pd.DataFrame]:
-    """The ``compare --fail-on-regression`` decision over a :func:`compare_runs` table.
+    """The ``compare --fail-on-regression`` decision over a :func:`compare_table` table.
 
     p-values of the tested rows are corrected together (``p_adjusted``, Holm by default); a row regresses
     when its corrected p is below *alpha*, its change is at least *min_effect_pct* percent and its direction

@@ -28,12 +28,12 @@ from ycsb_runner.analyse import DEFAULT_ALPHA as _DEFAULT_ALPHA
 
 NAN = float("nan")
 DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20240521
+RESAMPLE_SEED = 20240521
 # The significance level of `compare` and its gate, the same as `regress` (a nightly job that runs both
 # judges by one level); defined in the package so that the CLI reads it without numpy
 DEFAULT_ALPHA = _DEFAULT_ALPHA
 
-NO_CHANGE = "no significant change"
+NOT_SIGNIFICANT = "no significant change"
 INCREASE = "significant increase"
 DECREASE = "significant decrease"
 N_TOO_SMALL = "n too small"
@@ -134,7 +134,7 @@ def bootstrap_mean_diff_ci(
     *,
     alpha: float = 0.05,
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    seed: int = RESAMPLE_SEED,
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of mean(B) − mean(A): each group resampled with replacement on its own.
 
@@ -175,7 +175,7 @@ def _test(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, str, str]:
 def _direction(verdict: str, higher_is_better: bool | None) -> str:
     if higher_is_better is None or verdict == N_TOO_SMALL:
         return "n/a"
-    if verdict == NO_CHANGE:
+    if verdict == NOT_SIGNIFICANT:
         return "same"
     up = verdict == INCREASE
     return "better" if up == higher_is_better else "worse"
@@ -188,7 +188,7 @@ def compare_groups(
     alpha: float = 0.05,
     higher_is_better: bool | None = None,
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    seed: int = RESAMPLE_SEED,
 ) -> Comparison:
     """Compare baseline ``a`` with contender ``b`` (repetition values of one metric; NaNs dropped)."""
     raw_a, raw_b = list(a), list(b)
@@ -208,7 +208,7 @@ def compare_groups(
         if note:
             notes.append(note)
         significant = bool(p < alpha) and change != 0
-        verdict = NO_CHANGE if not significant else (INCREASE if change > 0 else DECREASE)
+        verdict = NOT_SIGNIFICANT if not significant else (INCREASE if change > 0 else DECREASE)
     return Comparison(
         n_a=int(xa.size),
         n_b=int(xb.size),
@@ -240,7 +240,7 @@ def ab_table(
     alpha: float = 0.05,
     higher_is_better: Mapping[str, bool | None] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    seed: int = RESAMPLE_SEED,
 ) -> pd.DataFrame:
     """Long-form A/B table: one row per group and metric.
 

@@ -224,7 +224,7 @@ def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> s
     if row["verdict"] == stats.N_TOO_SMALL:
         n = f"n={row['n_a']}+{row['n_b']}"
         return f"{prefix}{delta} ({pct_txt}; off {_num(a)}{u} → on {_num(b)}{u}, {n}: not tested)"
-    if row["verdict"] == stats.NO_CHANGE:
+    if row["verdict"] == stats.NOT_SIGNIFICANT:
         return (
             f"{prefix}no significant change ({pct_txt}; off {_num(a)}{u}, on {_num(b)}{u}, "
             f"p={row['p_value']:.2g})"

@@ -240,13 +240,8 @@ _SECRET_FLAGS = re.compile(r"(?i)^--?[\w-]*(password|passwd|secret|token)[\w-]*$
 
 def one_line(text: str, limit: int = 400) -> str:
     """Collapse whitespace, mask URL passwords and cut to ``limit`` characters. Pure."""
-    flat = " ".join(mask_secrets(str(text)).split())
+    flat = " ".join(mask_url(str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def mask_secrets(text: str) -> str:
-    """Replace the password of every ``scheme://user:pass@`` in ``text`` with ``***``. Pure."""
-    return mask_url(text)
 
 
 def mask_argv(argv: Iterable[str]) -> list[str]:
@@ -263,5 +258,5 @@ def mask_argv(argv: Iterable[str]) -> list[str]:
             out.append(f"{flag.group('flag')}***")
             continue
         hide_next = bool(_SECRET_FLAGS.match(arg))
-        out.append(mask_secrets(arg))
+        out.append(mask_url(arg))
     return out

@@ -15,11 +15,11 @@ from ycsb_runner.audit.base import (
     AuditState,
     AuditStrategy,
     mask_argv,
-    mask_secrets,
     normalize_ops,
 )
 from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, register_strategy
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 DEFAULT_ON_REGEX = r"\bon\b|enabled|true"
 
@@ -39,7 +39,7 @@ def parse_argv(value: str | Sequence[str] | None, what: str) -> list[str] | None
             try:
                 argv = shlex.split(text)
             except ValueError as exc:
-                raise UserError(f"{what}: cannot split {mask_secrets(text)!r} ({exc})") from None
+                raise UserError(f"{what}: cannot split {mask_url(text)!r} ({exc})") from None
     else:
         argv = list(value)
     if not argv or not all(isinstance(a, str) for a in argv):
@@ -54,7 +54,7 @@ def substitute(argv: Sequence[str], ops: Iterable[str]) -> list[str]:
 
 
 def _tail(text: str, lines: int = 5, chars: int = 400) -> str:
-    tail = mask_secrets(" | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip()))
+    tail = mask_url(" | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip()))
     return tail[-chars:]
 
 
@@ -211,7 +211,7 @@ def describe_commands(options: dict[str, Any]) -> list[str]:
         try:
             argv = parse_argv(value, key)
         except UserError:
-            out.append(f"{key}: {mask_secrets(str(value))!r}")
+            out.append(f"{key}: {mask_url(str(value))!r}")
             continue
         assert argv is not None
         out.append(f"{key}: {shlex.join(mask_argv(argv))}")

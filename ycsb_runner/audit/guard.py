@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from ycsb_runner.audit.base import AuditError, AuditState, AuditStrategy, mask_secrets, one_line
+from ycsb_runner.audit.base import AuditError, AuditState, AuditStrategy, one_line
+from ycsb_runner.secrets import mask_url
 
 
 def _shout(stream: TextIO, lines: list[str]) -> None:
     bar = "!" * 78
-    print("\n".join([bar, *(mask_secrets(line) for line in lines), bar]), file=stream, flush=True)
+    print("\n".join([bar, *(mask_url(line) for line in lines), bar]), file=stream, flush=True)
 
 
 @contextmanager

@@ -41,7 +41,6 @@ from ycsb_runner.audit.base import (
     AuditError,
     AuditState,
     AuditStrategy,
-    mask_secrets,
     mismatch,
     normalize_ops,
     one_line,
@@ -61,6 +60,7 @@ from ycsb_runner.audit.topology import (
     seed_hosts,
 )
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 
 def _json_util() -> Any:
@@ -91,7 +91,7 @@ class Mode(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class ServerInfo:
+class ServerFacts:
     """What buildInfo / getCmdLineOpts / hello told us. ``audit_log`` is None when it could not be read;
     ``fcv`` is the feature compatibility version (None: not readable)."""
 
@@ -139,7 +139,7 @@ def detect_server(
     *,
     fcv: str | None = None,
     atlas: bool = False,
-) -> ServerInfo:
+) -> ServerFacts:
     """Tell the server kind from ``buildInfo`` (+ ``getCmdLineOpts`` and ``hello`` when readable). Pure.
 
     Percona reports ``psmdbVersion`` (and a ``-N`` build suffix such as ``8.0.19-7``); FerretDB reports
@@ -162,7 +162,7 @@ def detect_server(
     audit_log: Mapping[str, Any] | None = None
     if cmdline is not None:
         audit_log = dict((cmdline.get("parsed") or {}).get("auditLog") or {})
-    return ServerInfo(
+    return ServerFacts(
         kind=kind, version=version, audit_log=audit_log, topology=_topology(hello), fcv=fcv, atlas=atlas
     )
 
@@ -202,7 +202,7 @@ def choose_mode(
     return Mode.AUDIT_CONFIG
 
 
-def startup_advice(info: ServerInfo, *, with_replset: bool = False) -> str:
+def startup_advice(info: ServerFacts, *, with_replset: bool = False) -> str:
     """The options to add to mongod's startup so runtime switching works on ``info``'s server. Pure."""
     base = "--auditDestination file --auditFormat JSON --auditPath <dbPath>/auditLog.json"
     if info.kind is ServerKind.PERCONA or parse_version(info.version) < (5, 0, 0):
@@ -219,7 +219,7 @@ def startup_advice(info: ServerInfo, *, with_replset: bool = False) -> str:
     )
 
 
-def check_supported(info: ServerInfo) -> Mode:
+def check_supported(info: ServerFacts) -> Mode:
     """The mode to use on ``info``'s server, or a UserError naming the server and what to change. Pure."""
     if info.kind is ServerKind.FERRETDB:
         raise UserError(
@@ -271,7 +271,7 @@ def check_supported(info: ServerInfo) -> Mode:
     return mode
 
 
-def check_schema(info: ServerInfo) -> None:
+def check_schema(info: ServerFacts) -> None:
     """Refuse a server whose audit events are not in the ``mongo`` schema (or whose schema is unknown on
     8.0+, where OCSF exists): the CRUD filter and its read-back are written for ``atype``/``param``. Pure."""
     schema = info.schema
@@ -409,7 +409,7 @@ def mongosh_eval(command: Mapping[str, Any]) -> str:
 
 def hint_command(url: str, command: Mapping[str, Any]) -> str:
     """A shell line that runs ``command`` with mongosh against ``url`` (password masked). Pure."""
-    return shlex.join(["mongosh", mask_secrets(url), "--quiet", "--eval", mongosh_eval(command)])
+    return shlex.join(["mongosh", mask_url(url), "--quiet", "--eval", mongosh_eval(command)])
 
 
 def _truthy(value: Any) -> bool:
@@ -422,7 +422,7 @@ def _truthy(value: Any) -> bool:
 
 
 def _fail_message(
-    command: Mapping[str, Any], details: Mapping[str, Any] | None, info: ServerInfo, where: str = ""
+    command: Mapping[str, Any], details: Mapping[str, Any] | None, info: ServerFacts, where: str = ""
 ) -> str:
     name = next(iter(command))
     details = details or {}
@@ -493,7 +493,7 @@ class MongoRuntimeStrategy(AuditStrategy):
     def __init__(
         self,
         client: Any,
-        info: ServerInfo,
+        info: ServerFacts,
         mode: Mode,
         *,
         namespace: str | None = None,
@@ -912,7 +912,7 @@ class MongoRuntimeStrategy(AuditStrategy):
             saved = {h: n.get("auditAuthorizationSuccess") for h, n in (state.raw.get("nodes") or {}).items()}
             return [
                 (
-                    mask_secrets(member_url(self.url, h) if not self._single() else self.url),
+                    mask_url(member_url(self.url, h) if not self._single() else self.url),
                     build_set_command(self.mode, None, bool(v)),
                 )
                 for h, v in saved.items()
@@ -921,7 +921,7 @@ class MongoRuntimeStrategy(AuditStrategy):
         filt, aas = state.raw.get("filter"), state.raw.get("auditAuthorizationSuccess")
         if aas is None:
             return []
-        return [(mask_secrets(self.url), build_set_command(self.mode, filt or {}, bool(aas)))]
+        return [(mask_url(self.url), build_set_command(self.mode, filt or {}, bool(aas)))]
 
     def manual_restore_hint(self, state: AuditState) -> str:
         commands = self.restore_commands(state)
@@ -931,7 +931,7 @@ class MongoRuntimeStrategy(AuditStrategy):
 
     def restore_options(self) -> dict[str, Any]:
         return {
-            "url": mask_secrets(self.url),
+            "url": mask_url(self.url),
             "namespace": self.namespace,
             "upsert": self.upsert,
             "target_namespace": self.target_namespace,
@@ -1025,7 +1025,7 @@ def _read_fcv(client: Any, topo: Topology, direct: DirectFn | None) -> str | Non
 
 
 def _at(url: str | None) -> str:
-    return f" at {mask_secrets(url)}" if url else ""
+    return f" at {mask_url(url)}" if url else ""
 
 
 def _make(opts: dict[str, Any], client: Any) -> AuditStrategy:

@@ -77,7 +77,7 @@ class RestartStrategy(AuditStrategy):
 def with_embedded_server(holder: Any, options: dict[str, Any]) -> dict[str, Any]:
     """The ``restart`` strategy on the embedded server: restart it with ``on_args`` for "on" and
     ``off_args`` for "off" (e.g. mongod's --auditDestination ... flags); status = which args it runs with.
-    *holder*: the embedded server (``server.EmbeddedServer``: its ``.info`` follows its ``restart_with``;
+    *holder*: the embedded server (``embedded.EmbeddedServer``: its ``.info`` follows its ``restart_with``;
     ``.info`` is None with MONGODB_URL)."""
     if holder.info is None:
         raise UserError(

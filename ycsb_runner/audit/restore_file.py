@@ -17,8 +17,9 @@ from typing import Any
 
 from bson import json_util
 
-from ycsb_runner.audit.base import AuditState, AuditStrategy, mask_secrets
+from ycsb_runner.audit.base import AuditState, AuditStrategy
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 FILE_NAME = "audit-restore.json"
 FORMAT = "ycsb-runner-audit-restore/1"
@@ -39,7 +40,7 @@ def restore_document(strategy: AuditStrategy, entry: AuditState) -> dict[str, An
         for url, command in restore_commands(entry):
             commands.append(
                 {
-                    "connection": mask_secrets(url),
+                    "connection": mask_url(url),
                     "command": json.loads(json_util.dumps(command, json_options=_EJSON)),
                     "mongosh": hint_command(url, command),
                 }
@@ -53,7 +54,7 @@ def restore_document(strategy: AuditStrategy, entry: AuditState) -> dict[str, An
         "entry_state": {
             "enabled": entry.enabled,
             "ops": sorted(entry.ops),
-            "detail": mask_secrets(entry.detail),
+            "detail": mask_url(entry.detail),
             "raw": json.loads(json_util.dumps(entry.raw, json_options=_EJSON)),
             "nodes": [dict(n) for n in entry.nodes],
         },
@@ -85,7 +86,7 @@ def mark(path: Path, status: str, note: str = "") -> None:
     document["status"] = status
     document[f"{status.replace('-', '_')}_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     if note:
-        document["note"] = mask_secrets(note)
+        document["note"] = mask_url(note)
     write_restore_file(path, document)
 
 

@@ -4,8 +4,8 @@
 ``reference``, ``audit`` and ``history`` (runs, regress, history rebuild). The options they share are in
 ``options``; the option groups several commands take whole (bench and findmax's target, regress's options,
 the run filter, where the history is) in ``groups``; how bench and findmax show a run in ``running``.
-What a command answers is the library's (``bench.check_bench``, ``bench.dry_run``,
-``analyse.regress_service``): a command parses, calls and prints. ``commands`` builds the Typer app.
+What a command answers is the library's (``api.check_bench``, ``api.dry_run``, ``analyse.compare_service``,
+``nightly.regress_service``): a command parses, calls and prints. ``commands`` builds the Typer app.
 
 ``main`` is the one way out of the command: every exit is a documented code with at most one line (an
 exception no command expected is one ``internal error`` line and exit 70, never Python's exit 1, which
@@ -18,7 +18,7 @@ is dropped ("Exception ignored in ..."), after which the command went on, into a
 returned: ``main``'s ``sys.unraisablehook`` sees it dropped and raises it again a moment later
 (``SIGALRM``), outside the callback. (A third: the kernel may give the signal to another thread, numpy's
 OpenBLAS workers, which ends no read blocked in the main thread: ``parse``'s read of a pipe wakes every
-0.1 s, ``parse._read_stream``.)
+0.1 s, ``ycsb_runner.parse.files._read_stream``.)
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 RETRY_S = 0.05  # a KeyboardInterrupt a callback dropped is raised again after this long
 EX_SOFTWARE = 70  # sysexits.h: an exception no command expected (a bug)
 EXIT_BROKEN_PIPE = 128 + 13  # stdout closed before the output was written (`| head`), as SIGPIPE would
-TRACEBACK_ENV = "YCSB_RUNNER_TRACEBACK"  # set: an internal error also prints its traceback
 
 
 class _Stop:
@@ -202,11 +201,10 @@ def _exit_code(exc: BaseException) -> int:
 
 def _internal_error(exc: BaseException) -> int:
     """An exception no command expected: one line (the traceback with YCSB_RUNNER_TRACEBACK=1), exit 70."""
-    import os
-
+    from ycsb_runner import config
     from ycsb_runner._version import __version__
 
-    if os.environ.get(TRACEBACK_ENV):
+    if config.current().traceback:
         import traceback
 
         traceback.print_exception(exc)
@@ -219,7 +217,7 @@ def _internal_error(exc: BaseException) -> int:
     _say(
         "[bold red]internal error:[/bold red] ",
         f"{what} (a bug in ycsb-runner {__version__}: please report it with the command; "
-        f"{TRACEBACK_ENV}=1 shows where)",
+        f"{config.TRACEBACK}=1 shows where)",
     )
     return EX_SOFTWARE
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ycsb_runner.analyse.analysis import RunAnalysis
+    from ycsb_runner.analyse.compare_service import CompareOutcome
 
 
 def _save(path: Path, df: pd.DataFrame) -> None:
@@ -67,12 +67,9 @@ def emit_study_table(
 
 def _analysed(run_dir: Path) -> RunAnalysis:
     """The analysis of a run folder that has its steps (one line when ``steps.csv`` is missing)."""
-    from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.analyse.analysis import analysed
 
-    run = RunResult.load(run_dir)
-    run.check_steps()
-    return RunAnalysis.of(run)
+    return analysed(run_dir)
 
 
 def table_cmd(
@@ -147,17 +144,6 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return shown, REFERENCE_PRIORITY
 
 
-def _unsteady(runs: list[tuple[str, RunAnalysis]]) -> str | None:
-    """The caption line when a compared run (who, its analysis) has non-stationary steps."""
-    lines = [c for who, a in runs if (c := a.unsteady_caption(f"{who} {a.run.root.name}: ", "its report"))]
-    return ("compares non-stationary steps: " + " | ".join(lines)) if lines else None
-
-
-def side_by_side(df: pd.DataFrame) -> bool:
-    """A compare of two single runs: no repetitions on either side, so no significance to claim."""
-    return not df.empty and bool((df["n_baseline"] <= 1).all() and (df["n_contender"] <= 1).all())
-
-
 BaselineArg = argument(
     Path | None,
     metavar="RUN",
@@ -208,20 +194,6 @@ ForceOpt = option(
 )
 
 
-@dataclass
-class _Compared:
-    """What compare prints: the table (*df*: saved, and given to the data formats with *extra*), its terminal
-    view (*shown*, *priority*) with *title* and *caption*, and the *name* its saved file takes."""
-
-    df: pd.DataFrame
-    shown: pd.DataFrame
-    priority: tuple[str, ...]
-    title: str
-    name: str
-    caption: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
-
-
 def _which_runs(
     run_dir: Path | None,
     contender: Path | None,
@@ -251,87 +223,25 @@ def _which_runs(
     return baseline, contender
 
 
-def _against_reference(
-    baseline: RunAnalysis, base_name: str, reference: str, size: str | None, storage: str | None
-) -> _Compared:
-    df = baseline.reference(reference, size=size, storage=storage)
-    shown, priority = reference_shown(df)
-    title = f"{base_name} vs published {reference}"
-    return _Compared(df, shown, priority, title, reference, caption=df.attrs.get("run_vs_study"))
-
-
-def _check_settings(baseline: RunAnalysis, contender: RunAnalysis, force: bool) -> list[str]:
-    """The lines a compare of two runs must carry: UserError when their common steps ran with different
-    settings (their parameter fingerprints differ: not comparable) unless *force*; then, and for the
-    differences that leave the figures comparable (a step only one run has), what differs."""
-    from ycsb_runner.analyse.compare import setting_differences
-    from ycsb_runner.errors import UserError
-
-    settings, others = setting_differences(baseline.run.manifest, contender.run.manifest)
-    names = f"{baseline.run.root.name} and {contender.run.root.name}"
-    if settings and not force:
-        raise UserError(
-            f"{names} ran with different settings ({'; '.join(settings)}): their figures are not "
-            "comparable; compare runs made with the same settings, or pass --force to compare them anyway"
-        )
-    lines = [f"DIFFERENT SETTINGS (--force): {'; '.join(settings)}"] if settings else []
-    return lines + [f"parameters differ: {line}" for line in others]
-
-
-def _against_run(
-    baseline: RunAnalysis, contender: RunAnalysis, names: tuple[str, str], alpha: float, force: bool
-) -> _Compared:
-    from ycsb_runner.analyse.compare import compare_runs
-    from ycsb_runner.errors import UserError
-
-    failed = baseline.failures() + contender.failures()
-    if failed and not force:
-        raise UserError(
-            f"cannot compare: {'; '.join(failed)}: a run that did not complete is not comparable; compare "
-            "completed runs, or pass --force to compare them anyway"
-        )
-    differ = _check_settings(baseline, contender, force)
-    differ = ([f"FAILED RUN (--force): {'; '.join(failed)}"] if failed else []) + differ
-    df = compare_runs(baseline, contender, alpha=alpha)
-    title = f"baseline {names[0]} vs contender {names[1]}"
-    shown, priority = df.assign(metric=df["metric"].map(metric_label)), COMPARE_PRIORITY
-    if side_by_side(df):
-        title += ": side by side (one run each: differences shown, no significance claimed)"
-        shown = shown.drop(columns=["significant", "verdict", "p_value", "test", "ci_low", "ci_high"])
-        priority = SIDE_BY_SIDE_PRIORITY
-    out = _Compared(df, shown, priority, title, names[1])
-    if differ:
-        out.title += " [FAILED RUN]" if failed else ""
-        out.title += " [DIFFERENT SETTINGS]" if any(d.startswith("DIFFERENT") for d in differ) else ""
-        out.caption = "\n".join(differ)
-        out.extra["settings_differ"] = "; ".join(differ)
-        for line in differ:
-            err_console.print(f"[bold yellow]warning:[/bold yellow] {escape(line)}", soft_wrap=True)
-    return out
-
-
-def _add_caveats(out: _Compared, analyses: list[tuple[str, RunAnalysis]], reference: bool) -> None:
-    """The non-stationary steps and an unverified audit, in the caption, the title and the data fields."""
-    unsteady = _unsteady(analyses)
-    if unsteady:
-        out.caption = f"{out.caption}\n{unsteady}" if out.caption else unsteady
-        out.extra["not_stationary"] = unsteady
-    caveat = out.df.attrs.get("audit_unverified") or ""
-    if caveat:
-        out.title += " [UNVERIFIED AUDIT]"
-        out.caption = f"{caveat}\n{out.caption}" if out.caption else caveat
-        out.extra["audit_unverified"] = caveat
-    if out.caption and reference:
-        out.extra["run_vs_study"] = out.df.attrs.get("run_vs_study") or ""
-
-
-def _end_with_gate(gate: tuple[int, str, pd.DataFrame], alpha: float, min_effect: float) -> None:
+def _end_with_gate(outcome: CompareOutcome, alpha: float, min_effect: float) -> None:
     """The --fail-on-regression verdict: its line, and its exit code when it is not 0."""
-    code, reason, _ = gate
-    if code:
+    reason = outcome.verdict or ""
+    if outcome.exit_code:
         err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
-        raise typer.Exit(code)
+        raise typer.Exit(outcome.exit_code)
     err_console.print(f"{escape(reason)} (alpha {alpha:g}, Holm-corrected; min effect {min_effect:g} %)")
+
+
+def _shown(outcome: CompareOutcome) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The terminal view of a comparison and its column priorities."""
+    df = outcome.table
+    if outcome.reference is not None:
+        return reference_shown(df)
+    shown = df.assign(metric=df["metric"].map(metric_label))
+    if outcome.side_by_side:
+        drop = ["significant", "verdict", "p_value", "test", "ci_low", "ci_high"]
+        return shown.drop(columns=drop), SIDE_BY_SIDE_PRIORITY
+    return shown, COMPARE_PRIORITY
 
 
 def compare_cmd(
@@ -354,48 +264,39 @@ def compare_cmd(
     --reference table. Runs are result folders or run ids: `compare ID ID`, `compare --baseline ID
     --contender ID`."""
 
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.nightly.regress_options import check_alpha, check_min_effect
+    from ycsb_runner.analyse.compare_service import compare_runs
 
-    try:  # regress's own checks: one meaning of --alpha and --min-effect
-        check_alpha(alpha)
-        check_min_effect(min_effect)
-    except ValueError as err:
-        raise UserError(str(err)) from None
     baseline, contender = _which_runs(run_dir, contender, baseline_opt, contender_opt, reference)
-    base_dir = run_folder(baseline)
-    analyses = [("baseline", _analysed(base_dir))]
-    if reference is not None:
-        out = _against_reference(analyses[0][1], base_dir.name, reference, size, storage)
-    else:
-        assert contender is not None
-        cont_dir = run_folder(contender)
-        analyses.append(("contender", _analysed(cont_dir)))
-        out = _against_run(analyses[0][1], analyses[1][1], (base_dir.name, cont_dir.name), alpha, force)
-    _add_caveats(out, analyses, reference is not None)
-    gate = None
-    if fail_on_regression and contender is not None:
-        from ycsb_runner.analyse.compare import regression_gate
-
-        statuses = {a.run.root.name: a.run.manifest.status for _, a in analyses}
-        gate = regression_gate(out.df, alpha=alpha, min_effect_pct=min_effect, statuses=statuses)
-        out.df = gate[2]
+    outcome = compare_runs(
+        run_folder(baseline),
+        None if contender is None else run_folder(contender),
+        reference=reference,
+        size=size,
+        storage=storage,
+        alpha=alpha,
+        fail_on_regression=fail_on_regression,
+        min_effect_pct=min_effect,
+        force=force,
+    )
+    for line in outcome.warnings:
+        err_console.print(f"[bold yellow]warning:[/bold yellow] {escape(line)}", soft_wrap=True)
     if save:
-        _save(analyses[0][1].run.compare_path(out.name), out.df)
+        err_console.print(f"wrote {escape(str(outcome.save()))}")
     if renderer(fmt).terminal:
+        shown, priority = _shown(outcome)
         emit(
-            out.shown,
+            shown,
             fmt,
-            out.title,
-            priority=out.priority,
+            outcome.title,
+            priority=priority,
             wide=wide,
-            caption=out.caption,
+            caption=outcome.caption,
             labels=COMPARE_LABELS,
         )
     else:
-        emit(out.df, fmt, out.title, extra=out.extra or None)
-    if gate is not None:
-        _end_with_gate(gate, alpha, min_effect)
+        emit(outcome.table, fmt, outcome.title, extra=outcome.fields or None)
+    if outcome.verdict is not None:
+        _end_with_gate(outcome, alpha, min_effect)
 
 
 ReportFormatOpt = Annotated[

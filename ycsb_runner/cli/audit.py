@@ -22,9 +22,10 @@ from ycsb_runner.audit import (
     strategy_names,
     strategy_spec,
 )
-from ycsb_runner.audit.base import mask_secrets, one_line
+from ycsb_runner.audit.base import one_line
 from ycsb_runner.cli.options import UrlOpt, complete_run
 from ycsb_runner.errors import UserError
+from ycsb_runner.secrets import mask_url
 
 STRATEGIES = strategy_names()  # the registered strategies (``ycsb_runner.audit.registry``)
 StrategyName = enum.StrEnum("StrategyName", {n.replace("-", "_"): n for n in STRATEGIES})
@@ -191,7 +192,7 @@ def _strategy(
         try:
             client = MongoClient(url, serverSelectionTimeoutMS=ms, connectTimeoutMS=ms, appname="ycsb-runner")
         except (PyMongoError, ValueError, TypeError) as exc:
-            raise UserError(f"bad --mongodb-url {mask_secrets(url)}: {one_line(str(exc))}") from None
+            raise UserError(f"bad --mongodb-url {mask_url(url)}: {one_line(str(exc))}") from None
     try:
         yield make_strategy(str(strategy.value), client=client, options=options)
     finally:

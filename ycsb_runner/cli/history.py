@@ -52,8 +52,7 @@ def runs_cmd(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """List the runs in the history, oldest first (filter by suite, tag, date and verdict)."""
-    from ycsb_runner.nightly.history import runs_table, select_runs
-    from ycsb_runner.nightly.regress_service import open_history
+    from ycsb_runner.nightly.history import open_history, runs_table, select_runs
 
     history = open_history(where.results, where.url)
     df = runs_table(select_runs(history.runs(), replace(filt, suite=suite, verdict=verdict)))
@@ -68,16 +67,15 @@ RUNS_PRIORITY = ("run_id", "verdict", "tags", "started_at", "suite", "server_ver
 
 def complete_history_suite(incomplete: str) -> list[str]:
     """Shell completion of regress's SUITE: the suites of the history's runs and the built-in ones."""
-    import os
 
+    from ycsb_runner.config import current
     from ycsb_runner.errors import UserError
-    from ycsb_runner.paths import HISTORY_ENV
 
     names = set(complete_suite(incomplete))
-    from ycsb_runner.nightly.regress_service import open_history
+    from ycsb_runner.nightly.history import open_history
 
     try:
-        runs = open_history(None, os.environ.get(HISTORY_ENV)).runs()
+        runs = open_history(None, current().history()).runs()
     except UserError:
         runs = None
     if runs is not None and not runs.empty:
@@ -541,7 +539,7 @@ def prune_cmd(
     """Remove old runs from the history and their folders (only folders in the results folder that hold
     the run's manifest), never a night an open alert needs (from its baseline on). --dry-run lists the
     same runs the real run removes."""
-    from ycsb_runner.nightly.regress_service import open_history
+    from ycsb_runner.nightly.history import open_history
     from ycsb_runner.nightly.retention import plan_prune, prune
     from ycsb_runner.paths import results_dir
 

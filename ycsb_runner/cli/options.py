@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ycsb_runner import config
 from ycsb_runner.console import err_console
 from ycsb_runner.output import (  # noqa: F401 - the commands read them here
     FORMATS,
@@ -117,7 +118,6 @@ RunArg = argument(
 def run_folder(run: Path | str) -> Path:
     """The result folder *run* names: a folder path, else a run id under the results folder
     (``$YCSB_RUNNER_RESULTS`` or results/), else a run id of the history (its recorded folder)."""
-    import os
 
     from ycsb_runner.errors import UserError
     from ycsb_runner.paths import results_dir
@@ -132,7 +132,7 @@ def run_folder(run: Path | str) -> Path:
     try:
         from ycsb_runner.nightly.history import open_history
 
-        runs = open_history(base, os.environ.get("YCSB_RUNNER_HISTORY_URL")).runs()
+        runs = open_history(base, config.current().history()).runs()
         hit = runs[runs["run_id"] == name]
         folder = Path(str(hit["folder"].iloc[0])) if not hit.empty and hit["folder"].iloc[0] else None
     except UserError:

@@ -1,10 +1,9 @@
-"""`ycsb-runner parse`: parse captured YCSB output files and print the result (registered by the lead)."""
+"""`ycsb-runner parse`: parse captured YCSB output files and print the result."""
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +22,6 @@ if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --
 
     from ycsb_runner.parse import ParsedRun
 
-_JSON_START = re.compile(rb"\s*(?:\{|\[\s*\{)\s*\"metric\"")
 _TABLE_COLUMNS = [
     ("section", "section"),
     ("operations", "ops"),
@@ -36,77 +34,12 @@ _TABLE_COLUMNS = [
 ]
 
 
-def _check_file(path: Path) -> Path:
-    """*path* when it is a file or a pipe (``parse <(...)``, a FIFO) to read; one-line errors else."""
-    if path.is_dir():
-        from ycsb_runner.model import STDOUT
-
-        raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path / STDOUT}")
-    if not path.exists():
-        raise UserError(f"file not found: {path}")
-    return path
-
-
-def _head(path: Path, size: int = 4096) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(size)
-    except OSError as err:
-        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
-
-
 def _load(path: Path, stderr: Path | None, table: str = "operations") -> ParsedRun:
-    """One capture, read as it is parsed (``parse_capture``: memory bounded whatever its size, but for the
-    status lines when ``--table status`` asks for them all); a JSON export, and a pipe (which can be read
-    once only), are read whole."""
-    from ycsb_runner.parse import parse_export, parse_output
-    from ycsb_runner.parse.api import parse_capture
+    """One file, by the entry point it needs (``parse_file``): every status line kept only when ``--table
+    status`` asks for them all."""
+    from ycsb_runner.parse.files import parse_file
 
-    _check_file(path)
-    err_path = stderr
-    if err_path is None and path.suffix == ".stdout" and path.with_suffix(".stderr").is_file():
-        err_path = path.with_suffix(".stderr")
-    if err_path is not None:
-        _check_file(err_path)
-    whole = not path.is_file() or (err_path is not None and not err_path.is_file())
-    data = _read(path) if whole else _head(path)
-    if path.suffix.lower() == ".json" or _JSON_START.match(data[:4096]):
-        return parse_export(data if whole else path)
-    if whole:
-        return parse_output(data, _read(err_path) if err_path else b"")
-    return parse_capture(path, err_path, keep_status=table == "status")
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes() if path.is_file() else _read_stream(path)
-    except OSError as err:
-        raise UserError(f"cannot read {path}: {err.strerror or err}") from None
-
-
-WAKE_S = 0.1  # a wait for a pipe's data returns to Python this often
-
-
-def _read_stream(path: Path) -> bytes:
-    """A pipe (``/dev/stdin``, ``<(...)``, a FIFO) read whole, its waits WAKE_S long: a Ctrl-C the kernel
-    gives another thread (numpy's OpenBLAS workers) only marks Python's handler to run and would never end
-    a read blocked in the main thread (issue 52: a lost Ctrl-C); each wait's end runs it."""
-    import os
-    import select
-
-    from ycsb_runner.errors import check_stop
-
-    chunks = []
-    with open(path, "rb", buffering=0) as fh:
-        fd = fh.fileno()
-        while True:
-            if not select.select([fd], [], [], WAKE_S)[0]:
-                check_stop()  # a Ctrl-C whose KeyboardInterrupt a library swallowed still ends the wait
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+    return parse_file(path, stderr, keep_status=table == "status")
 
 
 def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:

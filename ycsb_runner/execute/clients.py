@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import LOCAL_CLIENT
 
-SSH_CONFIG_ENV = "YCSB_RUNNER_SSH_CONFIG"
 _SPEC = re.compile(
     r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"
 )
@@ -81,12 +81,12 @@ def parse_clients(texts: list[str] | tuple[str, ...]) -> list[ClientSpec]:
 
 def ssh_config_path(suite_value: str = "") -> str | None:
     """The ssh config file to use instead of ``~/.ssh/config`` (env var first, then the suite), if any."""
-    value = os.environ.get(SSH_CONFIG_ENV) or suite_value
+    value = config.current().ssh_config or suite_value
     if not value:
         return None
     path = Path(value).expanduser()
     if not path.is_file():
-        raise UserError(f"ssh config {path} does not exist: fix {SSH_CONFIG_ENV} or [clients] ssh_config")
+        raise UserError(f"ssh config {path} does not exist: fix {config.SSH_CONFIG} or [clients] ssh_config")
     return str(path)
 
 

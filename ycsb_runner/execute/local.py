@@ -21,7 +21,8 @@ from ycsb_runner.execute.driver_settings import parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install.cds import jvm_flags
 from ycsb_runner.model import COMMAND, WORKLOAD_PROPERTIES, StepRecord
-from ycsb_runner.parse import ParseError, parse_output
+from ycsb_runner.parse import ParseError
+from ycsb_runner.parse.files import parse_file
 from ycsb_runner.parse.merge import (
     client_histograms,
     merge_operations,
@@ -137,9 +138,9 @@ def _judge(
     suite = ctx.suite
     warmup = suite.effective_warmup_s if step.kind == "run" else 0.0
     try:
-        parsed = parse_output(
-            done.stdout_path.read_bytes(),
-            done.stderr_path.read_bytes(),
+        parsed = parse_file(  # streamed: memory bounded whatever the capture's size
+            done.stdout_path,
+            done.stderr_path,
             exit_code=done.exit_code,
             expected_ops=suite.dataset.recordcount if step.kind == "load" else None,
             max_error_rate=ctx.max_error_rate,

@@ -10,13 +10,13 @@ Figures are kept per client and thread count in ``<cache>/client-probes.json`` (
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ycsb_runner import config
 from ycsb_runner.commandline import step_properties
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
@@ -120,7 +120,7 @@ def probe_client(
 
 def _probe_path() -> Path:
     """``$YCSB_RUNNER_PROBE_FILE`` or ``<cache>/client-probes.json``."""
-    env = os.environ.get("YCSB_RUNNER_PROBE_FILE")
+    env = config.current().probe_file
     return Path(env).expanduser() if env else cache_dir() / PROBE_FILE
 
 

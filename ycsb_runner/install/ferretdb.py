@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import cache_dir, source_dir
 
@@ -70,7 +71,7 @@ ID_LOOKUP_PATCH = SourcePatch(
 def ferretdb_binary(*, patched: bool = True) -> Path:
     """Where the launcher lives (``$YCSB_RUNNER_FERRETDB`` overrides the patched one); *patched* False: the
     server as FerretDB ships it, kept apart for ``bench/embedded_server_bench.py``."""
-    env = os.environ.get("YCSB_RUNNER_FERRETDB")
+    env = config.current().ferretdb
     if patched and env:
         return Path(env)
     return cache_dir() / "bin" / ("ferretdb-embedded" if patched else "ferretdb-embedded-as-shipped")
@@ -153,9 +154,9 @@ def build_launcher(binary: Path, *, patched: bool = True) -> None:
 def ensure_ferretdb(log=print, *, patched: bool = True) -> Path:
     """Build the launcher if it is missing or its sources (or the patch) changed; return its path."""
     binary = ferretdb_binary(patched=patched)
-    if patched and os.environ.get("YCSB_RUNNER_FERRETDB"):
+    if patched and config.current().ferretdb:
         if not binary.exists():
-            raise UserError(f"YCSB_RUNNER_FERRETDB points at {binary}, which does not exist")
+            raise UserError(f"{config.FERRETDB} points at {binary}, which does not exist")
         return binary
     src = _launcher_sources()
     if not (src / "go.mod").is_file():

@@ -3,7 +3,6 @@ where the cache and the results are. Finds, never installs."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 
@@ -67,15 +66,17 @@ def _java() -> Item:
 
 
 def _folders() -> list[Item]:
+    from ycsb_runner import config
     from ycsb_runner.paths import cache_dir, checkout_root, results_dir
 
-    if os.environ.get("YCSB_RUNNER_CACHE"):
-        why = "YCSB_RUNNER_CACHE"
+    env = config.current()
+    if env.cache:
+        why = config.CACHE
     elif checkout_root() is not None:
         why = "the checkout's .cache"
     else:
-        why = "the user cache folder; YCSB_RUNNER_CACHE names another"
-    where = "YCSB_RUNNER_RESULTS" if os.environ.get("YCSB_RUNNER_RESULTS") else "--results names another"
+        why = f"the user cache folder; {config.CACHE} names another"
+    where = config.RESULTS if env.results else "--results names another"
     return [
         Item("cache", "", f"{cache_dir()} ({why})"),
         Item("results", "", f"{results_dir()} ({where})"),

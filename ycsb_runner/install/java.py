@@ -76,7 +76,9 @@ def find_java(timeout_s: float | None = None) -> JavaInfo:
 
 
 def _env_timeout() -> float:
-    text = os.environ.get("YCSB_RUNNER_JAVA_TIMEOUT")
+    from ycsb_runner import config
+
+    text = config.current().java_timeout
     if not text:
         return VERSION_TIMEOUT_S
     try:
@@ -84,5 +86,5 @@ def _env_timeout() -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise UserError(f"YCSB_RUNNER_JAVA_TIMEOUT={text}: must be a positive number of seconds")
+        raise UserError(f"{config.JAVA_TIMEOUT}={text}: must be a positive number of seconds")
     return value

@@ -6,14 +6,14 @@ steal and the CPU other processes used. Each is read as a **slowdown**, the log 
 worse than the canary's normal (capacity: normal / night; round trip: night / normal; the host's shares: the
 CPU left to the run, (100 - normal %) / (100 - night %)).
 
-**When a canary moved.** On night t a canary's normal is the median of its :data:`HISTORY` nights before t
-(at least :data:`MIN_NIGHTS`), its noise the larger of the scaled MAD of those nights' slowdowns against
-that median and the spread within those nights (the root mean square of half the log difference of the
-night's two measurements, before and after the steps: three nights' MAD alone once put a 44 % slower load
-generator on a busy shared host beyond 4 of its "noise" of 0.6 %, where its two probes of one night differ
-by 20-40 % there); the night moved when its slowdown is above :data:`K_NOISE` times that noise and above
-the canary's floor (:data:`FLOORS`: what is too small to matter whatever the noise). A night on which any
-judged canary (:data:`JUDGED`) moved is an **environment night**.
+**When a canary moved.** On night t a canary's normal is the median of its :data:`NORMAL_NIGHTS` nights before
+t (at least :data:`MIN_NIGHTS`), its noise the larger of the scaled MAD of those nights' slowdowns against
+that median and the spread within those nights (the root mean square of half the log difference of the night's
+two measurements, before and after the steps: three nights' MAD alone once put a 44 % slower load generator on
+a busy shared host beyond 4 of its "noise" of 0.6 %, where its two probes of one night differ by 20-40 %
+there); the night moved when its slowdown is above :data:`K_NOISE` times that noise and above the canary's
+floor (:data:`FLOORS`: what is too small to matter whatever the noise). A night on which any judged canary
+(:data:`JUDGED`) moved is an **environment night**.
 
 The CPU other processes used over the run (``canary_others_cpu_pct``) is recorded but not judged: on a
 shared host it rises whenever the run leaves CPU idle, so a slower database raises it too (the nightly
@@ -42,7 +42,7 @@ import pandas as pd
 
 from ycsb_runner.nightly.history import CANARY
 
-HISTORY = 20  # nights before a night that make a canary's normal
+NORMAL_NIGHTS = 20  # nights before a night that make a canary's normal
 MIN_NIGHTS = 3  # fewer nights before it: whether the canary moved on that night is not known
 K_NOISE = 4.0  # a canary moved when its slowdown is above this many of its own noise...
 # ... and above its floor (log ratio): 10 % less load generator capacity or CPU for the run, 50 % more round
@@ -121,14 +121,14 @@ def night_moves(
     out = []
     for t in range(values.size):
         known = ~np.isnan(values[:t])
-        before = values[:t][known][-HISTORY:]
+        before = values[:t][known][-NORMAL_NIGHTS:]
         if np.isnan(values[t]) or before.size < MIN_NIGHTS:
             continue
         normal = float(np.median(before))
         past = slowdown(metric, before, normal)
         noise = 1.4826 * float(np.median(np.abs(past - np.median(past))))
         if within is not None:
-            w = within[:t][known][-HISTORY:]
+            w = within[:t][known][-NORMAL_NIGHTS:]
             if np.any(~np.isnan(w)):
                 noise = max(noise, float(np.sqrt(np.nanmean(w * w))))
         s = float(slowdown(metric, values[t], normal))

@@ -28,6 +28,7 @@ import numpy as np
 
 from ycsb_runner.nightly.regress_options import DEFAULT_PERMUTATIONS
 from ycsb_runner.nightly.window import (
+    DEFAULT_SEED,
     NoiseModel,
     SuiteNoise,
     SuiteView,
@@ -39,7 +40,6 @@ from ycsb_runner.nightly.window import (
     window_test,
 )
 
-DEFAULT_SEED = 20261201
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
 RECOVERED = 0.25  # an open regression is recovered when its nights are back within this share of min-effect

@@ -298,8 +298,8 @@ def history_export_rows(
     suite: str | None = None, *, results: Path | None = None, history_url: str | None = None
 ) -> pd.DataFrame:
     """The history's rows (``history_rows``) of *suite*'s runs (or all runs), oldest first."""
-    from ycsb_runner.nightly.history import RunFilter, select_runs
-    from ycsb_runner.nightly.regress_service import open_history, unknown_suite
+    from ycsb_runner.nightly.history import RunFilter, open_history, select_runs
+    from ycsb_runner.nightly.regress_service import unknown_suite
 
     history = open_history(results, history_url)
     every = history.runs()

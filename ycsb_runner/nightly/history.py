@@ -29,11 +29,12 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
 from ycsb_runner.nightly.alerts import ALERT_FIELDS
 from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
-from ycsb_runner.paths import HISTORY_ENV, HISTORY_FILE, check_name
+from ycsb_runner.paths import HISTORY_FILE, check_name
 
 if TYPE_CHECKING:
     from ycsb_runner.nightly.alerts import Alert
@@ -836,12 +837,15 @@ class MongoHistory:
         return int(self._call(lambda: self._coll.delete_many({"_id": {"$in": run_ids}})).deleted_count)
 
 
-def open_history(results: Path, url: str | None = None) -> History:
+def open_history(results: Path | None = None, url: str | None = None) -> History:
     """The history named by *url* (``mongodb://``/``mongodb+srv://``, or an SQLite file path), by
-    ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite``."""
-    url = url or os.environ.get(HISTORY_ENV) or None
+    ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite`` (*results*: default the results folder,
+    ``$YCSB_RUNNER_RESULTS`` or results/)."""
+    url = config.current().history(url)
     if url is None:
-        return SqliteHistory(results / HISTORY_FILE)
+        from ycsb_runner.paths import results_dir
+
+        return SqliteHistory((results or results_dir()) / HISTORY_FILE)
     if url.startswith(("mongodb://", "mongodb+srv://")):
         return MongoHistory(url)
     if url.startswith("sqlite:///"):
@@ -1038,7 +1042,7 @@ def check_not_the_target(history_url: str | None, target_url: str) -> None:
     """Refuse a MongoDB history in the very database under test (its writes would perturb the run)."""
     from ycsb_runner.lock import target_key
 
-    url = history_url or os.environ.get(HISTORY_ENV) or ""
+    url = config.current().history(history_url) or ""
     if not url.startswith(("mongodb://", "mongodb+srv://")):
         return
 

@@ -13,7 +13,6 @@ the verdict and the exit code never depend on a webhook.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import urllib.request
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ycsb_runner import config
 from ycsb_runner.errors import UserError
 from ycsb_runner.secrets import mask_webhook
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from ycsb_runner.nightly.history import History
     from ycsb_runner.nightly.regress import RegressResult
 
-NOTIFY_ENV = "YCSB_RUNNER_NOTIFY"
 TIMEOUT_S = 5.0
 OPENED, RECOVERED = "opened", "recovered"
 
@@ -40,7 +39,7 @@ Post = Callable[[str, bytes, float], None]  # (url, body, timeout): raises on fa
 def notify_urls(given: Iterable[str] | None = None, env: dict[str, str] | None = None) -> list[str]:
     """The webhook URLs: those given (``--notify``) and those of ``$YCSB_RUNNER_NOTIFY`` (separated by
     spaces or commas), each once; UserError (naming it masked) for one that is not http(s)."""
-    text = (os.environ if env is None else env).get(NOTIFY_ENV, "")
+    text = (config.current() if env is None else config.Config.from_env(env)).notify
     urls = [*(given or []), *(u for u in re.split(r"[\s,]+", text) if u)]
     for url in urls:
         if not url.startswith(("http://", "https://")):
@@ -149,7 +148,7 @@ def notify(
     if not urls:
         return out
     if history is None:
-        from ycsb_runner.nightly.regress_service import open_history
+        from ycsb_runner.nightly.history import open_history
 
         history = open_history(results, history_url)
     todo = pending(history.alerts(suite), history.notified())

@@ -5,10 +5,9 @@ Light on purpose (no numpy, no pandas): the CLI imports it at start-up for its d
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from ycsb_runner.analyse import BH, DEFAULT_ALPHA, HOLM
+from ycsb_runner.analyse import BH, DEFAULT_ALPHA, HOLM, check_alpha, check_min_effect
 
 CORRECTIONS = {HOLM: "Holm (family-wise error rate)", BH: "Benjamini-Hochberg (false discovery rate)"}
 # findmax_ops_s: findmax runs; p999_us and max_us: the tails beyond p99 (runs recorded before them have none);
@@ -53,18 +52,6 @@ class RegressOptions:
             raise ValueError(f"--on-host-change {self.on_host_change!r}: use {' or '.join(HOST_CHANGE)}")
         if self.window < 1 or not 1 <= self.confirm <= self.window:
             raise ValueError("--window must be >= 1 and --confirm between 1 and --window")
-
-
-def check_alpha(alpha: float) -> None:
-    """``--alpha`` of regress and compare: a finite level between 0 and 1 (ValueError naming the option)."""
-    if not (math.isfinite(alpha) and 0 < alpha < 1):
-        raise ValueError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.01")
-
-
-def check_min_effect(pct: float) -> None:
-    """``--min-effect`` of regress and compare: a finite percentage from 0 to 100 (ValueError naming it)."""
-    if not (math.isfinite(pct) and 0 <= pct < 100):
-        raise ValueError(f"--min-effect {pct}: give a percentage from 0 to 100, e.g. 5")
 
 
 DEFAULTS = RegressOptions()

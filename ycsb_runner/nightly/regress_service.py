@@ -1,7 +1,7 @@
 """The nightly check as a service: what ``ycsb-runner regress`` and ``regress accept`` answer, for a Python
 user as for the command line.
 
-``run_regress`` reads a suite's runs from the history, judges them (``analyse.regress.regress``) and returns
+``run_regress`` reads a suite's runs from the history, judges them (``nightly.regress.regress``) and returns
 the verdict with its exit code and the lines the command prints around its table; ``accept_regressions``
 records the regressions open now as the new normal. The command only parses options and prints.
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import UserError
+from ycsb_runner.nightly.history import open_history
 from ycsb_runner.nightly.regress_options import RegressOptions
 
 if TYPE_CHECKING:
@@ -61,15 +62,6 @@ class AcceptOutcome:
     rows: list[dict[str, Any]]
     where: str
     message: str
-
-
-def open_history(results: Path | None = None, history_url: str | None = None) -> History:
-    """The run history: *history_url*, else RESULTS/history.sqlite (*results*: default the results
-    folder, ``$YCSB_RUNNER_RESULTS`` or results/)."""
-    from ycsb_runner.nightly.history import open_history as _open
-    from ycsb_runner.paths import results_dir
-
-    return _open(results or results_dir(), history_url)
 
 
 def judge(
@@ -119,7 +111,8 @@ def with_evidence(out: RegressResult, runs: pd.DataFrame) -> None:
 
 
 def evidence_lines(out: RegressResult) -> list[str]:
-    """One line per flagged series: what else moved on its nights (``evidence.summary``)."""
+    """One line per flagged series: what else moved on its nights (the ``summary`` of
+    ``evidence.series_evidence``)."""
     if out.table.empty or "evidence" not in out.table:
         return []
     lines = []

@@ -36,7 +36,7 @@ DEFAULT_PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9, 99.99)
 
 
 @dataclass(frozen=True)
-class Layout:
+class BucketLayout:
     """Bucket layout of a Java HdrHistogram (depends only on lowest discernible value and digits)."""
 
     lowest: int
@@ -88,7 +88,7 @@ class HdrInterval:
     start_s: float
     length_s: float
     max_s: float
-    layout: Layout
+    layout: BucketLayout
     counts: np.ndarray = field(repr=False)
 
     @property
@@ -111,13 +111,13 @@ _HEADER_BYTES = struct.calcsize(_HEADER)
 _V2_MAX_BYTES_PER_COUNT = 9  # a ZigZag LEB128 64-bit count
 
 
-def _header(payload: bytes) -> tuple[int, int, int, Layout, int]:
+def _header(payload: bytes) -> tuple[int, int, int, BucketLayout, int]:
     """(cookie, payload length, index offset, layout, highest trackable value) of an encoded histogram;
     ValueError for a layout HdrHistogram cannot have (digits 0-5, 1 <= lowest, 2 x lowest <= highest)."""
     cookie, length, offset, digits, lowest, highest, _ratio = struct.unpack(_HEADER, payload[:_HEADER_BYTES])
     if not 0 <= digits <= 5 or lowest < 1 or highest < 2 * lowest or length < 0:
         raise ValueError(f"not a histogram's layout (digits {digits}, range {lowest}-{highest})")
-    return cookie, length, offset, Layout(int(lowest), int(digits)), int(highest)
+    return cookie, length, offset, BucketLayout(int(lowest), int(digits)), int(highest)
 
 
 def _inflate(compressed: bytes, bytes_per_count: int | None = None) -> bytes:
@@ -139,7 +139,7 @@ def _inflate(compressed: bytes, bytes_per_count: int | None = None) -> bytes:
     return head + body
 
 
-def _decode_v1(payload: bytes) -> tuple[Layout, np.ndarray]:
+def _decode_v1(payload: bytes) -> tuple[BucketLayout, np.ndarray]:
     cookie, length, offset, layout, _highest = _header(payload)
     if (cookie & ~0xF0) != _V1_ENCODING:
         raise ValueError(f"unknown encoding cookie {cookie:#x}")
@@ -152,7 +152,7 @@ def _decode_v1(payload: bytes) -> tuple[Layout, np.ndarray]:
     return layout, counts
 
 
-def decode_histogram(b64: str) -> tuple[Layout, np.ndarray]:
+def decode_histogram(b64: str) -> tuple[BucketLayout, np.ndarray]:
     """Decode one base64 compressed histogram (V1 from HdrHistogram 2.1.x, or V2 via hdrh)."""
     raw = base64.b64decode(b64.strip())
     cookie = struct.unpack(">i", raw[:4])[0]
@@ -165,7 +165,7 @@ def decode_histogram(b64: str) -> tuple[Layout, np.ndarray]:
             _inflate(raw[8:], _V2_MAX_BYTES_PER_COUNT)
         hist = HdrHistogram.decode(b64.strip())
         counts = np.ctypeslib.as_array(hist.counts)[: hist.counts_len].astype("int64")
-        return Layout(int(hist.lowest_trackable_value), int(hist.significant_figures)), counts
+        return BucketLayout(int(hist.lowest_trackable_value), int(hist.significant_figures)), counts
     raise ValueError(f"unknown histogram cookie {cookie:#x}")
 
 
@@ -221,7 +221,7 @@ def _as_logs(paths) -> list[HdrLog]:
     return logs
 
 
-def _stats(layout: Layout, counts: np.ndarray, percentiles: Sequence[float]) -> dict[str, float]:
+def _stats(layout: BucketLayout, counts: np.ndarray, percentiles: Sequence[float]) -> dict[str, float]:
     """count/min/max/mean/percentiles with HdrHistogram 2.1.4 semantics (highest equivalent value)."""
     total = int(counts.sum())
     out: dict[str, float] = {"count": float(total)}
@@ -296,7 +296,7 @@ def hdr_percentiles(
     rows = []
     for log in logs:
         ivs = chosen[id(log)]
-        layout = ivs[0].layout if ivs else Layout(1, 3)
+        layout = ivs[0].layout if ivs else BucketLayout(1, 3)
         row: dict[str, object] = {"section": log.name, "intervals": len(ivs)}
         if ivs:
             row["window_start_s"] = min((log.start_time_s or 0.0) + iv.start_s for iv in ivs) - t0
@@ -345,7 +345,7 @@ def hdr_histograms(
     for log in logs:
         ivs = chosen[id(log)]
         counts = _sum_counts([iv.counts for iv in ivs])
-        layout = ivs[0].layout if ivs else Layout(1, 3)
+        layout = ivs[0].layout if ivs else BucketLayout(1, 3)
         nz = np.flatnonzero(counts)
         top = int(layout.lowest_values(np.array([max(len(counts) - 1, 0)]))[0]) if len(counts) else 2
         hist = HdrHistogram(layout.lowest, max(top, 2 * layout.lowest, 2), layout.digits)

@@ -40,7 +40,7 @@ from hdrh.histogram import HdrHistogram
 from ycsb_runner.model import ALL_CLIENTS
 
 from .errors import ParseError
-from .hdr import HdrLog, Layout, read_hdr_log
+from .hdr import BucketLayout, HdrLog, read_hdr_log
 from .names import NAME_COLUMNS, classify, classify_frame
 from .numbers import percentile_label
 
@@ -67,7 +67,7 @@ def read_client_logs(
     return out
 
 
-def to_histogram(layout: Layout, counts: np.ndarray) -> HdrHistogram:
+def to_histogram(layout: BucketLayout, counts: np.ndarray) -> HdrHistogram:
     """A ``hdrh`` histogram holding exactly *counts* (a Java HdrHistogram counts array of *layout*)."""
     counts = np.asarray(counts, dtype="int64")
     last = max(len(counts) - 1, 0)
@@ -104,7 +104,7 @@ Logs = Mapping[str, Sequence[HdrLog]]
 
 
 @dataclass(frozen=True)
-class Window:
+class TimeSpan:
     """Epoch seconds on the runner's clock; ``ops`` counted from the intervals inside (midpoint rule)."""
 
     start_s: float
@@ -246,7 +246,7 @@ def operations_in(logs: Logs) -> int:
     return total
 
 
-def common_window(logs: Logs) -> Window | None:
+def common_window(logs: Logs) -> TimeSpan | None:
     """Where every client with operations was running: [latest first start, earliest last end]. None when
     some client logged nothing or the clients never ran at the same time. Pure."""
     spans = [_span(_counted(ls)) for ls in logs.values()]
@@ -255,15 +255,15 @@ def common_window(logs: Logs) -> Window | None:
     start, end = max(s[0] for s in spans), min(s[1] for s in spans)  # type: ignore[index]
     if end <= start:
         return None
-    return Window(start, end, operations_in(window_logs(logs, start, end)))
+    return TimeSpan(start, end, operations_in(window_logs(logs, start, end)))
 
 
-def union_window(logs: Logs) -> Window | None:
+def union_window(logs: Logs) -> TimeSpan | None:
     """From the earliest start to the latest end of any client, with every operation logged. Pure."""
     spans = [s for s in (_span(_counted(ls)) for ls in logs.values()) if s is not None]
     if not spans:
         return None
-    return Window(min(a for a, _ in spans), max(b for _, b in spans), operations_in(logs))
+    return TimeSpan(min(a for a, _ in spans), max(b for _, b in spans), operations_in(logs))
 
 
 def _absolute(log: HdrLog, start_s: float) -> float:
@@ -286,7 +286,9 @@ def client_histograms(
         per: dict[str, HdrHistogram] = {}
         for log in ls:
             ivs = [iv for iv in log.intervals if _absolute(log, iv.start_s) >= t_from - 1e-9]
-            layout = ivs[0].layout if ivs else (log.intervals[0].layout if log.intervals else Layout(1, 3))
+            layout = (
+                ivs[0].layout if ivs else (log.intervals[0].layout if log.intervals else BucketLayout(1, 3))
+            )
             n = max((len(iv.counts) for iv in ivs), default=0)
             counts = np.zeros(n, dtype="int64")
             for iv in ivs:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .text import mask_secrets
+from ycsb_runner.secrets import mask_url
 
 EXCEPTION_RE = re.compile(
     r"^(?:Exception in thread |Error initializing|ERROR: |Exception\b"
@@ -82,11 +82,11 @@ class NoiseDigest:
     def result(self) -> dict[str, object]:
         """The verdict's evidence, secrets in the quoted lines masked."""
         return {
-            "exceptions": [mask_secrets(s) for s in self.exceptions],
+            "exceptions": [mask_url(s) for s in self.exceptions],
             "exception_count": self.exception_count,
             "operation_failures": self.operation_failures,
-            "usage": [mask_secrets(s) for s in (self.usage or self.banners)],
+            "usage": [mask_url(s) for s in (self.usage or self.banners)],
             "waiting": self.waiting,
             "version": self.version,
-            "cmd": mask_secrets(self.cmd) if self.cmd is not None else None,
+            "cmd": mask_url(self.cmd) if self.cmd is not None else None,
         }

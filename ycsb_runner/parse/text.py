@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from os import PathLike
 
-from ycsb_runner.secrets import mask_url
-
 Stream = str | bytes | bytearray | memoryview | None
 
 # Userinfo before '@'; '/', '?', '#', '[', ']' must be percent-encoded in it, which also keeps this linear.
@@ -37,11 +35,6 @@ def to_text(data: Stream) -> str:
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     return text
-
-
-def mask_secrets(text: str) -> str:
-    """Mask passwords in URLs: ``mongodb://user:pass@`` -> ``mongodb://user:***@``."""
-    return mask_url(text)
 
 
 def read_path_bytes(path: str | PathLike[str]) -> bytes:

@@ -390,7 +390,7 @@ AB_LABELS = {
 }
 
 
-OVERHEAD_COLUMNS = {
+OVERHEAD_HEADERS = {
     "mix": "mix",
     "scenario": "scenario",
     "column": "study column",
@@ -450,11 +450,11 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
         scenario=overhead["mix"].map(scenario_label),
         column=overhead["metric"].map(STUDY_COLUMNS).fillna("-"),
         verdict=overhead["verdict"].where(overhead["verdict"] != N_TOO_SMALL, "-"),
-    )[list(OVERHEAD_COLUMNS)]
+    )[list(OVERHEAD_HEADERS)]
     drop = [c for c in ("ci_low_pct", "ci_high_pct", "published_pct") if shown[c].isna().all()]
     if (shown["verdict"] == "-").all():
         drop.append("verdict")
-    return shown.drop(columns=drop).rename(columns=OVERHEAD_COLUMNS)
+    return shown.drop(columns=drop).rename(columns=OVERHEAD_HEADERS)
 
 
 def _pct(v: float, unit: str = "%") -> str:

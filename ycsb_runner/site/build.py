@@ -166,7 +166,8 @@ def build_site(
     """Write the site of the history (*results*' history.sqlite or *history_url*) for *suites* (default:
     every suite it has runs of) into *out* (default RESULTS/site/); returns the overview page's path.
     UserError for a suite the history has no run of, or an empty history."""
-    from ycsb_runner.nightly.regress_service import open_history, run_regress, unknown_suite
+    from ycsb_runner.nightly.history import open_history
+    from ycsb_runner.nightly.regress_service import run_regress, unknown_suite
     from ycsb_runner.paths import results_dir
 
     results = results or results_dir()

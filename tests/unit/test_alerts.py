@@ -196,6 +196,20 @@ def test_regress_raises_alerts_and_triage_round_trip(slow: Path) -> None:
     assert h.alerts()[0].status in ("untriaged", "invalid") and len(h.alerts()) == FLAGGED
 
 
+def test_a_plan_records_no_alert(slow: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    runner = CliRunner()
+    where = ["--results", str(slow)]
+    res = runner.invoke(app, ["regress", TINY, "--plan", "--min-effect", "5", *where])
+    assert res.exit_code in (0, 2) and "plan for" in res.output + res.stderr, res.output
+    assert SqliteHistory(slow / "history.sqlite").alerts() == []  # a plan judges nothing
+    _json(runner.invoke(app, ["regress", TINY, *where, "-f", "json"]))
+    assert len(SqliteHistory(slow / "history.sqlite").alerts()) == FLAGGED
+
+
 def test_accept_marks_the_alerts_accepted(slow: Path) -> None:
     from typer.testing import CliRunner
 

@@ -195,7 +195,7 @@ def regress_cmd(
     from ycsb_runner.nightly.regress_service import plan_closing, plan_table, run_regress
 
     hooks = notify_urls(notify)  # checked before judging: a mistyped URL is a usage error (exit 2)
-    out = run_regress(suite, options, filt, results=where.results, history_url=where.url)
+    out = run_regress(suite, options, filt, results=where.results, history_url=where.url, record=not plan)
     if plan:
         line, code = plan_closing(out.result)
         table = plan_table(out.result)

@@ -269,10 +269,12 @@ def run_regress(
     *,
     results: Path | None = None,
     history_url: str | None = None,
+    record: bool = True,
 ) -> RegressOutcome:
     """``ycsb-runner regress SUITE``: judge SUITE's newest nights in the history (*results*' history.sqlite
-    or *history_url*) with *options*, among the runs that pass *filt* (tags, dates). UserError for options
-    that make no sense or a suite the history has no run of."""
+    or *history_url*) with *options*, among the runs that pass *filt* (tags, dates). *record*: raise and
+    recover the history's alerts (``--plan`` judges without recording). UserError for options that make no
+    sense or a suite the history has no run of."""
     from ycsb_runner.nightly.history import RunFilter
 
     options = options or RegressOptions()
@@ -284,7 +286,7 @@ def run_regress(
     history = open_history(results, history_url)
     out = judge(suite, options, _of_suite(filt, suite), history)
     hosts = host_lines(history, out)
-    alerts = track_alerts(history, out)
+    alerts = track_alerts(history, out) if record else []
     return RegressOutcome(
         result=out,
         changes=change_lines(out) + alerts,

@@ -12,6 +12,7 @@ they agree).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -313,6 +314,7 @@ def _own(cls: type) -> list[Any]:
     return [f for f in fields(cls) if f.name != "extra"]
 
 
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
     import typing
 
@@ -1089,8 +1091,13 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
             continue
         if not isinstance(doc, dict) or doc.get("status") != "running":
             continue
-        pid = (doc.get("tool") or {}).get("pid")
-        if not isinstance(pid, int) or (doc.get("host") or {}).get("hostname") != hostname:
+        try:
+            tool = ToolRecord.from_json(doc.get("tool") or {}, path, "tool")
+            host = HostRecord.from_json(doc.get("host") or {}, path, "host")
+        except UserError:  # damaged: not ours to mark
+            continue
+        pid = tool.pid
+        if pid is None or host.hostname != hostname:
             continue
         if pid == os.getpid() or psutil.pid_exists(pid):
             continue

@@ -331,7 +331,8 @@ def manifest_markdown() -> list[str]:
         f" {', '.join(str(v) for v in READABLE_FORMATS if v != FORMAT_VERSION)} (upgraded as it is read,"
         " the file left as it is; it is written in the new format only when the manifest is saved again)."
         " Each section below is a typed object of `ycsb_runner.model`; a key it does not know (written by"
-        " a newer ycsb-runner) is kept and written back; a known key of the wrong type is a damaged folder."
+        " a newer ycsb-runner) is kept and written back, as is one of `suite`, of a step in `steps` or at"
+        " the top level; a known key of the wrong type is a damaged folder."
         " `driver_settings`, `findmax` and `canaries` are null or absent when the run has none.",
         "",
     ]

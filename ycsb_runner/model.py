@@ -169,6 +169,7 @@ class StepRecord:
     discarded: bool = False
     driver_settings: dict[str, Any] | None = None  # what the binding reports it runs with (no secrets)
     figures: dict[str, Any] = field(default_factory=dict)  # server_*/client_* figures, audit detail, ...
+    extra: dict[str, Any] = field(default_factory=dict)  # keys a newer ycsb-runner wrote, written back
 
     @property
     def label(self) -> str:
@@ -180,18 +181,20 @@ class StepRecord:
         return self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
 
     def to_json(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys",)}
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys", "extra")}
         out["started_at"] = iso_utc(self.started_at)
         out["ended_at"] = iso_utc(self.ended_at)
-        return {**self.keys.as_dict(), **out}
+        known = {**self.keys.as_dict(), **out}
+        return {**known, **{k: v for k, v in self.extra.items() if k not in known}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StepRecord:
         keys = StepKeys(**{k: d[k] for k in KEY_COLUMNS})
-        rest = {f.name: d[f.name] for f in fields(cls) if f.name != "keys" and f.name in d}
+        rest = {f.name: d[f.name] for f in fields(cls) if f.name not in ("keys", "extra") and f.name in d}
         rest["started_at"] = epoch_of(rest.get("started_at"))
         rest["ended_at"] = epoch_of(rest.get("ended_at"))
-        return cls(keys=keys, **rest)
+        known = {*KEY_COLUMNS, *(f.name for f in fields(cls))}
+        return cls(keys=keys, **rest, extra={str(k): v for k, v in d.items() if k not in known})
 
     def csv_row(self) -> dict[str, Any]:
         """steps.csv: keys, then the step's outcome, then its scalar figures (no argv or properties)."""
@@ -242,6 +245,11 @@ class SuiteInfo:
     threads: list[int] = field(default_factory=list)
     recordcount: int | None = None
     templates: str = "built-in"
+    extra: dict[str, Any] = field(default_factory=dict)  # keys a newer ycsb-runner wrote, written back
+
+    def to_json(self) -> dict[str, Any]:
+        known = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        return {**known, **{k: v for k, v in self.extra.items() if k not in known}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any], where: str = "the run") -> SuiteInfo:
@@ -251,7 +259,9 @@ class SuiteInfo:
                     f"{where} is damaged: its manifest's suite.{key} is {type(d[key]).__name__} "
                     f"{_shown(d[key])}, not {' or '.join(_TYPE_NAMES[t] for t in types)}; re-run the suite"
                 )
-        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+        known = {f.name for f in fields(cls)} - {"extra"}
+        extra = {str(k): v for k, v in d.items() if k not in known}
+        return cls(**{k: d[k] for k in known if k in d}, extra=extra)
 
 
 # the JSON types of a manifest's suite fields (None is allowed where the field has a default)
@@ -673,7 +683,7 @@ class Manifest:
             "error": self.error,
             "started_at": self.started_at_utc,
             "ended_at": self.ended_at_utc,
-            "suite": asdict(self.suite),
+            "suite": self.suite.to_json(),
             "target": self.target.to_json(),
             "ycsb": self.ycsb.to_json(),
             "java": self.java.to_json(),

@@ -99,6 +99,8 @@ def test_keys_a_newer_writer_added_are_kept_on_save(tmp_path: Path) -> None:
     doc["canaries"]["load_generator"][0]["jvm"] = "17"
     doc["driver_settings"]["server_api"] = "1"  # a setting a newer binding reports
     doc["energy"] = {"joules": 12}
+    doc["suite"]["owner"] = "perf-team"
+    doc["steps"][1]["numa_node"] = 0
     (folder / MANIFEST).write_text(json.dumps(doc))
 
     run = RunResult.load(folder)
@@ -110,6 +112,9 @@ def test_keys_a_newer_writer_added_are_kept_on_save(tmp_path: Path) -> None:
     assert back["host"]["kernel"] == "6.18" and back["tool"]["commit"] == "952970b"
     assert back["canaries"]["host"]["irq_pct"] == 0.5 and back["canaries"]["load_generator"][0]["jvm"] == "17"
     assert back["driver_settings"]["server_api"] == "1" and back["energy"] == {"joules": 12}
+    assert back["suite"]["owner"] == "perf-team" and back["steps"][1]["numa_node"] == 0
+    step = RunResult.load(folder).manifest.steps[1]
+    assert step.extra == {"numa_node": 0} and "numa_node" not in step.csv_row()  # steps.csv: its own columns
     assert back["fingerprint"] == _manifest(OLD)["fingerprint"]
 
 

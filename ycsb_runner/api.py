@@ -370,11 +370,15 @@ def _canaries(url: str, ready: _Prepared, holder: Any, *, embedded: bool) -> Any
 def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
     """What the manifest records of the server a run measures: the embedded one (*server*) or the user's
     (its ``buildInfo``, *build*)."""
+    from ycsb_runner.model import server_engine
+
+    kind = server.kind if server else None
     return {
         "embedded": server is not None,
-        "server_kind": server.kind if server else None,
+        "server_kind": kind,
         "server_version": server.version if server else build.get("version"),
         "build_info": build,
+        "engine": server_engine(kind, build).value,
     }
 
 

@@ -4,7 +4,30 @@
 
 from __future__ import annotations
 
-from ycsb_runner.model import FORMAT_VERSION, KEY_COLUMNS
+import types
+import typing
+from typing import Any
+
+from ycsb_runner.model import (
+    FORMAT_VERSION,
+    KEY_COLUMNS,
+    READABLE_FORMATS,
+    SECTION_NAMES,
+    BuildInfo,
+    CanariesRecord,
+    CanaryHost,
+    CanaryLoadGenerator,
+    DriverSettingsRecord,
+    FindmaxBound,
+    FindmaxRecord,
+    HostRecord,
+    JavaRecord,
+    ManifestSection,
+    ServerEngine,
+    TargetRecord,
+    ToolRecord,
+    YcsbRecord,
+)
 
 KEY_DOCS = {
     "run_id": "the run folder's name (`<yyyymmdd-hhmmss>-<suite>`)",
@@ -180,6 +203,147 @@ COLUMNS: dict[str, dict[str, str]] = {
 }
 
 
+# manifest.json's sections: key -> meaning (a unit test checks that these are each section's fields)
+MANIFEST_SECTIONS: dict[type[ManifestSection], dict[str, str]] = {
+    TargetRecord: {
+        "embedded": "the run measured ycsb-runner's embedded test server",
+        "server_kind": "the embedded server's kind (`ferretdb`); null for a server given by URL",
+        "server_version": "the embedded server's description, else the version `buildInfo` reported",
+        "build_info": "what the server's `buildInfo` said (`target.build_info` below)",
+        "url": "the connection URL, credentials masked",
+        "engine": "what answered: "
+        + ", ".join(f"`{e.value}`" for e in ServerEngine)
+        + f" (from format {FORMAT_VERSION}; for an older folder, worked out from `server_kind` and"
+        " `build_info`)",
+    },
+    BuildInfo: {
+        "version": "the MongoDB version the server reports",
+        "ferretdb": "FerretDB's own version (`unknown` when it does not say); null for any other server",
+        "modules": "`buildInfo.modules` (`enterprise`...)",
+        "psmdb": "Percona Server for MongoDB's version; null for any other server",
+    },
+    YcsbRecord: {
+        "core": "YCSB's core jar (`core-0.17.0.jar`)",
+        "binding_class": "the binding's Java class (`ycsbrunner.binding.MongoDbClient`, or the stock one)",
+        "binding_jar": "the binding's jar",
+        "driver_jar": "the MongoDB Java driver's jar",
+        "driver_version": "the MongoDB Java driver's version",
+        "source": "where YCSB came from: `maven-build` or `tarball`",
+        "home": "the YCSB folder",
+        "tarball_sha256": "the release tarball's SHA-256 (a `tarball` YCSB)",
+    },
+    JavaRecord: {
+        "path": "the `java` that ran YCSB",
+        "version": "its version",
+        "description": "the first line of `java -version`",
+        "jvm_args": "the JVM options of `bench --jvm-arg`",
+        "class_data_archive": "the class-data sharing archive the JVMs started with, or null",
+    },
+    HostRecord: {
+        "hostname": "the load generator's host name",
+        "platform": "its operating system",
+        "python": "the Python that ran ycsb-runner",
+        "cpus_logical": "logical CPUs",
+        "cpus_physical": "physical cores",
+        "memory_bytes": "memory",
+        "load_avg": "load average over 1, 5 and 15 minutes when the manifest was written",
+    },
+    ToolRecord: {
+        "name": "`ycsb-runner`",
+        "version": "its version",
+        "pid": "its process id (a folder still `running` whose process is gone is marked `killed`)",
+    },
+    DriverSettingsRecord: {
+        "varies_by_step": "the settings whose values differ between steps (each step's own are in "
+        "`steps[].driver_settings`)",
+        "error": "a settings line the binding printed that could not be read",
+        "settings": "not a key: every other key of the object is a driver setting every step shares, as the "
+        "binding reports it (`driver_defaults`, `write_concern`, `retry_writes`, `max_pool_size`...)",
+    },
+    FindmaxRecord: {
+        "mix": "the mix searched",
+        "bound": "the latency bound (`findmax.bound` below)",
+        "max_error_rate": "the highest error rate a passing probe may have",
+        "threads": "the threads of every probe",
+        "probe_s": "each probe's length (s)",
+        "max_probes": "the most probes the search runs",
+        "resolution_pct": "the search stops when the found and the lowest failing rate are this close (%)",
+        "start_ops_s": "the first probe's target",
+        "min_achieved": "the share of its target a passing probe must achieve",
+        "probes": "per probe: `step`, `target`, `throughput_ops_s`, `latency_us`, `worst_operation`, "
+        "`error_rate`, `passed`, `reasons`",
+        "max_ops_s": "the highest passing target below every failing one (null when none passed)",
+        "lowest_failing_ops_s": "the lowest failing target",
+        "converged": "`max_ops_s` and `lowest_failing_ops_s` are within `resolution_pct`",
+        "done": "the search ended (not cut off)",
+    },
+    FindmaxBound: {
+        "statistic": "`p99`, `p95` or `avg`",
+        "limit_us": "the limit (µs)",
+        "label": "the bound as written (`p99 <= 10 ms`)",
+    },
+    CanariesRecord: {
+        "load_generator": "per load generator (`canaries.load_generator[]` below)",
+        "rtt_us": "`before`, `after`: the median round trip of `pings` back-to-back `ping` commands (µs)",
+        "pings": "the pings per round-trip canary",
+        "host": "this host's CPU over the run (`canaries.host` below)",
+        "errors": "a canary that could not be measured (a canary never fails the run)",
+    },
+    CanaryLoadGenerator: {
+        "client": "the load generator",
+        "threads": "BasicDB's threads",
+        "seconds": "each BasicDB run's length",
+        "ops_s": "`before`, `after`: YCSB's no-op BasicDB ops/s before the first step and after the last",
+    },
+    CanaryHost: {
+        "name": "this host's name",
+        "cpus": "its CPUs",
+        "seconds": "the time between the two canaries",
+        "steal_pct": "the CPU the hypervisor stole, % of every core's time",
+        "others_cpu_pct": "the CPU processes other than ycsb-runner, its JVMs and the embedded server used, "
+        "% of every core's time",
+        "why_not": "why a figure is missing",
+    },
+}
+
+
+def _json_type(hint: Any) -> str:
+    """A field's type as its JSON (``text or null``, ``list of text``, ``object``)."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_json_type(a) for a in args)
+    origin = typing.get_origin(hint) or hint
+    if origin is list:
+        return f"list of {_json_type(args[0])}" if args else "list"
+    if origin is dict or (isinstance(origin, type) and issubclass(origin, ManifestSection)):
+        return "object"
+    return {str: "text", int: "integer", float: "number", bool: "true/false", type(None): "null"}.get(
+        origin, "text" if isinstance(origin, type) and issubclass(origin, str) else "any"
+    )
+
+
+def manifest_markdown() -> list[str]:
+    """RESULTS.md's part on manifest.json's sections: one table per section, from the model's fields."""
+    lines = [
+        "## manifest.json",
+        "",
+        f"Result format {FORMAT_VERSION}; this version also reads format"
+        f" {', '.join(str(v) for v in READABLE_FORMATS if v != FORMAT_VERSION)} (upgraded as it is read,"
+        " the file left as it is; it is written in the new format only when the manifest is saved again)."
+        " Each section below is a typed object of `ycsb_runner.model`; a key it does not know (written by"
+        " a newer ycsb-runner) is kept and written back, as is one of `suite`, of a step in `steps` or at"
+        " the top level; a known key of the wrong type is a damaged folder."
+        " `driver_settings`, `findmax` and `canaries` are null or absent when the run has none.",
+        "",
+    ]
+    for section, docs in MANIFEST_SECTIONS.items():
+        hints = typing.get_type_hints(section)
+        lines += [f"### {SECTION_NAMES[section]}", "", "| key | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{k}` | {_json_type(hints[k])} | {doc} |" for k, doc in docs.items()]
+        lines.append("")
+    return lines
+
+
 def results_markdown() -> str:
     """RESULTS.md: the files of a run folder and their columns.
 
@@ -263,6 +427,7 @@ def results_markdown() -> str:
         "```",
         "",
     ]
+    lines += manifest_markdown()
     for name, cols in COLUMNS.items():
         lines += [f"## {name}.csv", "", "| column | meaning |", "|---|---|"]
         lines += [f"| `{c}` | {doc} |" for c, doc in cols.items()]

@@ -34,8 +34,7 @@ def target_id(url: str | None, host: str) -> str:
 
 
 def _manifest_target(m: Manifest) -> str:
-    embedded = bool(m.target.get("embedded"))
-    return target_id(None if embedded else str(m.target.get("url") or ""), str(m.host.get("hostname") or ""))
+    return target_id(None if m.target.embedded else m.target.url, m.host.hostname)
 
 
 def _argv_target(argv: list[str]) -> int:

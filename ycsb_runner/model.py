@@ -12,6 +12,7 @@ they agree).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,8 +20,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import check_name
@@ -36,7 +38,10 @@ from ycsb_runner.store import (
 if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
     import pandas as pd
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+# The older formats this version still reads, upgraded in memory (``_upgrade``) as pyperf reads older JSON:
+# format 2 (before ``target.engine``).
+READABLE_FORMATS = (2, FORMAT_VERSION)
 MANIFEST = "manifest.json"
 # The folder layout of a run (RESULTS.md): every other module asks for these names and paths here.
 STEPS_DIR = "steps"  # steps/<step>/ holds each step's raw logs
@@ -164,6 +169,7 @@ class StepRecord:
     discarded: bool = False
     driver_settings: dict[str, Any] | None = None  # what the binding reports it runs with (no secrets)
     figures: dict[str, Any] = field(default_factory=dict)  # server_*/client_* figures, audit detail, ...
+    extra: dict[str, Any] = field(default_factory=dict)  # keys a newer ycsb-runner wrote, written back
 
     @property
     def label(self) -> str:
@@ -175,18 +181,20 @@ class StepRecord:
         return self.ended_at - self.started_at if self.started_at is not None and self.ended_at else None
 
     def to_json(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys",)}
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("keys", "extra")}
         out["started_at"] = iso_utc(self.started_at)
         out["ended_at"] = iso_utc(self.ended_at)
-        return {**self.keys.as_dict(), **out}
+        known = {**self.keys.as_dict(), **out}
+        return {**known, **{k: v for k, v in self.extra.items() if k not in known}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StepRecord:
         keys = StepKeys(**{k: d[k] for k in KEY_COLUMNS})
-        rest = {f.name: d[f.name] for f in fields(cls) if f.name != "keys" and f.name in d}
+        rest = {f.name: d[f.name] for f in fields(cls) if f.name not in ("keys", "extra") and f.name in d}
         rest["started_at"] = epoch_of(rest.get("started_at"))
         rest["ended_at"] = epoch_of(rest.get("ended_at"))
-        return cls(keys=keys, **rest)
+        known = {*KEY_COLUMNS, *(f.name for f in fields(cls))}
+        return cls(keys=keys, **rest, extra={str(k): v for k, v in d.items() if k not in known})
 
     def csv_row(self) -> dict[str, Any]:
         """steps.csv: keys, then the step's outcome, then its scalar figures (no argv or properties)."""
@@ -237,6 +245,11 @@ class SuiteInfo:
     threads: list[int] = field(default_factory=list)
     recordcount: int | None = None
     templates: str = "built-in"
+    extra: dict[str, Any] = field(default_factory=dict)  # keys a newer ycsb-runner wrote, written back
+
+    def to_json(self) -> dict[str, Any]:
+        known = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        return {**known, **{k: v for k, v in self.extra.items() if k not in known}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any], where: str = "the run") -> SuiteInfo:
@@ -246,7 +259,9 @@ class SuiteInfo:
                     f"{where} is damaged: its manifest's suite.{key} is {type(d[key]).__name__} "
                     f"{_shown(d[key])}, not {' or '.join(_TYPE_NAMES[t] for t in types)}; re-run the suite"
                 )
-        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+        known = {f.name for f in fields(cls)} - {"extra"}
+        extra = {str(k): v for k, v in d.items() if k not in known}
+        return cls(**{k: d[k] for k in known if k in d}, extra=extra)
 
 
 # the JSON types of a manifest's suite fields (None is allowed where the field has a default)
@@ -270,6 +285,303 @@ _SUITE_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+# --- the manifest's sections: named fields, and what a newer writer added kept in ``extra`` ----------------
+
+
+class ManifestSection:
+    """A section of ``manifest.json`` as a frozen dataclass: each key this version knows is a typed field, and
+    every other key (written by a newer ycsb-runner) is kept in ``extra`` and written back on save. A known
+    key of the wrong JSON type is a damaged manifest (a one-line UserError); ``null`` leaves a field unset."""
+
+    extra: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, d: Any, where: str | Path = "a manifest", name: str | None = None) -> Self:
+        name = name or SECTION_NAMES.get(cls, cls.__name__)
+        if not isinstance(d, dict):
+            raise UserError(
+                f"{where} is damaged: its manifest's {name} is {type(d).__name__} {_shown(d)}, not an "
+                "object; re-run the suite"
+            )
+        hints = _hints(cls)
+        known = {
+            f.name: _typed(d[f.name], hints[f.name], where, f"{name}.{f.name}")
+            for f in _own(cls)
+            if f.name in d
+        }
+        return cls(
+            **{k: v for k, v in known.items() if v is not None},
+            extra={str(k): v for k, v in d.items() if k not in hints},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The section as written: its fields in order, then the keys it was read with and does not know."""
+        out = {f.name: _as_json(getattr(self, f.name)) for f in _own(type(self))}
+        return {**out, **{k: v for k, v in self.extra.items() if k not in out}}
+
+
+def _own(cls: type) -> list[Any]:
+    return [f for f in fields(cls) if f.name != "extra"]
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    import typing
+
+    return {k: v for k, v in typing.get_type_hints(cls).items() if k != "extra"}
+
+
+def _as_json(value: Any) -> Any:
+    if isinstance(value, ManifestSection):
+        return value.to_json()
+    if isinstance(value, list | tuple):
+        return [_as_json(v) for v in value]
+    return value
+
+
+# the JSON types a Python type is read from (bool is not a number here, a whole number is a float)
+_JSON_OF: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), float: (int, float), bool: (bool,)}
+
+
+def _typed(value: Any, hint: Any, where: str | Path, name: str) -> Any:
+    """*value* read from JSON as *hint* (``str | None``, ``list[CanaryLoadGenerator]``, a section...)."""
+    import types
+    import typing
+
+    if hint is Any or value is None:
+        return value
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return _typed(value, args[0] if len(args) == 1 else Any, where, name)
+    origin = typing.get_origin(hint) or hint
+    if isinstance(origin, type) and issubclass(origin, ManifestSection):
+        return origin.from_json(value, where, name)
+    if isinstance(origin, type) and issubclass(origin, StrEnum) and isinstance(value, str):
+        return origin(value)
+    if origin is list and isinstance(value, list):
+        return [_typed(v, args[0], where, f"{name}[]") for v in value] if args else value
+    if origin is dict and isinstance(value, dict):
+        return value
+    ok = _JSON_OF.get(origin)
+    if ok is not None and isinstance(value, ok) and not (origin is not bool and isinstance(value, bool)):
+        return value
+    raise UserError(
+        f"{where} is damaged: its manifest's {name} is {type(value).__name__} {_shown(value)}, not "
+        f"{_TYPE_NAMES.get(origin, getattr(origin, '__name__', str(origin)))}; re-run the suite"
+    )
+
+
+class ServerEngine(StrEnum):
+    """What answered the run's MongoDB protocol (``target.engine``)."""
+
+    MONGODB = "mongodb"  # a mongod or mongos (MongoDB, Percona Server for MongoDB, Atlas)
+    FERRETDB = "ferretdb"  # FerretDB: the embedded test server, or one given by URL
+    UNKNOWN = "unknown"  # nothing recorded of it, or a name a newer ycsb-runner wrote
+
+    @classmethod
+    def _missing_(cls, value: object) -> ServerEngine:
+        return cls.UNKNOWN
+
+
+def server_engine(server_kind: str | None, build_info: dict[str, Any] | None) -> ServerEngine:
+    """The engine of a server, from the embedded server's kind or the ``buildInfo`` it answered."""
+    build = build_info or {}
+    if server_kind == "ferretdb" or build.get("ferretdb") or build.get("ferretdbVersion"):
+        return ServerEngine.FERRETDB
+    return ServerEngine.MONGODB if server_kind or build.get("version") else ServerEngine.UNKNOWN
+
+
+@dataclass(frozen=True)
+class BuildInfo(ManifestSection):
+    """``target.build_info``: what the server's ``buildInfo`` said."""
+
+    version: str | None = None
+    ferretdb: str | None = None  # FerretDB's own version ("unknown" when it does not say)
+    modules: list[str] = field(default_factory=list)  # "enterprise" ...
+    psmdb: str | None = None  # Percona Server for MongoDB's version
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TargetRecord(ManifestSection):
+    """``target``: the server the run measured."""
+
+    embedded: bool = False  # ycsb-runner's embedded test server
+    server_kind: str | None = None  # the embedded server's kind ("ferretdb"); null for a server given by URL
+    server_version: str | None = None  # the embedded server's description, else buildInfo's version
+    build_info: BuildInfo = field(default_factory=BuildInfo)
+    url: str = ""  # credentials masked
+    engine: ServerEngine = ServerEngine.UNKNOWN  # format 3; derived from the rest for a format-2 folder
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class YcsbRecord(ManifestSection):
+    """``ycsb``: the YCSB that ran the steps."""
+
+    core: str | None = None  # core-0.17.0.jar
+    binding_class: str | None = None
+    binding_jar: str | None = None
+    driver_jar: str | None = None
+    driver_version: str | None = None
+    source: str | None = None  # "maven-build" | "tarball"
+    home: str | None = None
+    tarball_sha256: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JavaRecord(ManifestSection):
+    """``java``: the Java that ran YCSB."""
+
+    path: str | None = None
+    version: str | None = None
+    description: str | None = None  # the first line of ``java -version``
+    jvm_args: list[str] = field(default_factory=list)
+    class_data_archive: str | None = None  # the class-data sharing archive the JVMs started with
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HostRecord(ManifestSection):
+    """``host``: the load generator ycsb-runner ran on."""
+
+    hostname: str = ""
+    platform: str | None = None
+    python: str | None = None
+    cpus_logical: int | None = None
+    cpus_physical: int | None = None
+    memory_bytes: int | None = None
+    load_avg: list[float] = field(default_factory=list)  # 1, 5 and 15 minutes, when the run ended
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolRecord(ManifestSection):
+    """``tool``: the ycsb-runner that wrote the folder."""
+
+    name: str = "ycsb-runner"
+    version: str | None = None
+    pid: int | None = None  # its process (``mark_abandoned`` reads it)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DriverSettingsRecord(ManifestSection):
+    """``driver_settings``: the driver settings every step shares (``settings``: the binding's keys,
+    ``ycsb_runner.execute.driver_settings.KEYS``, a newer binding's too) and the keys whose values differ
+    between steps. In the file the settings are the object's own keys."""
+
+    varies_by_step: list[str] = field(default_factory=list)
+    error: str | None = None  # a settings line that could not be read
+    settings: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # always empty: every other key is a setting
+
+    @classmethod
+    def from_json(cls, d: Any, where: str | Path = "a manifest", name: str | None = None) -> Self:
+        if not isinstance(d, dict):
+            return super().from_json(d, where, name)  # the one-line error
+        name = name or "driver_settings"
+        return cls(
+            varies_by_step=_typed(d.get("varies_by_step"), list[str], where, f"{name}.varies_by_step") or [],
+            error=_typed(d.get("error"), str, where, f"{name}.error"),
+            settings={str(k): v for k, v in d.items() if k not in ("varies_by_step", "error")},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The binding's keys, then ``varies_by_step``, as the runner writes them."""
+        error = {"error": self.error} if self.error is not None else {}
+        return {**self.settings, **error, "varies_by_step": self.varies_by_step}
+
+
+@dataclass(frozen=True)
+class FindmaxBound(ManifestSection):
+    """``findmax.bound``: the latency bound the probes had to meet."""
+
+    statistic: str = ""  # p99, avg ...
+    limit_us: float | None = None
+    label: str = "?"  # "p99 <= 10 ms"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FindmaxRecord(ManifestSection):
+    """``findmax``: a ``ycsb-runner findmax`` search's parameters, its probes and what it found
+    (``ycsb_runner.findmax.summary``)."""
+
+    mix: str = ""
+    bound: FindmaxBound = field(default_factory=FindmaxBound)
+    max_error_rate: float | None = None
+    threads: int = 0
+    probe_s: float | None = None
+    max_probes: int | None = None
+    resolution_pct: float | None = None
+    start_ops_s: int | None = None
+    min_achieved: float | None = None
+    # per probe (``ycsb_runner.findmax.Probe``): step, target, throughput_ops_s, latency_us, worst_operation,
+    # error_rate, passed, reasons
+    probes: list[dict[str, Any]] = field(default_factory=list)
+    max_ops_s: float | None = None  # the highest passing target below every failing one
+    lowest_failing_ops_s: float | None = None
+    converged: bool = False
+    done: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CanaryLoadGenerator(ManifestSection):
+    """One load generator's canary: YCSB's no-op BasicDB ops/s before the first step and after the last."""
+
+    client: str = ""
+    threads: int = 1
+    seconds: float | None = None
+    ops_s: dict[str, float | None] = field(default_factory=dict)  # "before", "after"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CanaryHost(ManifestSection):
+    """``canaries.host``: this host's CPU steal and the CPU other processes used over the run."""
+
+    name: str = ""
+    cpus: int | None = None
+    seconds: float | None = None
+    steal_pct: float | None = None
+    others_cpu_pct: float | None = None
+    why_not: str | None = None  # why a figure is missing
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CanariesRecord(ManifestSection):
+    """``canaries``: what the database cannot change, measured beside the steps
+    (``ycsb_runner.execute.canary.Canaries.figures``)."""
+
+    load_generator: list[CanaryLoadGenerator] = field(default_factory=list)
+    rtt_us: dict[str, float | None] = field(default_factory=dict)  # "before", "after": median ping round trip
+    pings: int | None = None
+    host: CanaryHost = field(default_factory=CanaryHost)
+    errors: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# the name each section has in manifest.json (its errors name it so)
+SECTION_NAMES: dict[type, str] = {
+    TargetRecord: "target",
+    BuildInfo: "target.build_info",
+    YcsbRecord: "ycsb",
+    JavaRecord: "java",
+    HostRecord: "host",
+    ToolRecord: "tool",
+    DriverSettingsRecord: "driver_settings",
+    FindmaxRecord: "findmax",
+    FindmaxBound: "findmax.bound",
+    CanariesRecord: "canaries",
+    CanaryHost: "canaries.host",
+    CanaryLoadGenerator: "canaries.load_generator[]",
+}
+
+
 @dataclass
 class Manifest:
     """``manifest.json``: the whole record of a run, self-contained (Rally's race record, pyperf's suite)."""
@@ -280,10 +592,10 @@ class Manifest:
     error: str | None = None
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
-    target: dict[str, Any] = field(default_factory=dict)  # url (masked), server kind/version, build info
-    ycsb: dict[str, Any] = field(default_factory=dict)
-    java: dict[str, Any] = field(default_factory=dict)
-    host: dict[str, Any] = field(default_factory=dict)
+    target: TargetRecord = field(default_factory=TargetRecord)
+    ycsb: YcsbRecord = field(default_factory=YcsbRecord)
+    java: JavaRecord = field(default_factory=JavaRecord)
+    host: HostRecord = field(default_factory=HostRecord)
     audit_strategy: str | None = None
     # the caveat when the strategy's switch is not verified as auditing (``audit.unverified_audit``)
     audit_unverified: str | None = None
@@ -291,17 +603,19 @@ class Manifest:
     #: matches nothing" vs "audit disabled = restart without auditLog".
     audit_baseline: str | None = None
     plan_estimate_s: float | None = None
-    driver_settings: dict[str, Any] | None = None  # shared by every step (``varies_by_step`` names the rest)
+    driver_settings: DriverSettingsRecord | None = None  # None: no step reported settings
     steps: list[StepRecord] = field(default_factory=list)
-    tool: dict[str, Any] = field(default_factory=dict)
+    tool: ToolRecord = field(default_factory=ToolRecord)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     #: ``ycsb-runner findmax``: the search's parameters, its probes and the found rate
     #: (``ycsb_runner.findmax.summary``); None for a bench run
-    findmax: dict[str, Any] | None = None
+    findmax: FindmaxRecord | None = None
     #: the canaries measured beside the steps (``ycsb_runner.execute.canary.Canaries.figures``); None when
     #: the run measured none (``--no-canaries``, or a folder written before them)
-    canaries: dict[str, Any] | None = None
+    canaries: CanariesRecord | None = None
     format_version: int = FORMAT_VERSION
+    #: top-level keys a newer ycsb-runner wrote, kept and written back
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def audit_caveat(self) -> str:
@@ -310,23 +624,6 @@ class Manifest:
         from ycsb_runner.audit import unverified_audit
 
         return self.audit_unverified or unverified_audit(self.audit_strategy)
-
-    @property
-    def server_caveat(self) -> str:
-        """What every report of a run on FerretDB (the embedded test server, or one given by URL) says: its
-        figures are FerretDB's, not MongoDB's; empty for any other server."""
-        target = self.target or {}
-        build = target.get("build_info") or {}
-        if target.get("server_kind") != "ferretdb" and not build.get("ferretdb"):
-            return ""
-        if target.get("embedded"):
-            what = f"ycsb-runner's embedded test server, {target.get('server_version') or 'FerretDB'}"
-        else:
-            what = f"the server at the URL, FerretDB {build.get('ferretdb') or ''}".rstrip()
-        return (
-            f"Not MongoDB: {what}, speaks MongoDB's protocol over another engine; its figures show that "
-            "the benchmark ran, not how fast MongoDB is."
-        )
 
     @property
     def fingerprint(self) -> str:
@@ -363,7 +660,7 @@ class Manifest:
         if self.findmax is not None:  # the probes' targets differ night by night; the search's bound does not
             from ycsb_runner.findmax import config_key
 
-            parts.append(config_key(self.findmax))
+            parts.append(config_key(self.findmax.to_json()))
         blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -378,30 +675,31 @@ class Manifest:
         return iso_utc(self.ended_at)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        known = {
             "format_version": self.format_version,
-            "tool": self.tool,
+            "tool": self.tool.to_json(),
             "run_id": self.run_id,
             "status": self.status,
             "error": self.error,
             "started_at": self.started_at_utc,
             "ended_at": self.ended_at_utc,
-            "suite": asdict(self.suite),
-            "target": self.target,
-            "ycsb": self.ycsb,
-            "java": self.java,
-            "host": self.host,
+            "suite": self.suite.to_json(),
+            "target": self.target.to_json(),
+            "ycsb": self.ycsb.to_json(),
+            "java": self.java.to_json(),
+            "host": self.host.to_json(),
             "audit_strategy": self.audit_strategy,
             "audit_unverified": self.audit_unverified,
             "audit_baseline": self.audit_baseline,
             "plan_estimate_s": self.plan_estimate_s,
-            "driver_settings": self.driver_settings,
+            "driver_settings": self.driver_settings.to_json() if self.driver_settings is not None else None,
             "tags": self.tags,
-            **({"findmax": self.findmax} if self.findmax is not None else {}),
-            **({"canaries": self.canaries} if self.canaries is not None else {}),
+            **({"findmax": self.findmax.to_json()} if self.findmax is not None else {}),
+            **({"canaries": self.canaries.to_json()} if self.canaries is not None else {}),
             "fingerprint": self.fingerprint,
-            "steps": [s.to_json() for s in self.steps],
         }
+        extra = {k: v for k, v in self.extra.items() if k not in known and k != "steps"}
+        return {**known, **extra, "steps": [s.to_json() for s in self.steps]}
 
     @classmethod
     def from_json(cls, d: Any, where: Path) -> Manifest:
@@ -416,14 +714,24 @@ class Manifest:
         version = d.get("format_version")
         if version is None:
             raise UserError(
-                f"{where} was written by an older ycsb-runner (before result format {FORMAT_VERSION}); "
+                f"{where} was written by an older ycsb-runner (before result format {READABLE_FORMATS[0]}); "
                 "re-run the suite to get a folder this version reads"
             )
-        if version != FORMAT_VERSION:
+        if version not in READABLE_FORMATS:
             raise UserError(
-                f"{where} has result format {version}; this ycsb-runner reads format {FORMAT_VERSION}: "
-                "use the ycsb-runner version that wrote it"
+                f"{where} has result format {version}; this ycsb-runner reads formats "
+                f"{', '.join(map(str, READABLE_FORMATS))}: use the ycsb-runner version that wrote it"
             )
+        d = _upgrade(d, version)
+
+        def section(key: str, kind: type[ManifestSection]) -> Any:
+            value = d.get(key)
+            return kind.from_json(value, where, key) if value is not None else kind()
+
+        def optional(key: str, kind: type[ManifestSection]) -> Any:
+            value = d.get(key)  # not an object: none (as format 2 read it)
+            return kind.from_json(value, where, key) if isinstance(value, dict) else None
+
         try:
             return cls(
                 run_id=d["run_id"],
@@ -432,26 +740,40 @@ class Manifest:
                 error=d.get("error"),
                 started_at=epoch_of(d.get("started_at")) or 0.0,
                 ended_at=epoch_of(d.get("ended_at")),
-                target=d.get("target") or {},
-                ycsb=d.get("ycsb") or {},
-                java=d.get("java") or {},
-                host=d.get("host") or {},
+                target=section("target", TargetRecord),
+                ycsb=section("ycsb", YcsbRecord),
+                java=section("java", JavaRecord),
+                host=section("host", HostRecord),
                 audit_strategy=d.get("audit_strategy"),
                 audit_unverified=d.get("audit_unverified"),
                 audit_baseline=d.get("audit_baseline"),
                 plan_estimate_s=d.get("plan_estimate_s"),
-                driver_settings=d.get("driver_settings"),
+                driver_settings=optional("driver_settings", DriverSettingsRecord),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],
-                tool=d.get("tool") or {},
+                tool=section("tool", ToolRecord),
                 tags={str(k): str(v) for k, v in (d.get("tags") or {}).items()},
-                findmax=d.get("findmax") if isinstance(d.get("findmax"), dict) else None,
-                canaries=d.get("canaries") if isinstance(d.get("canaries"), dict) else None,
-                format_version=version,
+                findmax=optional("findmax", FindmaxRecord),
+                canaries=optional("canaries", CanariesRecord),
+                format_version=FORMAT_VERSION,
+                extra={k: v for k, v in d.items() if k not in _MANIFEST_KEYS},
             )
         except (KeyError, TypeError, ValueError) as err:
             raise UserError(
                 f"{where} is damaged: its manifest lacks or mangles {err}; re-run the suite"
             ) from None
+
+
+def _upgrade(d: dict[str, Any], version: int) -> dict[str, Any]:
+    """A manifest of an older readable format as this version writes it (the file is left as it is).
+
+    2 -> 3: ``target.engine``, what answered (it was worked out from ``server_kind`` and ``build_info`` each
+    time a report said "Not MongoDB")."""
+    if version == 2 and isinstance(d.get("target"), dict):
+        target = d["target"]
+        build = target.get("build_info")
+        engine = server_engine(target.get("server_kind"), build if isinstance(build, dict) else None)
+        d = {**d, "target": {**target, "engine": engine.value}}
+    return d
 
 
 _MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
@@ -462,7 +784,17 @@ _MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
     "steps": (list, type(None)),
     **{k: (dict, type(None)) for k in ("suite", "target", "ycsb", "java", "host", "tool")},
 }
-_TYPE_NAMES = {str: "text", int: "a whole number", dict: "an object", list: "a list", type(None): "null"}
+# the top-level keys this version reads (``fingerprint`` is worked out again); the rest is ``Manifest.extra``
+_MANIFEST_KEYS = {f.name for f in fields(Manifest)} - {"extra"} | {"fingerprint"}
+_TYPE_NAMES = {
+    str: "text",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    dict: "an object",
+    list: "a list",
+    type(None): "null",
+}
 
 
 def _shown(value: Any) -> str:
@@ -769,8 +1101,13 @@ def mark_abandoned(results: Path, hostname: str) -> list[Path]:
             continue
         if not isinstance(doc, dict) or doc.get("status") != "running":
             continue
-        pid = (doc.get("tool") or {}).get("pid")
-        if not isinstance(pid, int) or (doc.get("host") or {}).get("hostname") != hostname:
+        try:
+            tool = ToolRecord.from_json(doc.get("tool") or {}, path, "tool")
+            host = HostRecord.from_json(doc.get("host") or {}, path, "host")
+        except UserError:  # damaged: not ours to mark
+            continue
+        pid = tool.pid
+        if pid is None or host.hostname != hostname:
             continue
         if pid == os.getpid() or psutil.pid_exists(pid):
             continue

@@ -11,6 +11,7 @@ import pytest
 from history_rows import night_metrics, night_run
 
 from ycsb_runner.execute.canary import CpuMark, host_shares
+from ycsb_runner.model import CanariesRecord
 from ycsb_runner.nightly import canary
 from ycsb_runner.nightly.history import CANARY, METRIC_COLUMNS, RUN_COLUMNS, canary_rows
 from ycsb_runner.nightly.regress import (
@@ -65,7 +66,7 @@ def _history(
                 "rtt_us": {"before": 180.0 + i % 3, "after": 181.0},
                 "host": {"steal_pct": 0.1, "others_cpu_pct": 3.0 + (i % 4)},
             }
-            rows += canary_rows(rid, section)
+            rows += canary_rows(rid, CanariesRecord.from_json(section))
     return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(rows, columns=METRIC_COLUMNS)
 
 
@@ -75,7 +76,7 @@ def test_canary_rows_are_series_of_their_own() -> None:
         "rtt_us": {"before": 150.0},
         "host": {"steal_pct": 0.5, "others_cpu_pct": None, "why_not": "the server runs on this host"},
     }
-    rows = pd.DataFrame(canary_rows("r1", section))
+    rows = pd.DataFrame(canary_rows("r1", CanariesRecord.from_json(section)))
     assert (rows["phase"] == CANARY).all() and (rows["step"] == CANARY).all()
     got = {(r.mix, r.operation, r.metric, r.repetition): r.value for r in rows.itertuples()}
     assert got == {

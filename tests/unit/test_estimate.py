@@ -37,7 +37,7 @@ def _results(tmp_path: Path, n: int = 1, history: bool = True) -> Path:
         folder = Path(shutil.copytree(RUN, results / f"2026120{i + 1}-audit-analyse"))
         result = RunResult.load(folder)
         result.manifest.run_id = folder.name
-        result.manifest.host["hostname"] = socket.gethostname()
+        result.manifest.host = dataclasses.replace(result.manifest.host, hostname=socket.gethostname())
         result.manifest.started_at += i * 86400
         result.save_manifest()
         if history:

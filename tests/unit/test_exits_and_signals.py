@@ -26,6 +26,7 @@ from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
 from ycsb_runner import cli, config, errors
+from ycsb_runner.model import CanariesRecord
 from ycsb_runner.nightly.history import METRIC_COLUMNS, canary_rows
 
 ROOT = Path(__file__).parents[2]
@@ -292,7 +293,7 @@ def sound(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "rtt_us": {"before": 180.0, "after": 181.0},
         "host": {"steal_pct": 0.1, "others_cpu_pct": 3.0},
     }
-    rows = [r for i in range(9) for r in canary_rows(f"night-{i:02d}", section)]
+    rows = [r for i in range(9) for r in canary_rows(f"night-{i:02d}", CanariesRecord.from_json(section))]
     marks = ", ".join("?" * len(METRIC_COLUMNS))
     con.executemany(
         f"INSERT INTO metrics ({', '.join(METRIC_COLUMNS)}) VALUES ({marks})",

@@ -45,7 +45,7 @@ def test_record_matches_the_run_folder(results: Path) -> None:
     run = RunResult.load(results / "tencent-analyse")
     rec = run_record(run)
     assert rec.run["suite"] == "tencent-analyse-tiny" and rec.run["verdict"] == "completed"
-    assert rec.run["server_kind"] == "ferretdb" and rec.run["client_host"] == run.manifest.host["hostname"]
+    assert rec.run["server_kind"] == "ferretdb" and rec.run["client_host"] == run.manifest.host.hostname
     m = pd.DataFrame(rec.metrics)
     steps = run.steps.set_index("step")
     tp = m[m["metric"] == "throughput_ops_s"].set_index("step")["value"]
@@ -323,7 +323,7 @@ def test_a_findmax_run_records_its_found_rate_not_its_probes(results: Path) -> N
     a = RunResult.load(results / "fm-1").manifest
     b = RunResult.load(_as_findmax(src, "fm-2", 999)).manifest
     c = RunResult.load(_as_findmax(src, "fm-3", 999, limit_us=5000.0)).manifest
-    b.findmax["probes"][0]["target"] = 777
+    b.findmax.probes[0]["target"] = 777
     assert a.fingerprint == b.fingerprint != c.fingerprint
     assert a.fingerprint != RunResult.load(src).manifest.fingerprint
     # regress judges it higher-is-better: eight nights near 1000, then two at 700

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.analyse.analysis import RunAnalysis
+from ycsb_runner.analyse.caveats import server_caveat
 from ycsb_runner.analyse.table import audit_ab, audit_overhead, step_metrics
 from ycsb_runner.errors import UserError
 from ycsb_runner.model import RunResult
@@ -117,4 +118,4 @@ def test_a_run_on_ferretdb_says_it_is_not_mongodb(tencent: Path, tmp_path: Path)
         embedded=False, server_kind=None, build_info={"version": "7.0.42", "ferretdb": "v2.1"}
     )
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert "the server at the URL, FerretDB v2.1" in RunResult.load(tencent).manifest.server_caveat
+    assert "the server at the URL, FerretDB v2.1" in server_caveat(RunResult.load(tencent).manifest.target)

@@ -123,6 +123,7 @@ def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
     from rich.text import Text
 
     from ycsb_runner import textsafe
+    from ycsb_runner.analyse.caveats import server_caveat
     from ycsb_runner.analyse.table import moving_cells
     from ycsb_runner.termtable import print_frame
 
@@ -130,8 +131,8 @@ def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
     df = results_table(run)
     root = run.root
     text, legend = results_text(df, moving_cells(run.steps))
-    if run.manifest.server_caveat:
-        legend = [*legend, run.manifest.server_caveat]
+    if server := server_caveat(run.manifest.target):
+        legend = [*legend, server]
     print_frame(
         text,
         title=f"results: {root.name}",

@@ -16,7 +16,7 @@ import pandas as pd
 from ycsb_runner import findmax as fm
 from ycsb_runner.errors import RunFailed
 from ycsb_runner.execute.runner import Runner
-from ycsb_runner.model import ALL_CLIENTS, Manifest, StepRecord, whole_steps
+from ycsb_runner.model import ALL_CLIENTS, FindmaxRecord, Manifest, StepRecord, whole_steps
 from ycsb_runner.plan import JVM_OVERHEAD_S, Step, estimate_run_seconds
 
 
@@ -106,7 +106,7 @@ class FindmaxRunner(Runner):
 
     def _fill_manifest(self) -> Manifest:
         m = super()._fill_manifest()
-        m.findmax = fm.summary(self.options, self.probes, self.start, self.done)
+        m.findmax = FindmaxRecord.from_json(fm.summary(self.options, self.probes, self.start, self.done))
         return m
 
     def _probe_step(self, target: int) -> Step:

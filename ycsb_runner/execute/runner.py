@@ -38,11 +38,18 @@ from ycsb_runner.model import (
     LOAD_MIX,
     MANIFEST,
     NO_AUDIT,
+    CanariesRecord,
+    DriverSettingsRecord,
+    HostRecord,
+    JavaRecord,
     Manifest,
     RunResult,
     StepKeys,
     StepRecord,
     SuiteInfo,
+    TargetRecord,
+    ToolRecord,
+    YcsbRecord,
 )
 from ycsb_runner.plan import Plan, Step
 from ycsb_runner.secrets import Masker
@@ -237,36 +244,37 @@ class Runner:
 
     def _fill_manifest(self) -> Manifest:
         m = self.result.manifest
-        m.tool = {"name": "ycsb-runner", "version": __version__, "pid": os.getpid()}
+        m.tool = ToolRecord(name="ycsb-runner", version=__version__, pid=os.getpid())
         m.status, m.error = self.status, self.error
         m.started_at, m.ended_at = self.started_at, time.time()
-        m.target = {**self.target, "url": self.masker(self.url)}
-        m.ycsb = {
-            "core": self.install.core_jar,
-            "binding_class": self.install.binding_class,
-            "binding_jar": self.install.binding_jar,
-            "driver_jar": self.install.driver_jar,
-            "driver_version": self.install.driver_version,
-            "source": self.install.source,
-            "home": self.install.home,
-            "tarball_sha256": self.install.tarball_sha256,
-        }
-        m.java = {
-            "path": self.java.path,
-            "version": self.java.version,
-            "description": self.java.description,
-            "jvm_args": self.jvm_args,
-            "class_data_archive": str(self.class_archive) if self.class_archive else None,
-        }
-        m.host = self.host
+        m.target = TargetRecord.from_json({**self.target, "url": self.masker(self.url)})
+        m.ycsb = YcsbRecord(
+            core=self.install.core_jar,
+            binding_class=self.install.binding_class,
+            binding_jar=self.install.binding_jar,
+            driver_jar=self.install.driver_jar,
+            driver_version=self.install.driver_version,
+            source=self.install.source,
+            home=self.install.home,
+            tarball_sha256=self.install.tarball_sha256,
+        )
+        m.java = JavaRecord(
+            path=self.java.path,
+            version=self.java.version,
+            description=self.java.description,
+            jvm_args=list(self.jvm_args),
+            class_data_archive=str(self.class_archive) if self.class_archive else None,
+        )
+        m.host = HostRecord.from_json(self.host)
         m.audit_strategy = getattr(self.hooks.audit, "name", None)
         m.audit_unverified = unverified_audit(m.audit_strategy) or None
         m.audit_baseline = getattr(self.hooks.audit, "baseline", None) or None
         m.plan_estimate_s = self.plan.est_seconds
-        m.driver_settings = common_settings([r.driver_settings for r in self.records if r.driver_settings])
+        shared = common_settings([r.driver_settings for r in self.records if r.driver_settings])
+        m.driver_settings = DriverSettingsRecord.from_json(shared) if shared is not None else None
         m.steps = self.records
         if self.hooks.canaries is not None:
-            m.canaries = self.hooks.canaries.figures()
+            m.canaries = CanariesRecord.from_json(self.hooks.canaries.figures())
         return m
 
     def flush(self) -> None:

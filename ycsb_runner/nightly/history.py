@@ -31,7 +31,7 @@ import pandas as pd
 
 from ycsb_runner import config
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import MANIFEST, NO_AUDIT, Manifest, RunResult, StepKeys, epoch_of
+from ycsb_runner.model import MANIFEST, NO_AUDIT, CanariesRecord, Manifest, RunResult, StepKeys, epoch_of
 from ycsb_runner.nightly.alerts import ALERT_FIELDS
 from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 from ycsb_runner.paths import HISTORY_FILE, check_name
@@ -175,9 +175,9 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         "verdict": m.status,
         "started_at": m.started_at_utc,
         "ended_at": m.ended_at_utc,
-        "server_kind": m.target.get("server_kind") or "",
-        "server_version": m.target.get("server_version") or "",
-        "client_host": m.host.get("hostname") or "",
+        "server_kind": m.target.server_kind or "",
+        "server_version": m.target.server_version or "",
+        "client_host": m.host.hostname or "",
         "tags": dict(m.tags),
         "folder": str(result.root.resolve()),
         "error": m.error or "",
@@ -227,18 +227,18 @@ def _metric_row(run_id: str, k: StepKeys, operation: str, metric: str, value: fl
 
 def _findmax_rows(m: Manifest) -> list[dict[str, Any]]:
     """The rate a completed findmax run found, as one row of its own step."""
-    found = _num((m.findmax or {}).get("max_ops_s"))
-    if m.status != "completed" or found is None:
+    findmax = m.findmax
+    found = _num(findmax.max_ops_s) if findmax is not None else None
+    if m.status != "completed" or findmax is None or found is None:
         return []
-    findmax = m.findmax or {}
     return [
         {
             "run_id": m.run_id,
             "step": FINDMAX,
             "repetition": 0,
             "phase": FINDMAX,
-            "mix": str(findmax.get("mix") or ""),
-            "threads": int(findmax.get("threads") or 0),
+            "mix": findmax.mix,
+            "threads": findmax.threads,
             "audit": NO_AUDIT,
             "operation": OVERALL,
             "metric": FINDMAX_METRIC,
@@ -266,11 +266,11 @@ def _operation_figures(ops: pd.DataFrame, measured: dict[str, Any]) -> list[tupl
     ]
 
 
-def canary_rows(run_id: str, canaries: dict[str, Any] | None) -> list[dict[str, Any]]:
+def canary_rows(run_id: str, canaries: CanariesRecord | None) -> list[dict[str, Any]]:
     """The history rows of a manifest's ``canaries`` section: per load generator its BasicDB ops/s, the round
     trip to the server (repetition 0 before the steps, 1 after them), this host's CPU steal and the CPU
     other processes used over the run."""
-    if not canaries:
+    if canaries is None:
         return []
     rows: list[dict[str, Any]] = []
 
@@ -283,22 +283,13 @@ def canary_rows(run_id: str, canaries: dict[str, Any] | None) -> list[dict[str, 
                 | {"metric": metric, "value": v}
             )
 
-    for gen in canaries.get("load_generator") or []:
+    for gen in canaries.load_generator:
         for rep, when in enumerate(("before", "after")):
-            ops = gen.get("ops_s") or {}
-            add(
-                rep,
-                CANARY_LOAD_GENERATOR,
-                int(gen.get("threads") or 1),
-                str(gen["client"]),
-                "canary_ops_s",
-                ops.get(when),
-            )
+            add(rep, CANARY_LOAD_GENERATOR, gen.threads or 1, gen.client, "canary_ops_s", gen.ops_s.get(when))
     for rep, when in enumerate(("before", "after")):
-        add(rep, CANARY_ROUND_TRIP, 0, "PING", "canary_rtt_us", (canaries.get("rtt_us") or {}).get(when))
-    host = canaries.get("host") or {}
-    add(0, CANARY_HOST, 0, OVERALL, "canary_steal_pct", host.get("steal_pct"))
-    add(0, CANARY_HOST, 0, OVERALL, "canary_others_cpu_pct", host.get("others_cpu_pct"))
+        add(rep, CANARY_ROUND_TRIP, 0, "PING", "canary_rtt_us", canaries.rtt_us.get(when))
+    add(0, CANARY_HOST, 0, OVERALL, "canary_steal_pct", canaries.host.steal_pct)
+    add(0, CANARY_HOST, 0, OVERALL, "canary_others_cpu_pct", canaries.host.others_cpu_pct)
     return rows
 
 

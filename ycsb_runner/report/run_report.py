@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
+from ycsb_runner.analyse.caveats import server_caveat  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import (  # noqa: E402
@@ -110,10 +111,10 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
     m = run.manifest
     suite, target, ycsb, java, host = m.suite, m.target, m.ycsb, m.java, m.host
     scaling = suite.scaling
-    mem = host.get("memory_bytes")
+    mem = host.memory_bytes
     overrides = ", ".join(scaling.get("overrides", [])) or "none"
-    server = target.get("server_version") or target.get("build_info", {}).get("version")
-    where = "embedded server" if target.get("embedded") else "external server"
+    server = target.server_version or target.build_info.version
+    where = "embedded server" if target.embedded else "external server"
     as_written = (scaling.get("scale") or 1) == 1 and overrides == "none"
     return [
         ("run", f"{m.run_id} ({m.status})"),
@@ -130,19 +131,19 @@ def metadata(run: RunResult) -> list[tuple[str, str]]:
         ),
         ("study", _text(suite.study, "none declared")),
         ("source", _text(suite.source)),
-        ("server", f"{_text(server, 'unknown version')} at {_text(target.get('url'))} ({where})"),
+        ("server", f"{_text(server, 'unknown version')} at {_text(target.url)} ({where})"),
         (
             "YCSB",
-            f"{_text(ycsb.get('core'))} + {_text(ycsb.get('binding_jar'))} "
-            f"({_text(ycsb.get('binding_class'))}), "
-            f"driver {_text(ycsb.get('driver_version'))}, from {_text(ycsb.get('source'))}",
+            f"{_text(ycsb.core)} + {_text(ycsb.binding_jar)} "
+            f"({_text(ycsb.binding_class)}), "
+            f"driver {_text(ycsb.driver_version)}, from {_text(ycsb.source)}",
         ),
-        ("Java", f"{_text(java.get('version'))} ({_text(java.get('path'))})"),
+        ("Java", f"{_text(java.version)} ({_text(java.path)})"),
         (
             "host",
-            f"{_text(host.get('hostname'))}: {_text(host.get('platform'))}, "
-            f"{_text(host.get('cpus_logical'))} CPUs, "
-            f"{(mem or 0) / 2**30:.1f} GiB, Python {_text(host.get('python'))}",
+            f"{_text(host.hostname)}: {_text(host.platform)}, "
+            f"{_text(host.cpus_logical)} CPUs, "
+            f"{(mem or 0) / 2**30:.1f} GiB, Python {_text(host.python)}",
         ),
         ("audit strategy", _text(m.audit_strategy, "none (audit not switched)")),
         ("audit baseline", _text(m.audit_baseline, "none (audit not switched)")),
@@ -236,7 +237,8 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     from ycsb_runner.report import plots
 
     run, extra = a.run, a.report_tables
-    search, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")
+    findmax, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")
+    search = findmax.to_json() if findmax is not None else None  # the search as written
     m = a.step_metrics
     runs = m[m["phase"] == "run"]
     by_threads = runs["threads"].nunique() > 1
@@ -569,7 +571,7 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
             Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
         )
         return [Section("Measured / published per mix", blocks, summary=True)]
-    if a.run.manifest.findmax:
+    if a.run.manifest.findmax is not None:
         return []
     over_time = [f for f in figures if f.stem == "timeseries-run"]
     for f in over_time:
@@ -587,7 +589,7 @@ def _banners(a: RunAnalysis) -> list[Banner]:
         banners.append(Banner(failure, strong=True, anchor="run-failed", failure=True))
     if caveat := run.manifest.audit_caveat:
         banners.append(Banner(caveat, strong=True, anchor="unverified-audit"))
-    if server := run.manifest.server_caveat:
+    if server := server_caveat(run.manifest.target):
         banners.append(Banner(server, anchor="not-mongodb"))
     if note := scaled_note(a):
         whose = "study's" if a.study.reference else "suite's own"
@@ -607,11 +609,12 @@ def _tables(a: RunAnalysis) -> list[Section]:
         notes = [Note(n) for n in overhead_notes(overhead)]
         sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
         return sections  # (its own table's cells are sentences: `ycsb-runner table` prints them)
-    if run.manifest.findmax:  # the search instead of the study table
+    if run.manifest.findmax is not None:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
-        head = f"Max throughput: {found_text(run.manifest.findmax)}"
-        sections.append(Section(head, [Table(search_frame(run.manifest.findmax))]))
+        search = run.manifest.findmax.to_json()
+        head = f"Max throughput: {found_text(search)}"
+        sections.append(Section(head, [Table(search_frame(search))]))
     elif extra.get("reference") is not None:  # (the generic table is the answer, already shown)
         head = f"Detail: {a.table.attrs.get('title', run.suite_name)}"
         sections.append(Section(head, [Table(a.table)]))

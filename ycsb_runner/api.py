@@ -28,7 +28,7 @@ from ycsb_runner.errors import (
     interrupted_exit_code,
     signal_name,
 )
-from ycsb_runner.paths import check_name, results_dir
+from ycsb_runner.paths import check_name, point_latest, results_dir
 from ycsb_runner.plan import Plan, build_plan
 from ycsb_runner.secrets import Masker, check_url, check_url_files
 from ycsb_runner.suite import Suite, load_suite
@@ -570,17 +570,6 @@ def _lock_target(
 
     members = replica_set_members(url)[1] if url is not None else ()
     return stack.enter_context(target_lock(target_keys(url, members), suite=suite, run_id=opts.run_id))
-
-
-def point_latest(results: Path, run_root: Path) -> None:
-    """``results/latest`` -> the newest run folder (a relative symlink, replaced atomically)."""
-    link, tmp = results / "latest", results / f".latest.{os.getpid()}"
-    try:
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(run_root.name)
-        os.replace(tmp, link)
-    except OSError:  # a file system without symlinks: the link is a convenience
-        tmp.unlink(missing_ok=True)
 
 
 def _load_generators(

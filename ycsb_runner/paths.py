@@ -10,6 +10,7 @@ the current folder. ``$YCSB_RUNNER_CACHE`` and ``$YCSB_RUNNER_RESULTS`` override
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -115,3 +116,14 @@ def check_name(value: str, what: str) -> str:
             "or digit): it names a folder"
         )
     return value
+
+
+def point_latest(results: Path, run_root: Path) -> None:
+    """``results/latest`` -> the newest run folder (a relative symlink, replaced atomically)."""
+    link, tmp = results / "latest", results / f".latest.{os.getpid()}"
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(run_root.name)
+        os.replace(tmp, link)
+    except OSError:  # a file system without symlinks: the link is a convenience
+        tmp.unlink(missing_ok=True)

@@ -19,8 +19,17 @@ DOTTED = re.compile(r"\bycsb_runner(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 QUOTED = re.compile(r"(?<!`)``?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?``?(?!`)")
 FILES = (".py", ".md", ".html", ".csv", ".json", ".txt", ".sqlite", ".toml", ".yml", ".sh", ".png", ".svg")
 # dotted names that begin like a module and are something else: MongoDB's config database, a rich Console's
-# width, the manifest's findmax field, Java's and YCSB's packages, a ParsedRun's field, a series' name
-NOT_MODULES = ("config.mongos", "console.width", "findmax.probes", "site.ycsb.", "java.", "run.hdr", "run.a.")
+# width, the manifest's findmax fields, Java's and YCSB's packages, a ParsedRun's field, a series' name
+NOT_MODULES = (
+    "config.mongos",
+    "console.width",
+    "findmax.probes",
+    "findmax.bound",
+    "site.ycsb.",
+    "java.",
+    "run.hdr",
+    "run.a.",
+)
 MODULES: dict[str, list[str]] = {}  # a module's last name -> the dotted names of the modules that have it
 for _file in sorted(PACKAGE.rglob("*.py")):
     _parts = _file.relative_to(ROOT).with_suffix("").parts

@@ -164,7 +164,7 @@ def repoint_latest(history: History, results: Path, removed: set[str]) -> str:
     What was done, in words ("" when nothing)."""
     import os
 
-    from ycsb_runner.api import point_latest
+    from ycsb_runner.paths import point_latest
 
     link = results / "latest"
     try:

@@ -35,17 +35,37 @@ def _significant(value: float, digits: int, trim: bool) -> str:
     return text.rstrip("0").rstrip(".") if trim and "." in text else text
 
 
-def cell_text(value: Any, *, fine: bool = False) -> str:
-    """The one way a number becomes a table cell (terminal, Markdown, HTML): None, NA and NaN as "-"; whole
-    numbers with thousands separators (``2,000,000``); a float from 100 up to a whole number (``1,234``),
-    from 1 to 2 decimals (``17.46``), below 1 to 2 significant digits (a ratio ``0.0034``, not ``0.00``);
-    *fine* (``parse``'s and the published tables' figures, where a fraction such as an error rate or a
-    proportion matters): whole numbers bare, others to 1 decimal, below 1 to 3 significant digits
-    (``0.0911``, ``0.05``). Never cut; scientific notation only below 1e-10; the rest as ``str``."""
+def cell_text(
+    value: Any,
+    *,
+    fine: bool = False,
+    decimals: int | None = None,
+    significant: int | None = None,
+    signed: bool = False,
+    unit: str = "",
+) -> str:
+    """The one way a number becomes text (a table cell in any format, a figure in a line): None, NA and NaN
+    as "-"; whole numbers with thousands separators (``2,000,000``); a float from 100 up to a whole number
+    (``1,234``), from 1 to 2 decimals (``17.46``), below 1 to 2 significant digits (a ratio ``0.0034``, not
+    ``0.00``); *fine* (``parse``'s and the published tables' figures, where a fraction such as an error
+    rate or a proportion matters): whole numbers bare, others to 1 decimal, below 1 to 3 significant digits
+    (``0.0911``, ``0.05``). Never cut; scientific notation only below 1e-10; the rest as ``str``.
+
+    A column with a fixed form says it: *decimals*, that many decimals with thousands separators (the
+    results table's ``1,234``, an error rate's ``0.25``); *significant*, that many significant digits (a
+    p-value: ``0.0034``, ``1e-05``); *signed*, a sign on every number (``+3.0``); *unit*, text put after a
+    number as given (``" %"``; not after "-")."""
     if value is None or type(value).__name__ == "NAType":
         return "-"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return str(value)
+    if decimals is not None or significant is not None:
+        v = float(value)
+        if math.isnan(v):
+            return "-"
+        sign = "+" if signed else ""
+        spec = f"{sign}.{significant}g" if significant is not None else f"{sign},.{decimals}f"
+        return f"{v:{spec}}{unit}"
     if isinstance(value, numbers.Integral):
         return f"{int(value):,}"
     v = float(value)
@@ -143,6 +163,15 @@ def markdown_table(df: pd.DataFrame, *, labelled: bool = False) -> str:
     return pipe_table(map(column_label, d.columns) if labelled else d.columns, d.itertuples(index=False))
 
 
+def csv_table(df: pd.DataFrame) -> str:
+    """*df* in the one CSV dialect of every ``--format csv``: ``textsafe.csv_text`` (no index, rows end in
+    ``\n``, a field holding a line break quoted) with the spreadsheet formula guard
+    (``store.formula_safe``)."""
+    from ycsb_runner.store import formula_safe
+
+    return textsafe.csv_text(formula_safe(df))
+
+
 @dataclass(frozen=True)
 class View:
     """One table a command prints. Every format shows ``frame`` under ``title``; JSON adds ``extra``'s keys.
@@ -223,9 +252,7 @@ class CsvRenderer(Renderer):
     data = True
 
     def table(self, view: View) -> None:
-        from ycsb_runner.store import formula_safe
-
-        typer.echo(textsafe.csv_text(formula_safe(view.frame)), nl=False)
+        typer.echo(csv_table(view.frame), nl=False)
 
     def document(self, doc: Document) -> None:
         """One CSV of every view, each row led by its view's ``keys``."""

@@ -33,3 +33,40 @@ def test_both_table_renderings_go_through_it() -> None:
         "| load | - | 1 |",
     ]
     assert markdown_table(df.iloc[0:0]) == "_(no rows)_\n"
+
+
+def test_one_number_formatter_has_each_fixed_form() -> None:
+    """The results table's figures, an audit change with its unit and a p-value: ``cell_text``'s forms."""
+    from ycsb_runner.output import cell_text
+
+    assert [cell_text(v, decimals=0) for v in (1234.5, 2_000_000, math.nan, None)] == [
+        "1,234",
+        "2,000,000",
+        "-",
+        "-",
+    ]
+    assert cell_text(0.25, decimals=2, unit="%") == "0.25%"
+    assert cell_text(math.nan, decimals=2, unit="%") == "-"
+    assert cell_text(-45.83, decimals=1, signed=True, unit=" %") == "-45.8 %"
+    assert cell_text(3, decimals=1, signed=True, unit=" pp") == "+3.0 pp"
+    assert [cell_text(p, significant=2) for p in (0.0034, 1e-5, 0.5, 1.0, math.nan)] == [
+        "0.0034",
+        "1e-05",
+        "0.5",
+        "1",
+        "-",
+    ]
+
+
+def test_one_csv_dialect_guards_formulas_everywhere() -> None:
+    """A published table's CSV and a command's ``--format csv`` are one dialect: rows end in ``\\n``, a
+    cell a spreadsheet would run as a formula starts with ``'``, a number stays a number."""
+    from ycsb_runner.output import csv_table
+    from ycsb_runner.reference.text import to_csv
+
+    df = pd.DataFrame({"note": ["=HYPERLINK(1)", "@SUM(A1)", "-5 %"], "n": [1.0, -2.0, 3.0]})
+    expected = "note,n\n'=HYPERLINK(1),1\n'@SUM(A1),-2\n-5 %,3\n"
+    assert to_csv(df) == expected
+    assert csv_table(df) == expected.replace(",1\n", ",1.0\n").replace(",-2\n", ",-2.0\n").replace(
+        ",3\n", ",3.0\n"
+    )

@@ -8,6 +8,7 @@ import pandas as pd
 
 from ycsb_runner.console import out_console
 from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
+from ycsb_runner.output import cell_text
 
 KEYS = list(KEY_COLUMNS)
 
@@ -29,14 +30,6 @@ def results_table(run_dir: Path | RunResult) -> pd.DataFrame:
         out[col] = ops[col] if col in ops else float("nan")
     out["error_rate"] = ops["error_rate"] if "error_rate" in ops else float("nan")
     return out.reset_index(drop=True)
-
-
-def _fmt(v: object, digits: int = 0) -> str:
-    if v is None or (isinstance(v, float) and v != v):
-        return "-"
-    if isinstance(v, float | int):
-        return f"{v:,.{digits}f}"
-    return str(v)
 
 
 def _step_no(step: str) -> str:
@@ -66,12 +59,12 @@ def results_text(df: pd.DataFrame, moving: dict[str, str] | None = None) -> tupl
             {
                 "#": no,
                 "operation": str(row.operation),
-                "operations": _fmt(row.operations),
-                "ops/s": _fmt(row.throughput_ops_s) if first else "",
-                "avg µs": _fmt(row.average_latency_us),
-                "p95 µs": _fmt(row.p95_us),
-                "p99 µs": _fmt(row.p99_us),
-                "errors": _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
+                "operations": cell_text(row.operations, decimals=0),
+                "ops/s": cell_text(row.throughput_ops_s, decimals=0) if first else "",
+                "avg µs": cell_text(row.average_latency_us, decimals=0),
+                "p95 µs": cell_text(row.p95_us, decimals=0),
+                "p99 µs": cell_text(row.p99_us, decimals=0),
+                "errors": cell_text(100 * row.error_rate, decimals=2, unit="%"),
                 MOVING: shown.get(str(row.step), "") if first else "",
             }
         )

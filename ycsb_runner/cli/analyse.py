@@ -25,7 +25,7 @@ from ycsb_runner.cli.options import (
 )
 from ycsb_runner.console import err_console
 from ycsb_runner.metrics import metric_label
-from ycsb_runner.output import check_format, format_names
+from ycsb_runner.output import cell_text, check_format, format_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,7 +120,8 @@ COMPARE_LABELS = {
 
 
 def _signed(value: float, unit: str) -> str:
-    return "-" if value != value else f"{value:+,.1f} {unit}"
+    """An audit study's change with its unit (``-45.8 %``, ``+3.0 pp``): ``output.cell_text``."""
+    return cell_text(value, decimals=1, signed=True, unit=f" {unit}")
 
 
 def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:

@@ -53,8 +53,11 @@ def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing:
 
 
 def to_csv(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
-    """CSV text with whole-number floats written as integers and NaN as an empty field."""
-    return tidy_numbers(frame, whole).to_csv(index=False, lineterminator="\n")
+    """CSV text (``output.csv_table``: the one dialect, formula guard included) with whole-number floats
+    written as integers and NaN as an empty field."""
+    from ycsb_runner.output import csv_table
+
+    return csv_table(tidy_numbers(frame, whole))
 
 
 def to_json_document(name: str, frame: pd.DataFrame, provenance: dict[str, Any]) -> str:

@@ -139,19 +139,33 @@ COLUMN_WORDS = {
     "warmup_end_s": "warm-up end (s)",
     "throughput_steady_ops_s": "steady throughput (ops/s)",
 }
-_UNITS = (("_ops_s", " (ops/s)"), ("_pct", " %"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"))
+#: The one units table: a column name's suffix and how its header says it (the first that ends the name).
+UNITS = (
+    ("_ops_s", " (ops/s)"),
+    ("_pct", " %"),
+    ("_pp", " (pp)"),
+    ("_us", " (µs)"),
+    ("_ms", " (ms)"),
+    ("_gb", " (GB)"),
+    ("_s", " (s)"),
+)
+#: Words of a column name a header spells in capitals.
+ACRONYMS = {"ral": "RAL", "wal": "WAL", "cpu": "CPU", "rt": "RT", "ycsb": "YCSB"}
 
 
 def column_label(name: Any) -> str:
-    """The header a report shows for column *name*: ``COLUMN_WORDS``, else the name with its unit spelled
-    out (``change_pct`` -> ``change %``, ``runtime_ms`` -> ``runtime (ms)``) and spaces for underscores."""
+    """The one header labeller (a report's tables, a published table on a terminal): ``COLUMN_WORDS``,
+    else the name's words with their acronyms in capitals and its unit spelled out (``UNITS``:
+    ``change_pct`` -> ``change %``, ``ral_us`` -> ``RAL (µs)``, ``runtime_ms`` -> ``runtime (ms)``)."""
     text = str(name)
     if text in COLUMN_WORDS:
         return COLUMN_WORDS[text]
-    for suffix, unit in _UNITS:
+    unit = ""
+    for suffix, said in UNITS:
         if text.endswith(suffix) and len(text) > len(suffix):
-            return text[: -len(suffix)].replace("_", " ") + unit
-    return text.replace("_", " ")
+            text, unit = text[: -len(suffix)], said
+            break
+    return " ".join(ACRONYMS.get(w, w) for w in text.split("_")) + unit
 
 
 def markdown_table(df: pd.DataFrame, *, labelled: bool = False) -> str:

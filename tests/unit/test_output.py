@@ -70,3 +70,20 @@ def test_one_csv_dialect_guards_formulas_everywhere() -> None:
     assert csv_table(df) == expected.replace(",1\n", ",1.0\n").replace(",-2\n", ",-2.0\n").replace(
         ",3\n", ",3.0\n"
     )
+
+
+def test_one_header_labeller_for_reports_and_published_tables() -> None:
+    """One units table and one set of acronyms: a report's ``change_pct`` and a published ``cpu_change_pct``
+    are spelled the same way."""
+    from ycsb_runner.output import column_label
+
+    assert [
+        column_label(c) for c in ("change_pct", "cpu_change_pct", "ral_us", "disk_gb", "cpu_change_pp")
+    ] == [
+        "change %",
+        "CPU change %",
+        "RAL (µs)",
+        "disk (GB)",
+        "CPU change (pp)",
+    ]
+    assert column_label("throughput_ops_s") == "throughput (ops/s)" and column_label("p_value") == "p"

@@ -7,7 +7,7 @@ import pandas as pd
 import typer
 
 from ycsb_runner.console import out_console
-from ycsb_runner.output import View, cell_text
+from ycsb_runner.output import View, cell_text, column_label
 from ycsb_runner.reference import load_reference, select
 from ycsb_runner.reference.english import with_english
 from ycsb_runner.reference.text import tidy_numbers, to_csv, to_json_document, to_markdown
@@ -63,25 +63,10 @@ class ReferenceDocument:
         )
 
 
-_UNITS = (("_ops_s", "ops/s"), ("_us", "µs"), ("_pct", "%"), ("_pp", "pp"), ("_gb", "GB"))
-_ACRONYMS = {"ral": "RAL", "wal": "WAL", "cpu": "CPU", "rt": "RT", "ycsb": "YCSB"}
-
-
-def column_header(name: str) -> str:
-    """``throughput_ops_s`` -> ``throughput (ops/s)``, ``ral_us`` -> ``RAL (µs)``: words and unit."""
-    unit = ""
-    for suffix, label in _UNITS:
-        if name.endswith(suffix):
-            name, unit = name[: -len(suffix)], label
-            break
-    words = " ".join(_ACRONYMS.get(w, w) for w in name.split("_"))
-    return f"{words} ({unit})" if unit else words
-
-
 def _print_table(frame: pd.DataFrame, *, title: str, caption: str, wide: bool) -> None:
     """Fitted to the terminal (``termtable``): hidden columns are named; ``--wide``: one block per row."""
     text = pd.DataFrame(
-        {column_header(c): [cell_text(v, fine=True) for v in frame[c]] for c in frame.columns}
+        {column_label(c): [cell_text(v, fine=True) for v in frame[c]] for c in frame.columns}
     )
     keys = [c for c in text.columns if c in ("mix", "size", "threads", "storage")]
     setup = [c for c in text.columns if c in ("records", "disk (GB)")]

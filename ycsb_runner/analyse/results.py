@@ -8,7 +8,7 @@ import pandas as pd
 
 from ycsb_runner.console import out_console
 from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
-from ycsb_runner.output import cell_text
+from ycsb_runner.output import View, cell_text, renderer
 
 KEYS = list(KEY_COLUMNS)
 
@@ -111,27 +111,26 @@ def footer_lines(run: RunResult) -> list[str]:
 
 
 def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
-    """The results table, fitted to the terminal; the steps it numbers are listed under it; with *footer*,
-    at most three lines after it (``footer_lines``)."""
+    """The results table, fitted to the terminal (the terminal renderer, ``output``); the steps it numbers
+    are listed under it; with *footer*, at most three lines after it (``footer_lines``)."""
     from rich.text import Text
 
     from ycsb_runner import textsafe
     from ycsb_runner.analyse.table import moving_cells
-    from ycsb_runner.termtable import print_frame
 
     run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
     df = results_table(run)
-    root = run.root
     text, legend = results_text(df, moving_cells(run.steps))
     if run.manifest.server_caveat:
         legend = [*legend, run.manifest.server_caveat]
-    print_frame(
+    view = View(
         text,
-        title=f"results: {root.name}",
+        f"results: {run.root.name}",
         caption=legend or None,  # one line per step: each escaped, the lines kept
-        console=out_console,
         priority=("#", "operation", "ops/s", MOVING, "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
+        hint="--format csv shows them",
     )
+    renderer("table").table(view)
     if footer:
         for line in footer_lines(run):
             out_console.print(Text(textsafe.terminal(line)))

@@ -421,12 +421,11 @@ def report_cmd(
     fmt: ReportFormatOpt = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
-    from ycsb_runner.report.printed import PrintedReport
     from ycsb_runner.report.run_report import run_document, write_report
 
     analysis = _analysed(run_folder(run_dir))
     if fmt is not None:
-        renderer(fmt).document(PrintedReport(run_document(analysis)))
+        renderer(fmt).document(run_document(analysis))
         return
     html_path, md_path = write_report(analysis, out)
     typer.echo(str(html_path))

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -87,3 +89,25 @@ def test_one_header_labeller_for_reports_and_published_tables() -> None:
         "CPU change (pp)",
     ]
     assert column_label("throughput_ops_s") == "throughput (ops/s)" and column_label("p_value") == "p"
+
+
+def test_one_presentation_path() -> None:
+    """No document writes itself in a format (an ``as_<format>`` method) and only the terminal renderer
+    (``output.TableRenderer``) calls ``termtable.print_frame``: every command's document goes through the
+    renderers."""
+    package = Path(__file__).parents[2] / "ycsb_runner"
+    found = [
+        f"{path.relative_to(package)}:{no}"
+        for path in sorted(package.rglob("*.py"))
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"def as_(markdown|csv|json|table)\b|print_frame\(", line)
+        and not (path.name == "termtable.py" and "def print_frame(" in line)
+    ]
+    assert found == ["output.py:" + str(_terminal_call(package / "output.py"))], found
+
+
+def _terminal_call(output: Path) -> int:
+    """The line of the terminal renderer's one ``print_frame(`` call."""
+    lines = output.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("class TableRenderer"))
+    return next(i for i, line in enumerate(lines[start:], start + 1) if "print_frame(" in line)

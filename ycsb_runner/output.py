@@ -1,17 +1,18 @@
-"""How a command prints a table: one ``Renderer`` per ``--format`` (registered in ``FORMATS``; the ``Format``
-type lists them), the cells of a shown table (numbers rounded, NaN as "-"), the one Markdown table
-(``pipe_table``) and ``emit``, which every command's table goes through.
+"""How a command shows what it answers: one ``Renderer`` per ``--format`` (registered in ``FORMATS``; the
+``Format`` type lists them) writes any document (``Document``: its tables as ``View``s, its ``data()``) or
+one table (``emit``); the one number formatter (``cell_text``), header labeller (``column_label``, one
+``UNITS`` table), Markdown table (``pipe_table``) and CSV dialect (``csv_table``, formula guard included).
 
 A new format is one ``Renderer`` subclass (``table``: one table; ``notes``: lines beside it) and its
-``register_format`` call below; the commands that print their own documents (``parse``, ``reference
-show``) give it their ``views()``."""
+``register_format`` call below; the commands that answer documents (``parse``, ``reference show``,
+``report``) give it their ``views()``. Only the terminal renderer calls ``termtable.print_frame``."""
 
 from __future__ import annotations
 
 import json
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -35,17 +36,37 @@ def _significant(value: float, digits: int, trim: bool) -> str:
     return text.rstrip("0").rstrip(".") if trim and "." in text else text
 
 
-def cell_text(value: Any, *, fine: bool = False) -> str:
-    """The one way a number becomes a table cell (terminal, Markdown, HTML): None, NA and NaN as "-"; whole
-    numbers with thousands separators (``2,000,000``); a float from 100 up to a whole number (``1,234``),
-    from 1 to 2 decimals (``17.46``), below 1 to 2 significant digits (a ratio ``0.0034``, not ``0.00``);
-    *fine* (``parse``'s and the published tables' figures, where a fraction such as an error rate or a
-    proportion matters): whole numbers bare, others to 1 decimal, below 1 to 3 significant digits
-    (``0.0911``, ``0.05``). Never cut; scientific notation only below 1e-10; the rest as ``str``."""
+def cell_text(
+    value: Any,
+    *,
+    fine: bool = False,
+    decimals: int | None = None,
+    significant: int | None = None,
+    signed: bool = False,
+    unit: str = "",
+) -> str:
+    """The one way a number becomes text (a table cell in any format, a figure in a line): None, NA and NaN
+    as "-"; whole numbers with thousands separators (``2,000,000``); a float from 100 up to a whole number
+    (``1,234``), from 1 to 2 decimals (``17.46``), below 1 to 2 significant digits (a ratio ``0.0034``, not
+    ``0.00``); *fine* (``parse``'s and the published tables' figures, where a fraction such as an error
+    rate or a proportion matters): whole numbers bare, others to 1 decimal, below 1 to 3 significant digits
+    (``0.0911``, ``0.05``). Never cut; scientific notation only below 1e-10; the rest as ``str``.
+
+    A column with a fixed form says it: *decimals*, that many decimals with thousands separators (the
+    results table's ``1,234``, an error rate's ``0.25``); *significant*, that many significant digits (a
+    p-value: ``0.0034``, ``1e-05``); *signed*, a sign on every number (``+3.0``); *unit*, text put after a
+    number as given (``" %"``; not after "-")."""
     if value is None or type(value).__name__ == "NAType":
         return "-"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return str(value)
+    if decimals is not None or significant is not None:
+        v = float(value)
+        if math.isnan(v):
+            return "-"
+        sign = "+" if signed else ""
+        spec = f"{sign}.{significant}g" if significant is not None else f"{sign},.{decimals}f"
+        return f"{v:{spec}}{unit}"
     if isinstance(value, numbers.Integral):
         return f"{int(value):,}"
     v = float(value)
@@ -119,63 +140,142 @@ COLUMN_WORDS = {
     "warmup_end_s": "warm-up end (s)",
     "throughput_steady_ops_s": "steady throughput (ops/s)",
 }
-_UNITS = (("_ops_s", " (ops/s)"), ("_pct", " %"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"))
+#: The one units table: a column name's suffix and how its header says it (the first that ends the name).
+UNITS = (
+    ("_ops_s", " (ops/s)"),
+    ("_pct", " %"),
+    ("_pp", " (pp)"),
+    ("_us", " (µs)"),
+    ("_ms", " (ms)"),
+    ("_gb", " (GB)"),
+    ("_s", " (s)"),
+)
+#: Words of a column name a header spells in capitals.
+ACRONYMS = {"ral": "RAL", "wal": "WAL", "cpu": "CPU", "rt": "RT", "ycsb": "YCSB"}
 
 
 def column_label(name: Any) -> str:
-    """The header a report shows for column *name*: ``COLUMN_WORDS``, else the name with its unit spelled
-    out (``change_pct`` -> ``change %``, ``runtime_ms`` -> ``runtime (ms)``) and spaces for underscores."""
+    """The one header labeller (a report's tables, a published table on a terminal): ``COLUMN_WORDS``,
+    else the name's words with their acronyms in capitals and its unit spelled out (``UNITS``:
+    ``change_pct`` -> ``change %``, ``ral_us`` -> ``RAL (µs)``, ``runtime_ms`` -> ``runtime (ms)``)."""
     text = str(name)
     if text in COLUMN_WORDS:
         return COLUMN_WORDS[text]
-    for suffix, unit in _UNITS:
+    unit = ""
+    for suffix, said in UNITS:
         if text.endswith(suffix) and len(text) > len(suffix):
-            return text[: -len(suffix)].replace("_", " ") + unit
-    return text.replace("_", " ")
+            text, unit = text[: -len(suffix)], said
+            break
+    return " ".join(ACRONYMS.get(w, w) for w in text.split("_")) + unit
 
 
-def markdown_table(df: pd.DataFrame, *, labelled: bool = False) -> str:
+def is_number_column(series: pd.Series) -> bool:
+    """Numeric and not boolean: such columns are right-aligned (a Markdown table of figures)."""
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def markdown_table(df: pd.DataFrame, *, labelled: bool = False, fine: bool = False) -> str:
     """*df* as a Markdown table (cells as in ``display_frame``); *labelled*: headers as ``column_label``
-    spells them (a report's tables)."""
+    spells them (a report's tables); *fine*: figures as given (``cell_text(fine=True)``, no spread merged),
+    number columns right-aligned, no rows: the header alone (a published table)."""
+    if fine:
+        align = ["---:" if is_number_column(df[c]) else "---" for c in df.columns]
+        rows = ([cell_text(v, fine=True) for v in row] for row in df.itertuples(index=False))
+        return pipe_table([str(c) for c in df.columns], rows, align)
     d = display_frame(df)
     if d.empty:
         return "_(no rows)_\n"
     return pipe_table(map(column_label, d.columns) if labelled else d.columns, d.itertuples(index=False))
 
 
+def csv_table(df: pd.DataFrame) -> str:
+    """*df* in the one CSV dialect of every ``--format csv``: ``textsafe.csv_text`` (no index, rows end in
+    ``\\n``, a field holding a line break quoted) with the spreadsheet formula guard
+    (``store.formula_safe``)."""
+    from ycsb_runner.store import formula_safe
+
+    return textsafe.csv_text(formula_safe(df))
+
+
+def json_safe(value: Any) -> Any:
+    """*value* (plain data) with every non-finite float as None: JSON has no NaN or infinity."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+HIDDEN_HINT = "--wide or --format csv shows them"
+
+
 @dataclass(frozen=True)
 class View:
-    """One table a command prints. Every format shows ``frame`` under ``title``; JSON adds ``extra``'s keys.
-    The terminal table shows the columns of *priority* first when not all fit (``termtable.print_frame``),
-    renames columns by *labels*, never folds the *whole* columns and prints *caption* under it; ``wide``:
-    every column, one block per row when they do not fit."""
+    """One table of a document. Every format shows ``frame`` under ``title`` (Markdown: as a heading unless
+    *heading* is False); JSON adds ``extra``'s keys; CSV and JSON always carry every column and row, raw.
+    The terminal table shows the *columns* given (all when none; one the frame lacks as "-"), at most
+    *limit* rows, the columns of *priority* first when not all fit (``termtable.print_frame``; the hidden
+    ones named with *hint*), renames columns by *labels*, never folds the *whole* columns and prints
+    *caption* (a text, or lines each escaped) under it; ``wide``: every column, one block per row when
+    they do not fit; *lines*: lines it prints above the table in place of its title (``parse``: the
+    verdict). *fine*: figures as given (``cell_text(fine=True)``: ``parse``, the published tables) in the
+    terminal and Markdown tables, Markdown's number columns right-aligned."""
 
     frame: pd.DataFrame
     title: str
     extra: dict | None = None
     priority: tuple[str, ...] = ()
     wide: bool = False
-    caption: str | None = None
+    caption: str | Sequence[str] | None = None
     labels: dict[str, str] | None = None
     whole: tuple[str, ...] = ()
     #: What tells this table from the others of its document (``parse``: file and verdict); CSV writes a
     #: document as one table with these as its first columns.
     keys: dict[str, Any] | None = None
+    fine: bool = False
+    columns: tuple[str, ...] = ()
+    limit: int | None = None
+    hint: str = HIDDEN_HINT
+    heading: bool = True
+    lines: tuple[str, ...] = ()
 
 
 class Document(Protocol):
-    """What ``parse`` and ``reference show`` print: their tables as views (what any format can show); a
-    document may also have its own text for a format, an ``as_<format name>()`` method (e.g. ``as_json``)."""
+    """What a command answers: its tables as views (what any format can show; a report: its sections',
+    ``report.document.Document.views``). A data format writes the document's ``data()`` (its figures as
+    plain data) when it has one (``document_data``); Markdown writes a kind of document with a page of its
+    own (a report) by the writer registered for it (``register_page``)."""
 
     def views(self) -> list[View]: ...
 
 
+def document_data(doc: Document) -> Any:
+    """*doc* as plain data for a data format (its ``data()``), or None when it has none (then each of its
+    views is written as a table)."""
+    data = getattr(doc, "data", None)
+    return data() if callable(data) else None
+
+
+#: Markdown writers of the kinds of documents that are pages (a report: headings, banners, figures), by the
+#: document's type: registered by the module that writes that page (``report.markdown``), which the
+#: presentation layer cannot import (it sits above it).
+PAGES: dict[type, Callable[[Any], str]] = {}
+
+
+def register_page(kind: type, writer: Callable[[Any], str]) -> None:
+    """Markdown shows a document of type *kind* as *writer*'s page (its figures: files written beside it)."""
+    PAGES[kind] = writer
+
+
 class Renderer:
     """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
-    ``document``, a command's document: its own text for this format if it has one, else its views as
-    tables, one after the other (a report too: ``report --format``). ``terminal``: for people at a terminal
-    (commands give it their compact view); ``data``: for programs (commands give it every row and column,
-    raw)."""
+    ``document``, a command's document (a report too: ``report --format``): its views as tables, one after
+    the other. ``terminal``: for people at a terminal (commands give it their compact view); ``data``: for
+    programs (commands give it every row and column, raw)."""
 
     name: ClassVar[str]
     terminal: ClassVar[bool] = False
@@ -189,10 +289,6 @@ class Renderer:
             typer.echo(textsafe.terminal(line))
 
     def document(self, doc: Document) -> None:
-        own = getattr(doc, f"as_{self.name}", None)
-        if own is not None:
-            own()
-            return
         for view in doc.views():
             self.table(view)
 
@@ -202,20 +298,35 @@ class TableRenderer(Renderer):
     terminal = True
 
     def table(self, view: View) -> None:
+        from rich.text import Text
+
         from ycsb_runner.termtable import print_frame
 
+        for line in view.lines:
+            out_console.print(Text(textsafe.terminal(line)))
+        frame = view.frame.reindex(columns=list(view.columns)) if view.columns else view.frame
+        more = len(frame) - view.limit if view.limit is not None and len(frame) > view.limit else 0
+        frame = frame.head(view.limit) if more else frame
+        if view.lines and frame.empty:
+            out_console.print(Text("  (no rows)"))
+            return
         labels = view.labels or {}
-        shown = display_frame(view.frame).rename(columns=labels)
+        if view.fine:
+            shown = frame.apply(lambda col: col.map(lambda v: cell_text(v, fine=True))).rename(columns=labels)
+        else:
+            shown = display_frame(frame).rename(columns=labels)
         print_frame(
             shown,
-            title=view.title,
+            title=None if view.lines else view.title,
             caption=view.caption,
             console=out_console,
             priority=tuple(labels.get(c, c) for c in view.priority),
             wide=view.wide,
-            show_all_hint="--wide or --format csv shows them",
+            show_all_hint=view.hint,
             whole=tuple(labels.get(c, c) for c in view.whole),
         )
+        if more:
+            out_console.print(Text(f"  ... {more} more rows (use --format csv for all)"))
 
 
 class CsvRenderer(Renderer):
@@ -223,14 +334,10 @@ class CsvRenderer(Renderer):
     data = True
 
     def table(self, view: View) -> None:
-        from ycsb_runner.store import formula_safe
-
-        typer.echo(textsafe.csv_text(formula_safe(view.frame)), nl=False)
+        typer.echo(csv_table(view.frame), nl=False)
 
     def document(self, doc: Document) -> None:
         """One CSV of every view, each row led by its view's ``keys``."""
-        if hasattr(doc, "as_csv"):
-            return super().document(doc)
         import pandas as pd
 
         frames = []
@@ -251,17 +358,28 @@ class JsonRenderer(Renderer):
         document = {"title": view.title, **(view.extra or {}), "rows": records}
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
+    def document(self, doc: Document) -> None:
+        """The document's data (``document_data``) as one JSON document, else each view."""
+        data = document_data(doc)
+        if data is None:
+            return super().document(doc)
+        typer.echo(json.dumps(json_safe(data), indent=2, ensure_ascii=False))
+
 
 class MarkdownRenderer(Renderer):
     name = "markdown"
 
     def table(self, view: View) -> None:
-        typer.echo(f"## {textsafe.markdown(view.title)}\n\n{markdown_table(view.frame)}", nl=False)
+        heading = f"## {textsafe.markdown(view.title)}\n\n" if view.heading else ""
+        typer.echo(heading + markdown_table(view.frame, fine=view.fine), nl=False)
 
     def document(self, doc: Document) -> None:
-        """Each view as a table, each followed by a blank line."""
-        if hasattr(doc, "as_markdown"):
-            return super().document(doc)
+        """A page (``PAGES``: a report, its figures the files ``report`` writes beside report.md); else each
+        view as a table, each followed by a blank line."""
+        writer = next((w for kind, w in PAGES.items() if isinstance(doc, kind)), None)
+        if writer is not None:
+            typer.echo(writer(doc), nl=False)
+            return
         for view in doc.views():
             self.table(view)
             typer.echo("")

@@ -19,9 +19,8 @@ from ycsb_runner import output
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
 from ycsb_runner.report import html, markdown
-from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table
+from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
 from ycsb_runner.report.pages import write_pages
-from ycsb_runner.report.printed import PrintedReport, as_data
 from ycsb_runner.report.run_report import run_document
 
 DATA = Path(__file__).parents[1] / "data"
@@ -136,7 +135,7 @@ def test_the_data_formats_carry_the_text_as_it_is() -> None:
 
 def test_the_terminal_shows_no_control_character(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", "200")
-    output.renderer("table").document(PrintedReport(_hostile_doc()))
+    output.renderer("table").document(_hostile_doc())
     shown = capsys.readouterr().out
     assert "\x1b" not in shown and "\\x1b[2J" in shown and "tag" in shown
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.unit.bench_scripts import bench_script
 from ycsb_runner.errors import UserError
-from ycsb_runner.report import html, markdown, printed
+from ycsb_runner.report import document, html, markdown
 from ycsb_runner.report.document import Chart, Document, Links, Section, Spark, Table
 from ycsb_runner.site.build import build_site
 
@@ -135,7 +135,7 @@ def test_chart_blocks_in_every_writer() -> None:
     assert "<a href='z z.html'>&lt;x&gt;</a>" in page and "a &lt;b&gt;" in page
     assert "<polyline" in page and "<select name='f'" in page
     assert "[a \\<b\\>](<x.html>)" in markdown.page(doc)
-    kinds = [next(iter(b)) for b in printed.as_data(doc)["sections"][0]["blocks"]]
+    kinds = [next(iter(b)) for b in document.as_data(doc)["sections"][0]["blocks"]]
     assert kinds == ["links", "series", "chart", "table"]
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 
 from ycsb_runner.console import out_console
 from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
+from ycsb_runner.output import View, cell_text, renderer
 
 KEYS = list(KEY_COLUMNS)
 
@@ -29,14 +30,6 @@ def results_table(run_dir: Path | RunResult) -> pd.DataFrame:
         out[col] = ops[col] if col in ops else float("nan")
     out["error_rate"] = ops["error_rate"] if "error_rate" in ops else float("nan")
     return out.reset_index(drop=True)
-
-
-def _fmt(v: object, digits: int = 0) -> str:
-    if v is None or (isinstance(v, float) and v != v):
-        return "-"
-    if isinstance(v, float | int):
-        return f"{v:,.{digits}f}"
-    return str(v)
 
 
 def _step_no(step: str) -> str:
@@ -66,12 +59,12 @@ def results_text(df: pd.DataFrame, moving: dict[str, str] | None = None) -> tupl
             {
                 "#": no,
                 "operation": str(row.operation),
-                "operations": _fmt(row.operations),
-                "ops/s": _fmt(row.throughput_ops_s) if first else "",
-                "avg µs": _fmt(row.average_latency_us),
-                "p95 µs": _fmt(row.p95_us),
-                "p99 µs": _fmt(row.p99_us),
-                "errors": _fmt(100 * row.error_rate, 2) + "%" if row.error_rate == row.error_rate else "-",
+                "operations": cell_text(row.operations, decimals=0),
+                "ops/s": cell_text(row.throughput_ops_s, decimals=0) if first else "",
+                "avg µs": cell_text(row.average_latency_us, decimals=0),
+                "p95 µs": cell_text(row.p95_us, decimals=0),
+                "p99 µs": cell_text(row.p99_us, decimals=0),
+                "errors": cell_text(100 * row.error_rate, decimals=2, unit="%"),
                 MOVING: shown.get(str(row.step), "") if first else "",
             }
         )
@@ -118,28 +111,27 @@ def footer_lines(run: RunResult) -> list[str]:
 
 
 def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
-    """The results table, fitted to the terminal; the steps it numbers are listed under it; with *footer*,
-    at most three lines after it (``footer_lines``)."""
+    """The results table, fitted to the terminal (the terminal renderer, ``output``); the steps it numbers
+    are listed under it; with *footer*, at most three lines after it (``footer_lines``)."""
     from rich.text import Text
 
     from ycsb_runner import textsafe
     from ycsb_runner.analyse.caveats import server_caveat
     from ycsb_runner.analyse.table import moving_cells
-    from ycsb_runner.termtable import print_frame
 
     run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
     df = results_table(run)
-    root = run.root
     text, legend = results_text(df, moving_cells(run.steps))
     if server := server_caveat(run.manifest.target):
         legend = [*legend, server]
-    print_frame(
+    view = View(
         text,
-        title=f"results: {root.name}",
+        f"results: {run.root.name}",
         caption=legend or None,  # one line per step: each escaped, the lines kept
-        console=out_console,
         priority=("#", "operation", "ops/s", MOVING, "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
+        hint="--format csv shows them",
     )
+    renderer("table").table(view)
     if footer:
         for line in footer_lines(run):
             out_console.print(Text(textsafe.terminal(line)))

@@ -24,7 +24,7 @@ from ycsb_runner.cli.options import (
 )
 from ycsb_runner.console import err_console
 from ycsb_runner.metrics import metric_label
-from ycsb_runner.output import check_format, format_names
+from ycsb_runner.output import cell_text, check_format, format_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,7 +117,8 @@ COMPARE_LABELS = {
 
 
 def _signed(value: float, unit: str) -> str:
-    return "-" if value != value else f"{value:+,.1f} {unit}"
+    """An audit study's change with its unit (``-45.8 %``, ``+3.0 pp``): ``output.cell_text``."""
+    return cell_text(value, decimals=1, signed=True, unit=f" {unit}")
 
 
 def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
@@ -321,12 +322,11 @@ def report_cmd(
     fmt: ReportFormatOpt = None,
 ) -> None:
     """Write report.html (self-contained, inline plots) and report.md for a run (--format: print it)."""
-    from ycsb_runner.report.printed import PrintedReport
     from ycsb_runner.report.run_report import run_document, write_report
 
     analysis = _analysed(run_folder(run_dir))
     if fmt is not None:
-        renderer(fmt).document(PrintedReport(run_document(analysis)))
+        renderer(fmt).document(run_document(analysis))
         return
     html_path, md_path = write_report(analysis, out)
     typer.echo(str(html_path))

@@ -24,6 +24,7 @@ from ycsb_runner.cli.options import (
     option,
     renderer,
 )
+from ycsb_runner.output import cell_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -108,7 +109,7 @@ def _compact(shown: pd.DataFrame) -> pd.DataFrame:
     from ycsb_runner.nightly.regress import TERMINAL_COLUMNS
 
     compact = shown[list(TERMINAL_COLUMNS)].copy()
-    compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-")
+    compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: cell_text(p, significant=2))
     for col in ("change_pct", "detectable_pct"):
         compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
     compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")

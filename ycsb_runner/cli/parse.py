@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from ycsb_runner.cli.options import Format, FormatOpt
 from ycsb_runner.errors import UserError
@@ -42,34 +40,15 @@ def _load(path: Path, stderr: Path | None, table: str = "operations") -> ParsedR
     return parse_file(path, stderr, keep_status=table == "status")
 
 
-def _print_table(console: Console, name: str, run: ParsedRun, *, with_operations: bool = True) -> None:
+def _verdict_lines(name: str, run: ParsedRun) -> tuple[str, ...]:
+    """What a terminal shows above a capture's table: its verdict and figures, then each reason."""
     v = run.verdict
-    style = {"completed": "green", "failed": "red", "truncated": "yellow"}[v.status]
-    console.print(
-        f"[bold]{escape(terminal(name))}[/bold]: [{style}]{v.status}[/{style}]  "
-        f"type={escape(terminal(run.measurement_type or '?'))}  "
+    head = (
+        f"{name}: {v.status}  type={run.measurement_type or '?'}  "
         f"runtime={cell_text(run.overall.get('runtime_ms'), fine=True)} ms  "
-        f"throughput={cell_text(run.overall.get('throughput'), fine=True)} ops/s",
-        highlight=False,
+        f"throughput={cell_text(run.overall.get('throughput'), fine=True)} ops/s"
     )
-    for reason in v.reasons:
-        console.print(f"  - {terminal(reason)}", highlight=False, markup=False)
-    if run.operations.empty or not with_operations:
-        return
-    import pandas as pd
-
-    rows = [[row.get(col) for col, _ in _TABLE_COLUMNS] for _, row in run.operations.iterrows()]
-    _print_frame(console, pd.DataFrame(rows, columns=[title for _, title in _TABLE_COLUMNS]))
-
-
-def _json_safe(value: object) -> object:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
+    return (head, *(f"  - {reason}" for reason in v.reasons))
 
 
 # --table: which of the parser's frames to print. `operations` is the default because it is the view a user
@@ -105,20 +84,6 @@ def _sections(run: ParsedRun) -> dict[str, dict[str, object]]:
     return out
 
 
-def _print_frame(console: Console, frame: pd.DataFrame, limit: int | None = None) -> None:
-    """*frame* fitted to the terminal (``termtable``: numbers whole, columns that do not fit named)."""
-    if frame.empty:
-        console.print("  (no rows)", highlight=False)
-        return
-    from ycsb_runner.termtable import print_frame
-
-    shown = frame if limit is None else frame.head(limit)
-    text = shown.apply(lambda col: col.map(lambda v: cell_text(v, fine=True)))
-    print_frame(text, console=console, priority=tuple(shown.columns[:1]))  # numbers never cut (termtable)
-    if limit is not None and len(frame) > limit:
-        console.print(f"  ... {len(frame) - limit} more rows (use --format csv for all)", highlight=False)
-
-
 def parse_cmd(
     files: list[Path] = typer.Argument(
         ..., metavar="FILE...", help="Captured YCSB stdout file(s), or JSON export files."
@@ -150,37 +115,38 @@ def parse_cmd(
 
 class ParsedDocument:
     """The parsed captures (``(file name, run)`` pairs) and the chosen table of each, for ``--format``'s
-    renderer: a view per file (titled with its verdict; keyed by file and verdict in one CSV); its own
-    terminal view (verdict, figures and reasons above each table) and JSON document (every figure)."""
+    renderer: a view per file (titled with its verdict; keyed by file and verdict in one CSV; on a terminal
+    its verdict, figures and reasons above the table's main columns) and, for JSON, every figure
+    (``data``)."""
 
     def __init__(self, runs: list[tuple[str, ParsedRun]], table: str) -> None:
         self.runs, self.table = runs, table
 
     def views(self) -> list[View]:
+        return [self._view(name, run) for name, run in self.runs]
+
+    def _view(self, name: str, run: ParsedRun) -> View:
+        frame = _frame(run, self.table)
+        if self.table == DEFAULT_TABLE:
+            columns, labels = [c for c, _ in _TABLE_COLUMNS], dict(_TABLE_COLUMNS)
+        else:
+            columns, labels = [c for c in _SHOWN[self.table] if c in frame.columns], {"value_str": "value"}
+        return View(
+            frame,
+            f"{name}: {run.verdict.status}",
+            keys={"file": name, "verdict": run.verdict.status},
+            priority=tuple(columns[:1]),
+            labels=labels,
+            fine=True,
+            columns=tuple(columns),
+            limit=None if self.table in (DEFAULT_TABLE, "summary") else 200,
+            hint="--format csv shows them",
+            lines=_verdict_lines(name, run),
+        )
+
+    def data(self) -> list[dict[str, object]]:
+        """Per file its verdict, overall figures, notes, every summary section and the chosen table."""
         return [
-            View(
-                _frame(run, self.table),
-                f"{name}: {run.verdict.status}",
-                keys={"file": name, "verdict": run.verdict.status},
-            )
-            for name, run in self.runs
-        ]
-
-    def as_table(self) -> None:
-        console = Console()
-        for name, run in self.runs:
-            if self.table == DEFAULT_TABLE:
-                _print_table(console, name, run)
-                continue
-            _print_table(console, name, run, with_operations=False)
-            shown = _frame(run, self.table)
-            shown = shown[[c for c in _SHOWN[self.table] if c in shown.columns]]
-            if self.table == "summary":
-                shown = shown.rename(columns={"value_str": "value"})
-            _print_frame(console, shown, limit=None if self.table == "summary" else 200)
-
-    def as_json(self) -> None:
-        payload = [
             {
                 "file": name,
                 "verdict": {"status": run.verdict.status, "reasons": run.verdict.reasons},
@@ -192,7 +158,6 @@ class ParsedDocument:
             }
             for name, run in self.runs
         ]
-        sys.stdout.write(json.dumps(_json_safe(payload), indent=2) + "\n")
 
 
 def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:

@@ -1,17 +1,17 @@
 """``reference show`` as a document: a published table's selected rows, shown by every ``--format``'s renderer
-(``output.FORMATS``), with its own text for the built-in formats."""
+(``output.FORMATS``)."""
 
 from __future__ import annotations
 
-import pandas as pd
-import typer
+import json
+from typing import Any
 
-from ycsb_runner.console import out_console
-from ycsb_runner.output import View, cell_text
+import pandas as pd
+
+from ycsb_runner.output import View, column_label
 from ycsb_runner.reference import load_reference, select
 from ycsb_runner.reference.english import with_english
-from ycsb_runner.reference.text import tidy_numbers, to_csv, to_json_document, to_markdown
-from ycsb_runner.termtable import print_frame
+from ycsb_runner.reference.text import tidy_numbers
 
 
 def reference_document(
@@ -29,69 +29,39 @@ def reference_document(
 
 
 class ReferenceDocument:
-    """A published table's selected *rows* of the whole *frame*, for ``--format``'s renderer: its own text
-    for the built-in formats (whole-number floats as integers, numbers right-aligned in Markdown, the
-    provenance in JSON, the main columns on a terminal), else one view of the rows."""
+    """A published table's selected *rows* of the whole *frame*, for ``--format``'s renderer: one view of
+    the rows, whole-number floats as integers (``tidy_numbers``), figures as published (``fine``); a
+    terminal shows the main columns (every one with *wide*) by their headers in words; JSON writes the
+    rows with the table's provenance (``data``)."""
 
     def __init__(self, name: str, frame: pd.DataFrame, rows: pd.DataFrame, wide: bool) -> None:
         self.name, self.frame, self.rows, self.wide = name, frame, rows, wide
         self.provenance = frame.attrs["provenance"]
 
     def views(self) -> list[View]:
-        return [View(self.rows, self.provenance["title"], {"name": self.name, "provenance": self.provenance})]
+        prov, rows = self.provenance, self.rows
+        shown = list(rows.columns) if self.wide else [c for c in prov["display_columns"] if c in rows.columns]
+        keys = [c for c in shown if c in ("mix", "size", "threads", "storage")]
+        setup = [c for c in shown if c in ("records", "disk_gb")]
+        priority = keys + [c for c in shown if c not in keys + setup] + setup
+        return [
+            View(
+                tidy_numbers(rows, self.frame),
+                prov["title"],
+                {"name": self.name, "provenance": prov},
+                priority=tuple(priority),
+                wide=self.wide,
+                caption=f"{prov['source']}; {len(rows)} of {len(self.frame)} rows; "
+                "provenance and notes: --format json",
+                labels={c: column_label(c) for c in shown},
+                fine=True,
+                columns=tuple(shown),
+                hint="--wide shows them",
+                heading=False,
+            )
+        ]
 
-    def as_csv(self) -> None:
-        typer.echo(to_csv(self.rows, self.frame), nl=False)
-
-    def as_markdown(self) -> None:
-        typer.echo(to_markdown(self.rows, self.frame), nl=False)
-
-    def as_json(self) -> None:
-        typer.echo(to_json_document(self.name, self.rows, self.provenance), nl=False)
-
-    def as_table(self) -> None:
-        prov, rows, frame = self.provenance, self.rows, self.frame
-        columns = (
-            list(rows.columns) if self.wide else [c for c in prov["display_columns"] if c in rows.columns]
-        )
-        _print_table(
-            tidy_numbers(rows[columns], frame[columns]),
-            title=prov["title"],
-            caption=f"{prov['source']}; {len(rows)} of {len(frame)} rows; "
-            "provenance and notes: --format json",
-            wide=self.wide,
-        )
-
-
-_UNITS = (("_ops_s", "ops/s"), ("_us", "µs"), ("_pct", "%"), ("_pp", "pp"), ("_gb", "GB"))
-_ACRONYMS = {"ral": "RAL", "wal": "WAL", "cpu": "CPU", "rt": "RT", "ycsb": "YCSB"}
-
-
-def column_header(name: str) -> str:
-    """``throughput_ops_s`` -> ``throughput (ops/s)``, ``ral_us`` -> ``RAL (µs)``: words and unit."""
-    unit = ""
-    for suffix, label in _UNITS:
-        if name.endswith(suffix):
-            name, unit = name[: -len(suffix)], label
-            break
-    words = " ".join(_ACRONYMS.get(w, w) for w in name.split("_"))
-    return f"{words} ({unit})" if unit else words
-
-
-def _print_table(frame: pd.DataFrame, *, title: str, caption: str, wide: bool) -> None:
-    """Fitted to the terminal (``termtable``): hidden columns are named; ``--wide``: one block per row."""
-    text = pd.DataFrame(
-        {column_header(c): [cell_text(v, fine=True) for v in frame[c]] for c in frame.columns}
-    )
-    keys = [c for c in text.columns if c in ("mix", "size", "threads", "storage")]
-    setup = [c for c in text.columns if c in ("records", "disk (GB)")]
-    priority = keys + [c for c in text.columns if c not in keys + setup] + setup
-    print_frame(
-        text,
-        title=title,
-        caption=caption,
-        console=out_console,
-        priority=tuple(priority),
-        wide=wide,
-        show_all_hint="--wide shows them",
-    )
+    def data(self) -> dict[str, Any]:
+        """``{"name", "provenance", "rows": [...]}``: the rows as published (NaN as null)."""
+        rows = json.loads(self.rows.to_json(orient="records", force_ascii=False))
+        return {"name": self.name, "provenance": self.provenance, "rows": rows}

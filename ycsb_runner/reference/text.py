@@ -1,9 +1,7 @@
-"""Pure text renderings of a reference table: tidy cells, Markdown pipe table, JSON document."""
+"""A reference table's figures as published: whole-number floats as integers (``tidy_numbers``), and its
+Markdown and CSV text through the one renderers' functions (``output``)."""
 
 from __future__ import annotations
-
-import json
-from typing import Any
 
 import pandas as pd
 
@@ -25,40 +23,17 @@ def tidy_numbers(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> pd.D
     return tidy
 
 
-def is_number_column(series: pd.Series) -> bool:
-    """Numeric and not boolean: such columns are right-aligned."""
-    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
+    """A GitHub-style pipe table of the published figures (``output.markdown_table``, ``fine``): numeric
+    columns right-aligned, a missing figure as "-"."""
+    from ycsb_runner.output import markdown_table
 
-
-def _cell(value: Any, missing: str) -> str:
-    """One published figure as text: ``output.cell_text`` (``fine``: the figures as published), a missing
-    one (None, NaN, NA) as *missing*."""
-    from ycsb_runner.output import cell_text
-
-    return (
-        missing
-        if value is None or (not isinstance(value, str) and pd.isna(value))
-        else cell_text(value, fine=True)
-    )
-
-
-def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None, missing: str = "-") -> str:
-    """A GitHub-style pipe table (``output.pipe_table``); numeric columns are right-aligned."""
-    from ycsb_runner.output import pipe_table
-
-    tidy = tidy_numbers(frame, whole)
-    align = ["---:" if is_number_column(tidy[c]) else "---" for c in tidy.columns]
-    rows = ([_cell(v, missing) for v in row] for row in tidy.itertuples(index=False))
-    return pipe_table([str(c) for c in tidy.columns], rows, align)
+    return markdown_table(tidy_numbers(frame, whole), fine=True)
 
 
 def to_csv(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
-    """CSV text with whole-number floats written as integers and NaN as an empty field."""
-    return tidy_numbers(frame, whole).to_csv(index=False, lineterminator="\n")
+    """CSV text (``output.csv_table``: the one dialect, formula guard included) with whole-number floats
+    written as integers and NaN as an empty field."""
+    from ycsb_runner.output import csv_table
 
-
-def to_json_document(name: str, frame: pd.DataFrame, provenance: dict[str, Any]) -> str:
-    """``{"name", "provenance", "rows": [...]}`` with NaN as ``null``, UTF-8 text kept readable."""
-    rows = json.loads(frame.to_json(orient="records", force_ascii=False))
-    document = {"name": name, "provenance": provenance, "rows": rows}
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return csv_table(tidy_numbers(frame, whole))

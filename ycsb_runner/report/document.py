@@ -1,6 +1,7 @@
 """What a report says, without its format: a title, sections of blocks (banners, tables, facts, figures,
 notes). Text is kept as it came from the data; a page writer (``html``, ``markdown``) or a format of
-``output.FORMATS`` (through ``printed.PrintedReport``) escapes it for its medium, once."""
+``output.FORMATS`` (its tables: ``Document.views``; its data: ``as_data``; Markdown: its page) escapes it
+for its medium, once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ycsb_runner.output import View
 
 
 @dataclass(frozen=True)
@@ -45,13 +48,19 @@ class Facts:
 
 @dataclass(frozen=True)
 class Figure:
-    """A plot: one PNG per panel, its files named by *stem* (``markdown.panel_files``); *numbered*:
+    """A plot: one PNG per panel, its files named by *stem* (``files``); *numbered*:
     the panels side by side, each named "(i/n)", the caption under them (else one image and its caption)."""
 
     stem: str
     caption: str
     panels: list[bytes]
     numbered: bool = True
+
+    def files(self) -> list[tuple[str, bytes]]:
+        """(file name, PNG) of each panel: ``<stem>.png``, or ``<stem>-<i>.png`` for several."""
+        if len(self.panels) == 1:
+            return [(f"{self.stem}.png", self.panels[0])]
+        return [(f"{self.stem}-{i}.png", png) for i, png in enumerate(self.panels, 1)]
 
 
 @dataclass(frozen=True)
@@ -120,3 +129,73 @@ class Document:
     scripts: tuple[
         str, ...
     ] = ()  # relative paths of the scripts the HTML page loads (a site's shared assets)
+
+    def views(self) -> list[View]:
+        """Its tables for ``--format``'s renderers (``output.Document``): per section its tables, its facts
+        (what, value), its figures (caption, files) and its banners and notes (text), each a table titled
+        by the section's heading (CSV: in a ``section`` column)."""
+        return [view for section in self.sections for view in _section_views(self, section)]
+
+    def data(self) -> dict[str, Any]:
+        """The whole report as plain data (a data format's document): ``as_data``."""
+        return as_data(self)
+
+
+def _section_views(doc: Document, section: Section) -> list[View]:
+    import pandas as pd
+
+    from ycsb_runner.output import View
+
+    title = section.heading or doc.heading
+    frames = [b.frame for b in section.blocks if isinstance(b, Table)]
+    frames += [
+        pd.DataFrame(b.rows, columns=["what", "value"]) for b in section.blocks if isinstance(b, Facts)
+    ]
+    figures = [
+        {"figure": b.caption, "files": ", ".join(f"{doc.figure_dir}/{n}" for n, _ in b.files())}
+        for b in section.blocks
+        if isinstance(b, Figure)
+    ]
+    said = [_said(b) for b in section.blocks if isinstance(b, Banner | Note) and b.text]
+    frames += [pd.DataFrame(rows) for rows in (figures, [{"note": t} for t in said]) if rows]
+    return [View(frame, title, keys={"section": title}) for frame in frames]
+
+
+def _said(b: Banner | Note) -> str:
+    return f"{b.lead} {b.text}".strip() if isinstance(b, Banner) else b.text
+
+
+def as_data(doc: Document) -> dict[str, Any]:
+    """*doc* as plain data: its summary (the answer it opens with, ``Section.summary``) and its sections,
+    each block by its kind, a table as its rows (raw values, column
+    names as stored), a figure as its caption and file names; text as it is (JSON escapes what it must)."""
+    import json
+
+    def block(b: Block) -> dict[str, Any]:
+        if isinstance(b, Table):
+            return {"table": json.loads(b.frame.to_json(orient="records", force_ascii=False))}
+        if isinstance(b, Facts):
+            return {"facts": dict(b.rows)}
+        if isinstance(b, Figure):
+            return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n, _ in b.files()]}
+        if isinstance(b, Banner):
+            return {"banner": _said(b)}
+        if isinstance(b, Chart):
+            return {"chart": b.caption, "traces": b.traces}
+        if isinstance(b, Spark):
+            return {"series": b.label, "href": b.href, "values": b.values, "state": b.state}
+        if isinstance(b, Links):
+            return {"links": [{"text": t, "href": h} for t, h in b.items]}
+        return {"note": b.text, "kind": b.kind}
+
+    def section(s: Section) -> dict[str, Any]:
+        return {
+            "heading": s.heading,
+            "blocks": [block(b) for b in s.blocks if not (isinstance(b, Note) and not b.text)],
+        }
+
+    out: dict[str, Any] = {"title": doc.heading}
+    if summary := [section(s) for s in doc.sections if s.summary]:  # the answer the report opens with
+        out["summary"] = summary[0] if len(summary) == 1 else summary
+    out["sections"] = [section(s) for s in doc.sections if not s.summary]
+    return out

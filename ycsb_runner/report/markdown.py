@@ -43,13 +43,6 @@ def _facts(f: Facts) -> str:
     return "\n".join(["| | |", "|---|---|", *(f"| {esc(k)} | {esc(v)} |" for k, v in f.rows)]) + "\n"
 
 
-def panel_files(f: Figure) -> list[tuple[str, bytes]]:
-    """(file name, PNG) of each panel of *f*: ``<stem>.png``, or ``<stem>-<i>.png`` for several."""
-    if len(f.panels) == 1:
-        return [(f"{f.stem}.png", f.panels[0])]
-    return [(f"{f.stem}-{i}.png", png) for i, png in enumerate(f.panels, 1)]
-
-
 def figure_files(doc: Document) -> list[tuple[str, bytes]]:
     """(file name in ``doc.figure_dir``, PNG) of every figure's panels: the files the page links."""
     return [
@@ -57,15 +50,15 @@ def figure_files(doc: Document) -> list[tuple[str, bytes]]:
         for section in doc.sections
         for block in section.blocks
         if isinstance(block, Figure)
-        for file in panel_files(block)
+        for file in block.files()
     ]
 
 
 def _figure(f: Figure, folder: str) -> str:
     cap, n = textsafe.markdown(f.caption), len(f.panels)
     if not f.numbered:
-        return "\n".join(f"![{cap}]({folder}/{name})\n" for name, _ in panel_files(f))
-    links = [f"![{cap} ({i}/{n})]({folder}/{name})\n" for i, (name, _) in enumerate(panel_files(f), 1)]
+        return "\n".join(f"![{cap}]({folder}/{name})\n" for name, _ in f.files())
+    links = [f"![{cap} ({i}/{n})]({folder}/{name})\n" for i, (name, _) in enumerate(f.files(), 1)]
     return "\n".join([*links, f"_{cap}_\n"])
 
 
@@ -100,3 +93,13 @@ def page(doc: Document) -> str:
             lines.append(f"## {textsafe.markdown(section.heading)}\n")
         lines += [block_markdown(b, doc.figure_dir) for b in section.blocks]
     return "\n".join(lines)
+
+
+def _register() -> None:
+    """``--format markdown`` writes a report as this page (``output.register_page``)."""
+    from ycsb_runner.output import register_page
+
+    register_page(Document, page)
+
+
+_register()

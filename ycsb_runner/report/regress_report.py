@@ -21,6 +21,7 @@ from ycsb_runner.nightly.regress import (
     flagged,
     open_changes,
 )
+from ycsb_runner.output import cell_text
 from ycsb_runner.report.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.plots import latency_unit, plt, png
@@ -202,7 +203,7 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
     table = shown.assign(
         series=[series_name(r) for r in shown.to_dict("records")],
         metric=shown["metric"].map(lambda m: metric_label(str(m))),
-        p_adjusted=shown["p_adjusted"].map(lambda p: f"{p:.2g}" if p == p else "-"),
+        p_adjusted=shown["p_adjusted"].map(lambda p: cell_text(p, significant=2)),
         alert=[
             f"{r['alert_id']} {r['triage']}".strip() if r.get("alert_id") else ""
             for r in shown.to_dict("records")
@@ -232,7 +233,7 @@ def evidence_sections(result: RegressResult) -> list[Section]:
             ("verdict", f"{row['verdict']} {row['change_pct']:+.1f} % since {row['change_run']}"),
             (
                 "p-value",
-                f"{p:.2g} before correction, {p_adj:.2g} after"
+                f"{cell_text(p, significant=2)} before correction, {cell_text(p_adj, significant=2)} after"
                 if p is not None and p_adj is not None
                 else "-",
             ),

@@ -149,3 +149,65 @@ def test_report_json_gains_the_answer_as_its_summary(tmp_path: Path) -> None:
     assert "figure" in kinds and "table" in kinds
     assert summary["heading"] not in [s["heading"] for s in data["sections"]]
     assert any(s["heading"] == "Plots" for s in data["sections"])
+
+
+@pytest.mark.parametrize("name", ["audit-analyse", "tencent-analyse", "quick-generic"])
+def test_the_study_table_holds_one_number_per_cell(tmp_path: Path, name: str) -> None:
+    """``ycsb-runner table`` (its terminal view and study_table.csv) and the table a bench prints: a number
+    (or "-", or a few words) per cell; what applies to many rows is said once under it."""
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, name)
+    a = RunAnalysis.of(run_dir)
+    compact, lines = a.layout.compact(a.table)
+    for frame in (a.table, compact):
+        assert not _cell_problems(frame), (name, _cell_problems(frame)[:3])
+    res = CliRunner().invoke(app, ["table", str(run_dir), "--save"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    saved = pd.read_csv(run_dir / "study_table.csv")
+    assert len(saved) == len(a.table) and not _cell_problems(saved)
+    for line in lines:  # each note once, under the table
+        assert res.stdout.count(line.split("\n")[0][:40]) == 1, line
+
+
+def test_the_audit_study_table_keeps_the_study_columns_with_off_on_change_p(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.table import STUDY_FIGURES, study_columns
+
+    a = RunAnalysis.of(_copy(tmp_path, "audit-analyse"))
+    table = a.table
+    for column, figure, _metric, unit in STUDY_FIGURES:
+        off, on, change, p = study_columns(column, figure, unit)
+        assert off.startswith(column) and off.endswith(f"({unit})") and {off, on, change, p} <= set(table)
+    assert "CpuUsage change (pp)" in table and "MongoDB_RT writes_avg_rt change (%)" in table
+    overhead = a.report_tables["overhead"].set_index(["mix", "metric"])
+    row = table.iloc[0]
+    tp = overhead.loc[(row["mix"], "throughput_ops_s")]
+    assert row["YCSB throughput off (ops/s)"] == pytest.approx(tp["off"])
+    assert row["YCSB throughput change (%)"] == pytest.approx(tp["change_pct"])
+    # repetitions: the terminal view names the significant changes (p below 0.05), one line
+    compact, lines = a.layout.compact(table)
+    p = table.set_index("mix")["MongoDB_RT reads_avg_rt p"]
+    said = next(x for x in lines if x.startswith("significant at p < 0.05: "))
+    assert (f"{row['mix']} reads_avg_rt" in said) == bool(p[row["mix"]] < 0.05)
+    assert "reads_avg_rt (%)" in compact and "MongoDB_Opcounters insert change (%)" not in compact
+
+
+def test_one_run_each_is_said_once_as_not_tested(tmp_path: Path) -> None:
+    """With one run per audit state nothing is tested: every p is "-", said once, never a verdict per cell."""
+    run_dir = _copy(tmp_path, "audit-analyse")
+    steps = pd.read_csv(run_dir / "steps.csv")
+    drop = steps[(steps["phase"] == "run") & (steps["repetition"] == 2)].index
+    steps.loc[drop, "verdict"] = "failed"  # (a failed step is left out of the tables)
+    steps.to_csv(run_dir / "steps.csv", index=False)
+    a = RunAnalysis.of(run_dir)
+    table = a.table
+    assert (table["n_off"] == 1).all() and (table["n_on"] == 1).all()
+    assert table.filter(like=" p").isna().all().all()
+    assert table["YCSB throughput change (%)"].notna().all()
+    notes = table.attrs["notes"]
+    assert notes.count("p -: fewer than 2 runs per audit state, not tested") == 1
+    _, lines = a.layout.compact(table)
+    assert not any(x.startswith("significant at") for x in lines)
+    assert not _cell_problems(table)

@@ -52,7 +52,12 @@ def emit_study_table(
     layout = layout_named(df.attrs["layout"])
     caveat = df.attrs.get("caption") or None
     unsteady = df.attrs.get("unsteady") or None
+    told = list(df.attrs.get("notes") or ())  # what applies to many rows, said once
     pairs = (("failed", failed), ("audit_unverified", caveat), ("not_stationary", unsteady))
+    pairs += (("notes", "\n".join(told)),)
+    if renderer(fmt).terminal and not wide:  # a layout's compact view (every column: --wide, CSV, JSON)
+        df, told = layout.compact(df)
+    notes = "\n".join(told) or None
     extra = {k: v for k, v in pairs if v}
     emit(
         df,
@@ -61,7 +66,7 @@ def emit_study_table(
         extra or None,
         priority=layout.priority,
         wide=wide or layout.prose,
-        caption="\n".join(c for c in (failed, caveat, unsteady) if c) or None,
+        caption="\n".join(c for c in (failed, caveat, unsteady, notes) if c) or None,
     )
 
 

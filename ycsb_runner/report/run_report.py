@@ -405,16 +405,6 @@ OVERHEAD_COLUMNS = {
     "verdict": "verdict",
 }
 
-#: the study's own column (Alibaba's table) each overhead metric is in
-STUDY_COLUMNS = {
-    "server_cpu_pct": "CpuUsage",
-    "server_reads_avg_rt_us": "MongoDB_RT",
-    "server_writes_avg_rt_us": "MongoDB_RT",
-    "server_query_per_s": "MongoDB_Opcounters",
-    "server_insert_per_s": "MongoDB_Opcounters",
-    "server_update_per_s": "MongoDB_Opcounters",
-    "throughput_ops_s": "YCSB throughput",
-}
 CLIENT_SIDE = "client-side"  # in an overhead row's ``source``: the server reports no such figure
 ONE_RUN = "one run each: no interval, not tested (n too small)"
 
@@ -444,7 +434,7 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     columns, the change, the two ends of its 95 % interval (dropped when no row has one), the published
     change (only when the study publishes one), the verdict ("-" when not tested: ``overhead_notes``)."""
     from ycsb_runner.analyse.stats import N_TOO_SMALL
-    from ycsb_runner.analyse.table import scenario_label
+    from ycsb_runner.analyse.table import STUDY_COLUMNS, scenario_label
 
     shown = overhead.assign(
         scenario=overhead["mix"].map(scenario_label),
@@ -606,7 +596,7 @@ def _tables(a: RunAnalysis) -> list[Section]:
         head = f"Detail, every metric in the study's layout: {a.table.attrs.get('title', run.suite_name)}"
         notes = [Note(n) for n in overhead_notes(overhead)]
         sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
-        return sections  # (its own table's cells are sentences: `ycsb-runner table` prints them)
+        return sections  # (the study table per mix, off/on/change/p of each figure: `ycsb-runner table`)
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 

@@ -16,7 +16,7 @@ from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import display_frame
 from ycsb_runner.report.document import Figure, Table
-from ycsb_runner.report.run_report import run_document, write_report
+from ycsb_runner.report.run_report import OVERHEAD_HEADING, run_document, write_report
 from ycsb_runner.termtable import is_number_text
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -94,10 +94,11 @@ def test_the_audit_answer_is_the_overhead_per_mix_with_words_said_once(tmp_path:
         assert row._2 == f"{tp[row.mix]:+.0f} %"  # throughput change, a number with its unit
     _, md = write_report(a)
     page = md.read_text()
-    # the source of client-side latencies is said once per table, never on every row
-    assert page.count("this server reports no operation latencies") <= 2
+    # the source of client-side latencies is said once per table (the answer, the overhead, the study's
+    # table), never on every row
+    assert page.count("this server reports no operation latencies") <= 3
     assert "| client-side (YCSB): the server reports no operation latencies |" not in page
-    assert page.index("## Detail") > page.index("answer-audit.png")  # the detail after the answer
+    assert page.index(f"## {OVERHEAD_HEADING}") > page.index("answer-audit.png")  # the detail after it
 
 
 def test_a_15_s_step_is_never_reported_with_a_trend_per_minute(tmp_path: Path) -> None:
@@ -149,6 +150,63 @@ def test_report_json_gains_the_answer_as_its_summary(tmp_path: Path) -> None:
     assert "figure" in kinds and "table" in kinds
     assert summary["heading"] not in [s["heading"] for s in data["sections"]]
     assert any(s["heading"] == "Plots" for s in data["sections"])
+
+
+#: what ``report -f json`` held before issue 49 (f410eb3), section by section: (heading, the keys of its
+#: first table's rows); the issue adds ``summary`` and keys, it keeps these
+BEFORE = {
+    "audit-analyse": [
+        (None, None),
+        (
+            OVERHEAD_HEADING,
+            ["mix", "metric", "measured by", "n", "audit off", "audit on", "change %", "95% CI %"],
+        ),
+        ("audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures)", ["mix", "scenario"]),
+        ("Plots", None),
+        ("Run", None),
+        ("Audit off (A) vs on (B): statistics", ["mix", "threads", "metric", "n off", "n on", "p"]),
+        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+    ],
+    "tencent-analyse": [
+        (None, None),
+        (
+            "tencent-analyse-tiny: per-mix results (client-side YCSB averages)",
+            ["mix", "phase", "n", "CPU (%)"],
+        ),
+        ("Plots", None),
+        (
+            "Measured vs published (2C4G)",
+            ["mix", "storage", "metric", "measured", "published", "ratio", "note"],
+        ),
+        ("Run", None),
+        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE))
+def test_report_json_keeps_its_sections_and_keys(tmp_path: Path, name: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, name)
+    res = CliRunner().invoke(app, ["report", str(run_dir), "-f", "json"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert list(data) == ["title", "summary", "sections"]
+    assert [s["heading"] for s in data["sections"]] == [h for h, _ in BEFORE[name]]
+    for section, (heading, keys) in zip(data["sections"], BEFORE[name], strict=True):
+        if keys is None:
+            continue
+        rows = next(b["table"] for b in section["blocks"] if "table" in b)
+        assert rows and all(set(keys) <= set(row) for row in rows), (heading, sorted(rows[0]))
+    steps = next(b["table"] for b in data["sections"][-1]["blocks"] if "table" in b)
+    said = {r["step"]: r["warnings"] for r in steps}  # the warnings as steps.csv has them
+    csv = pd.read_csv(run_dir / "steps.csv").set_index("step")["warnings"].fillna("")
+    assert all(said[step] in (None, "") or said[step] == csv[step] for step in said)
 
 
 @pytest.mark.parametrize("name", ["audit-analyse", "tencent-analyse", "quick-generic"])

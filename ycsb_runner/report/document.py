@@ -33,6 +33,7 @@ class Table:
     frame: pd.DataFrame
     links: dict[str, str] = field(default_factory=dict)  # column -> the column holding its cells' hrefs
     filters: tuple[str, ...] = ()  # columns the HTML page filters the rows by (a select each)
+    data: pd.DataFrame | None = None  # the rows for programs (JSON) when they keep more columns than shown
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,8 @@ def as_data(doc: Document) -> dict[str, Any]:
 
     def block(b: Block) -> dict[str, Any]:
         if isinstance(b, Table):
-            return {"table": json.loads(b.frame.to_json(orient="records", force_ascii=False))}
+            rows = b.frame if b.data is None else b.data
+            return {"table": json.loads(rows.to_json(orient="records", force_ascii=False))}
         if isinstance(b, Facts):
             return {"facts": dict(b.rows)}
         if isinstance(b, Figure):

@@ -264,7 +264,12 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     }
     own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
     out = _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
-    return _answer_figures(drawn, cmp) + out + _short_figure(drawn["short-loads"], short)
+    # the short loads' figure where the loads' panels would be: before the run steps over time
+    at = next(
+        (i for i, f in enumerate(out) if f.stem.startswith(("timeseries-run", "percentiles"))), len(out)
+    )
+    out[at:at] = _short_figure(drawn["short-loads"], short)
+    return _answer_figures(drawn, cmp) + out
 
 
 MIN_PANEL_POINTS = 5  # a load step with fewer status points gets no time-series panel of its own
@@ -405,6 +410,25 @@ OVERHEAD_COLUMNS = {
     "verdict": "verdict",
 }
 
+OVERHEAD_HEADING = "Audit overhead per mix (on vs off, % of the off value)"
+#: the audit overhead for programs (``report -f json``): its columns before issue 49 (the source, the 95 %
+#: interval in one cell, the verdict in stats' words), then those the page shows
+OVERHEAD_DATA = {
+    "mix": "mix",
+    "label": "metric",
+    "source": "measured by",
+    "n": "n",
+    "off": "audit off",
+    "on": "audit on",
+    "change_pct": "change %",
+    "ci_pct": "95% CI %",
+    "published_pct": "published change %",
+    "verdict": "verdict",
+    "scenario": "scenario",
+    "column": "study column",
+    "ci_low_pct": "95% CI low %",
+    "ci_high_pct": "95% CI high %",
+}
 CLIENT_SIDE = "client-side"  # in an overhead row's ``source``: the server reports no such figure
 ONE_RUN = "one run each: no interval, not tested (n too small)"
 
@@ -445,6 +469,36 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     if (shown["verdict"] == "-").all():
         drop.append("verdict")
     return shown.drop(columns=drop).rename(columns=OVERHEAD_COLUMNS)
+
+
+def overhead_data(overhead: pd.DataFrame) -> pd.DataFrame:
+    """The audit overhead for programs (``OVERHEAD_DATA``): the rows of ``overhead_frame`` with the source
+    of each figure, the 95 % interval in one cell ("-13.0 to 13.7") and the verdict as stats says it."""
+    from ycsb_runner.analyse.table import STUDY_COLUMNS, scenario_label
+
+    low, high = overhead["ci_low_pct"], overhead["ci_high_pct"]
+    ci = [
+        f"{cell_text(x)} to {cell_text(y)}" if x == x and y == y else "-"
+        for x, y in zip(low, high, strict=True)
+    ]
+    data = overhead.assign(
+        ci_pct=ci, scenario=overhead["mix"].map(scenario_label), column=overhead["metric"].map(STUDY_COLUMNS)
+    )[list(OVERHEAD_DATA)]
+    if data["published_pct"].isna().all():
+        data = data.drop(columns=["published_pct"])
+    return data.rename(columns=OVERHEAD_DATA)
+
+
+def study_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit study's own table on the page: every column some mix has a number in."""
+    return table.loc[:, table.notna().any() | ~table.columns.isin(table.select_dtypes("number").columns)]
+
+
+def study_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit study's own table for programs: every column, and the change columns under their names
+    before issue 49 (``throughput change %``, ``CPU change (pp)``)."""
+    old = {"throughput change %": "YCSB throughput change (%)", "CPU change (pp)": "CpuUsage change (pp)"}
+    return table.assign(**{k: table[v] for k, v in old.items() if v in table})
 
 
 def _pct(v: float, unit: str = "%") -> str:
@@ -592,19 +646,21 @@ def _tables(a: RunAnalysis) -> list[Section]:
     run, extra = a.run, a.report_tables
     sections = []
     overhead = extra.get("overhead")
-    if overhead is not None and not overhead.empty:  # the study's layout, numbers in its cells
-        head = f"Detail, every metric in the study's layout: {a.table.attrs.get('title', run.suite_name)}"
+    title = a.table.attrs.get("title", run.suite_name)
+    if overhead is not None and not overhead.empty:  # every metric, then the study's own table
         notes = [Note(n) for n in overhead_notes(overhead)]
-        sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
-        return sections  # (the study table per mix, off/on/change/p of each figure: `ycsb-runner table`)
+        table = Table(overhead_frame(overhead), data=overhead_data(overhead))
+        sections.append(Section(OVERHEAD_HEADING, [table, *notes]))
+        told = [Note(n) for n in a.table.attrs.get("notes") or ()]
+        sections.append(Section(title, [Table(study_shown(a.table), data=study_data(a.table)), *told]))
+        return sections
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
         head = f"Max throughput: {found_text(run.manifest.findmax)}"
         sections.append(Section(head, [Table(search_frame(run.manifest.findmax))]))
     elif extra.get("reference") is not None:  # (the generic table is the answer, already shown)
-        head = f"Detail: {a.table.attrs.get('title', run.suite_name)}"
-        sections.append(Section(head, [Table(a.table)]))
+        sections.append(Section(title, [Table(a.table)]))
     return sections
 
 
@@ -618,6 +674,7 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
     missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
     shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
     shown = shown.assign(metric=measured["metric"].map(metric_label))  # "throughput (ops/s)": its unit
+    data = shown  # for programs (JSON): every column, the notes on their rows
     said = list(dict.fromkeys(ref["size"].astype(str)))
     if "storage" in shown and shown["storage"].nunique() == 1:
         said.append(f"{shown['storage'].iloc[0]} figures")
@@ -630,7 +687,8 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
         notes = [Note(f"{m}: {n}") for m, n in dict.fromkeys(zip(told["metric"], told["note"], strict=True))]
         shown = shown.drop(columns=["note"])
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), *notes, Note(rest)])]
+    table = Table(shown, data=data)
+    return [Section(f"Measured vs published ({', '.join(said)})", [table, Note(rest), *notes])]
 
 
 def _run_sections(a: RunAnalysis) -> list[Section]:
@@ -644,7 +702,8 @@ def _run_sections(a: RunAnalysis) -> list[Section]:
         sections.append(Section("Audit off (A) vs on (B): statistics", [Table(stats_shown)]))
     frame = steps_frame(run)
     said = frame.drop(columns=[c for c in ("reasons", "warnings") if c in frame])
-    steps: list[Block] = [Table(said)]  # numbers in cells; what a step's reasons and warnings say, below
+    # numbers in cells; what a step's reasons and warnings say, below (and in the data: JSON)
+    steps: list[Block] = [Table(said, data=frame)]
     if unsteady := steady_note(run):
         steps.append(Note(unsteady, "warning"))
     steps += [Note(f"{step}: {said}") for step, said in step_warnings(frame)]

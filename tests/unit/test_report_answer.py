@@ -269,3 +269,44 @@ def test_one_run_each_is_said_once_as_not_tested(tmp_path: Path) -> None:
     _, lines = a.layout.compact(table)
     assert not any(x.startswith("significant at") for x in lines)
     assert not _cell_problems(table)
+
+
+def test_compare_reference_opens_with_the_answer(tmp_path: Path) -> None:
+    """``compare --reference`` of the Tencent layout: first the measured / published table per mix (as the
+    report opens with), then the detail of the run's mixes; the published mixes the run did not measure and
+    a note repeated on every row of a metric are said once; the data formats keep every row."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+    from ycsb_runner.reference.ratios import ratio_text
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    argv = ["compare", str(run_dir), "--reference", "tencent-mongodb44"]
+    res = CliRunner().invoke(app, argv, env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    rows = json.loads(CliRunner().invoke(app, [*argv, "-f", "json"]).stdout)["rows"]
+    measured = [r for r in rows if r["measured"] is not None]
+    unmeasured = sorted({r["mix"] for r in rows} - {r["mix"] for r in measured})
+    assert unmeasured and len(rows) > len(measured)  # the data keeps the published rows it did not measure
+    lines = res.stdout.splitlines()
+    assert "measured / published per mix (cloud)" in lines[0]
+    detail = next(i for i, line in enumerate(lines) if line.rstrip().endswith(": detail"))
+    answer = {
+        line.split()[0]: line.split()
+        for line in lines[2:detail]
+        if line.split()[0] in {r["mix"] for r in rows}
+    }
+    tp = {
+        r["mix"]: r["ratio"]
+        for r in measured
+        if r["metric"] == "throughput_ops_s" and r["storage"] == "cloud"
+    }
+    assert set(answer) == set(tp)  # a row per measured mix, in the first screen
+    for mix, ratio in tp.items():
+        assert ratio_text(ratio) in answer[mix]
+    body = "\n".join(lines[detail:])
+    assert all(not line.startswith(f" {m} ") for m in unmeasured for line in lines)
+    assert body.count(f"published but not measured in this run: {', '.join(unmeasured)}") == 1
+    assert body.count("published: % of the instance") == 1

@@ -225,6 +225,8 @@ class _Compared:
     name: str
     caption: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    # the answer a terminal shows first (the compact table, its title and the lines under it), or None
+    answer: tuple[pd.DataFrame, str, str] | None = None
 
 
 def _which_runs(
@@ -259,10 +261,34 @@ def _which_runs(
 def _against_reference(
     baseline: RunAnalysis, base_name: str, reference: str, size: str | None, storage: str | None
 ) -> _Compared:
+    from ycsb_runner.reference.ratios import answer_note, answer_sets, ratio_compact, unmeasured
+
     df = baseline.reference(reference, size=size, storage=storage)
     shown, priority = reference_shown(df)
     title = f"{base_name} vs published {reference}"
-    return _Compared(df, shown, priority, title, reference, caption=df.attrs.get("run_vs_study"))
+    out = _Compared(df, shown, priority, title, reference, caption=df.attrs.get("run_vs_study"))
+    if df.empty:
+        return out
+    missing = unmeasured(df)  # the detail: the run's mixes; the others named once
+    out.shown = shown[~df["mix"].isin(missing).to_numpy()]
+    if missing:
+        said = f"published but not measured in this run: {', '.join(missing)}"
+        out.caption = f"{out.caption}\n{said}" if out.caption else said
+    if df["ratio"].notna().any():  # a study of per-mix means: measured / published per mix first
+        sets = answer_sets(df)
+        lines = [answer_note(df)]
+        if len(sets) > 1:
+            lines.append(f"the {', '.join(sets[1:])} figures: in the detail, or --storage {sets[1]}")
+        head = f"{title}: measured / published per mix" + (f" ({sets[0]})" if sets else "")
+        out.answer = (ratio_compact(df), head, "\n".join(lines))
+        out.title = f"{title}: detail"
+        notes = out.shown["note"].fillna("") if "note" in out.shown else out.shown["metric"].map(lambda _: "")
+        metrics = out.shown["metric"]
+        if (notes.groupby(metrics).nunique() <= 1).all():  # a note per metric, repeated: said once
+            told = dict.fromkeys(f"{m}: {n}" for m, n in zip(metrics, notes, strict=True) if n)
+            out.shown = out.shown.drop(columns=["note"], errors="ignore")
+            out.caption = "\n".join([*([out.caption] if out.caption else []), *told])
+    return out
 
 
 def _check_settings(baseline: RunAnalysis, contender: RunAnalysis, force: bool) -> list[str]:
@@ -388,6 +414,9 @@ def compare_cmd(
     if save:
         _save(analyses[0][1].run.compare_path(out.name), out.df)
     if renderer(fmt).terminal:
+        if out.answer is not None:  # the answer first, then the detail
+            frame, head, said = out.answer
+            emit(frame, fmt, head, caption=said)
         emit(
             out.shown,
             fmt,

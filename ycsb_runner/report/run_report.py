@@ -538,28 +538,6 @@ def audit_compact(overhead: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ratio_compact(cmp: pd.DataFrame) -> pd.DataFrame:
-    """The answer's table of a study of per-mix means: one row per (mix, threads), the measured throughput
-    and measured / published of each metric ("0.016×"), "-" where either is missing."""
-    from ycsb_runner.report.plots import ANSWER_RATIOS
-
-    rows = []
-    told = cmp.drop_duplicates(["mix", "threads", "metric"])
-    metrics = [m for m in ANSWER_RATIOS if (told["metric"] == m).any()]
-    for (mix, threads), part in told.groupby(["mix", "threads"], sort=False):
-        by = part.set_index("metric")
-        row: dict[str, Any] = {"mix": mix, "threads": threads}
-        tp = by.at["throughput_ops_s", "measured"] if "throughput_ops_s" in by.index else math.nan
-        row["throughput (ops/s)"] = tp
-        for m in metrics:
-            r = by.at[m, "ratio"] if m in by.index else math.nan
-            row[f"{ANSWER_RATIOS[m]} ×"] = (
-                f"{r:.2g}×" if r == r and r < 10 else (f"{r:,.0f}×" if r == r else "-")
-            )
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def write_report(
     run_dir: Path | str | RunResult | RunAnalysis, out_dir: Path | str | None = None
 ) -> tuple[Path, Path]:
@@ -606,12 +584,9 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
         blocks += [Note(n) for n in overhead_notes(overhead)]
         return [Section(f"{what} on vs off: the change per mix", blocks, summary=True)]
     if cmp is not None and not cmp.empty and cmp["ratio"].notna().any():
-        blocks = [*mine, Table(ratio_compact(cmp))]
-        sets = [str(x) for x in dict.fromkeys(cmp["storage"].dropna()) if x] if "storage" in cmp else []
-        which = f" {sets[0]} figures" if sets else ""
-        blocks.append(
-            Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
-        )
+        from ycsb_runner.reference.ratios import answer_note, ratio_compact
+
+        blocks = [*mine, Table(ratio_compact(cmp)), Note(answer_note(cmp))]
         return [Section("Measured / published per mix", blocks, summary=True)]
     if a.run.manifest.findmax:
         return []
@@ -670,8 +645,10 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
     ref = a.report_tables.get("reference")
     if ref is None or ref.empty:
         return []
+    from ycsb_runner.reference.ratios import unmeasured
+
     measured = ref[ref["measured"].notna()]
-    missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
+    missing = unmeasured(ref)
     shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
     shown = shown.assign(metric=measured["metric"].map(metric_label))  # "throughput (ops/s)": its unit
     data = shown  # for programs (JSON): every column, the notes on their rows

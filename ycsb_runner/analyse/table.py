@@ -420,10 +420,13 @@ def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame)
     return out
 
 
-def study_changes(table: pd.DataFrame, alpha: float = 0.05) -> tuple[pd.DataFrame, list[str]]:
-    """An ``audit_table`` for a terminal: the mix and the change of each figure some mix measured, under the
-    figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short names stand for,
-    which changes are significant (its p columns, below *alpha*), the table's notes that still apply."""
+def study_changes(
+    table: pd.DataFrame, alpha: float = 0.05, rest: str = "--wide or -f csv"
+) -> tuple[pd.DataFrame, list[str]]:
+    """An ``audit_table`` for a terminal or a page: the mix and the change of each figure some mix measured,
+    under the figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short names stand
+    for and where the rest is (*rest*), which changes are significant (its p columns, below *alpha*), the
+    table's notes that still apply."""
     cols: dict[str, str] = {"mix": "mix"}
     if "not stationary" in table:
         cols["not stationary"] = "not stationary"
@@ -440,7 +443,7 @@ def study_changes(table: pd.DataFrame, alpha: float = 0.05) -> tuple[pd.DataFram
         tested = tested or bool(table[p].notna().any())
         significant += [f"{mix} {short}" for mix in table.loc[table[p] < alpha, "mix"]]
     said = "; ".join(f"{c}: {', '.join(f)}" for c, f in named.items() if f != [c.removeprefix("YCSB ")])
-    lines = ["change audit off → on" + (f" ({said})" if said else "") + "; off, on, p: --wide or -f csv"]
+    lines = ["change audit off → on" + (f" ({said})" if said else "") + f"; off, on, p: {rest}"]
     if tested:
         which = ", ".join(significant) if significant else "none"
         lines.append(f"significant at p < {alpha:g}: {which}")

@@ -274,7 +274,7 @@ def _against_reference(
     if missing:
         said = f"published but not measured in this run: {', '.join(missing)}"
         out.caption = f"{out.caption}\n{said}" if out.caption else said
-    if df["ratio"].notna().any():  # a study of per-mix means: measured / published per mix first
+    if not set(df["unit"]) <= {"%", "pp"}:  # a study of per-mix means: measured / published per mix first
         sets = answer_sets(df)
         lines = [answer_note(df)]
         if len(sets) > 1:

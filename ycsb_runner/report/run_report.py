@@ -489,11 +489,6 @@ def overhead_data(overhead: pd.DataFrame) -> pd.DataFrame:
     return data.rename(columns=OVERHEAD_DATA)
 
 
-def study_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """The audit study's own table on the page: every column some mix has a number in."""
-    return table.loc[:, table.notna().any() | ~table.columns.isin(table.select_dtypes("number").columns)]
-
-
 def study_data(table: pd.DataFrame) -> pd.DataFrame:
     """The audit study's own table for programs: every column, and the change columns under their names
     before issue 49 (``throughput change %``, ``CPU change (pp)``)."""
@@ -626,8 +621,12 @@ def _tables(a: RunAnalysis) -> list[Section]:
         notes = [Note(n) for n in overhead_notes(overhead)]
         table = Table(overhead_frame(overhead), data=overhead_data(overhead))
         sections.append(Section(OVERHEAD_HEADING, [table, *notes]))
-        told = [Note(n) for n in a.table.attrs.get("notes") or ()]
-        sections.append(Section(title, [Table(study_shown(a.table), data=study_data(a.table)), *told]))
+        from ycsb_runner.analyse.table import study_changes
+
+        # the change of each figure (its off, on and p: `ycsb-runner table --wide`, and in the data)
+        shown, lines = study_changes(a.table, rest="ycsb-runner table RUN --wide, or --format csv")
+        told = [Note(n) for n in lines]
+        sections.append(Section(title, [Table(shown, data=study_data(a.table)), *told]))
         return sections
     if run.manifest.findmax:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame

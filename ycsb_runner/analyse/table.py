@@ -47,6 +47,17 @@ def _weighted(rows: pd.DataFrame, col: str) -> float:
     return float(np.average(rows[col], weights=rows["operations"]))
 
 
+#: the columns of ``step_metrics`` of a run without a measured step (every table reads them)
+EMPTY_METRICS = [
+    "step",
+    *KEYS,
+    *CLIENT_METRICS,
+    *(f"server_{fig}" for fig in SERVER_FIGURES),
+    "server_sampled",
+    "server_unavailable",
+]
+
+
 def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame:
     """One row per measured load/run step: keys, client-side YCSB figures, per-op averages, server figures.
 
@@ -56,7 +67,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     """
     steps = run.steps
     if steps.empty:
-        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+        return pd.DataFrame(columns=EMPTY_METRICS)
     steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
@@ -95,7 +106,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
-        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+        return pd.DataFrame(columns=EMPTY_METRICS)
     num = [
         c
         for c in out.columns
@@ -411,7 +422,8 @@ def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame)
     notes += [f"-: {', '.join(names)} {why}" for why, names in missing.items()]
     if outside:
         notes.append("-: the figure does not concern the mix's operations")
-    notes.append(P_NOTE if tested else "p -: fewer than 2 runs per audit state, not tested")
+    if rows:
+        notes.append(P_NOTE if tested else "p -: fewer than 2 runs per audit state, not tested")
     out.attrs.update(
         title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
         caption=caveat,
@@ -427,6 +439,8 @@ def study_changes(
     under the figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short names stand
     for and where the rest is (*rest*), which changes are significant (its p columns, below *alpha*), the
     table's notes that still apply."""
+    if table.empty or "mix" not in table:
+        return table, list(table.attrs.get("notes") or ())
     cols: dict[str, str] = {"mix": "mix"}
     if "not stationary" in table:
         cols["not stationary"] = "not stationary"

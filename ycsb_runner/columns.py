@@ -364,13 +364,33 @@ def results_markdown() -> str:
         " mix, operation or metric; `report.html` carries the same images inline). A step run by several"
         " clients keeps each client's logs and `.hdr` interval logs in `steps/<step>/clients/<client>/`.",
         "",
-        "Also in a run folder, when they apply: `study_table.csv` (`ycsb-runner table RUN --save`: the"
-        " study's table as printed, one row per mix), `compare-<reference or contender>.csv` (`compare"
+        "Also in a run folder, when they apply: `study_table.csv` (`ycsb-runner table RUN --save`, and"
+        " written when a bench of a study ends: the study's table, one row per mix, every column, a number"
+        " or empty in each cell; see below), `compare-<reference or contender>.csv` (`compare"
         " --save`), and `audit-restore.json` (written before the first audit switch: the audit state the run"
         " found and the commands that put it back, passwords masked; read by `ycsb-runner audit restore"
         " RUN`). The manifest's `audit_strategy` names how audit logging was switched and"
         " `audit_unverified` is the caveat when that strategy's effect is not verified as auditing"
         " (`command`, `restart`), else `null`.",
+        "",
+        "`study_table.csv` of the audit study (`alibaba-audit`, layout `off-on`): `mix`, `scenario` (the"
+        " study's wording, `insert:read:update=0:50:50`), `threads`, `n_off` and `n_on` (the completed runs"
+        " per audit state), then the study's own columns, each figure in four columns: `CpuUsage`,"
+        " `MongoDB_RT writes_avg_rt`, `MongoDB_RT reads_avg_rt`, `MongoDB_Opcounters query`,"
+        " `MongoDB_Opcounters insert`, `MongoDB_Opcounters update` and `YCSB throughput`, as"
+        " `<figure> off (<unit>)` and `<figure> on (<unit>)` (the means over the runs; µs, ops/s, or % of"
+        " the server's cores), `<figure> change (%)` (on - off in % of off; `CpuUsage change (pp)` in"
+        " percentage points) and `<figure> p` (the test of off vs on: Mann-Whitney U, or Welch's t-test"
+        " when there are too few runs for it; empty with fewer than 2 runs per audit state: not tested)."
+        " A cell is empty where the figure does not concern the mix's operations or the server did not"
+        " report it; where the server reports no operation latencies (FerretDB) the `MongoDB_RT` columns"
+        " hold YCSB's client-side latencies. The printed table says each of these once under it (JSON:"
+        " `notes`); the terminal shows the change columns (`--wide`: every column). A study of per-mix"
+        " means (`tencent-*`, layout `means`): `mix`, `phase`, `threads`, `n`, then the mean of"
+        " `throughput (ops/sec)`, `RAL (µs)`, `WAL (µs)` and `CPU (%)` (`not sampled` or `unavailable`"
+        " when the server was not sampled or does not report it), each with its `stdev`, `min` and `max`"
+        " columns. Either has a `not stationary` column (`yes` on a mix with a step still moving) when a"
+        " run step is not stationary.",
         "",
         "A `ycsb-runner findmax` run folder is a bench folder whose run steps are the search's probes (one"
         " step per probe, each at its own `-target`; `steps.csv` has the `findmax_*` columns) and whose"

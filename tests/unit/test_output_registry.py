@@ -42,7 +42,7 @@ def test_two_commands_print_through_a_registered_format(toy: Toy) -> None:
     study, *parsed = toy.seen
     assert (
         study
-        == "audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures): 1 rows x 11 columns"
+        == "audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures): 1 rows x 33 columns"
     )
     assert [line.split(": ")[0] for line in parsed] == [
         str(DATA / "ycsb" / "flaky.stdout"),

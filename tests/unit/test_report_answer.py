@@ -16,7 +16,7 @@ from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.model import RunResult
 from ycsb_runner.output import display_frame
 from ycsb_runner.report.document import Figure, Table
-from ycsb_runner.report.run_report import run_document, write_report
+from ycsb_runner.report.run_report import OVERHEAD_HEADING, run_document, write_report
 from ycsb_runner.termtable import is_number_text
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -94,10 +94,11 @@ def test_the_audit_answer_is_the_overhead_per_mix_with_words_said_once(tmp_path:
         assert row._2 == f"{tp[row.mix]:+.0f} %"  # throughput change, a number with its unit
     _, md = write_report(a)
     page = md.read_text()
-    # the source of client-side latencies is said once per table, never on every row
-    assert page.count("this server reports no operation latencies") <= 2
+    # the source of client-side latencies is said once per table (the answer, the overhead, the study's
+    # table), never on every row
+    assert page.count("this server reports no operation latencies") <= 3
     assert "| client-side (YCSB): the server reports no operation latencies |" not in page
-    assert page.index("## Detail") > page.index("answer-audit.png")  # the detail after the answer
+    assert page.index(f"## {OVERHEAD_HEADING}") > page.index("answer-audit.png")  # the detail after it
 
 
 def test_a_15_s_step_is_never_reported_with_a_trend_per_minute(tmp_path: Path) -> None:
@@ -149,3 +150,163 @@ def test_report_json_gains_the_answer_as_its_summary(tmp_path: Path) -> None:
     assert "figure" in kinds and "table" in kinds
     assert summary["heading"] not in [s["heading"] for s in data["sections"]]
     assert any(s["heading"] == "Plots" for s in data["sections"])
+
+
+#: what ``report -f json`` held before issue 49 (f410eb3), section by section: (heading, the keys of its
+#: first table's rows); the issue adds ``summary`` and keys, it keeps these
+BEFORE = {
+    "audit-analyse": [
+        (None, None),
+        (
+            OVERHEAD_HEADING,
+            ["mix", "metric", "measured by", "n", "audit off", "audit on", "change %", "95% CI %"],
+        ),
+        ("audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures)", ["mix", "scenario"]),
+        ("Plots", None),
+        ("Run", None),
+        ("Audit off (A) vs on (B): statistics", ["mix", "threads", "metric", "n off", "n on", "p"]),
+        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+    ],
+    "tencent-analyse": [
+        (None, None),
+        (
+            "tencent-analyse-tiny: per-mix results (client-side YCSB averages)",
+            ["mix", "phase", "n", "CPU (%)"],
+        ),
+        ("Plots", None),
+        (
+            "Measured vs published (2C4G)",
+            ["mix", "storage", "metric", "measured", "published", "ratio", "note"],
+        ),
+        ("Run", None),
+        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE))
+def test_report_json_keeps_its_sections_and_keys(tmp_path: Path, name: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, name)
+    res = CliRunner().invoke(app, ["report", str(run_dir), "-f", "json"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert list(data) == ["title", "summary", "sections"]
+    assert [s["heading"] for s in data["sections"]] == [h for h, _ in BEFORE[name]]
+    for section, (heading, keys) in zip(data["sections"], BEFORE[name], strict=True):
+        if keys is None:
+            continue
+        rows = next(b["table"] for b in section["blocks"] if "table" in b)
+        assert rows and all(set(keys) <= set(row) for row in rows), (heading, sorted(rows[0]))
+    steps = next(b["table"] for b in data["sections"][-1]["blocks"] if "table" in b)
+    said = {r["step"]: r["warnings"] for r in steps}  # the warnings as steps.csv has them
+    csv = pd.read_csv(run_dir / "steps.csv").set_index("step")["warnings"].fillna("")
+    assert all(said[step] in (None, "") or said[step] == csv[step] for step in said)
+
+
+@pytest.mark.parametrize("name", ["audit-analyse", "tencent-analyse", "quick-generic"])
+def test_the_study_table_holds_one_number_per_cell(tmp_path: Path, name: str) -> None:
+    """``ycsb-runner table`` (its terminal view and study_table.csv) and the table a bench prints: a number
+    (or "-", or a few words) per cell; what applies to many rows is said once under it."""
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run_dir = _copy(tmp_path, name)
+    a = RunAnalysis.of(run_dir)
+    compact, lines = a.layout.compact(a.table)
+    for frame in (a.table, compact):
+        assert not _cell_problems(frame), (name, _cell_problems(frame)[:3])
+    res = CliRunner().invoke(app, ["table", str(run_dir), "--save"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    saved = pd.read_csv(run_dir / "study_table.csv")
+    assert len(saved) == len(a.table) and not _cell_problems(saved)
+    for line in lines:  # each note once, under the table
+        assert res.stdout.count(line.split("\n")[0][:40]) == 1, line
+
+
+def test_the_audit_study_table_keeps_the_study_columns_with_off_on_change_p(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.table import STUDY_FIGURES, study_columns
+
+    a = RunAnalysis.of(_copy(tmp_path, "audit-analyse"))
+    table = a.table
+    for column, figure, _metric, unit in STUDY_FIGURES:
+        off, on, change, p = study_columns(column, figure, unit)
+        assert off.startswith(column) and off.endswith(f"({unit})") and {off, on, change, p} <= set(table)
+    assert "CpuUsage change (pp)" in table and "MongoDB_RT writes_avg_rt change (%)" in table
+    overhead = a.report_tables["overhead"].set_index(["mix", "metric"])
+    row = table.iloc[0]
+    tp = overhead.loc[(row["mix"], "throughput_ops_s")]
+    assert row["YCSB throughput off (ops/s)"] == pytest.approx(tp["off"])
+    assert row["YCSB throughput change (%)"] == pytest.approx(tp["change_pct"])
+    # repetitions: the terminal view names the significant changes (p below 0.05), one line
+    compact, lines = a.layout.compact(table)
+    p = table.set_index("mix")["MongoDB_RT reads_avg_rt p"]
+    said = next(x for x in lines if x.startswith("significant at p < 0.05: "))
+    assert (f"{row['mix']} reads_avg_rt" in said) == bool(p[row["mix"]] < 0.05)
+    assert "reads_avg_rt (%)" in compact and "MongoDB_Opcounters insert change (%)" not in compact
+
+
+def test_one_run_each_is_said_once_as_not_tested(tmp_path: Path) -> None:
+    """With one run per audit state nothing is tested: every p is "-", said once, never a verdict per cell."""
+    run_dir = _copy(tmp_path, "audit-analyse")
+    steps = pd.read_csv(run_dir / "steps.csv")
+    drop = steps[(steps["phase"] == "run") & (steps["repetition"] == 2)].index
+    steps.loc[drop, "verdict"] = "failed"  # (a failed step is left out of the tables)
+    steps.to_csv(run_dir / "steps.csv", index=False)
+    a = RunAnalysis.of(run_dir)
+    table = a.table
+    assert (table["n_off"] == 1).all() and (table["n_on"] == 1).all()
+    assert table.filter(like=" p").isna().all().all()
+    assert table["YCSB throughput change (%)"].notna().all()
+    notes = table.attrs["notes"]
+    assert notes.count("p -: fewer than 2 runs per audit state, not tested") == 1
+    _, lines = a.layout.compact(table)
+    assert not any(x.startswith("significant at") for x in lines)
+    assert not _cell_problems(table)
+
+
+def test_compare_reference_opens_with_the_answer(tmp_path: Path) -> None:
+    """``compare --reference`` of the Tencent layout: first the measured / published table per mix (as the
+    report opens with), then the detail of the run's mixes; the published mixes the run did not measure and
+    a note repeated on every row of a metric are said once; the data formats keep every row."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+    from ycsb_runner.reference.ratios import ratio_text
+
+    run_dir = _copy(tmp_path, "tencent-analyse")
+    argv = ["compare", str(run_dir), "--reference", "tencent-mongodb44"]
+    res = CliRunner().invoke(app, argv, env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    rows = json.loads(CliRunner().invoke(app, [*argv, "-f", "json"]).stdout)["rows"]
+    measured = [r for r in rows if r["measured"] is not None]
+    unmeasured = sorted({r["mix"] for r in rows} - {r["mix"] for r in measured})
+    assert unmeasured and len(rows) > len(measured)  # the data keeps the published rows it did not measure
+    lines = res.stdout.splitlines()
+    assert "measured / published per mix (cloud)" in lines[0]
+    detail = next(i for i, line in enumerate(lines) if line.rstrip().endswith(": detail"))
+    answer = {
+        line.split()[0]: line.split()
+        for line in lines[2:detail]
+        if line.split()[0] in {r["mix"] for r in rows}
+    }
+    tp = {
+        r["mix"]: r["ratio"]
+        for r in measured
+        if r["metric"] == "throughput_ops_s" and r["storage"] == "cloud"
+    }
+    assert set(answer) == set(tp)  # a row per measured mix, in the first screen
+    for mix, ratio in tp.items():
+        assert ratio_text(ratio) in answer[mix]
+    body = "\n".join(lines[detail:])
+    assert all(not line.startswith(f" {m} ") for m in unmeasured for line in lines)
+    assert body.count(f"published but not measured in this run: {', '.join(unmeasured)}") == 1
+    assert body.count("published: % of the instance") == 1

@@ -39,8 +39,8 @@ def _headings(doc: Document) -> list[str]:
 def test_the_run_report_has_its_sections(run_doc: Document) -> None:
     assert _headings(run_doc) == [  # the answer first (issue 49), then the detail in the study's layout
         "UNVERIFIED audit on vs off: the change per mix",
-        "Detail, every metric in the study's layout: audit-analyse-tiny: UNVERIFIED audit off → on per mix "
-        "(server-side figures)",
+        "Audit overhead per mix (on vs off, % of the off value)",
+        "audit-analyse-tiny: UNVERIFIED audit off → on per mix (server-side figures)",
         "Plots",
         "Run",
         "Audit off (A) vs on (B): statistics",

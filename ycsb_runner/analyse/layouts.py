@@ -16,7 +16,14 @@ import pandas as pd
 
 from ycsb_runner.analyse.analysed import Analysed
 from ycsb_runner.analyse.compare import audit_reference, means_reference
-from ycsb_runner.analyse.table import audit_overhead, audit_table, generic_table, means_table, metric_rows
+from ycsb_runner.analyse.table import (
+    audit_overhead,
+    audit_table,
+    generic_table,
+    means_table,
+    metric_rows,
+    study_changes,
+)
 from ycsb_runner.errors import UserError
 from ycsb_runner.reference import load_reference
 from ycsb_runner.studies import GENERIC_LAYOUT, MEANS_LAYOUT, OFF_ON_LAYOUT, Study
@@ -72,6 +79,11 @@ class Layout:
         """The long-form statistics the report lists after the run's description (None: none)."""
         return None
 
+    def compact(self, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+        """The table for a terminal (``table``: without ``--wide``) and the lines to say under it (the
+        table's ``attrs["notes"]`` that apply)."""
+        return table, list(table.attrs.get("notes") or ())
+
     def figures(
         self, a: Analysed, study: Study, tables: dict[str, Any]
     ) -> list[tuple[str, str, list[bytes]]]:
@@ -114,12 +126,16 @@ class OffOnLayout(Layout):
     published change."""
 
     name = OFF_ON_LAYOUT
-    prose = True
+    # the change of each figure (``compact``: the rest with ``--wide``, in CSV): throughput and CPU first
+    priority = ("mix", "throughput (%)", "CpuUsage (pp)", "writes_avg_rt (%)", "reads_avg_rt (%)")
     sized_reference = False
     audited = True
 
     def table(self, a: Analysed, study: Study) -> pd.DataFrame:
         return audit_table(a.run, study, a.step_metrics, a.off_on)
+
+    def compact(self, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+        return study_changes(table)
 
     def reference(self, a: Analysed, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         return audit_reference(a.run, study, size, storage, a.off_on)

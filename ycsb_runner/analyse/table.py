@@ -47,6 +47,17 @@ def _weighted(rows: pd.DataFrame, col: str) -> float:
     return float(np.average(rows[col], weights=rows["operations"]))
 
 
+#: the columns of ``step_metrics`` of a run without a measured step (every table reads them)
+EMPTY_METRICS = [
+    "step",
+    *KEYS,
+    *CLIENT_METRICS,
+    *(f"server_{fig}" for fig in SERVER_FIGURES),
+    "server_sampled",
+    "server_unavailable",
+]
+
+
 def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame:
     """One row per measured load/run step: keys, client-side YCSB figures, per-op averages, server figures.
 
@@ -56,7 +67,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     """
     steps = run.steps
     if steps.empty:
-        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+        return pd.DataFrame(columns=EMPTY_METRICS)
     steps = steps[steps["phase"].isin(["load", "run"])]
     if completed_only and "verdict" in steps:
         steps = steps[steps["verdict"] == "completed"]
@@ -95,7 +106,7 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
-        return pd.DataFrame(columns=["step", *KEYS, *CLIENT_METRICS])
+        return pd.DataFrame(columns=EMPTY_METRICS)
     num = [
         c
         for c in out.columns
@@ -206,34 +217,6 @@ def _directions(metrics: tuple[str, ...] | list[str]) -> dict[str, bool | None]:
     return {m: higher_is_better(m) for m in metrics}
 
 
-def _num(v: float, unit: str = "") -> str:
-    if v != v:
-        return "-"
-    digits = 1 if abs(v) < 100 else 0
-    return f"{v:,.{digits}f}{unit}"
-
-
-def change_text(row: pd.Series, label: str, unit: str, *, pp: bool = False) -> str:
-    """One metric's off→on change in the study's words ("no significant change" when not significant)."""
-    a, b = row["a_mean"], row["b_mean"]
-    pct = row["change_pct"]
-    pct_txt = f"{pct:+.0f}%" if pct == pct else "n/a %"
-    delta = f"{row['change']:+,.1f} {'pp' if pp else unit}".rstrip()
-    prefix = f"{label} " if label else ""
-    u = "%" if pp else (f" {unit}" if unit else "")
-    if row["verdict"] == stats.N_TOO_SMALL:
-        n = f"n={row['n_a']}+{row['n_b']}"
-        return f"{prefix}{delta} ({pct_txt}; off {_num(a)}{u} → on {_num(b)}{u}, {n}: not tested)"
-    if row["verdict"] == stats.NOT_SIGNIFICANT:
-        return (
-            f"{prefix}no significant change ({pct_txt}; off {_num(a)}{u}, on {_num(b)}{u}, "
-            f"p={row['p_value']:.2g})"
-        )
-    word = "up" if row["change"] > 0 else "down"
-    size = f"{abs(row['change']):,.1f} {'pp' if pp else unit}".rstrip()  # the word carries the sign
-    return f"{prefix}{word} {size} ({pct_txt}; p={row['p_value']:.2g})"
-
-
 # A server response time the server does not report (no opLatencies, e.g. FerretDB) -> YCSB's own latency.
 CLIENT_FALLBACK = {"server_writes_avg_rt_us": "write_avg_us", "server_reads_avg_rt_us": "read_avg_us"}
 FALLBACK_LABEL = {
@@ -244,24 +227,6 @@ FALLBACK_LABEL = {
 
 def _measured(row: pd.Series) -> bool:
     return not (row["n_a"] == 0 and row["n_b"] == 0)
-
-
-def _cell(
-    ab: pd.DataFrame, metric: str, label: str, unit: str, group: pd.DataFrame, *, pp: bool = False
-) -> str:
-    hit = ab[ab["metric"] == metric]
-    if hit.empty:
-        return "-"
-    row = hit.iloc[0]
-    if not _measured(row):
-        why = _why_missing(group, metric.removeprefix("server_"))
-        client = CLIENT_FALLBACK.get(metric)
-        fallback = ab[ab["metric"] == client] if client else ab.iloc[0:0]
-        if why == UNAVAILABLE and not fallback.empty and _measured(fallback.iloc[0]):
-            text = change_text(fallback.iloc[0], FALLBACK_LABEL[client], unit)
-            return f"{text} [server reports no {label}]"
-        return f"{label} {why}".strip()
-    return change_text(row, label, unit, pp=pp)
 
 
 def metric_in_mix(metric: str, mix: str) -> bool:
@@ -375,65 +340,144 @@ def METRICS_LABEL(metric: str) -> str:  # noqa: N802 - reads like the registry i
     return f"{m.label} ({m.unit})" if m and m.unit else (m.label if m else metric)
 
 
+#: The audit study's own columns (Alibaba's table: scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters),
+#: then YCSB's throughput: (study column, its figure or "", the metric measuring it, the unit of its values).
+#: ``audit_table`` gives each its off, on, change and p columns; CPU's change is in percentage points.
+STUDY_FIGURES: tuple[tuple[str, str, str, str], ...] = (
+    ("CpuUsage", "", "server_cpu_pct", "%"),
+    ("MongoDB_RT", "writes_avg_rt", "server_writes_avg_rt_us", "µs"),
+    ("MongoDB_RT", "reads_avg_rt", "server_reads_avg_rt_us", "µs"),
+    ("MongoDB_Opcounters", "query", "server_query_per_s", "ops/s"),
+    ("MongoDB_Opcounters", "insert", "server_insert_per_s", "ops/s"),
+    ("MongoDB_Opcounters", "update", "server_update_per_s", "ops/s"),
+    ("YCSB throughput", "", "throughput_ops_s", "ops/s"),
+)
+#: the study's own column each metric is in (the report's detail table)
+STUDY_COLUMNS = {metric: column for column, _figure, metric, _unit in STUDY_FIGURES}
+P_NOTE = (
+    "p: off vs on, Mann-Whitney U (Welch's t-test when too few runs for it); below 0.05 the change is "
+    "significant"
+)
+
+
+def study_columns(column: str, figure: str, unit: str) -> tuple[str, str, str, str]:
+    """The off, on, change and p column names of one figure of ``STUDY_FIGURES``: the study's column name,
+    the figure, the unit in the header ("MongoDB_RT writes_avg_rt off (µs)", "CpuUsage change (pp)")."""
+    name = f"{column} {figure}".strip()
+    change = "pp" if unit == "%" else "%"
+    return f"{name} off ({unit})", f"{name} on ({unit})", f"{name} change ({change})", f"{name} p"
+
+
 def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame) -> pd.DataFrame:
-    """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput — off vs on per mix, then the
-    throughput and CPU change in % (numbers for scripts and plots). *m*: the run's step metrics; *ab*: their
-    ``audit_ab`` of the study's metrics and their client-side fallbacks (or more)."""
+    """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput, audit off vs on per mix: one
+    number per cell, each figure of ``STUDY_FIGURES`` in four columns (off, on, the change, the test's p; the
+    unit in the header). "-" (NaN) where a figure does not concern the mix or was not measured; what applies
+    to many rows (the client-side stand-in for a response time, why a figure is missing, that nothing was
+    tested) is said once in ``attrs["notes"]`` (``attrs["caption"]``: the audit caveat). *m*: the run's step
+    metrics; *ab*: their ``audit_ab`` of the study's metrics and their client-side fallbacks (or more)."""
     rows = []
+    fallbacks: dict[str, None] = {}  # the response times measured client-side
+    missing: dict[str, dict[str, None]] = {}  # why -> the figures missing for it
+    tested = outside = False
     for (mix, threads), part in ab.groupby(["mix", "threads"], sort=False):
         group = m[(m["mix"] == mix) & (m["threads"] == threads) & (m["phase"] == "run")]
-        shares = mix_shares(mix)
-        rt = []
-        if shares.get("insert") or shares.get("update") or not shares:
-            rt.append(_cell(part, "server_writes_avg_rt_us", "writes_avg_rt", "µs", group))
-        if shares.get("read") or not shares:
-            rt.append(_cell(part, "server_reads_avg_rt_us", "reads_avg_rt", "µs", group))
-        opc = []
-        for op, metric in (
-            ("read", "server_query_per_s"),
-            ("insert", "server_insert_per_s"),
-            ("update", "server_update_per_s"),
-        ):
-            if shares.get(op) or not shares:
-                opc.append(_cell(part, metric, "query" if op == "read" else op, "ops/s", group))
-        n_off = int((group["audit"] == "off").sum())
-        n_on = int((group["audit"] == "on").sum())
-        rows.append(
-            {
-                "mix": mix,
-                "scenario": scenario_label(mix),
-                "threads": threads,
-                "n_off": n_off,
-                "n_on": n_on,
-                "CpuUsage": _cell(part, "server_cpu_pct", "", "", group, pp=True),
-                "MongoDB_RT": "; ".join(rt),
-                "MongoDB_Opcounters": "; ".join(opc),
-                "YCSB throughput": _cell(part, "throughput_ops_s", "", "ops/s", group),
-                "throughput change %": _pct_change(part, "throughput_ops_s"),
-                "CPU change (pp)": _change(part, "server_cpu_pct"),
-            }
-        )
+        row: dict[str, Any] = {
+            "mix": mix,
+            "scenario": scenario_label(mix),
+            "threads": threads,
+            "n_off": int((group["audit"] == "off").sum()),
+            "n_on": int((group["audit"] == "on").sum()),
+        }
+        for column, figure, metric, unit in STUDY_FIGURES:
+            off, on, change, p = study_columns(column, figure, unit)
+            row.update({off: math.nan, on: math.nan, change: math.nan, p: math.nan})
+            name = f"{column} {figure}".strip()
+            if not metric_in_mix(metric, mix):
+                outside = True
+                continue
+            found = _study_source(part, metric)
+            if found is None:
+                why = _why_missing(group, metric.removeprefix("server_"))
+                missing.setdefault(why, {})[name] = None
+                continue
+            hit, client = found
+            if client:
+                fallbacks[figure or name] = None
+            pct = hit["change"] if unit == "%" else hit["change_pct"]
+            row.update({off: hit["a_mean"], on: hit["b_mean"], change: pct, p: hit["p_value"]})
+            tested = tested or hit["verdict"] != stats.N_TOO_SMALL
+        rows.append(row)
     out = pd.DataFrame(rows)
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
     caveat = run.manifest.audit_caveat
     what = "UNVERIFIED audit" if caveat else "audit"
+    notes = []
+    if fallbacks:
+        notes.append(
+            f"MongoDB_RT {', '.join(fallbacks)}: YCSB's client-side latency "
+            "(this server reports no operation latencies)"
+        )
+    notes += [f"-: {', '.join(names)} {why}" for why, names in missing.items()]
+    if outside:
+        notes.append("-: the figure does not concern the mix's operations")
+    if rows:
+        notes.append(P_NOTE if tested else "p -: fewer than 2 runs per audit state, not tested")
     out.attrs.update(
         title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
         caption=caveat,
+        notes=notes,
     )
     return out
 
 
-def _change(ab: pd.DataFrame, metric: str) -> float:
-    hit = ab[ab["metric"] == metric]
-    return float(hit.iloc[0]["change"]) if not hit.empty else math.nan
+def study_changes(
+    table: pd.DataFrame, alpha: float = 0.05, rest: str = "--wide or -f csv"
+) -> tuple[pd.DataFrame, list[str]]:
+    """An ``audit_table`` for a terminal or a page: the mix and the change of each figure some mix measured,
+    under the figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short names stand
+    for and where the rest is (*rest*), which changes are significant (its p columns, below *alpha*), the
+    table's notes that still apply."""
+    if table.empty or "mix" not in table:
+        return table, list(table.attrs.get("notes") or ())
+    cols: dict[str, str] = {"mix": "mix"}
+    if "not stationary" in table:
+        cols["not stationary"] = "not stationary"
+    named: dict[str, list[str]] = {}
+    significant: list[str] = []
+    tested = False
+    for column, figure, _metric, unit in STUDY_FIGURES:
+        _off, _on, change, p = study_columns(column, figure, unit)
+        if change not in table or table[change].isna().all():
+            continue
+        short = figure or column.removeprefix("YCSB ")
+        cols[change] = f"{short} ({'pp' if unit == '%' else '%'})"
+        named.setdefault(column, []).append(short)
+        tested = tested or bool(table[p].notna().any())
+        significant += [f"{mix} {short}" for mix in table.loc[table[p] < alpha, "mix"]]
+    said = "; ".join(f"{c}: {', '.join(f)}" for c, f in named.items() if f != [c.removeprefix("YCSB ")])
+    lines = ["change audit off → on" + (f" ({said})" if said else "") + f"; off, on, p: {rest}"]
+    if tested:
+        which = ", ".join(significant) if significant else "none"
+        lines.append(f"significant at p < {alpha:g}: {which}")
+    shown = table[list(cols)]
+    gaps = bool(shown.isna().any().any())
+    for note in table.attrs.get("notes") or ():
+        if note == P_NOTE or (note.startswith("-:") and not gaps):
+            continue  # p is not shown; no "-" shown
+        lines.append(note)
+    return shown.rename(columns=cols), lines
 
 
-def _pct_change(ab: pd.DataFrame, metric: str) -> float:
-    hit = ab[ab["metric"] == metric]
-    return float(hit.iloc[0]["change_pct"]) if not hit.empty else math.nan
+def _study_source(part: pd.DataFrame, metric: str) -> tuple[pd.Series, bool] | None:
+    """The off/on row of a mix's ``audit_ab`` rows that measures *metric* and whether it is the client-side
+    stand-in (``CLIENT_FALLBACK``) of a server figure the server does not report; None: not measured."""
+    found = _overhead_source(part, metric)
+    if found is None:
+        return None
+    row, source, _label = found
+    return row, source.startswith("client-side") and metric.startswith("server_")
 
 
 def generic_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:

@@ -52,7 +52,12 @@ def emit_study_table(
     layout = layout_named(df.attrs["layout"])
     caveat = df.attrs.get("caption") or None
     unsteady = df.attrs.get("unsteady") or None
+    told = list(df.attrs.get("notes") or ())  # what applies to many rows, said once
     pairs = (("failed", failed), ("audit_unverified", caveat), ("not_stationary", unsteady))
+    pairs += (("notes", "\n".join(told)),)
+    if renderer(fmt).terminal and not wide:  # a layout's compact view (every column: --wide, CSV, JSON)
+        df, told = layout.compact(df)
+    notes = "\n".join(told) or None
     extra = {k: v for k, v in pairs if v}
     emit(
         df,
@@ -61,7 +66,7 @@ def emit_study_table(
         extra or None,
         priority=layout.priority,
         wide=wide or layout.prose,
-        caption="\n".join(c for c in (failed, caveat, unsteady) if c) or None,
+        caption="\n".join(c for c in (failed, caveat, unsteady, notes) if c) or None,
     )
 
 
@@ -245,6 +250,39 @@ def _shown(outcome: CompareOutcome) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return shown, COMPARE_PRIORITY
 
 
+def _reference_view(
+    outcome: CompareOutcome, shown: pd.DataFrame
+) -> tuple[tuple[pd.DataFrame, str, str] | None, pd.DataFrame, str, str | None]:
+    """A terminal's view of a compare with a published table: the answer first when the study publishes
+    per-mix means (measured / published per mix: the compact table, its title, the lines under it), then
+    the detail of the mixes this run measured, the others named once, a note shared by a metric's rows
+    said once. Returns (answer or None, detail, its title, its caption)."""
+    from ycsb_runner.reference.ratios import answer_note, answer_sets, ratio_compact, unmeasured
+
+    df, title, caption = outcome.table, outcome.title, outcome.caption
+    if df.empty:
+        return None, shown, title, caption
+    missing = unmeasured(df)
+    shown = shown[~df["mix"].isin(missing).to_numpy()]
+    if missing:
+        said = f"published but not measured in this run: {', '.join(missing)}"
+        caption = f"{caption}\n{said}" if caption else said
+    if set(df["unit"]) <= {"%", "pp"}:  # a study of changes (audit): no per-mix means to divide
+        return None, shown, title, caption
+    sets = answer_sets(df)
+    lines = [answer_note(df)]
+    if len(sets) > 1:
+        lines.append(f"the {', '.join(sets[1:])} figures: in the detail, or --storage {sets[1]}")
+    head = f"{title}: measured / published per mix" + (f" ({sets[0]})" if sets else "")
+    notes = shown["note"].fillna("") if "note" in shown else shown["metric"].map(lambda _: "")
+    metrics = shown["metric"]
+    if (notes.groupby(metrics).nunique() <= 1).all():  # a note per metric, repeated: said once
+        told = dict.fromkeys(f"{m}: {n}" for m, n in zip(metrics, notes, strict=True) if n)
+        shown = shown.drop(columns=["note"], errors="ignore")
+        caption = "\n".join([*([caption] if caption else []), *told])
+    return (ratio_compact(df), head, "\n".join(lines)), shown, f"{title}: detail", caption
+
+
 def compare_cmd(
     run_dir: BaselineArg = None,
     contender: ContenderArg = None,
@@ -285,15 +323,13 @@ def compare_cmd(
         err_console.print(f"wrote {escape(str(outcome.save()))}")
     if renderer(fmt).terminal:
         shown, priority = _shown(outcome)
-        emit(
-            shown,
-            fmt,
-            outcome.title,
-            priority=priority,
-            wide=wide,
-            caption=outcome.caption,
-            labels=COMPARE_LABELS,
-        )
+        answer, title, caption = None, outcome.title, outcome.caption
+        if outcome.reference is not None:
+            answer, shown, title, caption = _reference_view(outcome, shown)
+        if answer is not None:  # the answer first, then the detail
+            frame, head, said = answer
+            emit(frame, fmt, head, caption=said)
+        emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
     else:
         emit(outcome.table, fmt, outcome.title, extra=outcome.fields or None)
     if outcome.verdict is not None:

@@ -36,6 +36,7 @@ class Table:
     frame: pd.DataFrame
     links: dict[str, str] = field(default_factory=dict)  # column -> the column holding its cells' hrefs
     filters: tuple[str, ...] = ()  # columns the HTML page filters the rows by (a select each)
+    data: pd.DataFrame | None = None  # the rows for programs (JSON) when they keep more columns than shown
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,8 @@ def as_data(doc: Document) -> dict[str, Any]:
 
     def block(b: Block) -> dict[str, Any]:
         if isinstance(b, Table):
-            return {"table": json.loads(b.frame.to_json(orient="records", force_ascii=False))}
+            rows = b.frame if b.data is None else b.data
+            return {"table": json.loads(rows.to_json(orient="records", force_ascii=False))}
         if isinstance(b, Facts):
             return {"facts": dict(b.rows)}
         if isinstance(b, Figure):

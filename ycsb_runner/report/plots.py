@@ -26,6 +26,7 @@ import pandas as pd  # noqa: E402
 
 from ycsb_runner.metrics import METRICS  # noqa: E402
 from ycsb_runner.model import RunResult  # noqa: E402
+from ycsb_runner.reference.ratios import ANSWER_RATIOS  # noqa: E402
 
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
 OFF_ON = {"off": "-", "on": "--"}
@@ -640,14 +641,6 @@ def plot_audit_answer(overhead: pd.DataFrame) -> list[bytes]:
     fig.suptitle(f"Audit on vs off per mix ({said})", fontsize=9)
     fig.legend(handles, labels, loc="outside right center", frameon=False)
     return [png(fig)]
-
-
-ANSWER_RATIOS = {
-    "throughput_ops_s": "throughput",
-    "read_avg_us": "read latency",
-    "write_avg_us": "write latency",
-    "server_cpu_pct": "CPU",
-}
 
 
 def plot_reference_answer(cmp: pd.DataFrame) -> list[bytes]:

@@ -266,7 +266,12 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     }
     own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
     out = _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
-    return _answer_figures(drawn, cmp) + out + _short_figure(drawn["short-loads"], short)
+    # the short loads' figure where the loads' panels would be: before the run steps over time
+    at = next(
+        (i for i, f in enumerate(out) if f.stem.startswith(("timeseries-run", "percentiles"))), len(out)
+    )
+    out[at:at] = _short_figure(drawn["short-loads"], short)
+    return _answer_figures(drawn, cmp) + out
 
 
 MIN_PANEL_POINTS = 5  # a load step with fewer status points gets no time-series panel of its own
@@ -407,15 +412,24 @@ OVERHEAD_HEADERS = {
     "verdict": "verdict",
 }
 
-#: the study's own column (Alibaba's table) each overhead metric is in
-STUDY_COLUMNS = {
-    "server_cpu_pct": "CpuUsage",
-    "server_reads_avg_rt_us": "MongoDB_RT",
-    "server_writes_avg_rt_us": "MongoDB_RT",
-    "server_query_per_s": "MongoDB_Opcounters",
-    "server_insert_per_s": "MongoDB_Opcounters",
-    "server_update_per_s": "MongoDB_Opcounters",
-    "throughput_ops_s": "YCSB throughput",
+OVERHEAD_HEADING = "Audit overhead per mix (on vs off, % of the off value)"
+#: the audit overhead for programs (``report -f json``): its columns before issue 49 (the source, the 95 %
+#: interval in one cell, the verdict in stats' words), then those the page shows
+OVERHEAD_DATA = {
+    "mix": "mix",
+    "label": "metric",
+    "source": "measured by",
+    "n": "n",
+    "off": "audit off",
+    "on": "audit on",
+    "change_pct": "change %",
+    "ci_pct": "95% CI %",
+    "published_pct": "published change %",
+    "verdict": "verdict",
+    "scenario": "scenario",
+    "column": "study column",
+    "ci_low_pct": "95% CI low %",
+    "ci_high_pct": "95% CI high %",
 }
 CLIENT_SIDE = "client-side"  # in an overhead row's ``source``: the server reports no such figure
 ONE_RUN = "one run each: no interval, not tested (n too small)"
@@ -446,7 +460,7 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     columns, the change, the two ends of its 95 % interval (dropped when no row has one), the published
     change (only when the study publishes one), the verdict ("-" when not tested: ``overhead_notes``)."""
     from ycsb_runner.analyse.stats import N_TOO_SMALL
-    from ycsb_runner.analyse.table import scenario_label
+    from ycsb_runner.analyse.table import STUDY_COLUMNS, scenario_label
 
     shown = overhead.assign(
         scenario=overhead["mix"].map(scenario_label),
@@ -457,6 +471,31 @@ def overhead_frame(overhead: pd.DataFrame) -> pd.DataFrame:
     if (shown["verdict"] == "-").all():
         drop.append("verdict")
     return shown.drop(columns=drop).rename(columns=OVERHEAD_HEADERS)
+
+
+def overhead_data(overhead: pd.DataFrame) -> pd.DataFrame:
+    """The audit overhead for programs (``OVERHEAD_DATA``): the rows of ``overhead_frame`` with the source
+    of each figure, the 95 % interval in one cell ("-13.0 to 13.7") and the verdict as stats says it."""
+    from ycsb_runner.analyse.table import STUDY_COLUMNS, scenario_label
+
+    low, high = overhead["ci_low_pct"], overhead["ci_high_pct"]
+    ci = [
+        f"{cell_text(x)} to {cell_text(y)}" if x == x and y == y else "-"
+        for x, y in zip(low, high, strict=True)
+    ]
+    data = overhead.assign(
+        ci_pct=ci, scenario=overhead["mix"].map(scenario_label), column=overhead["metric"].map(STUDY_COLUMNS)
+    )[list(OVERHEAD_DATA)]
+    if data["published_pct"].isna().all():
+        data = data.drop(columns=["published_pct"])
+    return data.rename(columns=OVERHEAD_DATA)
+
+
+def study_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The audit study's own table for programs: every column, and the change columns under their names
+    before issue 49 (``throughput change %``, ``CPU change (pp)``)."""
+    old = {"throughput change %": "YCSB throughput change (%)", "CPU change (pp)": "CpuUsage change (pp)"}
+    return table.assign(**{k: table[v] for k, v in old.items() if v in table})
 
 
 def _pct(v: float, unit: str = "%") -> str:
@@ -493,28 +532,6 @@ def audit_compact(overhead: pd.DataFrame) -> pd.DataFrame:
                 "verdict": "-" if verdict == N_TOO_SMALL else verdict,
             }
         )
-    return pd.DataFrame(rows)
-
-
-def ratio_compact(cmp: pd.DataFrame) -> pd.DataFrame:
-    """The answer's table of a study of per-mix means: one row per (mix, threads), the measured throughput
-    and measured / published of each metric ("0.016×"), "-" where either is missing."""
-    from ycsb_runner.report.plots import ANSWER_RATIOS
-
-    rows = []
-    told = cmp.drop_duplicates(["mix", "threads", "metric"])
-    metrics = [m for m in ANSWER_RATIOS if (told["metric"] == m).any()]
-    for (mix, threads), part in told.groupby(["mix", "threads"], sort=False):
-        by = part.set_index("metric")
-        row: dict[str, Any] = {"mix": mix, "threads": threads}
-        tp = by.at["throughput_ops_s", "measured"] if "throughput_ops_s" in by.index else math.nan
-        row["throughput (ops/s)"] = tp
-        for m in metrics:
-            r = by.at[m, "ratio"] if m in by.index else math.nan
-            row[f"{ANSWER_RATIOS[m]} ×"] = (
-                f"{r:.2g}×" if r == r and r < 10 else (f"{r:,.0f}×" if r == r else "-")
-            )
-        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -564,12 +581,9 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
         blocks += [Note(n) for n in overhead_notes(overhead)]
         return [Section(f"{what} on vs off: the change per mix", blocks, summary=True)]
     if cmp is not None and not cmp.empty and cmp["ratio"].notna().any():
-        blocks = [*mine, Table(ratio_compact(cmp))]
-        sets = [str(x) for x in dict.fromkeys(cmp["storage"].dropna()) if x] if "storage" in cmp else []
-        which = f" {sets[0]} figures" if sets else ""
-        blocks.append(
-            Note(f"Each × cell: measured / the published{which} (1× = as published; detail below).")
-        )
+        from ycsb_runner.reference.ratios import answer_note, ratio_compact
+
+        blocks = [*mine, Table(ratio_compact(cmp)), Note(answer_note(cmp))]
         return [Section("Measured / published per mix", blocks, summary=True)]
     if a.run.manifest.findmax is not None:
         return []
@@ -604,11 +618,18 @@ def _tables(a: RunAnalysis) -> list[Section]:
     run, extra = a.run, a.report_tables
     sections = []
     overhead = extra.get("overhead")
-    if overhead is not None and not overhead.empty:  # the study's layout, numbers in its cells
-        head = f"Detail, every metric in the study's layout: {a.table.attrs.get('title', run.suite_name)}"
+    title = a.table.attrs.get("title", run.suite_name)
+    if overhead is not None and not overhead.empty:  # every metric, then the study's own table
         notes = [Note(n) for n in overhead_notes(overhead)]
-        sections.append(Section(head, [Table(overhead_frame(overhead)), *notes]))
-        return sections  # (its own table's cells are sentences: `ycsb-runner table` prints them)
+        table = Table(overhead_frame(overhead), data=overhead_data(overhead))
+        sections.append(Section(OVERHEAD_HEADING, [table, *notes]))
+        from ycsb_runner.analyse.table import study_changes
+
+        # the change of each figure (its off, on and p: `ycsb-runner table --wide`, and in the data)
+        shown, lines = study_changes(a.table, rest="ycsb-runner table RUN --wide, or --format csv")
+        told = [Note(n) for n in lines]
+        sections.append(Section(title, [Table(shown, data=study_data(a.table)), *told]))
+        return sections
     if run.manifest.findmax is not None:  # the search instead of the study table
         from ycsb_runner.findmax import found_text, search_frame
 
@@ -616,8 +637,7 @@ def _tables(a: RunAnalysis) -> list[Section]:
         head = f"Max throughput: {found_text(search)}"
         sections.append(Section(head, [Table(search_frame(search))]))
     elif extra.get("reference") is not None:  # (the generic table is the answer, already shown)
-        head = f"Detail: {a.table.attrs.get('title', run.suite_name)}"
-        sections.append(Section(head, [Table(a.table)]))
+        sections.append(Section(title, [Table(a.table)]))
     return sections
 
 
@@ -627,10 +647,13 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
     ref = a.report_tables.get("reference")
     if ref is None or ref.empty:
         return []
+    from ycsb_runner.reference.ratios import unmeasured
+
     measured = ref[ref["measured"].notna()]
-    missing = sorted(set(ref.loc[ref["measured"].isna(), "mix"]) - set(measured["mix"]))
+    missing = unmeasured(ref)
     shown = measured.drop(columns=["published_other", "size", "unit"], errors="ignore")
     shown = shown.assign(metric=measured["metric"].map(metric_label))  # "throughput (ops/s)": its unit
+    data = shown  # for programs (JSON): every column, the notes on their rows
     said = list(dict.fromkeys(ref["size"].astype(str)))
     if "storage" in shown and shown["storage"].nunique() == 1:
         said.append(f"{shown['storage'].iloc[0]} figures")
@@ -643,7 +666,8 @@ def _reference_table(a: RunAnalysis) -> list[Section]:
         notes = [Note(f"{m}: {n}") for m, n in dict.fromkeys(zip(told["metric"], told["note"], strict=True))]
         shown = shown.drop(columns=["note"])
     rest = f"Published but not measured in this run: {', '.join(missing)}." if missing else ""
-    return [Section(f"Measured vs published ({', '.join(said)})", [Table(shown), *notes, Note(rest)])]
+    table = Table(shown, data=data)
+    return [Section(f"Measured vs published ({', '.join(said)})", [table, Note(rest), *notes])]
 
 
 def _run_sections(a: RunAnalysis) -> list[Section]:
@@ -657,7 +681,8 @@ def _run_sections(a: RunAnalysis) -> list[Section]:
         sections.append(Section("Audit off (A) vs on (B): statistics", [Table(stats_shown)]))
     frame = steps_frame(run)
     said = frame.drop(columns=[c for c in ("reasons", "warnings") if c in frame])
-    steps: list[Block] = [Table(said)]  # numbers in cells; what a step's reasons and warnings say, below
+    # numbers in cells; what a step's reasons and warnings say, below (and in the data: JSON)
+    steps: list[Block] = [Table(said, data=frame)]
     if unsteady := steady_note(run):
         steps.append(Note(unsteady, "warning"))
     steps += [Note(f"{step}: {said}") for step, said in step_warnings(frame)]

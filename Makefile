@@ -53,10 +53,10 @@ test: setup
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
 
-# docs/cli.md: every command's --help, and the suite file's keys in docs/reference/suite-file.md
-# (tests/unit/test_cli_reference.py and test_docs_site.py fail while they are out of date)
+# docs/cli.md: every command's --help, the suite file's keys in docs/reference/suite-file.md and every error
+# message in docs/faq.md (test_cli_reference.py, test_docs_site.py, test_docs_errors.py fail while out of date)
 cli-docs: $(VENV)/.installed
-	$(BIN)/cog -r docs/cli.md docs/reference/suite-file.md
+	$(BIN)/cog -r docs/cli.md docs/reference/suite-file.md docs/faq.md
 
 # The documentation site (mkdocs.yml): the generated pages first, then a strict build into site/ (a broken
 # link, a missing page or a missing included file fails it). Offline: no fonts or scripts are fetched.

@@ -64,8 +64,8 @@ docs: cli-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
-# nightly report, and the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium
-# (tools/docs-figures.sh; about twelve minutes).
+# nightly report, the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium, and a real
+# two-client run's merged percentiles (tools/multi_client_pictures.py; tools/docs-figures.sh; ~13 minutes).
 docs-figures: setup
 	bash tools/docs-figures.sh
 

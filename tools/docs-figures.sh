@@ -5,6 +5,7 @@
 #    its report (report.html) as headless Chromium draws it, and two of its own charts;
 # 2. the nightly report of the committed history tests/data/history/throttled-nights.sqlite (eight normal
 #    nights of `quick`, then three throttled ones: a real series, see its README), regress's own chart.
+# 4. two load generators' percentiles and the merged ones (a real two-client run, see below).
 # No network: Chromium opens local files only; the run uses the embedded server even when MONGODB_URL is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +62,16 @@ cp "${chart[0]}" "$OUT/regress-series.png"
 #    (tools/site_pictures.py: the last six nights throttled, the change accepted after night 10; ~10 min)
 $BIN/python tools/site_pictures.py --images "$OUT"
 ls "$OUT/site-overview.png" "$OUT/site-series.png" >/dev/null
+
+# 4. the merged percentiles of two load generators (docs/concepts/merged-percentiles.md): a real run of two
+#    clients, each reached through its own sshd on a loopback port (tools/multi_client_pictures.py: about a
+#    minute), kept in docs/data/multi-client/; without sshd, drawn from the run committed there
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+    $BIN/python tools/multi_client_pictures.py --run --image "$OUT/merged-percentiles.png"
+else
+    echo "no sshd (apt-get install -y openssh-server): merged-percentiles.png drawn from docs/data/multi-client/" >&2
+    $BIN/python tools/multi_client_pictures.py --image "$OUT/merged-percentiles.png"
+fi
 
 small "$OUT"/*.png
 ls -l "$OUT"

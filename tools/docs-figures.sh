@@ -79,10 +79,12 @@ fi
 if ! want 4; then
     :
 elif command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
-    $BIN/python tools/multi_client_pictures.py --run --image "$OUT/merged-percentiles.png"
+    $BIN/python tools/multi_client_pictures.py --run --image "$OUT/merged-percentiles.png" \
+        --summary "$OUT/merged-percentiles.txt"
 else
     echo "no sshd (apt-get install -y openssh-server): merged-percentiles.png drawn from docs/data/multi-client/" >&2
-    $BIN/python tools/multi_client_pictures.py --image "$OUT/merged-percentiles.png"
+    $BIN/python tools/multi_client_pictures.py --image "$OUT/merged-percentiles.png" \
+        --summary "$OUT/merged-percentiles.txt"
 fi
 
 mapfile -t made < <(find "$OUT" -name '*.png' -newer "$WORK/start")

@@ -209,6 +209,36 @@ def keep(run_dir: Path, data: Path) -> None:
         dst.mkdir(parents=True)
         for f in src.glob("*.hdr"):
             shutil.copy2(f, dst / f.name)
+    (data / "README.md").write_text(provenance(manifest), encoding="utf-8")
+
+
+def provenance(manifest: dict) -> str:
+    """The README of the kept run: how it was made, from its manifest."""
+    host = manifest.get("host") or {}
+    load = ", ".join(f"{x:.1f}" for x in host.get("load_avg") or [])
+    tool = manifest.get("tool") or {}
+    step = next(s for s in manifest["steps"] if s["phase"] == "run")
+    warnings = "; ".join(step.get("warnings") or []) or "none"
+    return f"""# A real run of two load generators (the figure of docs/concepts/merged-percentiles.md)
+
+Written by `make docs-figures` (`tools/multi_client_pictures.py --run`), which makes a new run and rewrites
+this folder when OpenSSH's sshd is installed, else draws the figure from the run kept here. Kept: the run's
+`manifest.json` and `operations.csv`, and the run step's HDR interval logs of each client
+(`steps/<step>/clients/<client>/hdr/`, YCSB's `hdrhistogram.fileoutput`); the rest of the run folder (YCSB's
+output, the load step) is left out.
+
+How it was run: run id `{manifest.get("run_id")}`, started {manifest.get("started_at")}, ycsb-runner
+{tool.get("version")}, on a host of {host.get("cpus_logical")} logical CPUs (load average {load} at the end:
+a shared machine, so the latencies are those of a crowded host, not of FerretDB), against the embedded
+FerretDB server. Suite `quick` scaled down: `{" ".join(SMALL)}`.
+Clients {", ".join(f"`{c}`" for c in CLIENTS)}: one sshd each on a loopback port, standing for two hosts;
+{SLOW}'s JVM throttled for the whole run (stopped 60 % of every 0.2 s, as an overloaded host would run it),
+so its tail is longer.
+
+The merged READ figures the figure draws are checked against the `union_operations` and `union_p<N>_us` of
+the `client=all` READ row of `operations.csv`, which the run computed itself (by the tool, and by
+`tests/unit/test_docs_figures.py`). The run step's warnings, as the run recorded them: {warnings}.
+"""
 
 
 @dataclass(frozen=True)
@@ -302,11 +332,26 @@ def draw(c: Curves, png: Path, note: str = "") -> None:
     plt.close(fig)
 
 
+def summary(c: Curves) -> str:
+    """The page's sentence on the figure's numbers (docs/concepts/merged-percentiles.md includes it)."""
+    i99 = c.percentiles.index(99)
+    p99s = {client: ys[i99] / 1000 for client, ys in c.clients.items()}
+    mean = sum(p99s.values()) / len(p99s)
+    merged = c.merged[i99] / 1000
+    return (
+        f"Here the p99s of READ were {' and '.join(f'{v:.1f} ms ({k})' for k, v in p99s.items())}: the "
+        f"merged p99 is {merged:.1f} ms over all {c.operations['all']:,} reads, while the mean of the "
+        f"clients' p99s (the grey dot) would say {mean:.1f} ms"
+        + (", below what 1 % of all reads took." if mean < merged else ".")
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", action="store_true", help="make a new two-client run first (needs sshd)")
     ap.add_argument("--data", type=Path, default=ROOT / "docs" / "data" / "multi-client")
     ap.add_argument("--image", type=Path, default=ROOT / "docs" / "images" / "merged-percentiles.png")
+    ap.add_argument("--summary", type=Path, help="write the page's sentence on the numbers there")
     args = ap.parse_args()
     if args.run:
         t0 = time.time()
@@ -329,6 +374,8 @@ def main() -> None:
         note=f"ycsb-runner, FerretDB embedded server; client {SLOW}'s JVM throttled; step {c.step}",
     )
     p99s = {client: ys[i99] for client, ys in c.clients.items()}
+    if args.summary:
+        args.summary.write_text(summary(c) + "\n", encoding="utf-8")
     print(
         f"{args.image}: p99 by client {p99s} µs, their mean {sum(p99s.values()) / len(p99s):.0f} µs, "
         f"merged {c.merged[i99]:.0f} µs (operations.csv client=all union_p99_us {row['union_p99_us']:.0f})"

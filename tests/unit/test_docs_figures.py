@@ -44,3 +44,10 @@ def test_the_figure_is_drawn(tmp_path: Path) -> None:
     png = tmp_path / "m.png"
     mcp.draw(mcp.curves(DATA), png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_pages_sentence_on_the_numbers_is_that_of_the_kept_run() -> None:
+    shown = (DOCS / "images" / "merged-percentiles.txt").read_text(encoding="utf-8").strip()
+    c = mcp.curves(DATA)
+    assert shown == mcp.summary(c)
+    assert f"{c.merged[c.percentiles.index(99)] / 1000:.1f} ms" in shown

@@ -178,7 +178,7 @@ def make_run(data: Path) -> None:
                         canaries=False,
                         report=False,
                         history=False,
-                        lock=False,
+                        lock=True,  # one bench at a time on this machine: the figure is of latencies
                         run_id="docs-multi-client",
                         tags={"purpose": "docs-figure", "throttled": SLOW},
                     ),

@@ -66,6 +66,7 @@ docs: cli-docs
 # The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
 # nightly report, the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium, and a real
 # two-client run's merged percentiles (tools/multi_client_pictures.py; tools/docs-figures.sh; ~13 minutes).
+# DOCS_FIGURES_PARTS='1 4' remakes only those parts (1 the run, 2 the nightly report, 3 the site, 4 the merge).
 docs-figures: setup
 	bash tools/docs-figures.sh
 

@@ -53,10 +53,10 @@ test: setup
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
 
-# docs/cli.md: every command's --help, and the suite file's keys in docs/reference/suite-file.md
-# (tests/unit/test_cli_reference.py and test_docs_site.py fail while they are out of date)
+# docs/cli.md: every command's --help, the suite file's keys in docs/reference/suite-file.md and every error
+# message in docs/faq.md (test_cli_reference.py, test_docs_site.py, test_docs_errors.py fail while out of date)
 cli-docs: $(VENV)/.installed
-	$(BIN)/cog -r docs/cli.md docs/reference/suite-file.md
+	$(BIN)/cog -r docs/cli.md docs/reference/suite-file.md docs/faq.md
 
 # The documentation site (mkdocs.yml): the generated pages first, then a strict build into site/ (a broken
 # link, a missing page or a missing included file fails it). Offline: no fonts or scripts are fetched.
@@ -64,8 +64,9 @@ docs: cli-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The pictures the site shows (docs/images/): a small real run on the embedded server and a real history's
-# nightly report, and the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium
-# (tools/docs-figures.sh; about twelve minutes).
+# nightly report, the site of 14 real nights (tools/site_pictures.py), drawn by headless Chromium, and a real
+# two-client run's merged percentiles (tools/multi_client_pictures.py; tools/docs-figures.sh; ~13 minutes).
+# DOCS_FIGURES_PARTS='1 4' remakes only those parts (1 the run, 2 the nightly report, 3 the site, 4 the merge).
 docs-figures: setup
 	bash tools/docs-figures.sh
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ycsb_runner.nightly.distribution import DISTRIBUTION, shift
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS
@@ -13,6 +14,7 @@ from ycsb_runner.nightly.regress import (
     NO_CHANGE,
     REGRESSION,
     RegressOptions,
+    _correct,
     accept_rows,
     regress,
 )
@@ -128,3 +130,32 @@ def test_a_lasting_tail_change_is_closed_by_its_acceptance() -> None:
     t = t[t["metric"] == DISTRIBUTION]
     assert len(t) == 2 and (t["verdict"] != REGRESSION).all(), t[["verdict", "test", "note"]]
     assert not t["test"].str.startswith("open").any()
+
+
+def test_an_operations_tail_is_one_member_of_its_steps_family() -> None:
+    """A step of throughput, READ avg, p99, p99.9, max and their distribution: the step's family is three
+    (throughput, avg, the distribution), the quantile series are corrected under their distribution."""
+    p = {
+        "throughput_ops_s": 0.2,
+        "avg_us": 0.5,
+        "p99_us": 0.3,
+        "p999_us": 0.001,
+        "max_us": 0.4,
+        DISTRIBUTION: 0.001,
+    }
+    table = pd.DataFrame(
+        [
+            {"phase": "run", "mix": "a", "threads": 8, "audit": "none", "metric": m, "p_value": v}
+            | {"operation": "OVERALL" if m == "throughput_ops_s" else "READ"}
+            for m, v in p.items()
+        ]
+    )
+    _correct(table, pd.Series(True, index=table.index), "holm")
+    adjusted = table.set_index("metric")["p_adjusted"]
+    # flat over six series, Holm within the step made both 6 x 0.001; as a family of three, 3 x 0.001
+    assert adjusted["p999_us"] == pytest.approx(0.003) and adjusted[DISTRIBUTION] == pytest.approx(0.003)
+    assert adjusted["p99_us"] >= adjusted[DISTRIBUTION] and adjusted["max_us"] >= adjusted[DISTRIBUTION]
+    assert adjusted["throughput_ops_s"] == pytest.approx(0.4)  # Holm of (0.2, 0.5, 0.001) within three
+    flat = table[table["metric"] != DISTRIBUTION].copy()  # no distribution row: every series a member
+    _correct(flat, pd.Series(True, index=flat.index), "holm")
+    assert flat.set_index("metric")["p_adjusted"]["p999_us"] == pytest.approx(0.005)

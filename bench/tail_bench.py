@@ -12,6 +12,12 @@ alone (the step's one test of its quantiles, ``nightly.distribution``). The *nul
 change) judged on as many nights gives the false alarms: series flagged per 100 series-nights judged, the
 tails, latency_distribution and the rest.
 Target (issue 47): recall >= 80 % of steps at the default alpha (the same false-alarm budget as p99's).
+
+Measured (6 Dec 2026, defaults, --seed 47 / 1 / 2 / 3): recall 67.5 / 75.0 / 100.0 / 70.0 % before, 77.5 /
+82.5 / 97.5 / 100.0 % after the distribution test's exact AR(1) variance (pooled, bias-corrected
+correlation) and the step's tail counted as one family; false alarms 0 per 100 series-nights in every
+kind, both. Missed steps were ones whose doubled p99.9 showed p around 1e-4 to 1e-3 on the second changed
+night: enough alone, not after Holm over 40 steps and six series a step.
 """
 
 from __future__ import annotations

@@ -5,10 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ycsb_runner.nightly.distribution import DISTRIBUTION, shift
-from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
-from ycsb_runner.nightly.regress import CANNOT_TELL, NO_CHANGE, REGRESSION, RegressOptions, regress
+from ycsb_runner.nightly.history import ACCEPT_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS
+from ycsb_runner.nightly.regress import (
+    CANNOT_TELL,
+    NO_CHANGE,
+    REGRESSION,
+    RegressOptions,
+    _correct,
+    accept_rows,
+    regress,
+)
+
+AT = "2026-12-01T08:00:00.000Z"
 
 # (metric, night-to-night spread of its log): p50 and p95 quiet, the tail noisier
 QUANTILES = [("p50_us", 0.03), ("p95_us", 0.04), ("p99_us", 0.05), ("p999_us", 0.15), ("max_us", 0.4)]
@@ -68,9 +79,10 @@ def test_a_tail_that_moves_alone_flags_the_distribution_and_names_p999() -> None
     t = _distribution(*_history(2.0))
     assert sorted(t.index) == ["a", "b"]
     assert (t["verdict"] == REGRESSION).all(), t[["verdict", "p_adjusted", "note"]]
-    assert all(str(n).startswith("p99.9 moved most: x") for n in t["note"])
+    assert all("p99.9 moved most: x" in str(n) for n in t["note"])  # (tonight's test or yesterday's flag)
     assert t["change_pct"].astype(float).between(60, 160).all()  # x2 seen through the noise
-    assert t["change_run"].isin(["night-024", "night-025"]).all() and (t["test"] == "distribution").all()
+    assert t["change_run"].isin(["night-024", "night-025"]).all()
+    assert t["test"].map(lambda x: x == "distribution" or x.startswith("open since night 2")).all()
 
 
 def test_a_flat_history_does_not_flag_the_distribution() -> None:
@@ -86,3 +98,64 @@ def test_shift_standardises_by_each_quantile_own_spread() -> None:
     s = shift(logq, ["p50_us", "max_us"], window=2, confirm=2, alpha=0.01)
     assert s is not None and s.quantile == "p50_us" and s.p_value < 0.01 and s.baseline == (0, 30)
     assert shift(logq[:4], ["p50_us", "max_us"], window=2, confirm=2, alpha=0.01) is None  # 2 baseline nights
+
+
+def test_a_lasting_tail_change_stays_flagged_until_it_recovers() -> None:
+    """20 nights after p99.9 doubled, its nights fill most of tonight's baseline (tonight's test alone sees
+    little): the distribution stays a regression, open since the change, like a scalar slowdown."""
+    runs, metrics = _history(2.0, after=20)
+    t = _distribution(runs, metrics)
+    assert (t["verdict"] == REGRESSION).all(), t[["verdict", "test", "note"]]
+    assert (
+        t["test"].str.startswith("open since night 2").all() and t["note"].str.contains("not recovered").all()
+    )
+    assert t["change_run"].isin(["night-024", "night-025"]).all()
+    assert t["after_median"].astype(float).gt(1.6 * t["before_median"].astype(float)).all()
+    # the same nights, with p99.9 back to its old level for the newest 4: recovered, no longer open
+    back = metrics.copy()
+    late = back["run_id"].isin(runs["run_id"].iloc[-4:]) & (back["metric"] == "p999_us")
+    back.loc[late, "value"] /= 2.0
+    t = _distribution(runs, back)
+    assert not t["test"].str.startswith("open").any(), t[["verdict", "test", "note"]]
+    assert (t["verdict"] != REGRESSION).all(), t[["verdict", "test", "note"]]
+
+
+def test_a_lasting_tail_change_is_closed_by_its_acceptance() -> None:
+    runs, metrics = _history(2.0, after=20)
+    opts = RegressOptions(metrics=("throughput_ops_s", "avg_us", "p99_us", DISTRIBUTION))
+    open_ = regress(runs, metrics, "s", opts)
+    rows = [r for r in accept_rows(open_, by="alice", why="the new GC", at=AT) if r["metric"] == DISTRIBUTION]
+    assert len(rows) == 2 and {r["change_run"] for r in rows} <= {"night-024", "night-025"}
+    t = regress(runs, metrics, "s", opts, pd.DataFrame(rows, columns=ACCEPT_COLUMNS)).table
+    t = t[t["metric"] == DISTRIBUTION]
+    assert len(t) == 2 and (t["verdict"] != REGRESSION).all(), t[["verdict", "test", "note"]]
+    assert not t["test"].str.startswith("open").any()
+
+
+def test_an_operations_tail_is_one_member_of_its_steps_family() -> None:
+    """A step of throughput, READ avg, p99, p99.9, max and their distribution: the step's family is three
+    (throughput, avg, the distribution), the quantile series are corrected under their distribution."""
+    p = {
+        "throughput_ops_s": 0.2,
+        "avg_us": 0.5,
+        "p99_us": 0.3,
+        "p999_us": 0.001,
+        "max_us": 0.4,
+        DISTRIBUTION: 0.001,
+    }
+    table = pd.DataFrame(
+        [
+            {"phase": "run", "mix": "a", "threads": 8, "audit": "none", "metric": m, "p_value": v}
+            | {"operation": "OVERALL" if m == "throughput_ops_s" else "READ"}
+            for m, v in p.items()
+        ]
+    )
+    _correct(table, pd.Series(True, index=table.index), "holm")
+    adjusted = table.set_index("metric")["p_adjusted"]
+    # flat over six series, Holm within the step made both 6 x 0.001; as a family of three, 3 x 0.001
+    assert adjusted["p999_us"] == pytest.approx(0.003) and adjusted[DISTRIBUTION] == pytest.approx(0.003)
+    assert adjusted["p99_us"] >= adjusted[DISTRIBUTION] and adjusted["max_us"] >= adjusted[DISTRIBUTION]
+    assert adjusted["throughput_ops_s"] == pytest.approx(0.4)  # Holm of (0.2, 0.5, 0.001) within three
+    flat = table[table["metric"] != DISTRIBUTION].copy()  # no distribution row: every series a member
+    _correct(flat, pd.Series(True, index=flat.index), "holm")
+    assert flat.set_index("metric")["p_adjusted"]["p999_us"] == pytest.approx(0.005)

@@ -54,7 +54,7 @@ from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 from ycsb_runner.nightly import canary, window
 from ycsb_runner.nightly.alerts import alert_id
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, SuiteAt, judge_series
-from ycsb_runner.nightly.distribution import DISTRIBUTION, distribution_rows
+from ycsb_runner.nightly.distribution import DISTRIBUTION, QUANTILES, distribution_rows
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
 
@@ -337,7 +337,8 @@ def _distribution(
     applied: list[dict[str, Any]],
 ) -> None:
     """The ``latency_distribution`` rows (``nightly.distribution``) into *rows* and *values*, each from its
-    accepted change on (``regress accept`` takes them like any series; too recent: held as accepted)."""
+    accepted change on (``regress accept`` takes them like any series; too recent: held as accepted); a
+    shift toward worse flagged on an earlier night stays open until it recovers or is accepted."""
     found: dict[tuple, tuple[int, dict[str, Any]]] = {}
 
     def start_of(key: tuple, runs: list[str]) -> int:
@@ -348,6 +349,7 @@ def _distribution(
         return acc[0]
 
     finite = finite_nights(metrics[metrics["run_id"].isin(order)])[0]
+    newest = finite[finite["run_id"] == newest_id]
     more, more_values = distribution_rows(
         finite,
         order,
@@ -355,6 +357,8 @@ def _distribution(
         window=opts.window,
         confirm=opts.confirm,
         alpha=opts.alpha,
+        open_alpha=opts.alpha / _members(newest, opts.metrics),  # an earlier night's flag
+        min_effect_pct=opts.min_effect_pct,
         start_of=start_of,
     )
     values.update(more_values)
@@ -367,6 +371,28 @@ def _distribution(
                 held.append(_accepted_row(row, *acc, values[key], tags, opts))
                 continue
         rows.append(row)
+
+
+def _members(newest: pd.DataFrame, metrics: tuple[str, ...]) -> int:
+    """Steps x the most members a step's family has (``_families``) in the newest night's rows *newest*: a
+    distribution's p below alpha over it was flagged that night whatever the others' p (Holm of Simes over
+    the steps and Holm within a step are never stricter than Bonferroni over all), so it is the threshold
+    an earlier night's flag must have met to stay open (``distribution.open_shift``). Counting the steps
+    alone held an earlier night's p 1.4e-4 of one step in 40 open, which its correction had not flagged
+    (p_adjusted 0.017: bench/tail_bench.py's null suite)."""
+    own = newest[newest["metric"].isin(metrics) & ~newest["metric"].isin([*QUANTILES, DISTRIBUTION])]
+    quantiles = newest[newest["metric"].isin(QUANTILES)]
+    ops = quantiles.groupby([*STEP_KEYS, "operation"], dropna=False)["metric"].nunique()
+    per_step = pd.concat(
+        [
+            own.drop_duplicates([*STEP_KEYS, "operation", "metric"]).groupby(STEP_KEYS, dropna=False).size(),
+            (ops >= 2).groupby(level=list(range(len(STEP_KEYS))), dropna=False).sum(),
+        ],
+        axis=1,
+    ).fillna(0)
+    if per_step.empty:
+        return 1
+    return max(1, len(per_step) * int(per_step.sum(axis=1).max()))
 
 
 def _series_nights(
@@ -680,16 +706,14 @@ def _judgement_columns(j: Any, run_ids: list[str], tags: dict) -> dict[str, Any]
 
 
 def _correct(table: pd.DataFrame, tested: pd.Series, method: str) -> None:
-    """p_adjusted = max(the step's corrected Simes p, the series' p corrected within its step)."""
+    """p_adjusted = max(the step's corrected Simes p, the series' p corrected within its step); a latency
+    quantile's series whose step and operation has a tested ``latency_distribution`` row is corrected within
+    that row's family instead (``_families``), and its p_adjusted is at least the distribution's."""
     table["p_adjusted"] = math.nan
     table["step_p_adjusted"] = math.nan
     if not tested.any():
         return
-    part = table[tested]
-    keys = [tuple(r) for r in part[STEP_KEYS].itertuples(index=False)]
-    members: dict[tuple, list[int]] = {}
-    for i, k in zip(part.index, keys, strict=True):
-        members.setdefault(k, []).append(i)
+    members, children = _families(table[tested])
     steps = list(members)
     step_p = [simes([float(table.at[i, "p_value"]) for i in members[k]]) for k in steps]
     step_adj = dict(zip(steps, adjust(step_p, method), strict=True))
@@ -698,6 +722,33 @@ def _correct(table: pd.DataFrame, tested: pd.Series, method: str) -> None:
         for i, p in zip(idx, within, strict=True):
             table.at[i, "step_p_adjusted"] = step_adj[k]
             table.at[i, "p_adjusted"] = max(step_adj[k], p)
+            kids = children.get(i, [])
+            for j, pj in zip(
+                kids, adjust([float(table.at[j, "p_value"]) for j in kids], method), strict=True
+            ):
+                table.at[j, "step_p_adjusted"] = step_adj[k]
+                table.at[j, "p_adjusted"] = max(float(table.at[i, "p_adjusted"]), pj)
+
+
+def _families(part: pd.DataFrame) -> tuple[dict[tuple, list[Any]], dict[Any, list[Any]]]:
+    """The tested rows *part* as families: per step cell its members (row indexes), and per
+    ``latency_distribution`` row the quantile series of its operation (p50 ... max), which are its children
+    rather than members of the step. The distribution's p is a test of them all at once (Bonferroni over its
+    quantiles), so the step's family counts one operation's tail once, not once per quantile and again for
+    the distribution (which made a doubled p99.9 pay for six series in a step of five plus its
+    distribution); a quantile series is flagged only with its distribution (a hierarchy: the family's test
+    first, then its members corrected among themselves). Without a distribution row, every series is a
+    member of its step, as before."""
+    keys = [tuple(r) for r in part[[*STEP_KEYS, "operation"]].itertuples(index=False)]
+    dist = {k: i for i, k, m in zip(part.index, keys, part["metric"], strict=True) if m == DISTRIBUTION}
+    members: dict[tuple, list[Any]] = {}
+    children: dict[Any, list[Any]] = {}
+    for i, k, m in zip(part.index, keys, part["metric"], strict=True):
+        if m in QUANTILES and k in dist:
+            children.setdefault(dist[k], []).append(i)
+        else:
+            members.setdefault(k[:-1], []).append(i)
+    return members, children
 
 
 def simes(p_values: list[float]) -> float:

@@ -199,5 +199,5 @@ def as_data(doc: Document) -> dict[str, Any]:
     out: dict[str, Any] = {"title": doc.heading}
     if summary := [section(s) for s in doc.sections if s.summary]:  # the answer the report opens with
         out["summary"] = summary[0] if len(summary) == 1 else summary
-    out["sections"] = [section(s) for s in doc.sections if not s.summary]
+    out["sections"] = [section(s) for s in doc.sections]  # every section, the answer too: the page's order
     return out

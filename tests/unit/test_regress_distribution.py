@@ -3,6 +3,8 @@ night's latency quantiles against the baseline nights' own spread, named by the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -159,3 +161,14 @@ def test_an_operations_tail_is_one_member_of_its_steps_family() -> None:
     flat = table[table["metric"] != DISTRIBUTION].copy()  # no distribution row: every series a member
     _correct(flat, pd.Series(True, index=flat.index), "holm")
     assert flat.set_index("metric")["p_adjusted"]["p999_us"] == pytest.approx(0.005)
+
+
+def test_one_moved_night_waits_for_a_second_under_confirm_2() -> None:
+    runs, metrics = _history(4.0, after=1)  # the tail x4 on the newest night only
+    opts = RegressOptions(metrics=("throughput_ops_s", "avg_us", "p99_us", DISTRIBUTION))
+    t = regress(runs, metrics, "s", opts).table
+    t = t[t["metric"] == DISTRIBUTION]
+    assert len(t) == 2 and (t["verdict"] != REGRESSION).all(), t[["verdict", "note"]]
+    assert t["note"].str.contains("newest night only").all()
+    once = regress(runs, metrics, "s", replace(opts, confirm=1)).table  # --confirm 1: tonight alone tells
+    assert (once.loc[once["metric"] == DISTRIBUTION, "verdict"] == REGRESSION).all()

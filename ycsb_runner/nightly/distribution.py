@@ -217,6 +217,13 @@ def distribution_rows(
         else:
             seen = logq.shape[0]
             began = start + _began(logq[:, names.index(s.quantile)], s, 0, window, confirm)
+        if found is None and confirm > 1 and s.p_value < alpha and began > len(runs) - confirm:
+            # its newest night alone moved: one night does not confirm a change (--confirm), tomorrow tells
+            row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
+            row["note"] = f"moved on its newest night only: {confirm} nights confirm a change (--confirm)"
+            rows.append(row)
+            values[skey] = _nights(runs, wide[s.quantile].to_numpy(float))
+            continue
         flagged = s
         s = Shift(**{**s.__dict__, "baseline": (s.baseline[0] + start, s.baseline[1] + start)})
         tail = np.log(wide[s.quantile].to_numpy(float))

@@ -253,7 +253,13 @@ def regress(
     )
     if DISTRIBUTION in opts.metrics:  # one test of each step and operation's latency quantiles
         by_series = _accepts_by_series(accepts, suite)
-        _distribution(metrics, order, newest_id, tags, opts, by_series, rows, values, held, applied)
+        if nights is not None:  # as a scalar series' (``_series_nights``): no canary-moved night older
+            older = list(order)[: max(0, len(order) - opts.window)]  # than the window in its baseline
+            out = {r for r in older if r in nights.environment}
+            dist_order = {r: i for i, r in enumerate(r for r in order if r not in out)}
+        else:
+            dist_order = order
+        _distribution(metrics, dist_order, newest_id, tags, opts, by_series, rows, values, held, applied)
     table = _series_table(rows, opts)
     if nights is not None:
         _attribute(table, nights, opts)

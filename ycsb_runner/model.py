@@ -812,6 +812,11 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+# operations.csv's columns that hold text; every other one is a count or a latency, read as a number (a cell
+# that is not one, in a file edited or damaged by hand, reads as missing: "-" in the tables)
+OPERATION_TEXT_COLUMNS = ("workload", "client", "section", "operation", "kind", "intended", "outcome", "part")
+
+
 def new_run_id(suite_name: str, now: float | None = None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     return f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]+', '-', suite_name)}"
@@ -1047,7 +1052,14 @@ class RunResult:
                         f"{path} is damaged: no {', '.join(missing)} column; restore the file from the run "
                         "(or re-run the suite)"
                     )
-            self._frames[name] = normalise_keys(df)
+            df = normalise_keys(df)
+            if name == "operations":
+                from pandas.api.types import is_numeric_dtype
+
+                text = {*KEY_COLUMNS, *OPERATION_TEXT_COLUMNS}
+                for col in [c for c in df.columns if c not in text and not is_numeric_dtype(df[c])]:
+                    df[col] = pd.to_numeric(df[col], errors="coerce")
+            self._frames[name] = df
         return self._frames[name]
 
     @property

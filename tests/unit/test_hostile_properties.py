@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
@@ -181,6 +181,7 @@ def _check(argv: list[str], mutation: tuple[Any, ...]) -> int:
     database=None,
 )
 @given(mutation=MUTATION)
+@example(mutation=("csv", 6, "operations.csv", (4, 21), b"\xbd"))  # a latency cell as text: table's TypeError
 def test_a_damaged_run_or_history_is_one_line_never_a_traceback(nights: Path, mutation: tuple) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(shutil.copytree(nights, Path(tmp) / "results"))

@@ -253,12 +253,12 @@ def regress(
     )
     if DISTRIBUTION in opts.metrics:  # one test of each step and operation's latency quantiles
         by_series = _accepts_by_series(accepts, suite)
-        if nights is not None:  # as a scalar series' (``_series_nights``): no canary-moved night older
-            older = list(order)[: max(0, len(order) - opts.window)]  # than the window in its baseline
-            out = {r for r in older if r in nights.environment}
-            dist_order = {r: i for i, r in enumerate(r for r in order if r not in out)}
-        else:
-            dist_order = order
+        dist_order = order  # as a scalar series (``_series_nights``): no canary-moved night before the window
+        if nights is not None:
+            kept, _ = canary.without_environment(
+                pd.DataFrame({"run_id": list(order)}), nights.environment, opts.window
+            )
+            dist_order = {r: i for i, r in enumerate(kept["run_id"])}
         _distribution(metrics, dist_order, newest_id, tags, opts, by_series, rows, values, held, applied)
     table = _series_table(rows, opts)
     if nights is not None:

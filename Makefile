@@ -26,9 +26,9 @@ nightly: setup
 # Fast tests (no server, no JVM: tests/unit) and integration tests (real YCSB, real server: tests/integration),
 # in parallel pytest-xdist workers: each is a pytest session with its own embedded server (port, data folder),
 # temp and lock folders. --dist loadfile keeps a file's tests on one worker: module-scoped real runs (a bench,
-# sshd hosts, a nightly history) happen once, and the multi-client tests, which look for (and kill) YCSB
-# processes by their command line, never run beside each other. (loadgroup's xdist_group marks have no effect
-# with pytest 9.2 and pytest-xdist 3.8.) Many integration tests wait on a JVM or a server: 4 workers on 2 cores.
+# sshd hosts) happen once; a test looks only at the processes, ports and folders it started, so any two files
+# may run beside each other. (loadgroup's xdist_group marks have no effect with pytest 9.2 and pytest-xdist
+# 3.8.) Many integration tests wait on a JVM or a server: 4 workers on 2 cores.
 # `make test XDIST=` runs them one at a time.
 XDIST      ?= -n 4 --dist loadfile
 XDIST_FAST ?= -n 2
@@ -39,10 +39,10 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 # tools/test-needs.sh installs sshd for the multi-client tests where it can (root with apt-get), else prints
 # the command, and says when the seed documents are not found (YCSB_RUNNER_SEEDS); -rs: every skip is listed
 # at the end with what it needs, grouped by reason.
-# The tests marked `alone` compare the server's speed from run to run (eleven nightly runs, findmax and its
-# sweep): they run after the others in a session of their own, with no worker beside them (beside three
-# other workers, the normal nights of one CI run differed 3x: 47-144 ops/s). Both sessions always run;
-# the target fails when either did.
+# The tests marked `alone` compare the server's speed from run to run (two nightly histories that share
+# their eight normal nights, findmax and its sweep): they run after the others in a session of their own,
+# with no worker beside them (beside three other workers, the normal nights of one CI run differed 3x:
+# 47-144 ops/s). Both sessions always run; the target fails when either did.
 test: setup
 	bash tools/test-needs.sh
 	rc=0; \

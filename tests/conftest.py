@@ -63,8 +63,7 @@ os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 
 
 # `make test` runs the tests in pytest-xdist workers with --dist loadfile: a file's tests stay on one worker,
-# so its module-scoped real runs happen once and the multi-client tests (which find YCSB processes by their
-# command line) never run beside each other. The fault tests are independent of each other and together the
+# so its module-scoped real runs happen once. The fault tests are independent of each other and together the
 # longest file: their work units are test functions (the parameters of one function stay together; the
 # damaged-manifest cases share one finished run).
 SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py", "tests/integration/test_faults_hostile.py")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ycsb_runner.embedded import ServerInfo
+
 HERE = Path(__file__).parent
 
 
@@ -40,3 +42,15 @@ def wait_for_on_run() -> WaitForOnRun:
         raise AssertionError("the 'on' run did not start in time")
 
     return wait
+
+
+@pytest.fixture(scope="session")
+def normal_nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results folder of nights.py's eight normal nights (with their canaries), made once a session: the
+    nightly and the canary tests each continue a copy of it with their own slow nights (both `alone`)."""
+    from nights import ahead_of_other_workers, run_normal_nights  # (this folder's helper)
+
+    results = tmp_path_factory.mktemp("normal-nights")
+    with ahead_of_other_workers(server.pid):
+        run_normal_nights(server.url, results)
+    return results

@@ -82,8 +82,8 @@ class Switch:
 
 
 def bench_argv(results: Path, strategy: str, *options: str, sets: Sequence[str] = ()) -> list[str]:
-    """``python -m ycsb_runner bench`` of the audit-small suite into *results*, with each of *sets* as a
-    ``--set``, audit switched by *strategy* and then its *options*."""
+    """``python -m ycsb_runner bench`` of the audit-small suite into *results* (no canaries), with each of
+    *sets* as a ``--set``, audit switched by *strategy* and then its *options*."""
     return [
         sys.executable,
         "-m",
@@ -92,6 +92,7 @@ def bench_argv(results: Path, strategy: str, *options: str, sets: Sequence[str] 
         SUITE,
         "--results",
         str(results),
+        "--no-canaries",
         *(a for o in sets for a in ("--set", o)),
         "--audit-strategy",
         strategy,
@@ -247,6 +248,7 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
             audit_strategy="restart",
             audit_options={"on_args": ["-log-level", "debug"], "off_args": ["-log-level", "warn"]},
             monitors=False,
+            canaries=False,
         ),
         log=lines.append,
     )
@@ -288,6 +290,7 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
                 audit_strategy="command",
                 audit_options=switch.options(),
                 monitors=False,
+                canaries=False,
             ),
             log=lambda _m: None,
         )

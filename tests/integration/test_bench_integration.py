@@ -31,17 +31,19 @@ def _with_password(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def tiny_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
-    """Run the tiny suite once with a password in the URL, watching every process's argv meanwhile."""
+    """Run the tiny suite once with a password in the URL, watching the argv of every process it starts
+    (this process's descendants: the bench runs in it) meanwhile."""
     results = tmp_path_factory.mktemp("results")
     seen_argv: list[str] = []
     stop = threading.Event()
 
     def watch() -> None:
         while not stop.is_set():
-            for p in psutil.process_iter(["cmdline"]):
-                cmd = " ".join(p.info.get("cmdline") or [])
-                if "site.ycsb.Client" in cmd or "ycsb" in cmd:
-                    seen_argv.append(cmd)
+            for p in psutil.Process().children(recursive=True):
+                try:
+                    seen_argv.append(" ".join(p.cmdline()))
+                except psutil.Error:  # ended meanwhile
+                    continue
             stop.wait(0.3)
 
     t = threading.Thread(target=watch, daemon=True)

@@ -352,7 +352,9 @@ def test_manifest_records_driver_settings(mongo_url: str, tmp_path: Path) -> Non
         "mixes=read50_update50",
     ]
     outcome = run_bench(
-        BenchOptions(suite=TINY, url=mongo_url, overrides=overrides, results=tmp_path, monitors=False),
+        BenchOptions(
+            suite=TINY, url=mongo_url, overrides=overrides, results=tmp_path, monitors=False, canaries=False
+        ),
         log=lambda _m: None,
     )
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())

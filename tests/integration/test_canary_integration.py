@@ -1,7 +1,8 @@
 """The canaries in the nightly verdict with real runs: eight normal "nights" of a scaled-down `quick` on the
-embedded server, then three nights with the load generator throttled (every YCSB JVM this test starts,
-the canary's BasicDB probe among them, stopped 80 % of the time; the server untouched), then three nights
-with the server throttled the same way (the load generator untouched).
+embedded server (nights.py: the session's ``normal_nights``, which the nightly test shares), then three
+nights with the load generator throttled (every YCSB JVM this test starts, the canary's BasicDB probe among
+them, stopped 80 % of the time; the server untouched), then three nights with the server throttled the same
+way (the load generator untouched).
 
 Judged as each night would be (``--until`` that night): on the load generator's nights regress never says
 regression; from their second night it says it could not tell (exit 2) and names the load generator
@@ -18,19 +19,18 @@ from pathlib import Path
 import pandas as pd
 import psutil
 import pytest
-from test_nightly_integration import THROTTLE, ahead_of_other_workers
+from nights import NORMAL_NIGHTS, THROTTLE, ahead_of_other_workers, copy_nights, night_options
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.api import run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED
 from ycsb_runner.nightly.history import SqliteHistory
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # nights compared by speed: no worker beside them
-SMALL = ["maxexecutiontime=3", "recordcount=300", "mixes=a-read50-update50", "load_threads=2"]
-NORMAL = 8
+NORMAL = NORMAL_NIGHTS
 CLIENT_NIGHTS = (8, 9, 10)
 SERVER_NIGHTS = (11, 12, 13)
 NIGHTS = NORMAL + len(CLIENT_NIGHTS) + len(SERVER_NIGHTS)
@@ -50,30 +50,21 @@ def ycsb_jvms() -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    results = tmp_path_factory.mktemp("canary-nights")
+def nights(
+    normal_nights: Path, server: ServerInfo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    results = copy_nights(normal_nights, tmp_path_factory.mktemp("canary-nights") / "results")
     with ahead_of_other_workers(server.pid):
-        for night in range(NIGHTS):
-            who = "client" if night in CLIENT_NIGHTS else "server" if night in SERVER_NIGHTS else "none"
-            opts = BenchOptions(
-                suite="quick",
-                url=server.url,
-                overrides=SMALL,
-                results=results,
-                monitors=False,
-                report=False,
-                run_id=f"night-{night}",
-                tags={"night": str(night), "throttled": who},
-            )
+        for night in (*CLIENT_NIGHTS, *SERVER_NIGHTS):
+            who = "client" if night in CLIENT_NIGHTS else "server"
+            opts = night_options(server.url, results, night, {"throttled": who})
             if who == "client":
                 with Throttle(ycsb_jvms, **THROTTLE) as throttle:  # the load generator, as cpulimit would
                     run_bench(opts, log=lambda _m: None)
                 assert len(throttle.stopped) >= 3, throttle.stopped  # canaries, load, run
-            elif who == "server":
+            else:
                 with Throttle(server.pid, **THROTTLE):
                     run_bench(opts, log=lambda _m: None)
-            else:
-                run_bench(opts, log=lambda _m: None)
     yield results
 
 

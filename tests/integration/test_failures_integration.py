@@ -62,7 +62,9 @@ def test_server_killed_mid_run_fails_the_run_and_keeps_the_load(tmp_path: Path) 
         t = when_the_run_step_runs(results, kill_the_server, timeout_s=120)
         with pytest.raises(RunFailed) as err:
             run_bench(
-                BenchOptions(suite=str(suite), url=server.url, results=results, monitors=False),
+                BenchOptions(
+                    suite=str(suite), url=server.url, results=results, monitors=False, canaries=False
+                ),
                 log=lambda _m: None,
             )
         t.join()

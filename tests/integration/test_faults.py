@@ -346,7 +346,16 @@ def _start_long_bench(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.P
     results = tmp_path / "results"
     suite = write_suite(tmp_path, operationcount=100000000, maxexecutiontime=120)
     proc = subprocess.Popen(
-        [CLI, "bench", str(suite), "--results", str(results), "--no-monitors", "--no-report"],
+        [
+            CLI,
+            "bench",
+            str(suite),
+            "--results",
+            str(results),
+            "--no-monitors",
+            "--no-report",
+            "--no-canaries",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -494,7 +503,9 @@ def test_missing_tls_key_file_is_a_one_line_error(tmp_path: Path) -> None:
 def test_hung_java_is_killed_after_a_timeout(tmp_path: Path) -> None:
     home = tmp_path / "jdk"
     (home / "bin").mkdir(parents=True)
-    marker = "3517.25"  # a sleep only this test starts
+    # a sleep only this test starts (its pid and clock in the seconds: a run of this test in another checkout
+    # or worker has another), left to init once its java is killed: found by its argv, not as a descendant
+    marker = f"3517.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
     (home / "bin" / "java").write_text(f"#!/bin/sh\nsleep {marker} &\nwait\n")
     (home / "bin" / "java").chmod(0o755)
     started = time.monotonic()

@@ -108,8 +108,23 @@ def ssh_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             p.wait(10)
 
 
+def own_processes() -> list[psutil.Process]:
+    """The processes this test session started: this process's descendants. They are the bench's (it runs
+    in this process), its ssh sessions and local client, and, under the module's sshd (children of this
+    process too), each remote client's shell and YCSB; not another test's beside it."""
+    return psutil.Process().children(recursive=True)
+
+
+def argv_of(p: psutil.Process | int) -> list[str]:
+    """A process's argv; [] once it has ended."""
+    try:
+        return (p if isinstance(p, psutil.Process) else psutil.Process(p)).cmdline()
+    except psutil.Error:
+        return []
+
+
 class ArgvWatcher:
-    """Every process's argv, sampled while a run goes on."""
+    """The argv of every process a run started (``own_processes``), sampled while it goes on."""
 
     def __init__(self) -> None:
         self.seen: list[str] = []
@@ -118,9 +133,8 @@ class ArgvWatcher:
 
     def _watch(self) -> None:
         while not self._stop.is_set():
-            for p in psutil.process_iter(["cmdline"]):
-                cmd = " ".join(p.info.get("cmdline") or [])
-                if "ycsb" in cmd or "ssh" in cmd:
+            for p in own_processes():
+                if cmd := " ".join(argv_of(p)):
                     self.seen.append(cmd)
             self._stop.wait(0.2)
 
@@ -133,13 +147,8 @@ class ArgvWatcher:
         self._t.join()
 
 
-def _leftover_workdirs() -> set[str]:
-    return {str(p) for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("ycsb-runner-client-*")}
-
-
 @pytest.fixture(scope="module")
 def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
-    before = _leftover_workdirs()
     results = tmp_path_factory.mktemp("results")
     started = time.time()
     with ArgvWatcher() as watcher:
@@ -159,7 +168,7 @@ def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.T
         )
     wall = time.time() - started
     print(f"\n3-client bench (load 450 docs + run 900 ops over h1, h2, h3): {wall:.1f}s wall")
-    return outcome, watcher.seen, wall, before
+    return outcome, watcher.seen, wall
 
 
 def completed_run_step(run_dir: Path) -> dict:
@@ -171,7 +180,7 @@ def completed_run_step(run_dir: Path) -> dict:
 
 
 def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url: str) -> None:
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     steps = outcome.result.steps
     load = steps[steps["phase"] == "load"].iloc[0]
     assert load["verdict"] == "completed", load["reasons"]
@@ -192,7 +201,7 @@ def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url
 
 
 def test_run_counts_add_up_and_percentiles_are_those_of_all_values(three_client_run) -> None:
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     ops = outcome.result.operations
     run = ops[ops["phase"] == "run"]
     step = run["step"].iloc[0]
@@ -258,6 +267,7 @@ def test_common_window_of_three_clients_one_started_5s_late(
             clients=list(HOSTS),
             overrides=["run.operationcount=100000000", "maxexecutiontime=15"],
             report=False,
+            canaries=False,  # (three_client_run measures them over ssh)
         ),
         log=lambda _m: None,
     )
@@ -298,7 +308,7 @@ def test_common_window_of_three_clients_one_started_5s_late(
 
 
 def test_logs_of_every_client_are_kept_by_name(three_client_run) -> None:
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     for step in outcome.result.manifest.steps:
         for h in HOSTS:
             d = outcome.run_dir / "steps" / step.label / "clients" / h
@@ -315,7 +325,7 @@ def _own_workdirs(seen: list[str], ssh_dir: Path) -> set[Path]:
 
 
 def test_no_password_on_any_argv_nor_in_the_results(three_client_run, ssh_hosts: Path) -> None:
-    outcome, seen, _, before = three_client_run
+    outcome, seen, _ = three_client_run
     assert any("site.ycsb.Client" in a for a in seen), "the watcher never saw YCSB running"
     assert any(a.startswith("ssh ") for a in seen), "the watcher never saw ssh running"
     assert not [a for a in seen if SECRET in a]
@@ -359,10 +369,10 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
         while time.time() < deadline and not killed:
             javas = [
                 p
-                for p in psutil.process_iter(["pid", "cmdline"])
-                if "site.ycsb.Client" in " ".join(p.info["cmdline"] or [])
-                and "-t" in (p.info["cmdline"] or [])
-                and "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
+                for p in own_processes()
+                if "site.ycsb.Client" in " ".join(argv := argv_of(p))
+                and "-t" in argv
+                and "ycsb-runner-client-" in " ".join(argv)
             ]
             if len(javas) == 3 and time.time() - min(p.create_time() for p in javas) > 4:
                 for p in javas:  # this step's clients and their shells (not another test's, beside it)
@@ -385,6 +395,7 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
                 clients=list(HOSTS),
                 overrides=["maxexecutiontime=120", "run.operationcount=100000000", "target=60"],
                 report=False,
+                canaries=False,
             ),
             log=lambda _m: None,
         )
@@ -409,11 +420,7 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
     for c in step["figures"]["clients"]:  # every client's logs kept, the stopped ones' status lines too
         d = run_dir / "steps" / step["step"] / "clients" / c["client"]
         assert "operations;" in (d / "stderr.txt").read_text(), c["client"]
-    assert ours and not [
-        p
-        for p in psutil.process_iter(["cmdline"])
-        if p.pid in ours and "ycsb-runner-client-" in " ".join(p.info["cmdline"] or [])
-    ]
+    assert ours and not [pid for pid in ours if "ycsb-runner-client-" in " ".join(argv_of(pid))]
 
 
 def test_an_unreachable_client_fails_before_anything_runs(
@@ -522,7 +529,7 @@ def test_setup_copies_ycsb_from_the_local_cache(
 
 
 def test_telemetry_per_client(three_client_run) -> None:
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     cm = outcome.result.client_metrics
     run = cm[cm["phase"] == "run"]
     assert set(run["client"]) == set(HOSTS)  # each over its own ssh session
@@ -538,7 +545,7 @@ def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
     from ycsb_runner.analyse.results import results_table
     from ycsb_runner.analyse.table import step_metrics
 
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     table = results_table(outcome.result)
     run = table[table["phase"] == "run"]
     assert int(run["operations"].sum()) == 900  # not 1800: per-client rows are not counted again
@@ -550,7 +557,7 @@ def test_tables_and_report_read_the_merged_rows(three_client_run) -> None:
 
 
 def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:
-    outcome, _, _, _ = three_client_run
+    outcome, _, _ = three_client_run
     sm = outcome.result.server_metrics
     run = sm[sm["phase"] == "run"]
     assert len(run) >= 1 and set(run["client"]) == {"all"}  # the server's figures belong to the whole step
@@ -564,7 +571,14 @@ def test_findmax_splits_each_probes_target_across_the_clients(
     from ycsb_runner.findmax import FindmaxOptions, make_bound
 
     outcome = run_findmax(
-        BenchOptions(suite=SUITE, url=mongo_url, results=tmp_path, clients=["local", "h2"], report=False),
+        BenchOptions(
+            suite=SUITE,
+            url=mongo_url,
+            results=tmp_path,
+            clients=["local", "h2"],
+            report=False,
+            canaries=False,
+        ),
         FindmaxOptions(mix=None, bound=make_bound(avg="10s"), probe_s=4, max_probes=2, start=41),
         log=lambda _m: None,
     )

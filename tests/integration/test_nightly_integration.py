@@ -1,16 +1,16 @@
 """Acceptance of the nightly workflow with real runs: eleven "nights" of a scaled-down `quick` on the
-embedded server, the last three with the server throttled (stopped 97 % of the time on the first of them,
-90 % on the other two, as cpulimit does).
+embedded server (nights.py), the last three with the server throttled (stopped 80 % of the time, as
+cpulimit does). The eight normal nights are the session's ``normal_nights`` (which the canary test shares;
+they measured their canaries, which every regress here ignores, as this test's nights had none).
 Judged as each night would be (``--until`` that night): regress flags the first slow night with --confirm 1
 (exit 1), keeps the job failing on the second and third (the regression stays open), passes once the change
 is accepted (``regress accept``), passes the unchanged history (exit 0) and cannot decide on two nights
-(exit 2). Also: two benches started at the same moment (one refused by the target lock), and a bench killed
-with SIGKILL (the history survives it).
+(exit 2). Also: a bench killed with SIGKILL (the history survives it), and, not judged by speed, two benches
+started at the same moment (one refused by the target lock).
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -27,96 +27,42 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from nights import NORMAL_NIGHTS, SMALL, THROTTLE, ahead_of_other_workers, copy_nights, night_options
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.api import run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.errors import UserError
 from ycsb_runner.nightly.changepoint import RECOVERED
 from ycsb_runner.nightly.history import SERIES_KEYS, SqliteHistory
 
-pytestmark = [pytest.mark.integration, pytest.mark.alone]  # `make test` runs it with no worker beside it
-SMALL = [
-    "maxexecutiontime=3",
-    "recordcount=300",
-    "mixes=a-read50-update50",
-    "load_threads=2",
-]
-NORMAL_NIGHTS = 8
+# the tests of the nights are marked `alone` one by one: `make test` runs them with no worker beside them
+ALONE = pytest.mark.alone
 SLOW_NIGHTS = (8, 9, 10)  # the newest three
 NIGHTS = NORMAL_NIGHTS + len(SLOW_NIGHTS)
 SLOW_NIGHT = SLOW_NIGHTS[0]
-# The slow nights run the server 50 ms in every 0.5 s (several times slower). At 3 % (30 ms a second) a
-# slow night failed here beside the other test workers, once the third of three, once the first: a piece of
-# the server's work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request
-# (2 s: 'Still waiting for thread'). At half the time (issue 20's nights) the server is not always what
-# limits these small runs: in one run here the two nights were as fast as the normal ones (load 80 and 77
-# ops/s, normal nights 79-184), in another 60-77 % slower. At 10 % a night failed that way beside two CPU
-# burners (issue 22's acceptance); 20 % still leaves the slow nights about 5x slower.
-THROTTLE = {"share": 0.2, "period_s": 0.5}
-
-
-def _renice_threads(pid: int, nice: int) -> None:
-    """Every thread of process *pid* (setpriority sets one thread's priority on Linux)."""
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
-            os.setpriority(os.PRIO_PROCESS, int(tid), nice)
-
-
-@contextlib.contextmanager
-def ahead_of_other_workers(server_pid: int, nice: int = -10) -> Iterator[None]:
-    """This thread (and so the JVMs it starts) and every thread of the server run at CPU priority *nice*:
-    -10 weighs about 9x a default process, so the nights measure the server about as if other processes
-    (CPU burners, a busy CI machine) were not there. The `alone` mark keeps the other test workers away:
-    beside them, even at this priority, the normal nights of one CI run differed 3x (run phase 47-144
-    ops/s), and the slow night's p-value did not pass Holm's threshold. Raising a priority takes root (CI
-    runs as root); without it the nights run as they are."""
-    own = os.getpriority(os.PRIO_PROCESS, 0)
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread only: the JVMs it forks inherit it
-        _renice_threads(server_pid, nice)
-    except PermissionError:
-        pass
-    try:
-        yield
-    finally:
-        _renice_threads(server_pid, own)
-        os.setpriority(os.PRIO_PROCESS, 0, own)
+# these nights' canaries (BasicDB ran 46-71 % slower on 3 of 8 normal nights beside other checkouts' tests
+# on this shared host, and a change beginning on such a night is the environment's) are not judged here:
+# test_canary_integration.py judges them
+IGNORE_CANARIES = "--ignore-canaries"
 
 
 @pytest.fixture(scope="module")
-def nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    results = tmp_path_factory.mktemp("nightly")
+def nights(
+    normal_nights: Path, server: ServerInfo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    results = copy_nights(normal_nights, tmp_path_factory.mktemp("nightly") / "results")
     with ahead_of_other_workers(server.pid):
-        _run_nights(server, results)
+        for night in SLOW_NIGHTS:
+            opts = night_options(server.url, results, night, {"server": "slow"}, canaries=False)
+            with Throttle(server.pid, **THROTTLE):
+                run_bench(opts, log=lambda _m: None)
     yield results
 
 
-def _run_nights(server: ServerInfo, results: Path) -> None:
-    for night in range(NIGHTS):
-        opts = BenchOptions(
-            suite="quick",
-            url=server.url,
-            overrides=SMALL,
-            results=results,
-            monitors=False,
-            report=False,
-            # the lifecycle without canaries (test_canary_integration.py has them): on this shared host
-            # BasicDB ran 46-71 % slower on 3 of 8 normal nights beside other checkouts' tests, and a
-            # change beginning on such a night is the environment's
-            canaries=False,
-            run_id=f"night-{night}",
-            tags={"night": str(night), "server": "slow" if night in SLOW_NIGHTS else "normal"},
-        )
-        if night in SLOW_NIGHTS:
-            with Throttle(server.pid, **THROTTLE):
-                run_bench(opts, log=lambda _m: None)
-        else:
-            run_bench(opts, log=lambda _m: None)
-
-
+@ALONE
 def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
     res = CliRunner().invoke(app, ["runs", "--results", str(nights), "--suite", "quick", "-f", "csv"])
     assert res.exit_code == 0, res.output
@@ -144,9 +90,19 @@ def _until(nights: Path, night: int) -> list[str]:
 NOISY = ["--min-effect", "20"]
 
 
+@ALONE
 def test_regress_flags_the_slow_night(nights: Path) -> None:
     # one slow night: --confirm 1 flags it tonight; the default (--confirm 2) waits for a second night
-    single = ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), "--confirm", "1"]
+    single = [
+        "regress",
+        "quick",
+        IGNORE_CANARIES,
+        "--results",
+        str(nights),
+        *_until(nights, SLOW_NIGHT),
+        "--confirm",
+        "1",
+    ]
     res = CliRunner().invoke(app, [*single, "-f", "json"])
     assert res.exit_code == 1, res.output
     doc = json.loads(res.stdout)
@@ -171,7 +127,18 @@ def test_regress_flags_the_slow_night(nights: Path) -> None:
     table = CliRunner().invoke(app, single)
     assert table.exit_code == 1 and f"night-{SLOW_NIGHT}" in table.stdout
     waits = CliRunner().invoke(
-        app, ["regress", "quick", "--results", str(nights), *_until(nights, SLOW_NIGHT), *NOISY, "-f", "json"]
+        app,
+        [
+            "regress",
+            "quick",
+            IGNORE_CANARIES,
+            "--results",
+            str(nights),
+            *_until(nights, SLOW_NIGHT),
+            *NOISY,
+            "-f",
+            "json",
+        ],
     )
     _no_alarm(waits, nights, allow_before=f"night-{SLOW_NIGHT}")  # the slow night alone waits for a second
     assert json.loads(waits.stdout)["confirm"] == 2
@@ -262,12 +229,13 @@ def _figures(nights: Path, doc: dict) -> str:
     return f"{rows}\nthroughput per night:\n{tp.round(1).to_string()}"
 
 
+@ALONE
 def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Path) -> None:
     """The issue's acceptance: at the defaults, exit 1 on the second and the third slow night (nothing
     absorbs the slow nights into the baseline), exit 0 after `regress accept`."""
     history = tmp_path / "history.sqlite"  # a copy: the acceptance stays out of the other tests' history
     shutil.copy(nights / "history.sqlite", history)
-    base = ["regress", "quick", "--results", str(nights), "--history-url", str(history)]
+    base = ["regress", "quick", IGNORE_CANARIES, "--results", str(nights), "--history-url", str(history)]
     runner = CliRunner()
     opened: set[str] = set()
     for night in SLOW_NIGHTS[1:]:
@@ -324,20 +292,56 @@ def test_a_regression_stays_open_until_it_is_accepted(nights: Path, tmp_path: Pa
     assert str(again.exception).startswith("nothing open to accept in quick")
 
 
+@ALONE
 def test_regress_passes_the_unchanged_history(nights: Path) -> None:
     res = CliRunner().invoke(
-        app, ["regress", "quick", "--results", str(nights), "--tag", "server=normal", *NOISY, "-f", "json"]
+        app,
+        [
+            "regress",
+            "quick",
+            IGNORE_CANARIES,
+            "--results",
+            str(nights),
+            "--tag",
+            "server=normal",
+            *NOISY,
+            "-f",
+            "json",
+        ],
     )
     _no_alarm(res, nights, allow_before=f"night-{SLOW_NIGHT}")
 
 
+@ALONE
 def test_regress_cannot_decide_on_two_nights(nights: Path) -> None:
     res = CliRunner().invoke(
-        app, ["regress", "quick", "--results", str(nights), "--tag", "night=0", "--tag", "server=normal"]
+        app,
+        [
+            "regress",
+            "quick",
+            IGNORE_CANARIES,
+            "--results",
+            str(nights),
+            "--tag",
+            "night=0",
+            "--tag",
+            "server=normal",
+        ],
     )
     assert res.exit_code == 2
     res = CliRunner().invoke(
-        app, ["regress", "quick", "--results", str(nights), "-f", "json", "--since", "2099-01-01"]
+        app,
+        [
+            "regress",
+            "quick",
+            IGNORE_CANARIES,
+            "--results",
+            str(nights),
+            "-f",
+            "json",
+            "--since",
+            "2099-01-01",
+        ],
     )
     assert res.exit_code == 2 and json.loads(res.stdout)["exit_code"] == 2
 
@@ -346,7 +350,7 @@ def _bench_cmd(url: str, results: Path, *extra: str) -> list[str]:
     argv = [sys.executable, "-m", "ycsb_runner", "bench", "quick", "--results", str(results)]
     for s in SMALL:
         argv += ["--set", s]
-    return [*argv, "--no-monitors", "--no-report", "-f", "json", *extra]
+    return [*argv, "--no-monitors", "--no-report", "--no-canaries", "-f", "json", *extra]
 
 
 def test_two_benches_at_once_one_is_refused(server: ServerInfo, tmp_path: Path) -> None:
@@ -385,6 +389,7 @@ def test_two_benches_at_once_one_is_refused(server: ServerInfo, tmp_path: Path) 
     assert third.returncode == 0, third.stderr
 
 
+@ALONE
 def test_history_survives_a_bench_killed_with_sigkill(
     nights: Path, server: ServerInfo, tmp_path: Path
 ) -> None:
@@ -421,5 +426,5 @@ def test_history_survives_a_bench_killed_with_sigkill(
         pytest.fail(f"{res.output}\n{sorted(p.name for p in (nights / 'killed').iterdir())}")
     assert runs.loc["killed", "verdict"] == "killed" and len(runs) == NIGHTS + 1
     # the newest run was killed: regress cannot judge it
-    res = CliRunner().invoke(app, ["regress", "quick", "--results", str(nights)])
+    res = CliRunner().invoke(app, ["regress", "quick", IGNORE_CANARIES, "--results", str(nights)])
     assert res.exit_code == 2 and "killed" in res.stderr

@@ -57,7 +57,9 @@ def test_ycsb_killed_mid_run_is_a_truncated_step(tmp_path: Path) -> None:
         t = when_the_run_step_runs(results, kill_the_clients, timeout_s=180)
         with pytest.raises(RunFailed):
             run_bench(
-                BenchOptions(suite=str(suite), url=server.url, results=results, monitors=False),
+                BenchOptions(
+                    suite=str(suite), url=server.url, results=results, monitors=False, canaries=False
+                ),
                 log=lambda _m: None,
             )
         t.join()

@@ -18,26 +18,44 @@ pytestmark = pytest.mark.integration
 CLI = [sys.executable, "-m", "ycsb_runner", "server"]
 
 
-def test_start_prints_url_last_then_status_and_stop() -> None:
-    if subprocess.run([*CLI, "status"], capture_output=True, check=False).returncode == 0:
-        pytest.skip("an embedded server started by hand is running; not touching it")
-    start = subprocess.run([*CLI, "start"], capture_output=True, text=True, timeout=120, check=False)
+def own_cache_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a ycsb-runner with a cache folder of its own (set-up's YCSB and server binary
+    linked in): the servers of other test workers and checkouts and one started by hand are recorded in
+    the shared cache's ``server`` folder, never in this one, so ``server`` commands see and stop only
+    this test's."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for entry in cache_dir().iterdir():
+        if entry.name not in ("server", "locks"):
+            (cache / entry.name).symlink_to(entry)
+    env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}
+    env["YCSB_RUNNER_CACHE"] = str(cache)
+    return env
+
+
+def test_start_prints_url_last_then_status_and_stop(tmp_path: Path) -> None:
+    env = own_cache_env(tmp_path)
+    run = lambda *args, timeout=60: subprocess.run(  # noqa: E731
+        [*CLI, *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+    assert run("status").returncode == 1  # nothing started in this cache yet
+    start = run("start", timeout=120)
     assert start.returncode == 0, start.stderr
     url = start.stdout.strip().splitlines()[-1]
     assert url.startswith("mongodb://127.0.0.1:")
     try:
         with MongoClient(url, serverSelectionTimeoutMS=5000) as c:
             assert c.admin.command("ping")["ok"] == 1.0
-        status = subprocess.run([*CLI, "status"], capture_output=True, text=True, timeout=60, check=False)
+        status = run("status")
         assert status.returncode == 0 and url in status.stdout
         pid = int(status.stdout.split(" pid ")[1].split()[0])
-        again = subprocess.run([*CLI, "start"], capture_output=True, text=True, timeout=60, check=False)
+        again = run("start")
         assert again.returncode != 0 and "already running" in again.stderr and "Traceback" not in again.stderr
     finally:
-        stop = subprocess.run([*CLI, "stop"], capture_output=True, text=True, timeout=60, check=False)
+        stop = run("stop")
     assert stop.returncode == 0
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    assert subprocess.run([*CLI, "status"], capture_output=True, check=False).returncode == 1
+    assert run("status").returncode == 1
 
 
 SUITE = """name = "status-during-bench"
@@ -60,18 +78,10 @@ read = 1.0
 def test_status_shows_the_server_a_running_bench_started(tmp_path: Path) -> None:
     suite, results = tmp_path / "status.toml", tmp_path / "results"
     suite.write_text(SUITE)
-    # a cache of its own (set-up's YCSB and server binary linked in): the servers of other test workers and
-    # a server started by hand are recorded elsewhere, so this `server status` sees the bench's alone
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for entry in cache_dir().iterdir():
-        if entry.name not in ("server", "locks"):
-            (cache / entry.name).symlink_to(entry)
-    env = {k: v for k, v in os.environ.items() if k != "MONGODB_URL"}
-    env["YCSB_RUNNER_CACHE"] = str(cache)
+    env = own_cache_env(tmp_path)  # this `server status` sees the bench's server alone
     bench = subprocess.Popen(
         [sys.executable, "-m", "ycsb_runner", "bench", str(suite), "--results", str(results), "--no-monitors",
-         "--no-report"],
+         "--no-report", "--no-canaries"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True,
     )  # fmt: skip
     try:

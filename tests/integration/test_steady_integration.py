@@ -58,6 +58,7 @@ def test_a_run_with_a_10_s_server_stop_is_flagged_not_stationary(server: ServerI
                 overrides=["run.operationcount=100000000", f"maxexecutiontime={RUN_S}", "threads=2"],
                 monitors=False,
                 report=False,
+                canaries=False,
             ),
             log=lambda _m: None,
         )

@@ -27,6 +27,7 @@ def test_single_client_run_drops_its_warm_up(mongo_url: str, tmp_path: Path) -> 
             overrides=[f"warmup_s={WARMUP_S:g}", "run.operationcount=100000000", "maxexecutiontime=8"],
             monitors=False,
             report=False,
+            canaries=False,
         ),
         log=lambda _m: None,
     )

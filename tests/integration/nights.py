@@ -1,0 +1,89 @@
+"""Nights of a scaled-down `quick` on the embedded server, for the tests that judge a history of them
+(test_nightly_integration.py, test_canary_integration.py; `alone`: compared by speed, no worker beside
+them). Their eight normal nights are one history, made once per session (tests/integration/conftest.py's
+``normal_nights``); each test continues a copy of it with its own slow nights."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.nightly.history import rebuild
+
+SMALL = [
+    "maxexecutiontime=3",
+    "recordcount=300",
+    "mixes=a-read50-update50",
+    "load_threads=2",
+]
+NORMAL_NIGHTS = 8
+# The slow nights run the server 50 ms in every 0.5 s (several times slower). At 3 % (30 ms a second) a
+# slow night failed here beside the other test workers, once the third of three, once the first: a piece of
+# the server's work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request
+# (2 s: 'Still waiting for thread'). At half the time (issue 20's nights) the server is not always what
+# limits these small runs: in one run here the two nights were as fast as the normal ones (load 80 and 77
+# ops/s, normal nights 79-184), in another 60-77 % slower. At 10 % a night failed that way beside two CPU
+# burners (issue 22's acceptance); 20 % still leaves the slow nights about 5x slower.
+THROTTLE = {"share": 0.2, "period_s": 0.5}
+
+
+def _renice_threads(pid: int, nice: int) -> None:
+    """Every thread of process *pid* (setpriority sets one thread's priority on Linux)."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
+            os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+
+
+@contextlib.contextmanager
+def ahead_of_other_workers(server_pid: int, nice: int = -10) -> Iterator[None]:
+    """This thread (and so the JVMs it starts) and every thread of the server run at CPU priority *nice*:
+    -10 weighs about 9x a default process, so the nights measure the server about as if other processes
+    (CPU burners, a busy CI machine) were not there. The `alone` mark keeps the other test workers away:
+    beside them, even at this priority, the normal nights of one CI run differed 3x (run phase 47-144
+    ops/s), and the slow night's p-value did not pass Holm's threshold. Raising a priority takes root (CI
+    runs as root); without it the nights run as they are."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)  # this thread only: the JVMs it forks inherit it
+        _renice_threads(server_pid, nice)
+    except PermissionError:
+        pass
+    try:
+        yield
+    finally:
+        _renice_threads(server_pid, own)
+        os.setpriority(os.PRIO_PROCESS, 0, own)
+
+
+def night_options(
+    url: str, results: Path, night: int, tags: dict[str, str], *, canaries: bool = True
+) -> BenchOptions:
+    """The bench of night *night* into *results* (no monitors, no report), tagged *tags*."""
+    return BenchOptions(
+        suite="quick",
+        url=url,
+        overrides=SMALL,
+        results=results,
+        monitors=False,
+        report=False,
+        canaries=canaries,
+        run_id=f"night-{night}",
+        tags={"night": str(night), **tags},
+    )
+
+
+def run_normal_nights(url: str, results: Path) -> None:
+    """Nights 0-7, with their canaries, tagged ``server=normal``."""
+    for night in range(NORMAL_NIGHTS):
+        run_bench(night_options(url, results, night, {"server": "normal"}), log=lambda _m: None)
+
+
+def copy_nights(nights: Path, results: Path) -> Path:
+    """A copy of the results folder *nights* at *results*, its history indexed from the copied folders."""
+    shutil.copytree(nights, results, symlinks=True)
+    rebuild(results, log=lambda _m: None)
+    return results

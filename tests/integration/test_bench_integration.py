@@ -170,6 +170,7 @@ def test_basicdb_binding_runs_the_suite_without_touching_the_server(mongo_url: s
             binding_class=BASIC_DB,
             history=False,
             report=False,
+            canaries=False,  # (BasicDB's own capacity: tiny_run measures them)
         ),
         log=lambda _m: None,
     )

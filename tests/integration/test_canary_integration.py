@@ -22,7 +22,7 @@ from test_nightly_integration import THROTTLE, ahead_of_other_workers
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED

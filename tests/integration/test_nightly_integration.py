@@ -30,7 +30,7 @@ import pytest
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.errors import UserError

@@ -130,6 +130,13 @@ class BenchCheck:
         if error is not None:
             raise UserError(f"stopped before running: {error.message}")
 
+    def told(self, log: Callable[[str], None]) -> BenchCheck:
+        """What a bench says before it starts: the findings (``tell``), then the notice; itself."""
+        self.tell(log)
+        for line in self.notice:
+            log(line)
+        return self
+
 
 def check_bench(opts: BenchOptions) -> BenchCheck:
     """The front of every bench, findmax search and dry run, and the one place its options are checked: the
@@ -239,30 +246,6 @@ class _ServerHolder:
 
     def __init__(self, info: ServerInfo | None) -> None:
         self.info = info
-
-
-def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
-    """The suite's audit strategy (None when it does not switch audit logging); ``_tools`` has checked that
-    it names one."""
-    if not suite.audit.states:
-        return None
-    from ycsb_runner.audit import make_strategy, strategy_spec
-    from ycsb_runner.commandline import database_name
-
-    name = suite.audit.strategy
-    options = {**suite.audit.options, **opts.audit_options, "url": url}
-    options.setdefault("target_namespace", f"{database_name(url)}.{suite.mongodb.table}")
-    if suite.audit.namespace_only:
-        options.setdefault("namespace", f"{database_name(url)}.{suite.mongodb.table}")
-    spec = strategy_spec(name)
-    client = None
-    if spec.needs_client:
-        from pymongo import MongoClient
-
-        client = MongoClient(url, serverSelectionTimeoutMS=10000)
-    if spec.with_server is not None:
-        options = spec.with_server(holder, options)
-    return make_strategy(name, client=client, options=options)
 
 
 @dataclass
@@ -382,17 +365,15 @@ def run_bench(
 ) -> BenchOutcome:
     """``ycsb-runner bench``: *opts*' suite run into a run folder, after the pre-flight (``check_bench``,
     told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
+    from ycsb_runner.audit import audit_guard, run_strategy
+    from ycsb_runner.audit.restore_file import restore_path
+    from ycsb_runner.commandline import database_name
     from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.execute.runner import Runner, Target, check_connection
     from ycsb_runner.lock import run_lock
     from ycsb_runner.model import RunResult
 
-    if checked is None:
-        checked = check_bench(opts)
-        checked.tell(log)
-        for line in checked.notice:
-            log(line)
-    ready = _tools(opts, checked, log)
+    ready = _tools(opts, checked if checked is not None else check_bench(opts).told(log), log)
     suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()
@@ -400,7 +381,7 @@ def run_bench(
     with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
         # the per-target bench lock (ycsb_runner.lock), held until the run ends; none with --no-lock
-        note_lock = None
+        note_lock = _unlocked
         if url is None and opts.lock:
             note_lock = stack.enter_context(run_lock(None, suite=suite.name, run_id=opts.run_id))
         server: ServerInfo | None = None
@@ -416,22 +397,22 @@ def run_bench(
 
             check_not_the_target(opts.history_url, url)
         build = check_connection(url, Masker())
-        if note_lock is None:  # a server of yours: its addresses and replica-set members are known now
-            lock = run_lock(url, suite=suite.name, run_id=opts.run_id) if opts.lock else None
-            note_lock = stack.enter_context(lock) if lock is not None else _unlocked
+        if opts.url is not None and opts.lock:  # a server of yours: its addresses and members are known now
+            note_lock = stack.enter_context(run_lock(url, suite=suite.name, run_id=opts.run_id))
         target = _target_facts(server, build)
-        audit = _make_audit(suite, url, holder, opts)
+        audit = None  # the suite's audit strategy; _tools has checked that it names one
+        if suite.audit.states:
+            namespace = f"{database_name(url)}.{suite.mongodb.table}"
+            audit = run_strategy(suite.audit, url, namespace, holder, opts.audit_options)
         result = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
         result.manifest.tags = dict(opts.tags)
         note_lock(result.run_id)
         if isinstance(holder, EmbeddedServer):
             holder.owned_by_run(result.run_id)
         point_latest(results, result.root)
-        if audit is not None:
-            from ycsb_runner.audit import audit_guard
-            from ycsb_runner.audit.restore_file import restore_path
-
-            # the restore file goes into the run folder before the first switch (crash-safe restore)
+        if (
+            audit is not None
+        ):  # the restore file goes into the run folder before the first switch (crash-safe)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
         hooks = _hooks(opts, ready, url, audit, holder, progress, embedded=server is not None)
         runner = _make_runner(opts, ready, result, Target(url, target), hooks)

@@ -193,10 +193,7 @@ def bench(
     if dry_run:
         _dry_run(opts)
         return
-    check = check_bench(opts)
-    check.tell(log)
-    for line in check.notice:
-        log(line)
+    check = check_bench(opts).told(log)
     log(f"suite {check.plan.suite.name}: {len(check.plan.steps)} steps, estimated {check.plan.estimate}")
     run_and_show(
         [s.est_seconds for s in check.plan.steps],

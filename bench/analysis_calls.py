@@ -121,7 +121,7 @@ def command_calls(*args: str) -> Calls:
 def finish_calls(run: Path, results: Path) -> Calls:
     """What ``run_bench`` does with a run folder once its steps are done (``finish_run_folder``: history
     record, study table, report), on a copy of *run* under *results*, given the run as the runner holds it."""
-    from ycsb_runner.api import finish_run_folder
+    from ycsb_runner.bench import finish_run_folder
     from ycsb_runner.model import RunResult
 
     copy = results / run.name

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from pymongo import MongoClient
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.install.ferretdb import ensure_ferretdb
 from ycsb_runner.model import RunResult

@@ -111,7 +111,7 @@ import pandas as pd
 import psutil
 
 from ycsb_runner.analyse.stats import summarize
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.execute.probe import BASIC_DB
 from ycsb_runner.model import STDERR

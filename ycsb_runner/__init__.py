@@ -27,11 +27,11 @@ TYPE_CHECKING = False
 
 # public name -> the module that defines it
 _EXPORTS = {
-    "BenchOptions": "ycsb_runner.api",
-    "BenchOutcome": "ycsb_runner.api",
-    "run_bench": "ycsb_runner.api",
-    "run_findmax": "ycsb_runner.api",
-    "FindmaxOptions": "ycsb_runner.findmax",
+    "BenchOptions": "ycsb_runner.bench",
+    "BenchOutcome": "ycsb_runner.bench",
+    "run_bench": "ycsb_runner.bench",
+    "run_findmax": "ycsb_runner.bench",
+    "FindmaxOptions": "ycsb_runner.findmax.search",
     "RunResult": "ycsb_runner.model",
     "RunAnalysis": "ycsb_runner.analyse.analysis",
     "CompareOutcome": "ycsb_runner.analyse.compare_service",
@@ -76,9 +76,9 @@ if TYPE_CHECKING:
 
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.compare_service import CompareOutcome, compare_runs
-    from ycsb_runner.api import BenchOptions, BenchOutcome, run_bench, run_findmax
+    from ycsb_runner.bench import BenchOptions, BenchOutcome, run_bench, run_findmax
     from ycsb_runner.errors import UserError
-    from ycsb_runner.findmax import FindmaxOptions
+    from ycsb_runner.findmax.search import FindmaxOptions
     from ycsb_runner.model import RunResult
     from ycsb_runner.nightly.export import export_history
     from ycsb_runner.nightly.notify import notify

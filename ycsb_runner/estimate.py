@@ -108,7 +108,7 @@ def _any_run(results: Path) -> bool:
 
 def _candidates(results: Path, history_url: str | None, suite: str) -> list[Path]:
     """The suite's run folders, newest first: from the history, else the folders under *results*."""
-    if not config.current().history(history_url) and not _any_run(results):
+    if not _any_run(results) and not config.current().history(history_url):
         return []  # nothing measured yet: no need to load the history (and pandas, for `render`)
     from ycsb_runner.nightly.history import open_history, run_folders
 

@@ -174,6 +174,15 @@ def target_lock(
             os.close(fd)  # releases the flock
 
 
+def run_lock(
+    url: str | None, *, suite: str, run_id: str | None = None
+) -> contextlib.AbstractContextManager[Callable[[str], None]]:
+    """A bench's lock of its target (``target_lock``): the embedded server (*url* None), or every address of
+    the URL's hosts and of the replica set's members (asked now)."""
+    members = replica_set_members(url)[1] if url is not None else ()
+    return target_lock(target_keys(url, members), suite=suite, run_id=run_id)
+
+
 def _take(key: str) -> int:
     """The open, flock-ed lock file of one key (UserError when a live process holds it)."""
     path = lock_path(key)

@@ -507,7 +507,7 @@ class FindmaxBound(ManifestSection):
 @dataclass(frozen=True)
 class FindmaxRecord(ManifestSection):
     """``findmax``: a ``ycsb-runner findmax`` search's parameters, its probes and what it found
-    (``ycsb_runner.findmax.summary``)."""
+    (``ycsb_runner.findmax.search.summary``)."""
 
     mix: str = ""
     bound: FindmaxBound = field(default_factory=FindmaxBound)
@@ -518,14 +518,20 @@ class FindmaxRecord(ManifestSection):
     resolution_pct: float | None = None
     start_ops_s: int | None = None
     min_achieved: float | None = None
-    # per probe (``ycsb_runner.findmax.Probe``): step, target, throughput_ops_s, latency_us, worst_operation,
-    # error_rate, passed, reasons
+    # per probe (``ycsb_runner.findmax.search.Probe``): step, target, throughput_ops_s, latency_us,
+    # worst_operation, error_rate, passed, reasons
     probes: list[dict[str, Any]] = field(default_factory=list)
     max_ops_s: float | None = None  # the highest passing target below every failing one
     lowest_failing_ops_s: float | None = None
     converged: bool = False
     done: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def config_key(self) -> list[Any]:
+        """The search parameters that make runs comparable night by night (the fingerprint's part)."""
+        written = self.to_json()
+        keys = ("mix", "bound", "max_error_rate", "threads", "probe_s", "max_probes", "resolution_pct")
+        return [written.get(k) for k in (*keys, "start_ops_s")]
 
 
 @dataclass(frozen=True)
@@ -608,7 +614,7 @@ class Manifest:
     tool: ToolRecord = field(default_factory=ToolRecord)
     tags: dict[str, str] = field(default_factory=dict)  # ``bench --tag k=v``: server=7.0.12, sha=abc123
     #: ``ycsb-runner findmax``: the search's parameters, its probes and the found rate
-    #: (``ycsb_runner.findmax.summary``); None for a bench run
+    #: (``ycsb_runner.findmax.search.summary``); None for a bench run
     findmax: FindmaxRecord | None = None
     #: the canaries measured beside the steps (``ycsb_runner.execute.canary.Canaries.figures``); None when
     #: the run measured none (``--no-canaries``, or a folder written before them)
@@ -658,9 +664,7 @@ class Manifest:
         )
         parts: list[Any] = [self.suite.name, self.suite.repetitions, cells]
         if self.findmax is not None:  # the probes' targets differ night by night; the search's bound does not
-            from ycsb_runner.findmax import config_key
-
-            parts.append(config_key(self.findmax.to_json()))
+            parts.append(self.findmax.config_key())
         blob = json.dumps(parts, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

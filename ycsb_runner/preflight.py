@@ -3,7 +3,9 @@ target server is known to mishandle. Pure: a suite in, findings out; ``bench`` p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ycsb_runner.suite import Suite
 
@@ -158,11 +160,24 @@ def preflight(suite: Suite, *, embedded: bool) -> list[Finding]:
     )
 
 
-def audit_findings(strategy: str | None, options: dict, *, embedded: bool) -> list[Finding]:
-    """A bench's audit strategy and its ``--audit-option`` values, checked before the server starts (each
-    strategy's own ``preflight``)."""
-    if not strategy:
-        return []
+def audit_preflight(
+    suite: Suite, options: Mapping[str, Any], *, embedded: bool
+) -> tuple[list[Finding], list[str]]:
+    """A suite's audit strategy before the server starts: its own pre-flight of its options (*options*, the
+    ``--audit-option`` values, over the suite's) as errors, and the notice that says which programs the run
+    will execute, and from where: a suite file someone handed you must not run programs unannounced."""
+    audit = suite.audit
+    if not audit.states or not audit.strategy:
+        return [], []
     from ycsb_runner.audit import strategy_spec
 
-    return [Finding("error", e) for e in strategy_spec(strategy).preflight(options, embedded)]
+    spec = strategy_spec(audit.strategy)
+    given = {**audit.options, **options}
+    findings = [Finding("error", e) for e in spec.preflight(given, embedded)]
+    if spec.programs is None:
+        return findings, []
+    lines = spec.programs(given)
+    from_suite = [k for k in spec.program_keys if k in audit.options and k not in options]
+    where = f"suite file {suite.path}" if from_suite else "--audit-option"
+    head = f"notice: this run executes programs (audit strategy {audit.strategy}, from the {where}):"
+    return findings, [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]

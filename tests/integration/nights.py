@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.nightly.history import rebuild
 
 SMALL = [

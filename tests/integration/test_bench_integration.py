@@ -14,7 +14,7 @@ import psutil
 import pytest
 from pymongo import MongoClient
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.probe import BASIC_DB
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.commandline import describe_plan
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.driver_settings import (

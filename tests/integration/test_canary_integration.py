@@ -23,7 +23,7 @@ from nights import NORMAL_NIGHTS, THROTTLE, ahead_of_other_workers, copy_nights,
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.api import run_bench
+from ycsb_runner.bench import run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.install import JavaInfo, YcsbInstall, cds
 

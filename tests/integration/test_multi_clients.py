@@ -21,7 +21,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from pymongo import MongoClient
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import RunFailed, UserError
 from ycsb_runner.parse.hdr import read_hdr_log
 
@@ -567,8 +567,8 @@ def test_server_is_sampled_during_a_multi_client_run(three_client_run) -> None:
 def test_findmax_splits_each_probes_target_across_the_clients(
     ssh_hosts: Path, mongo_url: str, tmp_path: Path
 ) -> None:
-    from ycsb_runner.api import run_findmax
-    from ycsb_runner.findmax import FindmaxOptions, make_bound
+    from ycsb_runner.bench import run_findmax
+    from ycsb_runner.findmax.search import FindmaxOptions, make_bound
 
     outcome = run_findmax(
         BenchOptions(

@@ -10,7 +10,7 @@ import psutil
 import pytest
 from test_failures_integration import when_the_run_step_runs  # same folder
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.errors import RunFailed
 

@@ -7,7 +7,7 @@ import json
 import socket
 from pathlib import Path
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.model import FORMAT_VERSION, MANIFEST, RunResult, ServerEngine
 
 

@@ -9,7 +9,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 from test_multi_clients import completed_run_step  # same folder
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.parse.hdr import read_hdr_log
 
 pytestmark = pytest.mark.integration

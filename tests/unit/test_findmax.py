@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from cli_process import run_module
 
-from ycsb_runner import findmax as fm
 from ycsb_runner.errors import UserError
-from ycsb_runner.execute.findmax_runner import findmax_plan, probe_figures
+from ycsb_runner.findmax import search as fm
+from ycsb_runner.findmax.plan import findmax_plan
+from ycsb_runner.findmax.runner import probe_figures
 from ycsb_runner.parse import parse_output
 from ycsb_runner.suite import load_suite
 
@@ -227,7 +228,7 @@ def test_the_achieved_rate_stops_at_the_stop(capture: str, lines: int, last_ops:
     the first line after a 1.2-s warm-up (2 s: 30 ops) to the stop (6 s: 94 ops): 64 ops in 4 s. (Up to
     the end of HDR's closing interval, or to the last periodic line, both said 13 ops/s: a failed probe.)"""
     from ycsb_runner.execute.common import status_times
-    from ycsb_runner.execute.findmax_runner import status_window_rate
+    from ycsb_runner.findmax.runner import status_window_rate
 
     data = Path(__file__).parents[1] / "data" / "ycsb"
     run = parse_output((data / f"{capture}.stdout").read_bytes(), (data / f"{capture}.stderr").read_bytes())
@@ -246,7 +247,7 @@ def test_steady_latencies_are_those_of_the_intervals_after_the_warm_up() -> None
     import numpy as np
     from hdrh.histogram import HdrHistogram
 
-    from ycsb_runner.execute.findmax_runner import steady_latencies
+    from ycsb_runner.findmax.runner import steady_latencies
     from ycsb_runner.parse.hdr import BucketLayout, HdrInterval, HdrLog
 
     layout = BucketLayout(1, 3)

@@ -289,7 +289,7 @@ def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, st
 
 def _as_findmax(folder: Path, run_id: str, found: int | None, limit_us: float = 10_000.0) -> Path:
     """A copy of the run folder as if findmax had run it: its run steps are the probes."""
-    from ycsb_runner import findmax as fm
+    from ycsb_runner.findmax import search as fm
 
     m = json.loads((folder / "manifest.json").read_text())
     m["run_id"] = run_id

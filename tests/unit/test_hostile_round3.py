@@ -485,7 +485,7 @@ def test_15_parse_of_random_bytes_is_one_line_error(tmp_path: Path) -> None:
 
 def test_15_a_capture_parsed_from_the_file_equals_one_parsed_in_memory() -> None:
     from ycsb_runner.parse import parse_output
-    from ycsb_runner.parse.api import parse_capture
+    from ycsb_runner.parse.run_output import parse_capture
 
     for name in ("flaky", "timeseries", "hdr_both", "killed"):
         out, err = DATA / f"{name}.stdout", DATA / f"{name}.stderr"

@@ -14,7 +14,7 @@ from test_regress import NOISE, _nightly_history
 from typer.testing import CliRunner
 
 from ycsb_runner import BenchOptions, run_bench
-from ycsb_runner.api import check_bench, dry_run
+from ycsb_runner.bench import check_bench, dry_run
 from ycsb_runner.cli import app
 from ycsb_runner.cli.groups import BENCH_TARGET, REGRESS
 from ycsb_runner.errors import UserError

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from ycsb_runner import UserError, parse_file
-from ycsb_runner.parse import api, parse_export, parse_output
+from ycsb_runner.parse import parse_export, parse_output, run_output
 
 YCSB = Path(__file__).parents[1] / "data" / "ycsb"
 
@@ -31,7 +31,7 @@ def test_a_capture_is_streamed_with_its_stderr_beside_it(monkeypatch: pytest.Mon
     def held_whole(*args, **kwargs):
         raise AssertionError("a capture file was read whole")
 
-    monkeypatch.setattr(api, "parse_output", held_whole)
+    monkeypatch.setattr(run_output, "parse_output", held_whole)
     assert parse_file(out).verdict.status == whole.verdict.status  # streamed: parse_capture alone
 
 

@@ -70,6 +70,6 @@ def test_importing_the_package_loads_no_pandas() -> None:
 
 def test_the_scan_reads_blocks_and_inline_code() -> None:
     text = "x\n```python\nfrom ycsb_runner import a, b\nimport os\n```\n"
-    text += "and `from ycsb_runner.api import c` too"
+    text += "and `from ycsb_runner.bench import c` too"
     got = [(n.module, [a.name for a in n.names]) for n in readme_imports(text)]
-    assert got == [("ycsb_runner", ["a", "b"]), ("ycsb_runner.api", ["c"])]
+    assert got == [("ycsb_runner", ["a", "b"]), ("ycsb_runner.bench", ["c"])]

@@ -28,7 +28,6 @@ from ycsb_runner.audit.registry import (
     register_strategy,
     strategy_names,
     strategy_spec,
-    truthy,
 )
 
 
@@ -58,6 +57,7 @@ __all__ = [
     "ops_to_commands",
     "register_strategy",
     "strategy_names",
+    "run_strategy",
     "strategy_spec",
     "unverified_audit",
 ]
@@ -83,7 +83,24 @@ def make_strategy(name: str, *, client: Any = None, options: dict[str, Any] | No
     * tencent: ``instance_id`` (required), ``region``, ``endpoint``, ``scheme``, ``log_expire_day``,
       ``namespace``, ``wait_s``, ``poll_s``, ``sdk_client``.
     """
-    opts = dict(options or {})
-    strategy = strategy_spec(name).make(opts, client)
-    strategy.upsert = truthy(opts.get("upsert"))
-    return strategy
+    return strategy_spec(name).build(options or {}, client)
+
+
+def run_strategy(section: Any, url: str, namespace: str, holder: Any, given: dict[str, Any]) -> AuditStrategy:
+    """A bench's audit strategy: the suite's ``[audit]`` *section* (its strategy named: bench checked it),
+    its options with the ``--audit-option`` values *given* over them, against *url*. *namespace*: YCSB's
+    collection ("db.coll"), where the strategy reads ``param.ns`` clauses (and all it audits with
+    ``namespace_only``); *holder*: the embedded server as it is now (a restart replaces it)."""
+    options = {**section.options, **given, "url": url}
+    options.setdefault("target_namespace", namespace)
+    if section.namespace_only:
+        options.setdefault("namespace", namespace)
+    spec = strategy_spec(section.strategy)
+    client = None
+    if spec.needs_client:
+        from pymongo import MongoClient
+
+        client = MongoClient(url, serverSelectionTimeoutMS=10000)
+    if spec.with_server is not None:
+        options = spec.with_server(holder, options)
+    return spec.build(options, client)

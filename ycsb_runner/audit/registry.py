@@ -60,6 +60,14 @@ class StrategySpec:
     program_keys: tuple[str, ...] = ()
     unverified: str = ""
 
+    def build(self, options: dict[str, Any], client: Any = None) -> AuditStrategy:
+        """The strategy from *options* (``make``), with ``upsert``: the binding's mongodb.upsert (inserts
+        are audited as updates)."""
+        opts = dict(options)
+        strategy = self.make(opts, client)
+        strategy.upsert = truthy(opts.get("upsert"))
+        return strategy
+
 
 _SPECS: dict[str, StrategySpec] = {}
 

@@ -4,8 +4,9 @@
 ``reference``, ``audit`` and ``history`` (runs, regress, history rebuild). The options they share are in
 ``options``; the option groups several commands take whole (bench and findmax's target, regress's options,
 the run filter, where the history is) in ``groups``; how bench and findmax show a run in ``running``.
-What a command answers is the library's (``api.check_bench``, ``api.dry_run``, ``analyse.compare_service``,
-``nightly.regress_service``): a command parses, calls and prints. ``commands`` builds the Typer app.
+What a command answers is the library's (``bench.check_bench``, ``bench.dry_run``,
+``analyse.compare_service``, ``nightly.regress_service``): a command parses, calls and prints.
+``commands`` builds the Typer app.
 
 ``main`` is the one way out of the command: every exit is a documented code with at most one line (an
 exception no command expected is one ``internal error`` line and exit 70, never Python's exit 1, which

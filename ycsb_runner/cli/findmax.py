@@ -10,7 +10,7 @@ import typer
 from ycsb_runner.cli.groups import BENCH_TARGET
 from ycsb_runner.cli.options import Format, FormatOpt, emit, log, option
 from ycsb_runner.cli.running import run_and_show
-from ycsb_runner.findmax import (
+from ycsb_runner.findmax.search import (
     DEFAULT_MAX_PROBES,
     DEFAULT_PROBE_S,
     DEFAULT_RESOLUTION_PCT,
@@ -20,7 +20,7 @@ from ycsb_runner.findmax import (
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.findmax import FindmaxOptions
+    from ycsb_runner.findmax.search import FindmaxOptions
 
 _LATENCY = "LATENCY"
 
@@ -61,8 +61,8 @@ def findmax(
     each target is split across them. It writes a run folder like bench, adds the found rate
     to the history (series findmax_ops_s, for regress) and draws the curve in the report.
     """
-    from ycsb_runner.api import BenchOptions, prepare, run_findmax
-    from ycsb_runner.findmax import FindmaxOptions, make_bound
+    from ycsb_runner.bench import BenchOptions, check_bench, run_findmax
+    from ycsb_runner.findmax.search import FindmaxOptions, make_bound
 
     search = FindmaxOptions(
         mix=mix,
@@ -75,13 +75,13 @@ def findmax(
         start=start,
     )
     opts = BenchOptions(**target, findmax=search)
-    plan_suite, plan = prepare(opts)
-    search = opts.findmax
-    log(_search_line(plan_suite.name, plan.steps[0].est_seconds, search))
+    check = check_bench(opts)
+    search, plan = check.findmax, check.plan
+    log(_search_line(plan.suite.name, plan.steps[0].est_seconds, search))
     run_s = [search.probe_s + 3.0] * search.max_probes
     run_and_show(
         [plan.est_seconds, *run_s],
-        lambda progress: run_findmax(opts, search, log=log, progress=progress),
+        lambda progress: run_findmax(opts, search, log=log, progress=progress, checked=check),
         lambda run, _error: _print_search(run, fmt),
     )
 
@@ -89,7 +89,7 @@ def findmax(
 def _search_line(suite_name: str, load_seconds: float, search: FindmaxOptions) -> str:
     """What the search will do and about how long it takes (the load step's estimate, *load_seconds*, and
     every probe)."""
-    from ycsb_runner.execute.findmax_runner import estimated_seconds
+    from ycsb_runner.findmax.plan import estimated_seconds
 
     est = estimated_seconds(load_seconds, search)
     return (

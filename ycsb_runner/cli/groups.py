@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ycsb_runner.api import BenchOptions
+from ycsb_runner.bench import BenchOptions
 from ycsb_runner.cli.options import (
     CanariesOpt,
     ClientOpt,

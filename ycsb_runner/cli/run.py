@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ycsb_runner.api import BenchOptions
 from ycsb_runner.audit.registry import strategy_names
+from ycsb_runner.bench import BenchOptions
 from ycsb_runner.cli.groups import BENCH_TARGET
 from ycsb_runner.cli.options import (
     ClientOpt,
@@ -123,7 +123,7 @@ def render(
 def _dry_run(opts: BenchOptions, *, show_properties: bool = False) -> None:
     """``bench --dry-run`` and ``render``: the plan on stdout, then the pre-flight's findings, with bench's
     exit code (2 where it would refuse to start)."""
-    from ycsb_runner.api import dry_run
+    from ycsb_runner.bench import dry_run
 
     text, check = dry_run(opts, show_properties=show_properties)
     sys.stdout.write(text)
@@ -179,7 +179,7 @@ def bench(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Run a suite against MONGODB_URL, or against the embedded server when none is given."""
-    from ycsb_runner.api import check_bench, run_bench
+    from ycsb_runner.bench import check_bench, run_bench
 
     opts = BenchOptions(
         **target,
@@ -193,10 +193,7 @@ def bench(
     if dry_run:
         _dry_run(opts)
         return
-    check = check_bench(opts)
-    check.tell(log)
-    for line in check.notice:
-        log(line)
+    check = check_bench(opts).told(log)
     log(f"suite {check.plan.suite.name}: {len(check.plan.steps)} steps, estimated {check.plan.estimate}")
     run_and_show(
         [s.est_seconds for s in check.plan.steps],

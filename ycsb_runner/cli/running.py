@@ -14,7 +14,7 @@ from ycsb_runner.errors import RunFailed, RunInterrupted, interrupted_exit_code,
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.api import BenchOutcome
+    from ycsb_runner.bench import BenchOutcome
 
 
 def run_and_show(

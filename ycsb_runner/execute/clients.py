@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +88,20 @@ def ssh_config_path(suite_value: str = "") -> str | None:
     if not path.is_file():
         raise UserError(f"ssh config {path} does not exist: fix {config.SSH_CONFIG} or [clients] ssh_config")
     return str(path)
+
+
+def load_generators(
+    names: list[str], ssh_config: str, java: str, log: Callable[[str], None] = print
+) -> list[Client]:
+    """A run's clients (*names*: ``--client`` values, else the suite's ``[clients] hosts``), each checked
+    over SSH; none for this machine alone (no names, or ``local``). *ssh_config*: the suite's."""
+    if not names or names == ["local"]:
+        return []
+    config_file = ssh_config_path(ssh_config)
+    clients = [Client(spec, config_file) for spec in parse_clients(names)]
+    for note in check_clients(clients, java):
+        log(note)
+    return clients
 
 
 def _tar(files: Mapping[str, str]) -> bytes:

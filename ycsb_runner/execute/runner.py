@@ -156,7 +156,7 @@ class Tools:
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """How the steps run: the bench options of the same names (``ycsb_runner.api.BenchOptions``)."""
+    """How the steps run: the bench options of the same names (``ycsb_runner.bench.BenchOptions``)."""
 
     templates: Path | None = None
     jvm_args: tuple[str, ...] = ()

@@ -11,12 +11,12 @@ The only exception raised on bad input is :class:`ParseError` (a ``UserError``),
 output at all.
 """
 
-from .api import parse_output
 from .errors import ParseError
 from .export import export_rows
 from .hdr import hdr_histograms, hdr_intervals, hdr_percentiles, read_hdr_log
 from .model import ParsedRun, Verdict
 from .raw import parse_raw_file
+from .run_output import parse_output
 
 __all__ = [
     "ParseError",

@@ -35,7 +35,7 @@ def parse_file(
     parsed (every status update kept with *keep_status*, else only their digest); a pipe is read whole.
     *exit_code*, *expected_ops* and *max_error_rate* judge the run as ``parse_output`` does. UserError (one
     line) for a folder, a missing or unreadable file, or input that is not YCSB output (``ParseError``)."""
-    from .api import parse_capture, parse_output
+    from .run_output import parse_capture, parse_output
 
     path = _checked(Path(path))
     err_path = None if stderr is None else Path(stderr)

@@ -631,7 +631,7 @@ def _tables(a: RunAnalysis) -> list[Section]:
         sections.append(Section(title, [Table(shown, data=study_data(a.table)), *told]))
         return sections
     if run.manifest.findmax is not None:  # the search instead of the study table
-        from ycsb_runner.findmax import found_text, search_frame
+        from ycsb_runner.findmax.search import found_text, search_frame
 
         search = run.manifest.findmax.to_json()
         head = f"Max throughput: {found_text(search)}"

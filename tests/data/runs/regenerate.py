@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ycsb_runner.api import BenchOptions, run_bench
+from ycsb_runner.bench import BenchOptions, run_bench
 
 HERE = Path(__file__).resolve().parent
 SUITES = HERE.parent.parent / "suites"

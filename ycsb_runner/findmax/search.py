@@ -1,6 +1,6 @@
 """The search behind ``ycsb-runner findmax``: the highest ``-target`` rate that meets a latency bound.
 
-Pure functions of the probes so far (no I/O); ``ycsb_runner.execute.findmax_runner`` runs the probes.
+Pure functions of the probes so far (no I/O); ``ycsb_runner.findmax.runner`` runs the probes.
 
 A **probe** is one run step at a fixed YCSB ``-target``. It passes when
 
@@ -234,21 +234,6 @@ def summary(opts: FindmaxOptions, probes: Sequence[Probe], start: int, done: boo
         "converged": converged(probes, opts.resolution_pct),
         "done": done,
     }
-
-
-def config_key(findmax: Mapping[str, Any]) -> list[Any]:
-    """The search parameters that make runs comparable night by night (the fingerprint's part)."""
-    keys = (
-        "mix",
-        "bound",
-        "max_error_rate",
-        "threads",
-        "probe_s",
-        "max_probes",
-        "resolution_pct",
-        "start_ops_s",
-    )
-    return [findmax.get(k) for k in keys]
 
 
 def search_frame(search: dict[str, Any]) -> Any:

@@ -1,8 +1,15 @@
-"""The library entry point behind ``ycsb-runner bench``: suite -> plan -> (server) -> runner -> results.
+"""The bench orchestrator behind ``ycsb-runner bench`` and ``ycsb-runner findmax``.
+
+The options are checked once, in :func:`check_bench`, which then takes the front of the flow in order: the
+suite and its audit strategy, a findmax search's shape, the plan (with what earlier runs measured), the
+pre-flight's findings and the notice of the programs the run executes. :func:`run_bench` takes that check
+and goes on down: the tools (YCSB, Java, the load generators), the target (server, lock, connection), the
+run folder, the runner (audit, monitors, canaries) and its steps, then the folder read back once for the
+history, the study table and the report (:func:`finish_run_folder`).
 
 Usable without the CLI::
 
-    from ycsb_runner.api import BenchOptions, run_bench
+    from ycsb_runner.bench import BenchOptions, run_bench
     outcome = run_bench(BenchOptions(suite="quick", url=None))   # None: the embedded server
     print(outcome.run_dir)
 """
@@ -15,7 +22,7 @@ import math
 import os
 import signal
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,41 +102,18 @@ def check_options(opts: BenchOptions) -> None:
         check_url(opts.url)
 
 
-def prepare(opts: BenchOptions) -> tuple[Suite, Plan]:
-    check_options(opts)
-    suite = load_suite(opts.suite, opts.overrides, opts.scale)
-    from ycsb_runner.audit import strategy_names
-
-    names = strategy_names()
-    for given, where in ((opts.audit_strategy, "--audit-strategy"), (suite.audit.strategy, "audit.strategy")):
-        if given and given not in names:
-            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(names)}")
-    if opts.audit_strategy:
-        from dataclasses import replace
-
-        suite = replace(suite, audit=replace(suite.audit, strategy=opts.audit_strategy))
-    from ycsb_runner.estimate import earlier_rates
-
-    measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
-    if opts.findmax is not None:  # the load alone: the probes are chosen as they run
-        from ycsb_runner.execute.findmax_runner import findmax_plan
-
-        suite, opts.findmax = findmax_plan(suite, opts.findmax)
-        plan = build_plan(suite, measured)
-        return suite, Plan(suite=suite, steps=plan.steps[:1])
-    return suite, build_plan(suite, measured)
-
-
 @dataclass
 class BenchCheck:
-    """What a bench checks before it starts anything, as ``bench``, ``bench --dry-run`` and ``render`` say it:
-    the suite and its plan, the pre-flight *findings* (``ycsb_runner.preflight``) and the *notice* of the
-    programs the run will execute (an audit strategy's, from the suite file or the options)."""
+    """What a bench checks before it starts anything, as ``bench``, ``bench --dry-run``, ``render`` and
+    ``findmax`` say it: the suite and its plan, the pre-flight *findings* (``ycsb_runner.preflight``), the
+    *notice* of the programs the run will execute (an audit strategy's, from the suite file or the options)
+    and, for a findmax search, its options with the mix and the thread count resolved."""
 
     suite: Suite
     plan: Plan
     findings: list[Any]  # preflight.Finding
     notice: list[str]
+    findmax: Any = None  # ycsb_runner.findmax.search.FindmaxOptions, resolved; None: a bench
 
     @property
     def error(self) -> str | None:
@@ -146,40 +130,46 @@ class BenchCheck:
         if error is not None:
             raise UserError(f"stopped before running: {error.message}")
 
+    def told(self, log: Callable[[str], None]) -> BenchCheck:
+        """What a bench says before it starts: the findings (``tell``), then the notice; itself."""
+        self.tell(log)
+        for line in self.notice:
+            log(line)
+        return self
+
 
 def check_bench(opts: BenchOptions) -> BenchCheck:
-    """The pre-flight of a bench: the options, the suite and its plan (``prepare``), what the suite's
-    settings will measure badly (warnings) or cannot measure (errors), and the programs it will run."""
-    from ycsb_runner.preflight import audit_findings, preflight
+    """The front of every bench, findmax search and dry run, and the one place its options are checked: the
+    options, the suite (with ``--audit-strategy``), a findmax search's shape, the plan (timed by what earlier
+    runs of the suite against the same target measured), what the suite's settings will measure badly
+    (warnings) or cannot measure (errors), and the programs it will run. A findmax search plans its load
+    alone (the probes are chosen as they run) and has no pre-flight."""
+    from ycsb_runner.audit import strategy_names
+    from ycsb_runner.estimate import earlier_rates
+    from ycsb_runner.preflight import audit_preflight, preflight
 
-    suite, plan = prepare(opts)
-    findings = preflight(plan.suite, embedded=opts.url is None)
-    audit = plan.suite.audit
-    if audit.states:
-        given = (opts.audit_strategy or audit.strategy, {**audit.options, **opts.audit_options})
-        findings += audit_findings(*given, embedded=opts.url is None)
-    notice = command_notice(plan.suite, opts.audit_strategy, opts.audit_options)
-    return BenchCheck(suite=suite, plan=plan, findings=findings, notice=notice)
+    check_options(opts)
+    suite = load_suite(opts.suite, opts.overrides, opts.scale)
+    names = strategy_names()
+    for given, where in ((opts.audit_strategy, "--audit-strategy"), (suite.audit.strategy, "audit.strategy")):
+        if given and given not in names:
+            raise UserError(f"{where} {given!r}: unknown audit strategy; use one of {', '.join(names)}")
+    if opts.audit_strategy:
+        audit = dataclasses.replace(suite.audit, strategy=opts.audit_strategy)
+        suite = dataclasses.replace(suite, audit=audit)
+    search = None
+    if opts.findmax is not None:
+        from ycsb_runner.findmax.plan import findmax_plan
 
-
-def command_notice(suite: Suite, strategy: str | None, options: Mapping[str, Any]) -> list[str]:
-    """The lines that say which programs a run will execute (an audit strategy's ``programs``), and from
-    where: a suite file someone handed you must not run programs unannounced. *options*: the strategy's
-    options given beside the suite's (--audit-option)."""
-    audit = suite.audit
-    name = strategy or audit.strategy
-    if not audit.states or not name:
-        return []
-    from ycsb_runner.audit import strategy_spec
-
-    spec = strategy_spec(name)
-    if spec.programs is None:
-        return []
-    lines = spec.programs({**audit.options, **options})
-    from_suite = [k for k in spec.program_keys if k in audit.options and k not in options]
-    where = f"suite file {suite.path}" if from_suite else "--audit-option"
-    head = f"notice: this run executes programs (audit strategy {name}, from the {where}):"
-    return [head, *(f"  {line}" for line in lines)] if lines else [head + " none given"]
+        suite, search = findmax_plan(suite, opts.findmax)
+    measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
+    plan = build_plan(suite, measured)
+    if search is not None:
+        return BenchCheck(suite, Plan(suite=suite, steps=plan.steps[:1]), [], [], findmax=search)
+    embedded = opts.url is None
+    findings = preflight(plan.suite, embedded=embedded)
+    audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
+    return BenchCheck(suite=suite, plan=plan, findings=findings + audit_findings, notice=notice)
 
 
 def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, BenchCheck]:
@@ -247,6 +237,10 @@ def _stop_signals_to(handler: Callable[[int, Any], None]) -> Iterator[bool]:
             signal.signal(sig, old)
 
 
+def _unlocked(run_id: str) -> None:
+    """``--no-lock``: no lock records the run."""
+
+
 class _ServerHolder:
     """The embedded server as it is now: the restart strategy replaces it (new pid)."""
 
@@ -254,8 +248,36 @@ class _ServerHolder:
         self.info = info
 
 
-def _require_audit_strategy(suite: Suite) -> None:
-    """The one-line error of a suite that switches audit logging with no strategy to do it."""
+@dataclass
+class _Prepared:
+    """What a bench checks and finds before it starts a server: the pre-flight (the suite, its plan, a
+    findmax search's options), YCSB, Java and the load generators."""
+
+    check: BenchCheck
+    install: Any  # ycsb_runner.install.ycsb.YcsbInstall
+    java: Any  # ycsb_runner.install.java.JavaInfo
+    clients: list[Any]
+
+    @property
+    def suite(self) -> Suite:
+        return self.check.plan.suite
+
+    @property
+    def plan(self) -> Plan:
+        return self.check.plan
+
+
+def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) -> _Prepared:
+    """Every check after the pre-flight that needs no server, in the order a user fixes them: an audit
+    strategy for a suite that switches audit logging, the URL's files, YCSB and Java, then the load
+    generators (an unreachable one fails here, before a server starts); runs a killed ycsb-runner left
+    "running" are marked on the way."""
+    from ycsb_runner.execute.clients import load_generators
+    from ycsb_runner.execute.probe import target_warning
+    from ycsb_runner.install import ensure_ycsb, find_java
+    from ycsb_runner.model import mark_abandoned
+
+    suite = check.plan.suite
     if suite.audit.states and not suite.audit.strategy:
         from ycsb_runner.audit import strategy_names
 
@@ -263,108 +285,60 @@ def _require_audit_strategy(suite: Suite) -> None:
             f"suite {suite.name} switches audit logging ({'/'.join(suite.audit.states)}): pass "
             f"--audit-strategy NAME ({', '.join(strategy_names())})"
         )
-
-
-def _make_audit(suite: Suite, url: str, holder: Any, opts: BenchOptions):
-    """The suite's audit strategy (None when it does not switch audit logging); _before_anything has
-    checked that it names one."""
-    if not suite.audit.states:
-        return None
-    from ycsb_runner.audit import make_strategy, strategy_spec
-    from ycsb_runner.commandline import database_name
-
-    name = suite.audit.strategy
-    options = {**suite.audit.options, **opts.audit_options, "url": url}
-    options.setdefault("target_namespace", f"{database_name(url)}.{suite.mongodb.table}")
-    if suite.audit.namespace_only:
-        options.setdefault("namespace", f"{database_name(url)}.{suite.mongodb.table}")
-    spec = strategy_spec(name)
-    client = None
-    if spec.needs_client:
-        from pymongo import MongoClient
-
-        client = MongoClient(url, serverSelectionTimeoutMS=10000)
-    if spec.with_server is not None:
-        options = spec.with_server(holder, options)
-    return make_strategy(name, client=client, options=options)
-
-
-@dataclass
-class _Prepared:
-    """What a bench checks and finds before it starts anything: the suite and its plan, YCSB, Java and the
-    load generators."""
-
-    suite: Suite
-    plan: Plan
-    install: Any  # ycsb_runner.install.ycsb.YcsbInstall
-    java: Any  # ycsb_runner.install.java.JavaInfo
-    clients: list[Any]
-
-
-def _before_anything(opts: BenchOptions, log: Callable[[str], None], checked: BenchCheck | None) -> _Prepared:
-    """Every check that needs no server, in the order a user fixes them: the pre-flight (a findmax search
-    has none; *checked*: made and told already), the options and the suite, the URL's files, the audit
-    strategy, YCSB and Java, then the load generators (an unreachable one fails here, before a server
-    starts)."""
-    from ycsb_runner.execute.probe import target_warning
-    from ycsb_runner.install import ensure_ycsb, find_java
-    from ycsb_runner.model import mark_abandoned
-
-    if checked is None and opts.findmax is None:
-        checked = check_bench(opts)
-        checked.tell(log)
-        for line in checked.notice:
-            log(line)
-    suite, plan = prepare(opts)
     if opts.url is not None:
         check_url_files(opts.url)
     for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
-    _require_audit_strategy(suite)
     install = ensure_ycsb(log=log)
     if opts.binding_class:
         install = dataclasses.replace(install, binding_class=opts.binding_class)
     java = find_java()
-    clients = _load_generators(suite, opts, java.path, log)
+    clients = load_generators(
+        opts.clients or list(suite.clients.hosts), suite.clients.ssh_config, java.path, log
+    )
     names = [c.name for c in clients] or ["local"]
     if warning := target_warning(suite.run.target, names, max(suite.run.threads)):
         log(f"warning: {warning}")
-    return _Prepared(suite=suite, plan=plan, install=install, java=java, clients=clients)
+    return _Prepared(check=check, install=install, java=java, clients=clients)
 
 
 def _hooks(
-    opts: BenchOptions, suite: Suite, audit: Any, holder: Any, progress: Callable[[str, dict], None] | None
+    opts: BenchOptions,
+    ready: _Prepared,
+    url: str,
+    audit: Any,
+    holder: Any,
+    progress: Callable[[str, dict], None] | None,
+    *,
+    embedded: bool,
 ) -> Any:
-    """The runner's audit strategy, progress events and, unless turned off, its monitor factory."""
+    """The runner's audit strategy, progress events and, unless turned off, its monitor factory and its
+    canaries (the load generators' BasicDB capacity, the round trip to the server, this host's CPU steal
+    and the CPU other processes use, the embedded server's own CPU left out)."""
+    from ycsb_runner.execute.canary import Canaries, local_server
+    from ycsb_runner.execute.monitoring import monitor_factory
     from ycsb_runner.execute.runner import Hooks
+
+    def server_pid() -> int | None:
+        return holder.info.pid if holder.info else None
 
     hooks = Hooks(audit=audit, progress=progress)
     if opts.monitors:
-        from ycsb_runner.execute.monitoring import monitor_factory
-
         hooks.monitors = monitor_factory(
-            server_pid=lambda: holder.info.pid if holder.info else None,
-            interval_s=opts.sample_interval_s,
-            target=suite.run.target,
+            server_pid=server_pid, interval_s=opts.sample_interval_s, target=ready.suite.run.target
+        )
+    if opts.canaries:
+        here, pid = (True, None) if embedded else local_server(url)
+        hooks.canaries = Canaries(
+            url,
+            ready.suite,
+            java=ready.java.path,
+            classpath=ready.install.classpath,
+            clients=list(ready.clients),
+            server_pid=server_pid if embedded else (lambda: pid),
+            server_here=here,
         )
     return hooks
-
-
-def _canaries(url: str, ready: _Prepared, holder: Any, *, embedded: bool) -> Any:
-    """The run's canaries: the load generators' BasicDB capacity, the round trip to the server, this host's
-    CPU steal and the CPU other processes use (the embedded server's own CPU left out)."""
-    from ycsb_runner.execute.canary import Canaries, local_server
-
-    here, pid = (True, None) if embedded else local_server(url)
-    return Canaries(
-        url,
-        ready.suite,
-        java=ready.java.path,
-        classpath=ready.install.classpath,
-        clients=list(ready.clients),
-        server_pid=(lambda: holder.info.pid if holder.info else None) if embedded else (lambda: pid),
-        server_here=here,
-    )
 
 
 def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
@@ -391,18 +365,25 @@ def run_bench(
 ) -> BenchOutcome:
     """``ycsb-runner bench``: *opts*' suite run into a run folder, after the pre-flight (``check_bench``,
     told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
+    from ycsb_runner.audit import audit_guard, run_strategy
+    from ycsb_runner.audit.restore_file import restore_path
+    from ycsb_runner.commandline import database_name
     from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.execute.runner import Runner, Target, check_connection
+    from ycsb_runner.lock import run_lock
     from ycsb_runner.model import RunResult
 
-    ready = _before_anything(opts, log, checked)
+    ready = _tools(opts, checked if checked is not None else check_bench(opts).told(log), log)
     suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()
     stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
     with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
-        note_lock = _lock_target(stack, opts, suite.name) if url is None else None
+        # the per-target bench lock (ycsb_runner.lock), held until the run ends; none with --no-lock
+        note_lock = _unlocked
+        if url is None and opts.lock:
+            note_lock = stack.enter_context(run_lock(None, suite=suite.name, run_id=opts.run_id))
         server: ServerInfo | None = None
         # the embedded server as it is now (its .info follows restarts, so the right process is stopped)
         holder: EmbeddedServer | _ServerHolder = _ServerHolder(None)
@@ -416,25 +397,24 @@ def run_bench(
 
             check_not_the_target(opts.history_url, url)
         build = check_connection(url, Masker())
-        if note_lock is None:  # a server of yours: its addresses and replica-set members are known now
-            note_lock = _lock_target(stack, opts, suite.name, url)
+        if opts.url is not None and opts.lock:  # a server of yours: its addresses and members are known now
+            note_lock = stack.enter_context(run_lock(url, suite=suite.name, run_id=opts.run_id))
         target = _target_facts(server, build)
-        audit = _make_audit(suite, url, holder, opts)
+        audit = None  # the suite's audit strategy; _tools has checked that it names one
+        if suite.audit.states:
+            namespace = f"{database_name(url)}.{suite.mongodb.table}"
+            audit = run_strategy(suite.audit, url, namespace, holder, opts.audit_options)
         result = RunResult.create(results, Runner.suite_info(suite, opts.templates), run_id=opts.run_id)
         result.manifest.tags = dict(opts.tags)
         note_lock(result.run_id)
         if isinstance(holder, EmbeddedServer):
             holder.owned_by_run(result.run_id)
         point_latest(results, result.root)
-        if audit is not None:
-            from ycsb_runner.audit import audit_guard
-            from ycsb_runner.audit.restore_file import restore_path
-
-            # the restore file goes into the run folder before the first switch (crash-safe restore)
+        if (
+            audit is not None
+        ):  # the restore file goes into the run folder before the first switch (crash-safe)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
-        hooks = _hooks(opts, suite, audit, holder, progress)
-        if opts.canaries:
-            hooks.canaries = _canaries(url, ready, holder, embedded=server is not None)
+        hooks = _hooks(opts, ready, url, audit, holder, progress, embedded=server is not None)
         runner = _make_runner(opts, ready, result, Target(url, target), hooks)
         stage["run_dir"] = result.root
         return _run_and_finish(runner, result, opts, results, log, stage)
@@ -445,16 +425,17 @@ def _make_runner(opts: BenchOptions, ready: _Prepared, result: RunResult, target
     errors are judged against the search's bound, not failed), else the plain one."""
     from ycsb_runner.execute.runner import Runner, RunnerSettings, Tools
 
+    search = ready.check.findmax
     runner_class: Any = Runner
     extra: dict[str, Any] = {}
-    if opts.findmax is not None:
-        from ycsb_runner.execute.findmax_runner import FindmaxRunner
+    if search is not None:
+        from ycsb_runner.findmax.runner import FindmaxRunner
 
-        runner_class, extra = FindmaxRunner, {"findmax": opts.findmax}
+        runner_class, extra = FindmaxRunner, {"findmax": search}
     settings = RunnerSettings(
         templates=opts.templates,
         jvm_args=tuple(opts.jvm_args),
-        max_error_rate=1.0 if opts.findmax is not None else opts.max_error_rate,
+        max_error_rate=1.0 if search is not None else opts.max_error_rate,
         keep_going=opts.keep_going,
     )
     tools = Tools(install=ready.install, java=ready.java, clients=tuple(ready.clients))
@@ -527,12 +508,12 @@ def run_findmax(
     *,
     log: Callable[[str], None] = print,
     progress: Callable[[str, dict], None] | None = None,
+    checked: BenchCheck | None = None,
 ) -> BenchOutcome:
     """``ycsb-runner findmax``: *opts* as for :func:`run_bench`, *findmax* a
-    :class:`ycsb_runner.findmax.FindmaxOptions`; the run folder's manifest holds the search (``findmax``)."""
-    from dataclasses import replace
-
-    return run_bench(replace(opts, findmax=findmax), log=log, progress=progress)
+    :class:`ycsb_runner.findmax.FindmaxOptions`; the run folder's manifest holds the search (``findmax``).
+    *checked*: ``check_bench`` of the same options with *findmax*, made by the caller."""
+    return run_bench(dataclasses.replace(opts, findmax=findmax), log=log, progress=progress, checked=checked)
 
 
 @contextlib.contextmanager
@@ -555,37 +536,6 @@ def _stopping_after_the_run(stage: dict[str, Any]) -> Iterator[None]:
 
 def _history(opts: BenchOptions, results: Path) -> tuple[Path, str | None] | None:
     return (results, opts.history_url) if opts.history else None
-
-
-def _lock_target(
-    stack: contextlib.ExitStack, opts: BenchOptions, suite: str, url: str | None = None
-) -> Callable[[str], None]:
-    """The per-target bench lock (``ycsb_runner.lock``), held until the run ends; a no-op with --no-lock.
-
-    *url* None: the embedded server; else every address of the URL's hosts and of the replica set's
-    members."""
-    if not opts.lock:
-        return lambda _run_id: None
-    from ycsb_runner.lock import replica_set_members, target_keys, target_lock
-
-    members = replica_set_members(url)[1] if url is not None else ()
-    return stack.enter_context(target_lock(target_keys(url, members), suite=suite, run_id=opts.run_id))
-
-
-def _load_generators(
-    suite: Suite, opts: BenchOptions, java: str, log: Callable[[str], None] = print
-) -> list[Any]:
-    """The run's clients (``--client`` first, then ``[clients] hosts``), each checked over SSH."""
-    from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
-
-    names = opts.clients or list(suite.clients.hosts)
-    if not names or names == ["local"]:
-        return []
-    config = ssh_config_path(suite.clients.ssh_config)
-    clients = [Client(spec, config) for spec in parse_clients(names)]
-    for note in check_clients(clients, java):
-        log(note)
-    return clients
 
 
 # bench's exit status when the run completed but could not be added to the history (README: exit codes)

@@ -1,6 +1,6 @@
 """``findmax``'s runner: load once, then one run step per probe, each at the target the search chooses.
 
-The search itself is :mod:`ycsb_runner.findmax` (pure); this runner turns each probe's step into its
+The search itself is :mod:`ycsb_runner.findmax.search` (pure); this runner turns each probe's step into its
 steady-state figures (the step's throughput and operations after ``warmup_s``, as every run step has them,
 one client or several), judges it, and keeps the search in the manifest (``findmax``) after every probe.
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from ycsb_runner import findmax as fm
 from ycsb_runner.errors import RunFailed
 from ycsb_runner.execute.runner import Runner
+from ycsb_runner.findmax import search as fm
 from ycsb_runner.model import ALL_CLIENTS, FindmaxRecord, Manifest, StepRecord, whole_steps
-from ycsb_runner.plan import JVM_OVERHEAD_S, Step, estimate_run_seconds
+from ycsb_runner.plan import Step, estimate_run_seconds
 
 
 def probe_figures(operations: pd.DataFrame, column: str) -> tuple[dict[str, float], float]:
@@ -211,70 +211,3 @@ class FindmaxRunner(Runner):
             if self.status == "running":
                 self.status = "failed"
             raise
-
-
-def findmax_plan(suite: Any, opts: fm.FindmaxOptions) -> tuple[Any, fm.FindmaxOptions]:
-    """The suite as findmax runs it (one mix, one thread count, probes of ``probe_s`` seconds, the bound's
-    percentile measured, a steady-state window after ``warmup_s``) and the options with the mix and the
-    thread count resolved; one-line errors for what cannot be searched."""
-    from ycsb_runner.errors import UserError
-    from ycsb_runner.suite import INT_MAX, did_you_mean
-
-    opts.check()
-    names = [m.name for m in suite.mixes]
-    if opts.mix is None:
-        if len(names) != 1:
-            raise UserError(f"suite {suite.name} has mixes {', '.join(names)}: choose one with --mix")
-        mix = suite.mixes[0]
-    else:
-        found = [m for m in suite.mixes if m.name == opts.mix]
-        if not found:
-            raise UserError(
-                f"--mix {opts.mix}: suite {suite.name} has no such mix{did_you_mean(opts.mix, names)}; "
-                f"its mixes: {', '.join(names)}"
-            )
-        mix = found[0]
-    if suite.audit.states:
-        raise UserError(
-            f"suite {suite.name} switches audit logging: findmax probes one setting; --set audit=[] (or "
-            "audit=off)"
-        )
-    if not suite.measurement.type.startswith("hdrhistogram"):
-        raise UserError(
-            f"findmax needs measurement.type = hdrhistogram (the steady-state window is cut from HDR "
-            f"interval logs), not {suite.measurement.type}"
-        )
-    threads = int(opts.threads or max(suite.run.threads))
-    percentiles = tuple(suite.measurement.percentiles)
-    if opts.bound.statistic != "avg":
-        wanted = float(opts.bound.statistic[1:])
-        if wanted not in percentiles:
-            percentiles = tuple(sorted({*percentiles, wanted}))
-    warmup = suite.effective_warmup_s or round(fm.DEFAULT_WARMUP_SHARE * opts.probe_s, 3)
-    if warmup >= opts.probe_s:
-        raise UserError(
-            f"warmup_s = {warmup:g} leaves nothing of a {opts.probe_s}-s probe: raise --probe-s or lower "
-            "warmup_s"
-        )
-    suite = dataclasses.replace(
-        suite,
-        mixes=(mix,),
-        run=dataclasses.replace(
-            suite.run,
-            threads=(threads,),
-            maxexecutiontime=int(opts.probe_s),
-            operationcount=INT_MAX,
-            status_interval=1,  # a status line and an HDR interval each second: the window's resolution
-        ),
-        measurement=dataclasses.replace(suite.measurement, percentiles=percentiles),
-        warmup_s=float(warmup) if suite.clients.warmup_s is None else suite.warmup_s,
-        repetitions=1,
-        warmup_runs=0,
-    )
-    return suite, dataclasses.replace(opts, mix=mix.name, threads=threads)
-
-
-def estimated_seconds(load_seconds: float, opts: fm.FindmaxOptions) -> float:
-    """An upper estimate: the load (as the plan estimated it) and every probe the search may run (each
-    ends at ``probe_s``)."""
-    return load_seconds + opts.max_probes * (opts.probe_s + JVM_OVERHEAD_S)

@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
+    from ycsb_runner.document import Document
     from ycsb_runner.nightly.history import RunFilter
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
-    from ycsb_runner.report.document import Document
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 

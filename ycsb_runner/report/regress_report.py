@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from ycsb_runner import textsafe
+from ycsb_runner.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.metrics import metric_label, registered_metric
 from ycsb_runner.nightly.regress import (
     IMPROVEMENT,
@@ -22,7 +23,6 @@ from ycsb_runner.nightly.regress import (
     open_changes,
 )
 from ycsb_runner.output import cell_text
-from ycsb_runner.report.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.plots import latency_unit, plt, png
 

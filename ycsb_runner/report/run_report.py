@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.caveats import server_caveat  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
+from ycsb_runner.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import (  # noqa: E402
     NO_AUDIT,
@@ -26,7 +27,6 @@ from ycsb_runner.model import (  # noqa: E402
     StepRecord,
 )
 from ycsb_runner.output import cell_text  # noqa: E402
-from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.report.pages import write_pages  # noqa: E402
 
 # Figures: ``ycsb_runner.report.plots``.

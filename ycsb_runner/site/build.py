@@ -22,9 +22,9 @@ from urllib.parse import quote
 import pandas as pd
 
 from ycsb_runner import model
+from ycsb_runner.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import metric_label
-from ycsb_runner.report.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
 
 if TYPE_CHECKING:
     from ycsb_runner.nightly.history import History
@@ -137,14 +137,14 @@ class Site:
     out: Path
 
     def add(self, rel: str, doc: Document) -> None:
-        from ycsb_runner.report import html
+        from ycsb_runner.report.html import HTML
         from ycsb_runner.store import atomic_write_bytes
 
         up = "../" * rel.count("/")
         charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
         plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 1.2 MB: only where a chart needs it
         doc.scripts = (*plotly, f"{up}{ASSETS}/{SITE_JS}")
-        atomic_write_bytes(self.out / rel, html.page(doc).encode("utf-8"), within=self.out)
+        atomic_write_bytes(self.out / rel, HTML.page(doc).encode("utf-8"), within=self.out)
 
 
 def _nav(depth: int) -> Links:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ycsb_runner import model
 from ycsb_runner.document import Document, Facts, Note, Section, Table
+from ycsb_runner.output import cell_text
 
 if TYPE_CHECKING:
     from ycsb_runner.model import RunResult
@@ -117,8 +118,9 @@ def junit_xml(result: RegressResult) -> str:
         )
         change = r.get("change_pct")
         text = clean(
-            f"{r['verdict']}: change {change:+.1f} % since {r.get('change_run')} "
-            f"(p adjusted {r.get('p_adjusted'):.2g}); {r.get('note') or ''}".strip("; ")
+            f"{r['verdict']}: change {cell_text(change, decimals=1, signed=True)} % since "
+            f"{r.get('change_run')} (p adjusted {cell_text(r.get('p_adjusted'), significant=2)}); "
+            f"{r.get('note') or ''}".strip("; ")
             if isinstance(change, float) and change == change
             else f"{r['verdict']}: {r.get('note') or ''}"
         )

@@ -15,18 +15,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ycsb_runner import textsafe
-from ycsb_runner.document import (
-    Banner,
-    Block,
-    Chart,
-    Document,
-    Facts,
-    Figure,
-    Links,
-    Note,
-    Spark,
-    Table,
-)
+from ycsb_runner.document import Banner, Block, Chart, Document, Facts, Figure, Links, Note, Spark, Table
 from ycsb_runner.output import Renderer, column_label, display_frame
 from ycsb_runner.termtable import is_number_text
 

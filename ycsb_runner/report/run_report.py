@@ -500,9 +500,8 @@ def study_data(table: pd.DataFrame) -> pd.DataFrame:
 
 def _pct(v: float, unit: str = "%") -> str:
     """A signed change with its unit ("-64 %", "+9.7 pp"), "-" when missing."""
-    if v is None or v != v:
-        return "-"
-    return f"{v:+.0f} {unit}" if abs(v) >= 10 or unit == "%" else f"{v:+.1f} {unit}"
+    whole = v is not None and v == v and (abs(v) >= 10 or unit == "%")
+    return cell_text(v, decimals=0 if whole else 1, signed=True, unit=f" {unit}")
 
 
 def audit_compact(overhead: pd.DataFrame) -> pd.DataFrame:

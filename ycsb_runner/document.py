@@ -45,8 +45,8 @@ class Table:
     table in place of its title (``parse``: the verdict). *fine*: figures as given (``cell_text(fine=True)``:
     ``parse``, the published tables) in the terminal and Markdown tables, Markdown's number columns
     right-aligned. *keys*: what tells this table from the others of its document (``parse``: file and
-    verdict; a page's table: its section); CSV writes a document as one table with these as its first
-    columns (None: its section's, on a page)."""
+    verdict); CSV writes a document as one table with these as its first columns (a page's tables: their
+    section's heading, ``Document.tables``)."""
 
     frame: pd.DataFrame
     links: dict[str, str] = field(default_factory=dict)  # column -> the column holding its cells' hrefs

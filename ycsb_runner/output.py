@@ -421,10 +421,10 @@ def register_format(renderer: Renderer) -> Renderer:
     return renderer
 
 
-#: The Markdown renderer (also the pages ``report`` and CI summaries write).
-MARKDOWN = MarkdownRenderer()
-for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MARKDOWN):
+for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MarkdownRenderer()):
     register_format(_renderer)
+#: The Markdown renderer (also of the pages ``report`` and the CI summaries write).
+MARKDOWN: MarkdownRenderer = FORMATS["markdown"]  # type: ignore[assignment]
 
 #: The ``--format`` type: every registered format (the CLI's choices).
 Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]

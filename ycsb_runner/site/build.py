@@ -1,11 +1,11 @@
 """The run history as a static site: an overview of every suite, a page per suite (its alert summaries, a
 small chart of each series), a page per series (its whole trend, drawn by Plotly) and a table of every alert.
 
-Every page is a document of ``report.document`` written by ``report.html``; the chart script is written once
-into ``assets/`` and shared by the pages, so the site reads from disk with no network (``file://``). The
-verdicts are regress's own (``nightly.regress_service.run_regress`` with its default options); the alerts
-and their triage come from the history (``History.alerts``, issue 46) or, in a history without them, from
-the series regress flags tonight (untriaged, or accepted).
+Every page is a document of ``ycsb_runner.document`` written by the HTML renderer (``report.html``); the
+chart script is written once into ``assets/`` and shared by the pages, so the site reads from disk with no
+network (``file://``). The verdicts are regress's own (``nightly.regress_service.run_regress`` with its
+default options); the alerts and their triage come from the history (``History.alerts``, issue 46) or, in
+a history without them, from the series regress flags tonight (untriaged, or accepted).
 """
 
 from __future__ import annotations

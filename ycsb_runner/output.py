@@ -1,26 +1,40 @@
-"""How a command shows what it answers: one ``Renderer`` per ``--format`` (registered in ``FORMATS``; the
-``Format`` type lists them) writes any document (``Document``: its tables as ``View``s, its ``data()``) or
-one table (``emit``); the one number formatter (``cell_text``), header labeller (``column_label``, one
-``UNITS`` table), Markdown table (``pipe_table``) and CSV dialect (``csv_table``, formula guard included).
+"""How the tool shows what it answers: one ``Renderer`` per format writes any document
+(``ycsb_runner.document``: a report, a site page or a command's answer, ``Document.of``): the terminal,
+CSV, JSON and Markdown (registered in ``FORMATS`` as ``--format``; the ``Format`` type lists them) and HTML
+(``report.html.HTML``: the pages ``report`` writes); the one number formatter (``cell_text``), header
+labeller (``column_label``, one ``UNITS`` table), Markdown table (``pipe_table``) and CSV dialect
+(``csv_table``, formula guard included).
 
 A new format is one ``Renderer`` subclass (``table``: one table; ``notes``: lines beside it) and its
-``register_format`` call below; the commands that answer documents (``parse``, ``reference show``,
-``report``) give it their ``views()``. Only the terminal renderer calls ``termtable.print_frame``."""
+``register_format`` call below. Only the terminal renderer calls ``termtable.print_frame``."""
 
 from __future__ import annotations
 
 import json
 import math
 import numbers
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 
 from ycsb_runner import textsafe
 from ycsb_runner.console import out_console
+from ycsb_runner.document import (
+    Banner,
+    Block,
+    Chart,
+    Document,
+    Facts,
+    Figure,
+    Links,
+    Note,
+    Spark,
+    Table,
+    as_data,
+    table_data,
+)
 
 if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without one start without it
     import pandas as pd
@@ -210,78 +224,17 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-HIDDEN_HINT = "--wide or --format csv shows them"
-
-
-@dataclass(frozen=True)
-class View:
-    """One table of a document. Every format shows ``frame`` under ``title`` (Markdown: as a heading unless
-    *heading* is False); JSON adds ``extra``'s keys; CSV and JSON always carry every column and row, raw.
-    The terminal table shows the *columns* given (all when none; one the frame lacks as "-"), at most
-    *limit* rows, the columns of *priority* first when not all fit (``termtable.print_frame``; the hidden
-    ones named with *hint*), renames columns by *labels*, never folds the *whole* columns and prints
-    *caption* (a text, or lines each escaped) under it; ``wide``: every column, one block per row when
-    they do not fit; *lines*: lines it prints above the table in place of its title (``parse``: the
-    verdict). *fine*: figures as given (``cell_text(fine=True)``: ``parse``, the published tables) in the
-    terminal and Markdown tables, Markdown's number columns right-aligned."""
-
-    frame: pd.DataFrame
-    title: str
-    extra: dict | None = None
-    priority: tuple[str, ...] = ()
-    wide: bool = False
-    caption: str | Sequence[str] | None = None
-    labels: dict[str, str] | None = None
-    whole: tuple[str, ...] = ()
-    #: What tells this table from the others of its document (``parse``: file and verdict); CSV writes a
-    #: document as one table with these as its first columns.
-    keys: dict[str, Any] | None = None
-    fine: bool = False
-    columns: tuple[str, ...] = ()
-    limit: int | None = None
-    hint: str = HIDDEN_HINT
-    heading: bool = True
-    lines: tuple[str, ...] = ()
-
-
-class Document(Protocol):
-    """What a command answers: its tables as views (what any format can show; a report: its sections',
-    ``report.document.Document.views``). A data format writes the document's ``data()`` (its figures as
-    plain data) when it has one (``document_data``); Markdown writes a kind of document with a page of its
-    own (a report) by the writer registered for it (``register_page``)."""
-
-    def views(self) -> list[View]: ...
-
-
-def document_data(doc: Document) -> Any:
-    """*doc* as plain data for a data format (its ``data()``), or None when it has none (then each of its
-    views is written as a table)."""
-    data = getattr(doc, "data", None)
-    return data() if callable(data) else None
-
-
-#: Markdown writers of the kinds of documents that are pages (a report: headings, banners, figures), by the
-#: document's type: registered by the module that writes that page (``report.markdown``), which the
-#: presentation layer cannot import (it sits above it).
-PAGES: dict[type, Callable[[Any], str]] = {}
-
-
-def register_page(kind: type, writer: Callable[[Any], str]) -> None:
-    """Markdown shows a document of type *kind* as *writer*'s page (its figures: files written beside it)."""
-    PAGES[kind] = writer
-
-
 class Renderer:
-    """One ``--format``. ``table`` prints one table; ``notes``, lines that go with it (regress' open changes);
-    ``document``, a command's document (a report too: ``report --format``): its views as tables, one after
-    the other. ``terminal``: for people at a terminal (commands give it their compact view); ``data``: for
-    programs (commands give it every row and column, raw)."""
+    """One format. ``document`` writes any document (a report, a site page, a command's answer): by default
+    its tables (``Document.tables``), one ``table`` after the other; ``notes``, lines that go with a table
+    (regress' open changes). ``terminal``: for people at a terminal (commands give it their compact view);
+    ``data``: for programs (commands give it every row and column, raw)."""
 
     name: ClassVar[str]
     terminal: ClassVar[bool] = False
     data: ClassVar[bool] = False
 
-    def table(self, view: View) -> None:
+    def table(self, table: Table) -> None:
         raise NotImplementedError
 
     def notes(self, heading: str, lines: Sequence[str]) -> None:
@@ -289,41 +242,41 @@ class Renderer:
             typer.echo(textsafe.terminal(line))
 
     def document(self, doc: Document) -> None:
-        for view in doc.views():
-            self.table(view)
+        for table in doc.tables():
+            self.table(table)
 
 
 class TableRenderer(Renderer):
     name = "table"
     terminal = True
 
-    def table(self, view: View) -> None:
+    def table(self, table: Table) -> None:
         from rich.text import Text
 
         from ycsb_runner.termtable import print_frame
 
-        for line in view.lines:
+        for line in table.lines:
             out_console.print(Text(textsafe.terminal(line)))
-        frame = view.frame.reindex(columns=list(view.columns)) if view.columns else view.frame
-        more = len(frame) - view.limit if view.limit is not None and len(frame) > view.limit else 0
-        frame = frame.head(view.limit) if more else frame
-        if view.lines and frame.empty:
+        frame = table.frame.reindex(columns=list(table.columns)) if table.columns else table.frame
+        more = len(frame) - table.limit if table.limit is not None and len(frame) > table.limit else 0
+        frame = frame.head(table.limit) if more else frame
+        if table.lines and frame.empty:
             out_console.print(Text("  (no rows)"))
             return
-        labels = view.labels or {}
-        if view.fine:
+        labels = table.labels or {}
+        if table.fine:
             shown = frame.apply(lambda col: col.map(lambda v: cell_text(v, fine=True))).rename(columns=labels)
         else:
             shown = display_frame(frame).rename(columns=labels)
         print_frame(
             shown,
-            title=None if view.lines else view.title,
-            caption=view.caption,
+            title=None if table.lines else table.title,
+            caption=table.caption,
             console=out_console,
-            priority=tuple(labels.get(c, c) for c in view.priority),
-            wide=view.wide,
-            show_all_hint=view.hint,
-            whole=tuple(labels.get(c, c) for c in view.whole),
+            priority=tuple(labels.get(c, c) for c in table.priority),
+            wide=table.wide,
+            show_all_hint=table.hint,
+            whole=tuple(labels.get(c, c) for c in table.whole),
         )
         if more:
             out_console.print(Text(f"  ... {more} more rows (use --format csv for all)"))
@@ -333,62 +286,130 @@ class CsvRenderer(Renderer):
     name = "csv"
     data = True
 
-    def table(self, view: View) -> None:
-        typer.echo(csv_table(view.frame), nl=False)
+    def table(self, table: Table) -> None:
+        typer.echo(csv_table(table.frame), nl=False)
 
     def document(self, doc: Document) -> None:
-        """One CSV of every view, each row led by its view's ``keys``."""
+        """One CSV of every table, each row led by its table's ``keys``."""
         import pandas as pd
 
         frames = []
-        for view in doc.views():
-            frame = view.frame.copy()
-            for i, (key, value) in enumerate((view.keys or {}).items()):
+        for table in doc.tables():
+            frame = table.frame.copy()
+            for i, (key, value) in enumerate((table.keys or {}).items()):
                 frame.insert(i, key, value)
             frames.append(frame)
-        self.table(View(pd.concat(frames, ignore_index=True), ""))
+        if frames:
+            self.table(Table(frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)))
 
 
 class JsonRenderer(Renderer):
     name = "json"
     data = True
 
-    def table(self, view: View) -> None:
-        records = json.loads(view.frame.to_json(orient="records", force_ascii=False))
-        document = {"title": view.title, **(view.extra or {}), "rows": records}
-        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    def table(self, table: Table) -> None:
+        typer.echo(json.dumps(table_data(table), indent=2, ensure_ascii=False))
 
     def document(self, doc: Document) -> None:
-        """The document's data (``document_data``) as one JSON document, else each view."""
-        data = document_data(doc)
+        """The document as one JSON document: its ``data`` when it has some, a page as ``as_data``; else
+        each table (``table_data``)."""
+        data = doc.data() if callable(doc.data) else doc.data
+        if data is None and doc.page:
+            data = as_data(doc)
         if data is None:
             return super().document(doc)
         typer.echo(json.dumps(json_safe(data), indent=2, ensure_ascii=False))
 
 
 class MarkdownRenderer(Renderer):
+    """A page (a report: headings, banners, figures linked from its figure folder, every text from data
+    through ``textsafe.markdown``/``markdown_line``; GitHub-flavoured, readable at 80 columns) or an
+    answer's tables, each under its title."""
+
     name = "markdown"
 
-    def table(self, view: View) -> None:
-        heading = f"## {textsafe.markdown(view.title)}\n\n" if view.heading else ""
-        typer.echo(heading + markdown_table(view.frame, fine=view.fine), nl=False)
+    def table(self, table: Table) -> None:
+        heading = f"## {textsafe.markdown(table.title)}\n\n" if table.heading else ""
+        typer.echo(heading + markdown_table(table.frame, fine=table.fine), nl=False)
 
     def document(self, doc: Document) -> None:
-        """A page (``PAGES``: a report, its figures the files ``report`` writes beside report.md); else each
-        view as a table, each followed by a blank line."""
-        writer = next((w for kind, w in PAGES.items() if isinstance(doc, kind)), None)
-        if writer is not None:
-            typer.echo(writer(doc), nl=False)
+        """A page as ``page`` (its figures: the files ``report`` writes beside report.md); else each table,
+        a blank line between two."""
+        if doc.page:
+            typer.echo(self.page(doc), nl=False)
             return
-        for view in doc.views():
-            self.table(view)
-            typer.echo("")
+        for i, table in enumerate(doc.tables()):
+            if i:
+                typer.echo("")
+            self.table(table)
 
     def notes(self, heading: str, lines: Sequence[str]) -> None:
         if lines:
             typer.echo(f"\n### {textsafe.markdown(heading)}\n")
         for line in lines:
             typer.echo(f"- {textsafe.markdown_line(line)}")
+
+    def page(self, doc: Document) -> str:
+        """The whole page."""
+        lines = [f"# {textsafe.markdown(doc.heading)}\n"]
+        for section in doc.sections:
+            if section.heading is not None:
+                lines.append(f"## {textsafe.markdown(section.heading)}\n")
+            lines += [self.block(b, doc.figure_dir) for b in section.blocks]
+        return "\n".join(lines)
+
+    def block(self, block: Block, folder: str) -> str:
+        """One block of a section (*folder*: where the figures' files are, beside the page); a chart as its
+        caption (the HTML page draws it)."""
+        if isinstance(block, Table):
+            return markdown_table(block.frame.drop(columns=sorted(set(block.links.values()))), labelled=True)
+        if isinstance(block, Chart):
+            return f"_{textsafe.markdown(block.caption)} (a chart on the HTML page)_\n"
+        if isinstance(block, Spark):
+            return f"- {_md_link(block.label, block.href)} {textsafe.markdown(block.state)}\n"
+        if isinstance(block, Links):
+            return " · ".join(_md_link(t, h) for t, h in block.items) + "\n"
+        if isinstance(block, Figure):
+            return _md_figure(block, folder)
+        writer = {Banner: _md_banner, Note: _md_note, Facts: _md_facts}[type(block)]
+        return writer(block)  # type: ignore[operator]
+
+
+def _md_banner(b: Banner) -> str:
+    if b.strong:
+        return f"> **{textsafe.markdown(b.text)}**\n"
+    if b.lead:
+        return f"> **{textsafe.markdown(b.lead)}** {textsafe.markdown(b.text)}\n"
+    return f"> {textsafe.markdown_line(b.text)}\n"
+
+
+def _md_note(n: Note) -> str:
+    if not n.text:
+        return ""
+    if n.kind == "aside":
+        return f"_{textsafe.markdown(n.text)}_\n"
+    if n.kind == "warning":
+        return f"**{textsafe.markdown(n.text)}**\n"
+    return f"{textsafe.markdown_line(n.text)}\n"
+
+
+def _md_facts(f: Facts) -> str:
+    esc = textsafe.markdown
+    if f.listed:
+        return "\n".join(f"- **{esc(k)}**: {esc(v)}" for k, v in f.rows) + "\n"
+    return "\n".join(["| | |", "|---|---|", *(f"| {esc(k)} | {esc(v)} |" for k, v in f.rows)]) + "\n"
+
+
+def _md_figure(f: Figure, folder: str) -> str:
+    cap, n = textsafe.markdown(f.caption), len(f.panels)
+    if not f.numbered:
+        return "\n".join(f"![{cap}]({folder}/{name})\n" for name, _ in f.files())
+    links = [f"![{cap} ({i}/{n})]({folder}/{name})\n" for i, (name, _) in enumerate(f.files(), 1)]
+    return "\n".join([*links, f"_{cap}_\n"])
+
+
+def _md_link(text: str, href: str) -> str:
+    return f"[{textsafe.markdown(text)}](<{href.replace('>', '%3E').replace(chr(10), '')}>)"
 
 
 FORMATS: dict[str, Renderer] = {}
@@ -402,6 +423,8 @@ def register_format(renderer: Renderer) -> Renderer:
 
 for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MarkdownRenderer()):
     register_format(_renderer)
+#: The Markdown renderer (also of the pages ``report`` and the CI summaries write).
+MARKDOWN: MarkdownRenderer = FORMATS["markdown"]  # type: ignore[assignment]
 
 #: The ``--format`` type: every registered format (the CLI's choices).
 Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]
@@ -444,8 +467,17 @@ def emit(
     labels: dict[str, str] | None = None,
     whole: tuple[str, ...] = (),
 ) -> None:
-    """Print *df* as a table in the format *fmt* (``View`` says what the other arguments do): fitted to the
-    terminal, CSV, JSON (``{"title", ...extra, "rows"}``), Markdown or a registered format. CSV and JSON
-    always carry every column under its own name."""
-    view = View(df, title, extra, priority, wide, caption, labels, whole)
-    renderer(fmt).table(view)
+    """Print *df* as a command's answer of one table in the format *fmt* (``document.Table`` says what the
+    other arguments do): fitted to the terminal, CSV, JSON (``{"title", ...extra, "rows"}``), Markdown or a
+    registered format. CSV and JSON always carry every column under its own name."""
+    table = Table(
+        df,
+        title=title,
+        extra=extra,
+        priority=priority,
+        wide=wide,
+        caption=caption,
+        labels=labels,
+        whole=whole,
+    )
+    renderer(fmt).document(Document.of(table))

@@ -11,6 +11,7 @@ import pytest
 from ycsb_runner import output
 from ycsb_runner.cli.analyse import table_cmd
 from ycsb_runner.cli.parse import _run as parse_run
+from ycsb_runner.document import Table
 from ycsb_runner.errors import UserError
 
 DATA = Path(__file__).parents[1] / "data"
@@ -24,8 +25,8 @@ class Toy(output.Renderer):
     def __init__(self) -> None:
         self.seen: list[str] = []
 
-    def table(self, view: output.View) -> None:
-        self.seen.append(f"{view.title}: {len(view.frame)} rows x {len(view.frame.columns)} columns")
+    def table(self, table: Table) -> None:
+        self.seen.append(f"{table.title}: {len(table.frame)} rows x {len(table.frame.columns)} columns")
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from ycsb_runner import output
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
-from ycsb_runner.report import html, markdown
-from ycsb_runner.report.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
+from ycsb_runner.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
+from ycsb_runner.report import html
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.run_report import run_document
 
@@ -53,12 +53,12 @@ def test_the_run_report_has_its_sections(run_doc: Document) -> None:
 def test_every_section_appears_in_every_format(run_doc: Document, fmt: str) -> None:
     """The HTML and Markdown pages, and ``report --format`` through each registered format."""
     if fmt == "html":
-        text = html.page(run_doc)
+        text = html.HTML.page(run_doc)
         said = re.findall(r"<h2>(.*?)</h2>", text)
         assert said == [output.textsafe.html(h) for h in _headings(run_doc)]
         return
     if fmt == "markdown-page":
-        said = re.findall(r"^## (.*)$", markdown.page(run_doc), flags=re.M)
+        said = re.findall(r"^## (.*)$", output.MARKDOWN.page(run_doc), flags=re.M)
         assert said == [output.textsafe.markdown(h) for h in _headings(run_doc)]
         return
     res = CliRunner().invoke(
@@ -73,7 +73,7 @@ def test_every_section_appears_in_every_format(run_doc: Document, fmt: str) -> N
         said = list(dict.fromkeys(pd.read_csv(__import__("io").StringIO(res.stdout))["section"]))[1:]
     elif fmt == "markdown":
         said = re.findall(r"^## (.*)$", res.stdout, flags=re.M)
-        assert res.stdout == markdown.page(run_doc)
+        assert res.stdout == output.MARKDOWN.page(run_doc)
     else:
         said = [h for h in _headings(run_doc) if h in res.stdout]
     assert [output.textsafe.markdown(h) if fmt == "markdown" else h for h in _headings(run_doc)] == said
@@ -103,7 +103,7 @@ class _Tags(HTMLParser):
 
 
 def test_html_escapes_every_text_from_data() -> None:
-    page = html.page(_hostile_doc())
+    page = html.HTML.page(_hostile_doc())
     assert "\x1b" not in page and "\\x1b[2J" in page
     parser = _Tags()
     parser.feed(page)
@@ -114,7 +114,7 @@ def test_html_escapes_every_text_from_data() -> None:
 
 
 def test_markdown_escapes_every_text_from_data() -> None:
-    page = markdown.page(_hostile_doc())
+    page = output.MARKDOWN.page(_hostile_doc())
     assert "\x1b" not in page
     tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(page)
     kinds = {t.type for t in tokens} | {c.type for t in tokens for c in (t.children or [])}
@@ -155,8 +155,8 @@ class Toy(output.Renderer):
     def __init__(self) -> None:
         self.seen: list[str] = []
 
-    def table(self, view: output.View) -> None:
-        self.seen.append(view.title)
+    def table(self, table: Table) -> None:
+        self.seen.append(table.title)
 
 
 def test_a_registered_format_serves_report(monkeypatch: pytest.MonkeyPatch, run_doc: Document) -> None:

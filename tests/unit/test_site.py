@@ -12,9 +12,10 @@ from urllib.parse import unquote
 import pytest
 
 from tests.unit.bench_scripts import bench_script
+from ycsb_runner import document, output
+from ycsb_runner.document import Chart, Document, Links, Section, Spark, Table
 from ycsb_runner.errors import UserError
-from ycsb_runner.report import document, html, markdown
-from ycsb_runner.report.document import Chart, Document, Links, Section, Spark, Table
+from ycsb_runner.report import html
 from ycsb_runner.site.build import build_site
 
 HOSTILE = "</script><script>alert(1)</script><b>x"
@@ -129,12 +130,12 @@ def test_chart_blocks_in_every_writer() -> None:
         ],
         "",
     )
-    page = html.page(doc)
+    page = html.HTML.page(doc)
     assert '</script>"' not in page and "\\u003c/script\\u003e" not in page  # escaped first as HTML text
     assert "\\u0026lt;/script\\u0026gt;" in page
     assert "<a href='z z.html'>&lt;x&gt;</a>" in page and "a &lt;b&gt;" in page
     assert "<polyline" in page and "<select name='f'" in page
-    assert "[a \\<b\\>](<x.html>)" in markdown.page(doc)
+    assert "[a \\<b\\>](<x.html>)" in output.MARKDOWN.page(doc)
     kinds = [next(iter(b)) for b in document.as_data(doc)["sections"][0]["blocks"]]
     assert kinds == ["links", "series", "chart", "table"]
 

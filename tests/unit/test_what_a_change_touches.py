@@ -41,8 +41,8 @@ FORMAT = """class TsvRenderer(Renderer):
     name = "tsv"
     data = True
 
-    def table(self, view: View) -> None:
-        typer.echo(view.frame.to_csv(sep="\\t", index=False), nl=False)
+    def table(self, table: Table) -> None:
+        typer.echo(table.frame.to_csv(sep="\\t", index=False), nl=False)
 
 
 """

@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from ycsb_runner.console import out_console
+from ycsb_runner.document import Document, Table
 from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
-from ycsb_runner.output import View, cell_text, renderer
+from ycsb_runner.output import cell_text, renderer
 
 KEYS = list(KEY_COLUMNS)
 
@@ -124,14 +125,14 @@ def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
     text, legend = results_text(df, moving_cells(run.steps))
     if server := server_caveat(run.manifest.target):
         legend = [*legend, server]
-    view = View(
+    table = Table(
         text,
-        f"results: {run.root.name}",
+        title=f"results: {run.root.name}",
         caption=legend or None,  # one line per step: each escaped, the lines kept
         priority=("#", "operation", "ops/s", MOVING, "p99 µs", "avg µs", "errors", "p95 µs", "operations"),
         hint="--format csv shows them",
     )
-    renderer("table").table(view)
+    renderer("table").document(Document.of(table))
     if footer:
         for line in footer_lines(run):
             out_console.print(Text(textsafe.terminal(line)))

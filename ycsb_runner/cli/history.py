@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
+    from ycsb_runner.document import Document
     from ycsb_runner.nightly.history import RunFilter
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
-    from ycsb_runner.report.document import Document
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -110,11 +110,10 @@ def _compact(shown: pd.DataFrame) -> pd.DataFrame:
 
     compact = shown[list(TERMINAL_COLUMNS)].copy()
     compact["p_adjusted"] = compact["p_adjusted"].map(lambda p: cell_text(p, significant=2))
-    for col in ("change_pct", "detectable_pct"):
-        compact[col] = compact[col].map(lambda v: f"{v:+.1f}" if v == v else "-")
-    compact["detectable_pct"] = compact["detectable_pct"].str.lstrip("+")
+    compact["change_pct"] = compact["change_pct"].map(lambda v: cell_text(v, decimals=1, signed=True))
+    compact["detectable_pct"] = compact["detectable_pct"].map(lambda v: cell_text(v, decimals=1))
     for col in ("needs_nights", "needs_repetitions"):
-        compact[col] = compact[col].map(lambda v: f"{v:.0f}" if v == v else "-")
+        compact[col] = compact[col].map(lambda v: cell_text(v, decimals=0))
     return compact
 
 

@@ -11,8 +11,9 @@ import typer
 from rich.console import Console
 
 from ycsb_runner.cli.options import Format, FormatOpt
+from ycsb_runner.document import Document, Table
 from ycsb_runner.errors import UserError
-from ycsb_runner.output import View, cell_text, renderer
+from ycsb_runner.output import cell_text, renderer
 from ycsb_runner.textsafe import terminal
 
 if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
@@ -113,51 +114,47 @@ def parse_cmd(
         raise typer.Exit(err.exit_code) from None
 
 
-class ParsedDocument:
-    """The parsed captures (``(file name, run)`` pairs) and the chosen table of each, for ``--format``'s
-    renderer: a view per file (titled with its verdict; keyed by file and verdict in one CSV; on a terminal
-    its verdict, figures and reasons above the table's main columns) and, for JSON, every figure
-    (``data``)."""
+def parsed_document(runs: list[tuple[str, ParsedRun]], table: str) -> Document:
+    """The parsed captures (``(file name, run)`` pairs) and the chosen *table* of each as a document: a table
+    per file (titled with its verdict; keyed by file and verdict in one CSV; on a terminal its verdict,
+    figures and reasons above the table's main columns) and, for JSON, every figure (``_data``)."""
+    return Document.of(*(_table(name, run, table) for name, run in runs), data=lambda: _data(runs, table))
 
-    def __init__(self, runs: list[tuple[str, ParsedRun]], table: str) -> None:
-        self.runs, self.table = runs, table
 
-    def views(self) -> list[View]:
-        return [self._view(name, run) for name, run in self.runs]
+def _table(name: str, run: ParsedRun, table: str) -> Table:
+    frame = _frame(run, table)
+    if table == DEFAULT_TABLE:
+        columns, labels = [c for c, _ in _TABLE_COLUMNS], dict(_TABLE_COLUMNS)
+    else:
+        columns, labels = [c for c in _SHOWN[table] if c in frame.columns], {"value_str": "value"}
+    return Table(
+        frame,
+        title=f"{name}: {run.verdict.status}",
+        keys={"file": name, "verdict": run.verdict.status},
+        priority=tuple(columns[:1]),
+        labels=labels,
+        fine=True,
+        columns=tuple(columns),
+        limit=None if table in (DEFAULT_TABLE, "summary") else 200,
+        hint="--format csv shows them",
+        lines=_verdict_lines(name, run),
+    )
 
-    def _view(self, name: str, run: ParsedRun) -> View:
-        frame = _frame(run, self.table)
-        if self.table == DEFAULT_TABLE:
-            columns, labels = [c for c, _ in _TABLE_COLUMNS], dict(_TABLE_COLUMNS)
-        else:
-            columns, labels = [c for c in _SHOWN[self.table] if c in frame.columns], {"value_str": "value"}
-        return View(
-            frame,
-            f"{name}: {run.verdict.status}",
-            keys={"file": name, "verdict": run.verdict.status},
-            priority=tuple(columns[:1]),
-            labels=labels,
-            fine=True,
-            columns=tuple(columns),
-            limit=None if self.table in (DEFAULT_TABLE, "summary") else 200,
-            hint="--format csv shows them",
-            lines=_verdict_lines(name, run),
-        )
 
-    def data(self) -> list[dict[str, object]]:
-        """Per file its verdict, overall figures, notes, every summary section and the chosen table."""
-        return [
-            {
-                "file": name,
-                "verdict": {"status": run.verdict.status, "reasons": run.verdict.reasons},
-                "measurement_type": run.measurement_type,
-                "overall": run.overall,
-                "notes": run.notes,
-                "sections": _sections(run),
-                self.table: json.loads(_frame(run, self.table).to_json(orient="records", date_format="iso")),
-            }
-            for name, run in self.runs
-        ]
+def _data(runs: list[tuple[str, ParsedRun]], table: str) -> list[dict[str, object]]:
+    """Per file its verdict, overall figures, notes, every summary section and the chosen table."""
+    return [
+        {
+            "file": name,
+            "verdict": {"status": run.verdict.status, "reasons": run.verdict.reasons},
+            "measurement_type": run.measurement_type,
+            "overall": run.overall,
+            "notes": run.notes,
+            "sections": _sections(run),
+            table: json.loads(_frame(run, table).to_json(orient="records", date_format="iso")),
+        }
+        for name, run in runs
+    ]
 
 
 def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:
@@ -169,4 +166,4 @@ def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str =
             "--stderr goes with exactly one stdout file; name the files <run>.stdout/<run>.stderr instead"
         )
     runs = [(str(path), _load(path, stderr, table)) for path in files]
-    shown_as.document(ParsedDocument(runs, table))
+    shown_as.document(parsed_document(runs, table))

@@ -1,4 +1,3 @@
-"""Reports as documents: ``document`` holds what a report says (title, sections, banners, tables, figures,
-notes), ``html`` and ``markdown`` write it as a page and ``pages`` writes both; the command tables' formats
-(``output.FORMATS``) show it (``document.Document.views`` and ``data``; Markdown: its page). ``run_report``
-and ``regress_report`` build the run's and the nightly check's reports, ``plots`` their figures."""
+"""Reports as documents (``ycsb_runner.document``): ``run_report`` and ``regress_report`` build the run's and
+the nightly check's reports, ``plots`` their figures, ``html`` is the HTML renderer and ``pages`` writes a
+report as its HTML and Markdown pages; every ``--format`` shows it too (``output.FORMATS``)."""

@@ -1,7 +1,7 @@
 """What a CI job shows of a night: the Markdown summary appended to ``$GITHUB_STEP_SUMMARY`` (a document
-of ``report/document.py`` written by the one Markdown page writer) by ``regress`` and ``bench``, and the JUnit
-XML of ``regress --junit FILE`` (one test case per series, a failure per open regression: GitLab, Jenkins and
-GitHub test views read it)."""
+of ``ycsb_runner.document`` written by the Markdown renderer, ``output.MARKDOWN``) by ``regress`` and
+``bench``, and the JUnit XML of ``regress --junit FILE`` (one test case per series, a failure per open
+regression: GitLab, Jenkins and GitHub test views read it)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ycsb_runner import model
-from ycsb_runner.report.document import Document, Facts, Note, Section, Table
+from ycsb_runner.document import Document, Facts, Note, Section, Table
+from ycsb_runner.output import cell_text
 
 if TYPE_CHECKING:
     from ycsb_runner.model import RunResult
@@ -76,14 +77,14 @@ def bench_summary(result: RunResult, reports: list[str] | None = None) -> Docume
 def append_summary(doc: Document, env: dict[str, str] | None = None) -> Path | None:
     """Append *doc* as Markdown to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none.
     OSError when it cannot be written."""
-    from ycsb_runner.report.markdown import page
+    from ycsb_runner.output import MARKDOWN
 
     target = (os.environ if env is None else env).get(SUMMARY_ENV)
     if not target:
         return None
     path = Path(target)
     with path.open("a", encoding="utf-8") as f:
-        f.write(page(doc) + "\n")
+        f.write(MARKDOWN.page(doc) + "\n")
     return path
 
 
@@ -117,8 +118,9 @@ def junit_xml(result: RegressResult) -> str:
         )
         change = r.get("change_pct")
         text = clean(
-            f"{r['verdict']}: change {change:+.1f} % since {r.get('change_run')} "
-            f"(p adjusted {r.get('p_adjusted'):.2g}); {r.get('note') or ''}".strip("; ")
+            f"{r['verdict']}: change {cell_text(change, decimals=1, signed=True)} % since "
+            f"{r.get('change_run')} (p adjusted {cell_text(r.get('p_adjusted'), significant=2)}); "
+            f"{r.get('note') or ''}".strip("; ")
             if isinstance(change, float) and change == change
             else f"{r['verdict']}: {r.get('note') or ''}"
         )

@@ -1,5 +1,6 @@
-"""A document as one self-contained HTML page: its CSS inline, figures as inline PNGs, every text from data
-through ``textsafe.html``."""
+"""The HTML renderer (``HTML``): any document as one self-contained HTML page, its CSS inline, figures as
+inline PNGs, every text from data through ``textsafe.html`` (the pages ``report``, ``regress --report`` and
+``site`` write)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,15 @@ import html
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import typer
+
 from ycsb_runner import textsafe
-from ycsb_runner.report.document import (
-    Banner,
-    Block,
-    Chart,
-    Document,
-    Facts,
-    Figure,
-    Links,
-    Note,
-    Spark,
-    Table,
-)
+from ycsb_runner.document import Banner, Block, Chart, Document, Facts, Figure, Links, Note, Spark, Table
+from ycsb_runner.output import Renderer, column_label, display_frame
+from ycsb_runner.termtable import is_number_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,9 +66,6 @@ def table_html(df: pd.DataFrame, links: dict[str, str] | None = None, filters: t
     """*df* as an HTML table: numbers right-aligned, text (prose, names) left-aligned, headers in words
     (``output.column_label``); *links*: a column's cells as links to the address in another column (not
     shown); *filters*: a select of each of these columns' values above the table (``SITE_JS``)."""
-    from ycsb_runner.output import column_label, display_frame
-    from ycsb_runner.termtable import is_number_text
-
     links = {c: h for c, h in (links or {}).items() if c in df.columns and h in df.columns}
     shown = df.drop(columns=sorted(set(links.values())))
     text = display_frame(shown)
@@ -111,8 +103,6 @@ def table_html(df: pd.DataFrame, links: dict[str, str] | None = None, filters: t
 
 
 def _filters(text: pd.DataFrame, columns: list[str], table_id: str) -> str:
-    from ycsb_runner.output import column_label
-
     parts = []
     for col in columns:
         values = sorted({str(v) for v in text[col]})
@@ -240,28 +230,57 @@ def _facts(f: Facts) -> str:
     return "\n".join(["<table>", *rows, "</table>"])
 
 
+def _caption(caption: str | Sequence[str] | None) -> str:
+    """A table's caption under it: a text's lines, or a sequence's items, each a line (escaped)."""
+    if not caption:
+        return ""
+    lines = caption.split("\n") if isinstance(caption, str) else [str(c) for c in caption]
+    return f"<p class='caption'>{'<br>'.join(textsafe.html(line) for line in lines)}</p>"
+
+
 def block_html(block: Block, n: int = 0) -> str:
     """One block of a section as HTML (*n*: its place on the page, naming a chart)."""
     if isinstance(block, Table):
-        return table_html(block.frame, block.links, block.filters)
+        said = "".join(f"<p>{textsafe.html(line)}</p>" for line in block.lines)
+        return said + table_html(block.frame, block.links, block.filters) + _caption(block.caption)
     if isinstance(block, Chart):
         return _chart(block, n)
     writer = {Banner: _banner, Figure: _figure, Note: _note, Facts: _facts, Spark: _spark, Links: _links}
     return writer[type(block)](block)  # type: ignore[operator]
 
 
-def page(doc: Document) -> str:
-    """The whole page."""
-    esc = textsafe.html
-    lines = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(doc.title)}</title>"
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>{esc(doc.heading)}</h1>",
-    ]
-    for section in doc.sections:
-        if section.heading is not None:
-            lines.append(f"<h2>{esc(section.heading)}</h2>")
-        lines += [block_html(b, len(lines) * 1000 + i) for i, b in enumerate(section.blocks)]
-    lines += [f"<script src='{esc(src)}'></script>" for src in doc.scripts]
-    lines.append("</body></html>\n")
-    return "\n".join(lines)
+class HtmlRenderer(Renderer):
+    """Any document as one page (``page``): a report, a site's page, or a command's answer (its tables, each
+    after the first under its title). Not a ``--format``: ``report`` writes its page to report.html."""
+
+    name = "html"
+
+    def table(self, table: Table) -> None:
+        typer.echo(self.page(Document.of(table)), nl=False)
+
+    def document(self, doc: Document) -> None:
+        typer.echo(self.page(doc), nl=False)
+
+    def page(self, doc: Document) -> str:
+        """The whole page."""
+        esc = textsafe.html
+        lines = [
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(doc.title)}</title>"
+            f"<style>{CSS}</style></head><body>",
+            f"<h1>{esc(doc.heading)}</h1>",
+        ]
+        for section in doc.sections:
+            if section.heading is not None:
+                lines.append(f"<h2>{esc(section.heading)}</h2>")
+            base = len(lines) * 1000  # a chart's number: as many lines before its section, and its place
+            for i, b in enumerate(section.blocks):
+                if not doc.page and i and isinstance(b, Table) and b.title and b.heading:
+                    lines.append(f"<h2>{esc(b.title)}</h2>")
+                lines.append(block_html(b, base + i))
+        lines += [f"<script src='{esc(src)}'></script>" for src in doc.scripts]
+        lines.append("</body></html>\n")
+        return "\n".join(lines)
+
+
+#: The HTML renderer.
+HTML = HtmlRenderer()

@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from ycsb_runner import textsafe
+from ycsb_runner.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.metrics import metric_label, registered_metric
 from ycsb_runner.nightly.regress import (
     IMPROVEMENT,
@@ -22,7 +23,6 @@ from ycsb_runner.nightly.regress import (
     open_changes,
 )
 from ycsb_runner.output import cell_text
-from ycsb_runner.report.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.plots import latency_unit, plt, png
 
@@ -122,8 +122,8 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     ax.set_title(
         textsafe.label(
             f"{series_name(row)} {_named(row)}: {row['verdict']}"
-            + (f" {change:+.1f} %" if change is not None else "")
-            + (f" (p adj {p_adj:.2g})" if p_adj is not None else "")
+            + (f" {cell_text(change, decimals=1, signed=True)} %" if change is not None else "")
+            + (f" (p adj {cell_text(p_adj, significant=2)})" if p_adj is not None else "")
         ),
         fontsize=9,
     )
@@ -213,7 +213,7 @@ def flagged_table(shown: pd.DataFrame) -> pd.DataFrame:
 
 
 def _figure(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    return cell_text(v, decimals=0) if abs(v) >= 1000 else cell_text(v, significant=4)
 
 
 def evidence_sections(result: RegressResult) -> list[Section]:
@@ -230,7 +230,11 @@ def evidence_sections(result: RegressResult) -> list[Section]:
         p, p_adj = ev.get("p_value"), ev.get("p_adjusted")
         spread = ev["noise"].get("spread_pct")
         facts = [
-            ("verdict", f"{row['verdict']} {row['change_pct']:+.1f} % since {row['change_run']}"),
+            (
+                "verdict",
+                f"{row['verdict']} {cell_text(row['change_pct'], decimals=1, signed=True)} % "
+                f"since {row['change_run']}",
+            ),
             (
                 "p-value",
                 f"{cell_text(p, significant=2)} before correction, {cell_text(p_adj, significant=2)} after"
@@ -284,12 +288,14 @@ def plan_section(result: RegressResult) -> list[Section]:
     shown = rows.assign(
         series=[series_name(r) for r in rows.to_dict("records")],
         metric=rows["metric"].map(lambda m: metric_label(str(m))),
-        detectable_pct=rows["detectable_pct"].map(lambda v: f"{v:.1f}"),
+        detectable_pct=rows["detectable_pct"].map(lambda v: cell_text(v, decimals=1)),
         needs_nights=rows["needs_nights"].map(
-            lambda v: f"{v:.0f}" if v == v else "more than the baseline holds"
+            lambda v: cell_text(v, decimals=0) if v == v else "more than the baseline holds"
         ),
-        needs_repetitions=rows["needs_repetitions"].map(lambda v: f"{v:.0f}" if v == v else "too many"),
-        needs_minutes=rows["needs_minutes"].map(lambda v: f"{v:.1f}" if v == v else "-"),
+        needs_repetitions=rows["needs_repetitions"].map(
+            lambda v: cell_text(v, decimals=0) if v == v else "too many"
+        ),
+        needs_minutes=rows["needs_minutes"].map(lambda v: cell_text(v, decimals=1)),
     )[list(PLAN_SHOWN)].rename(columns=PLAN_SHOWN)
     model = (
         "More nights: today's noise (spread and night-to-night correlation) over a longer baseline. "

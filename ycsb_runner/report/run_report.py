@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.caveats import server_caveat  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
+from ycsb_runner.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
 from ycsb_runner.model import (  # noqa: E402
     NO_AUDIT,
@@ -26,7 +27,6 @@ from ycsb_runner.model import (  # noqa: E402
     StepRecord,
 )
 from ycsb_runner.output import cell_text  # noqa: E402
-from ycsb_runner.report.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.report.pages import write_pages  # noqa: E402
 
 # Figures: ``ycsb_runner.report.plots``.
@@ -500,9 +500,8 @@ def study_data(table: pd.DataFrame) -> pd.DataFrame:
 
 def _pct(v: float, unit: str = "%") -> str:
     """A signed change with its unit ("-64 %", "+9.7 pp"), "-" when missing."""
-    if v is None or v != v:
-        return "-"
-    return f"{v:+.0f} {unit}" if abs(v) >= 10 or unit == "%" else f"{v:+.1f} {unit}"
+    whole = v is not None and v == v and (abs(v) >= 10 or unit == "%")
+    return cell_text(v, decimals=0 if whole else 1, signed=True, unit=f" {unit}")
 
 
 def audit_compact(overhead: pd.DataFrame) -> pd.DataFrame:

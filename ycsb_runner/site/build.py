@@ -1,11 +1,11 @@
 """The run history as a static site: an overview of every suite, a page per suite (its alert summaries, a
 small chart of each series), a page per series (its whole trend, drawn by Plotly) and a table of every alert.
 
-Every page is a document of ``report.document`` written by ``report.html``; the chart script is written once
-into ``assets/`` and shared by the pages, so the site reads from disk with no network (``file://``). The
-verdicts are regress's own (``nightly.regress_service.run_regress`` with its default options); the alerts
-and their triage come from the history (``History.alerts``, issue 46) or, in a history without them, from
-the series regress flags tonight (untriaged, or accepted).
+Every page is a document of ``ycsb_runner.document`` written by the HTML renderer (``report.html``); the
+chart script is written once into ``assets/`` and shared by the pages, so the site reads from disk with no
+network (``file://``). The verdicts are regress's own (``nightly.regress_service.run_regress`` with its
+default options); the alerts and their triage come from the history (``History.alerts``, issue 46) or, in
+a history without them, from the series regress flags tonight (untriaged, or accepted).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from urllib.parse import quote
 import pandas as pd
 
 from ycsb_runner import model
+from ycsb_runner.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import metric_label
-from ycsb_runner.report.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
 
 if TYPE_CHECKING:
     from ycsb_runner.nightly.history import History
@@ -137,14 +137,14 @@ class Site:
     out: Path
 
     def add(self, rel: str, doc: Document) -> None:
-        from ycsb_runner.report import html
+        from ycsb_runner.report.html import HTML
         from ycsb_runner.store import atomic_write_bytes
 
         up = "../" * rel.count("/")
         charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
         plotly = (f"{up}{ASSETS}/{PLOTLY_JS}",) if charts else ()  # 1.2 MB: only where a chart needs it
         doc.scripts = (*plotly, f"{up}{ASSETS}/{SITE_JS}")
-        atomic_write_bytes(self.out / rel, html.page(doc).encode("utf-8"), within=self.out)
+        atomic_write_bytes(self.out / rel, HTML.page(doc).encode("utf-8"), within=self.out)
 
 
 def _nav(depth: int) -> Links:

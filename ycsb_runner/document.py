@@ -1,17 +1,19 @@
-"""What a report says, without its format: a title, sections of blocks (banners, tables, facts, figures,
-notes). Text is kept as it came from the data; a page writer (``html``, ``markdown``) or a format of
-``output.FORMATS`` (its tables: ``Document.views``; its data: ``as_data``; Markdown: its page) escapes it
-for its medium, once."""
+"""What the tool shows, without its format: a document (a title, sections of blocks: banners, tables, facts,
+figures, notes). A report or a site page is a document; so is every command's answer (``Document.of``: its
+tables one after the other). Text is kept as it came from the data; the renderer of a format
+(``output.FORMATS``, ``report.html.HTML``) escapes it for its medium, once."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.output import View
+#: What a terminal's table says of the columns it hides (``Table.hint``).
+HIDDEN_HINT = "--wide or --format csv shows them"
 
 
 @dataclass(frozen=True)
@@ -29,14 +31,41 @@ class Banner:
 
 @dataclass(frozen=True)
 class Table:
-    """A frame shown with its headers in words (``output.column_label``) and its numbers by
-    ``output.cell_text``; *links*: a column's cells link to the (relative) address in another column, which
-    is not shown; *filters*: the HTML page offers a choice of each of these columns' values."""
+    """A frame, its numbers by ``output.cell_text``. On a page (a report) its headers are in words
+    (``output.column_label``); *links*: a column's cells link to the (relative) address in another column,
+    which is not shown; *filters*: the HTML page offers a choice of each of these columns' values; *data*:
+    the rows for programs (JSON) when they keep more columns than shown.
+
+    A command's table (``Document.of``) is shown under *title* (Markdown: as a heading unless *heading* is
+    False); JSON adds *extra*'s keys; CSV and JSON always carry every column and row, raw. The terminal
+    shows the *columns* given (all when none; one the frame lacks as "-"), at most *limit* rows, the
+    columns of *priority* first when not all fit (the hidden ones named with *hint*), renames columns by
+    *labels*, never folds the *whole* columns and prints *caption* (a text, or lines each escaped) under
+    it; *wide*: every column, one block per row when they do not fit; *lines*: lines it prints above the
+    table in place of its title (``parse``: the verdict). *fine*: figures as given (``cell_text(fine=True)``:
+    ``parse``, the published tables) in the terminal and Markdown tables, Markdown's number columns
+    right-aligned. *keys*: what tells this table from the others of its document (``parse``: file and
+    verdict); CSV writes a document as one table with these as its first columns (a page's tables: their
+    section's heading, ``Document.tables``)."""
 
     frame: pd.DataFrame
     links: dict[str, str] = field(default_factory=dict)  # column -> the column holding its cells' hrefs
     filters: tuple[str, ...] = ()  # columns the HTML page filters the rows by (a select each)
     data: pd.DataFrame | None = None  # the rows for programs (JSON) when they keep more columns than shown
+    title: str = ""
+    extra: dict[str, Any] | None = None
+    priority: tuple[str, ...] = ()
+    wide: bool = False
+    caption: str | Sequence[str] | None = None
+    labels: dict[str, str] | None = None
+    whole: tuple[str, ...] = ()
+    keys: dict[str, Any] | None = None
+    fine: bool = False
+    columns: tuple[str, ...] = ()
+    limit: int | None = None
+    hint: str = HIDDEN_HINT
+    heading: bool = True
+    lines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,32 +149,38 @@ class Section:
 
 @dataclass
 class Document:
-    """A report: *title* (the page's), *heading* (its first line), its sections; *figure_dir*: the folder
-    beside the page that holds the figures' files (the Markdown page links them)."""
+    """What the tool shows: *title* (a page's), *heading* (its first line), its sections; *figure_dir*: the
+    folder beside the page that holds the figures' files (the Markdown page links them); *scripts*:
+    relative paths of the scripts the HTML page loads (a site's shared assets). *page*: a page (a report,
+    a site's page: headed, its sections headed), else a command's answer (``of``: its tables one after the
+    other); *data*: what a data format (JSON) writes for it when not its blocks (``parse``, ``reference
+    show``: every figure; none: a page as ``as_data``, an answer's tables as ``table_data``)."""
 
     title: str
     heading: str
     sections: list[Section]
-    figure_dir: str
-    scripts: tuple[
-        str, ...
-    ] = ()  # relative paths of the scripts the HTML page loads (a site's shared assets)
+    figure_dir: str = ""
+    scripts: tuple[str, ...] = ()
+    data: Any = None
+    page: bool = True
 
-    def views(self) -> list[View]:
-        """Its tables for ``--format``'s renderers (``output.Document``): per section its tables, its facts
-        (what, value), its figures (caption, files) and its banners and notes (text), each a table titled
-        by the section's heading (CSV: in a ``section`` column)."""
-        return [view for section in self.sections for view in _section_views(self, section)]
+    @classmethod
+    def of(cls, *tables: Table, data: Any = None) -> Document:
+        """A command's answer: *tables*, one after the other (the first's title is the document's)."""
+        title = tables[0].title if tables else ""
+        return cls(title, title, [Section(None, list(tables))], data=data, page=False)
 
-    def data(self) -> dict[str, Any]:
-        """The whole report as plain data (a data format's document): ``as_data``."""
-        return as_data(self)
+    def tables(self) -> list[Table]:
+        """Every table a table format shows: an answer's tables; a page's, per section its tables, its facts
+        (what, value), its figures (caption, files) and its banners and notes (text), each titled by the
+        section's heading and keyed by it (CSV: a ``section`` column)."""
+        if not self.page:
+            return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
+        return [table for section in self.sections for table in _section_tables(self, section)]
 
 
-def _section_views(doc: Document, section: Section) -> list[View]:
+def _section_tables(doc: Document, section: Section) -> list[Table]:
     import pandas as pd
-
-    from ycsb_runner.output import View
 
     title = section.heading or doc.heading
     frames = [b.frame for b in section.blocks if isinstance(b, Table)]
@@ -159,7 +194,27 @@ def _section_views(doc: Document, section: Section) -> list[View]:
     ]
     said = [_said(b) for b in section.blocks if isinstance(b, Banner | Note) and b.text]
     frames += [pd.DataFrame(rows) for rows in (figures, [{"note": t} for t in said]) if rows]
-    return [View(frame, title, keys={"section": title}) for frame in frames]
+    return [Table(frame, title=title, keys={"section": title}) for frame in frames]
+
+
+def figure_files(doc: Document) -> list[tuple[str, bytes]]:
+    """(file name in ``doc.figure_dir``, PNG) of every figure's panels: the files a page links."""
+    return [
+        file
+        for section in doc.sections
+        for block in section.blocks
+        if isinstance(block, Figure)
+        for file in block.files()
+    ]
+
+
+def table_data(table: Table) -> dict[str, Any]:
+    """A command's table as plain data: ``{"title", ...extra, "rows": [...]}`` (raw values, column names as
+    stored, NaN as None)."""
+    import json
+
+    records = json.loads(table.frame.to_json(orient="records", force_ascii=False))
+    return {"title": table.title, **(table.extra or {}), "rows": records}
 
 
 def _said(b: Banner | Note) -> str:

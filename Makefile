@@ -31,7 +31,9 @@ nightly: setup
 # 3.8.) Many integration tests wait on a JVM or a server: 4 workers on 2 cores.
 # `make test XDIST=` runs them one at a time.
 XDIST      ?= -n 4 --dist loadfile
-XDIST_FAST ?= -n 2
+# The unit tests: worksteal, as their lengths differ (0.01 s to seconds) and a worker that ran out takes
+# from the other; the property tests draw a quarter of their examples (tests/unit/property_examples.py).
+XDIST_FAST ?= -n 2 --dist worksteal
 # Bytecode caches on, also where the environment sets PYTHONDONTWRITEBYTECODE (Docker images often do):
 # without them every worker re-rewrites the test modules' asserts (4 s each) and each of the tests' about 40
 # `ycsb-runner` subprocesses recompiles the package. __pycache__/ is ignored by git.
@@ -51,7 +53,7 @@ test: setup
 	exit $$rc
 
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -q $(XDIST_FAST) tests/unit
+	$(BIN)/pytest -q $(XDIST_FAST) --hypothesis-profile=fast tests/unit
 
 # docs/cli.md: every command's --help, the suite file's keys in docs/reference/suite-file.md and every error
 # message in docs/faq.md (test_cli_reference.py, test_docs_site.py, test_docs_errors.py fail while out of date)

@@ -16,6 +16,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("LINES", None)
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from ycsb_runner.embedded import EmbeddedServer, ServerInfo  # noqa: E402
@@ -56,6 +57,10 @@ def _c1_java_home() -> Path | None:
 
 if (_java_home := _c1_java_home()) is not None:
     os.environ["JAVA_HOME"] = str(_java_home)
+
+# Property tests (hypothesis): `make test-fast` loads the "fast" profile (--hypothesis-profile=fast), where
+# each test draws a quarter of its examples (tests/unit/property_examples.py); `make test` and CI draw all.
+settings.register_profile("fast", max_examples=25)
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -184,7 +185,9 @@ _TEXT = st.text(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=_TEXT, key=st.sampled_from(["k", "key-1", "a b"]))
 def test_any_tag_text_survives_every_export(
     tmp_path_factory: pytest.TempPathFactory, value: str, key: str

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from test_hostile_round3 import ESC_TAG, IMG, SUITE, _csv_rows, _html, _markdown
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
@@ -93,7 +94,7 @@ def _renamed(results: Path, value: str) -> tuple[Path, Path]:
 
 
 @settings(
-    max_examples=4,
+    max_examples=examples(4),
     deadline=None,
     phases=(Phase.explicit, Phase.generate),  # (each example runs 20 commands: no shrinking)
     suppress_health_check=[HealthCheck.function_scoped_fixture],

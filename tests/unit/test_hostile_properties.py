@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
@@ -174,7 +175,7 @@ def _check(argv: list[str], mutation: tuple[Any, ...]) -> int:
 
 
 @settings(
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     deadline=None,
     phases=(Phase.explicit, Phase.generate),  # (no shrinking: an example runs eight commands)
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from ycsb_runner.parse import ParsedRun, ParseError, parse_export, parse_output
 
@@ -26,7 +27,7 @@ SMALL = [
     "histogram_verbose",
 ]
 EVERY_LINE = ["hdr_both", "hdr_histogram", "timeseries_both", "workload_f", "flaky_tracked"]
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def read(name: str) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from ycsb_runner.parse.lines import scan
 from ycsb_runner.parse.status import _groups, _hdr_fast, find_status
@@ -98,7 +99,7 @@ PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(PIECES, max_size=6).map("".join), min_size=1, max_size=6))
 def test_fast_path_equals_general_path_on_any_group_text(rests):
     assert_same(_groups(rests, fast=True), _groups(rests, fast=False))

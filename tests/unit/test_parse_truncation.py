@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from ycsb_runner.parse import parse_output
 
@@ -28,7 +29,7 @@ COMPLETE = [
     "trackjvm",
     "load",
 ]
-CUT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CUT = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def streams(name: str) -> tuple[bytes, bytes]:

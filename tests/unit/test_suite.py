@@ -10,6 +10,7 @@ import pytest
 from cli_process import run_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from ycsb_runner.commandline import describe_plan
 from ycsb_runner.plan import MeasuredRates, build_plan
@@ -196,7 +197,7 @@ props = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     p=props,
     threads=st.lists(st.integers(1, 64), min_size=1, max_size=3, unique=True),
@@ -226,7 +227,7 @@ def test_any_valid_suite_renders(tmp_path_factory, p, threads, rc, dist, reps, o
     assert text.count("./bin/ycsb run") == len(threads) * reps * max(1, len(audit))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(junk=st.text(max_size=300))
 def test_any_text_is_a_suite_or_a_suite_error(tmp_path_factory, junk: str) -> None:
     path = tmp_path_factory.mktemp("j") / "s.toml"
@@ -239,7 +240,7 @@ def test_any_text_is_a_suite_or_a_suite_error(tmp_path_factory, junk: str) -> No
         assert "\n" not in message, message
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(key=st.from_regex(r"[a-z_.]{1,20}", fullmatch=True), value=st.text(max_size=20))
 def test_any_override_applies_or_is_rejected(key: str, value: str) -> None:
     if "\n" in value or "\r" in value:

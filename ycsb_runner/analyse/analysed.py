@@ -4,11 +4,14 @@ layouts and ``compare`` name this protocol instead, so that they sit below the a
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 
 from ycsb_runner.model import RunResult
+
+if TYPE_CHECKING:
+    from ycsb_runner.analyse.compare import ReferenceComparison
 
 
 class Analysed(Protocol):
@@ -18,6 +21,8 @@ class Analysed(Protocol):
     # audit off vs on per (mix, threads, metric) (``analyse.table.audit_ab``); empty without audit switching
     off_on: pd.DataFrame
 
-    def reference(self, name: str, size: str | None = None, storage: str | None = None) -> pd.DataFrame:
+    def reference(
+        self, name: str, size: str | None = None, storage: str | None = None
+    ) -> ReferenceComparison:
         """Measured vs published rows of the published table *name* (computed once per arguments)."""
         ...

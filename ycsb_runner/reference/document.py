@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.output import View, column_label
-from ycsb_runner.reference import load_reference, select
+from ycsb_runner.reference import load_reference, provenance, select
 from ycsb_runner.reference.english import with_english
 from ycsb_runner.reference.text import tidy_numbers
 
@@ -36,7 +36,7 @@ class ReferenceDocument:
 
     def __init__(self, name: str, frame: pd.DataFrame, rows: pd.DataFrame, wide: bool) -> None:
         self.name, self.frame, self.rows, self.wide = name, frame, rows, wide
-        self.provenance = frame.attrs["provenance"]
+        self.provenance = provenance(name)
 
     def views(self) -> list[View]:
         prov, rows = self.provenance, self.rows

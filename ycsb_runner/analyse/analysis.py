@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ycsb_runner.analyse.compare import ReferenceComparison, finish_reference
+from ycsb_runner.analyse.analysed import ReferenceComparison
+from ycsb_runner.analyse.compare import finish_reference
 from ycsb_runner.analyse.layouts import Layout, ReportTables, layout_of
 from ycsb_runner.analyse.table import StudyTable, audit_ab, step_metrics, unsteady_caption, unsteady_steps
 from ycsb_runner.metrics import METRICS

@@ -6,13 +6,12 @@ layout chooses (``ycsb_runner.analyse.analysis.RunAnalysis.reference``)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.analysed import Analysed
+from ycsb_runner.analyse.analysed import Analysed, ReferenceComparison
 from ycsb_runner.analyse.caveats import audit_caveat
 from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
@@ -37,19 +36,6 @@ REFERENCE_COLUMNS = [
     "measured_n",
     "note",
 ]
-
-
-@dataclass(frozen=True)
-class ReferenceComparison:
-    """A run measured against a published table: *frame* (``REFERENCE_COLUMNS``, one row per mix, size,
-    storage, threads and metric) and what goes with every output of it: *reference*, the published table's
-    name; *run_vs_study*, what the run did next to the study (one line, ``run_vs_study``);
-    *audit_unverified*, the run's audit caveat when the study compares audit off with on ("" otherwise)."""
-
-    frame: pd.DataFrame
-    reference: str
-    run_vs_study: str = ""
-    audit_unverified: str = ""
 
 
 COMPARE_COLUMNS = [

@@ -233,7 +233,7 @@ def child(mode: str, parser: str, out_path: str, err_path: str) -> None:
             "summary_rows": len(run.summary),
             "status_rows": len(run.status),
             "raw_rows": len(run.raw),
-            "verdict": run.verdict.status,
+            "verdict": run.completion.status,
         }
     t2 = time.perf_counter()
     cpu = time.process_time() - c1

@@ -599,7 +599,7 @@ def finish_run_folder(
                 log(f"warning: the run was not added to the history: {err}")
     try:
         analysis = out.analysis = RunAnalysis(run)
-        df = analysis.table
+        df = analysis.table.frame
         if analysis.layout.own_table and not df.empty:
             atomic_write_csv(result.study_table_path, df, within=result.root)
         if report:

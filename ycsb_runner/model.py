@@ -624,14 +624,6 @@ class Manifest:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def audit_caveat(self) -> str:
-        """The unverified-audit caveat of this run ("" when its audit switch was verified or not made);
-        from the strategy's name too, for folders written before ``audit_unverified`` was recorded."""
-        from ycsb_runner.audit import unverified_audit
-
-        return self.audit_unverified or unverified_audit(self.audit_strategy)
-
-    @property
     def fingerprint(self) -> str:
         """A hash of the parameters the measured steps ran with (suite, mixes, threads, properties).
 

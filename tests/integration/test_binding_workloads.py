@@ -56,7 +56,7 @@ def _load(run_ycsb, mongo, records: int) -> None:
     mongo.ycsb.drop_collection("usertable")
     rc, out, err = run_ycsb("load", {"recordcount": records}, threads=2)
     parsed = parse_output(out, err, exit_code=rc, expected_ops=records)
-    assert parsed.verdict.ok, parsed.verdict.reasons
+    assert parsed.completion.ok, parsed.completion.reasons
     assert mongo.ycsb.usertable.count_documents({}) == records
 
 
@@ -70,7 +70,7 @@ def test_workloads_a_to_f_run_without_errors(run_ycsb, mongo) -> None:
         props = {"recordcount": records, "operationcount": ops, **WORKLOADS[name]}
         rc, out, err = run_ycsb("run", props, threads=2)
         parsed = parse_output(out, err, exit_code=rc)
-        assert parsed.verdict.ok, (name, parsed.verdict.reasons)
+        assert parsed.completion.ok, (name, parsed.completion.reasons)
         ops = parsed.operations[parsed.operations["kind"] == "op"].set_index("operation")
         assert EXPECTED_SECTIONS[name] <= set(ops.index), (name, set(ops.index))
         for op in EXPECTED_SECTIONS[name] - {"READ-MODIFY-WRITE"}:

@@ -28,7 +28,7 @@ def test_load_in_each_measurement_type(mtype: str, run_ycsb, mongo) -> None:
         "load", {"recordcount": N, "measurementtype": mtype, "status.interval": 1}, threads=2
     )
     parsed = parse_output(out, err, exit_code=rc, expected_ops=N)
-    assert parsed.verdict.ok, parsed.verdict.reasons
+    assert parsed.completion.ok, parsed.completion.reasons
     assert parsed.measurement_type in (None, mtype)
     assert set(SECTION.findall(out)) <= parsed.sections  # no section lost
     assert _insert_count(parsed) == N == mongo.ycsb.usertable.count_documents({})
@@ -40,7 +40,7 @@ def test_load_in_each_measurement_type(mtype: str, run_ycsb, mongo) -> None:
 def test_interval_both_run_counts_match_server(run_ycsb, mongo) -> None:
     mongo.ycsb.drop_collection("usertable")
     rc, out, err = run_ycsb("load", {"recordcount": N}, threads=2)
-    assert parse_output(out, err, exit_code=rc).verdict.ok
+    assert parse_output(out, err, exit_code=rc).completion.ok
     props = {
         "recordcount": N,
         "operationcount": 300,
@@ -52,7 +52,7 @@ def test_interval_both_run_counts_match_server(run_ycsb, mongo) -> None:
     }
     rc, out, err = run_ycsb("run", props, threads=2)
     parsed = parse_output(out, err, exit_code=rc)
-    assert parsed.verdict.ok, parsed.verdict.reasons
+    assert parsed.completion.ok, parsed.completion.reasons
     assert set(SECTION.findall(out)) <= parsed.sections
     ops = parsed.operations
     intended = ops[ops["kind"] == "intended"]

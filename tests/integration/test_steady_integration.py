@@ -104,7 +104,7 @@ def test_a_run_with_a_10_s_server_stop_is_flagged_not_stationary(server: ServerI
         f"stalled at {stalled[0]:.1f}; throughput_ops_s {step.throughput_ops_s:.1f}; {shown}; {step.warnings}"
     )
     table = RunAnalysis.of(run).table
-    assert "not stationary" in table.attrs["unsteady"] and (table["not stationary"] == "yes").any()
+    assert "not stationary" in table.unsteady and (table.frame["not stationary"] == "yes").any()
     _, md = write_report(run)
     text = md.read_text()
     assert "run steps still moving (not stationary)" in text and "warm-up cut" in text

@@ -40,9 +40,10 @@ def _op_mean(run_dir: Path, mix: str, op: str) -> float:
 
 
 def test_tencent_table_equals_operations_csv(tencent: Path) -> None:
-    table = RunAnalysis.of(tencent).table
+    study = RunAnalysis.of(tencent).table
+    table = study.frame
     steps = RunResult.load(tencent).steps
-    assert table.attrs["layout"] == "means"
+    assert study.layout == "means"
     assert table["mix"].tolist() == ["load", "read50_update50", "read100"]
     t = table.set_index("mix")
     assert t.loc["load", "n"] == 1 and t.loc["read100", "n"] == 2
@@ -68,10 +69,10 @@ def test_layout_comes_from_the_declared_study_not_the_name(tencent: Path) -> Non
     assert manifest["suite"]["study"] == "tencent-mongodb44"
     manifest["suite"]["name"] = "my-own-sizing-suite"
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert RunAnalysis.of(tencent).table.attrs["layout"] == "means"
+    assert RunAnalysis.of(tencent).table.layout == "means"
     manifest["suite"]["study"] = None
     (tencent / "manifest.json").write_text(json.dumps(manifest))
-    assert RunAnalysis.of(tencent).table.attrs["layout"] == "generic"
+    assert RunAnalysis.of(tencent).table.layout == "generic"
 
 
 def test_compare_run_with_itself_is_no_change(tencent: Path) -> None:
@@ -114,10 +115,10 @@ def test_compare_different_suites_is_a_clear_error(tencent: Path, tmp_path: Path
 
 @pytest.mark.parametrize("size", [None, "4C8G"])
 def test_reference_compare_has_published_numbers(tencent: Path, size: str | None) -> None:
-    cmp = RunAnalysis.of(tencent).reference("tencent-mongodb44", size=size, storage="cloud")
+    cmp = RunAnalysis.of(tencent).reference("tencent-mongodb44", size=size, storage="cloud").frame
     pub = select(load_reference("tencent-mongodb44"), size=size or "2C4G", storage="cloud").set_index("mix")
     assert set(cmp["size"]) == {size or "2C4G"}
-    table = RunAnalysis.of(tencent).table.set_index("mix")
+    table = RunAnalysis.of(tencent).table.frame.set_index("mix")
     for metric, pub_col, mine in (
         ("throughput_ops_s", "throughput_ops_s", "throughput (ops/sec)"),
         ("read_avg_us", "ral_us", "RAL (µs)"),
@@ -239,8 +240,9 @@ def test_fail_on_regression_exits_2_when_nothing_was_tested(tencent: Path, tmp_p
 
 def test_audit_table_off_vs_on(audit: Path) -> None:
     run = RunResult.load(audit)
-    table = RunAnalysis.of(run).table
-    assert table.attrs["layout"] == "off-on"
+    study = RunAnalysis.of(run).table
+    table = study.frame
+    assert study.layout == "off-on"
     assert table.columns[:2].tolist() == ["mix", "scenario"]
     row = table.iloc[0]
     assert row["scenario"] == "insert:read:update=0:50:50"
@@ -262,7 +264,7 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
     for figure, client in (("writes_avg_rt", "write_avg_us"), ("reads_avg_rt", "read_avg_us")):
         assert row[f"MongoDB_RT {figure} off (µs)"] == pytest.approx(ab.loc[client, "a_mean"])
         assert row[f"MongoDB_RT {figure} on (µs)"] == pytest.approx(ab.loc[client, "b_mean"])
-    notes = table.attrs["notes"]
+    notes = study.notes
     assert sum("client-side" in n for n in notes) == 1
     assert "MongoDB_RT writes_avg_rt, reads_avg_rt: YCSB's client-side latency" in notes[0]
     # the mix has no insert: its opcounter is "-" (NaN), said once why
@@ -301,7 +303,7 @@ def test_report_cli_default_location(audit: Path) -> None:
 
 
 def test_alibaba_reference_compare(audit: Path) -> None:
-    cmp = RunAnalysis.of(audit).reference("alibaba-audit")
+    cmp = RunAnalysis.of(audit).reference("alibaba-audit").frame
     mine = cmp[cmp["mix"] == "read50_update50"].set_index("metric")
     # only the figures of the mix's operations; published numbers from the shipped table
     assert "server_insert_per_s" not in mine.index

@@ -50,7 +50,7 @@ def test_different_settings_are_refused_unless_forced(tmp_path: Path) -> None:
     assert isinstance(forced, CompareOutcome) and not forced.table.empty
     assert forced.caveats[0] == "DIFFERENT SETTINGS (--force): recordcount 300 vs 600"
     assert forced.warnings == forced.caveats and forced.fields["settings_differ"] == forced.caveats[0]
-    assert forced.title.endswith("[DIFFERENT SETTINGS]") and forced.exit_code == 0 and forced.verdict is None
+    assert forced.title.endswith("[DIFFERENT SETTINGS]") and forced.exit_code == 0 and forced.decision is None
     same = compare_runs(base, _copy(tmp_path, "c"))
     assert same.caveats == [] and same.caption is None and "DIFFERENT" not in same.title
 
@@ -66,11 +66,11 @@ def test_the_gate_is_the_exit_code(tmp_path: Path) -> None:
     for run in (base, slower):
         _repeated(run, 4)
     bad = compare_runs(base, slower, fail_on_regression=True)
-    assert bad.exit_code == 1 and bad.verdict == "performance regressed: read100 throughput_ops_s -90.0%"
+    assert bad.exit_code == 1 and bad.decision == "performance regressed: read100 throughput_ops_s -90.0%"
     assert "p_adjusted" in bad.table
     assert compare_runs(base, slower, fail_on_regression=True, min_effect_pct=95).exit_code == 0
     ungated = compare_runs(base, slower)
-    assert ungated.exit_code == 0 and ungated.verdict is None and "p_adjusted" not in ungated.table
+    assert ungated.exit_code == 0 and ungated.decision is None and "p_adjusted" not in ungated.table
     assert compare_runs(base, base, fail_on_regression=True).exit_code == 0
     cut = _copy(tmp_path, "cut")
     manifest = json.loads((cut / "manifest.json").read_text())
@@ -79,7 +79,7 @@ def test_the_gate_is_the_exit_code(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="cut is interrupted"):
         compare_runs(base, cut, fail_on_regression=True)
     forced = compare_runs(RUNS / "tencent-analyse", cut, fail_on_regression=True, force=True)
-    assert forced.exit_code == 2 and "cut is interrupted" in (forced.verdict or "")
+    assert forced.exit_code == 2 and "cut is interrupted" in (forced.decision or "")
     assert forced.caveats[0].startswith("FAILED RUN (--force)")
 
 

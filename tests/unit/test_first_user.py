@@ -35,7 +35,7 @@ def _invoke(*args: str, env: dict | None = None):
 def test_a_state_file_audit_says_it_is_unverified_everywhere(tmp_path: Path) -> None:
     run = _copy(tmp_path, "audit-analyse")  # audit switched by the `command` strategy (a state file)
     table = RunAnalysis.of(run).table
-    assert "UNVERIFIED audit" in table.attrs["title"] and "command" in table.attrs["caption"]
+    assert "UNVERIFIED audit" in table.title and "command" in table.audit_unverified
     res = _invoke("table", str(run))
     assert res.exit_code == 0 and "UNVERIFIED AUDIT" in res.stdout
     res = _invoke("compare", str(run), "--reference", "alibaba-audit", "-f", "json")
@@ -50,6 +50,7 @@ def test_a_state_file_audit_says_it_is_unverified_everywhere(tmp_path: Path) -> 
 
 
 def test_the_manifest_records_the_caveat_and_verified_strategies_carry_none(tmp_path: Path) -> None:
+    from ycsb_runner.analyse.caveats import audit_caveat
     from ycsb_runner.audit import unverified_audit
     from ycsb_runner.model import RunResult
 
@@ -59,8 +60,8 @@ def test_the_manifest_records_the_caveat_and_verified_strategies_carry_none(tmp_
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["audit_strategy"], manifest["audit_unverified"] = "mongodb-runtime", None
     (run / "manifest.json").write_text(json.dumps(manifest))
-    assert RunResult.load(run).manifest.audit_caveat == ""
-    assert "UNVERIFIED" not in RunAnalysis.of(run).table.attrs["title"]
+    assert audit_caveat(RunResult.load(run).manifest) == ""
+    assert "UNVERIFIED" not in RunAnalysis.of(run).table.title
     manifest["audit_strategy"], manifest["audit_unverified"] = "command", unverified_audit("command")
     (run / "manifest.json").write_text(json.dumps(manifest))
     again = RunResult.load(run).manifest
@@ -106,7 +107,7 @@ def _seed_000_cells() -> dict[tuple[str, str], tuple[float, str, str]]:
 def test_every_alibaba_compare_cell_has_the_seeds_number_and_unit(tmp_path: Path) -> None:
     seed = _seed_000_cells()
     assert len({mix for mix, _ in seed}) == 6
-    cmp = RunAnalysis.of(_copy(tmp_path, "audit-analyse")).reference("alibaba-audit")
+    cmp = RunAnalysis.of(_copy(tmp_path, "audit-analyse")).reference("alibaba-audit").frame
     assert len(cmp) and set(cmp["unit"]) == {"%", "pp"}
     for row in cmp.itertuples():
         published, unit, other = seed[(row.mix, row.metric)]
@@ -124,7 +125,7 @@ def test_every_tencent_threads_cell_has_the_seeds_number_and_unit(tmp_path: Path
         (normalise_size(r["cells"][0]), int(r["cells"][1]), r["ratio"]): r["cells"] for r in _seed_004_rows()
     }
     for size in ("2C4G", "48C512G"):
-        cmp = RunAnalysis.of(run).reference("tencent-threads", size=size)
+        cmp = RunAnalysis.of(run).reference("tencent-threads", size=size).frame
         for row in cmp.itertuples():
             read = int(row.mix.split("_")[0].removeprefix("read"))
             cells = seed[(size, row.published_threads, f"{read}:{100 - read}")]
@@ -156,7 +157,7 @@ def test_threads_are_matched_by_value_never_by_position(tmp_path: Path) -> None:
     res = _invoke("compare", str(scaled), "--reference", "tencent-threads", "--size", "2C4G")
     assert res.exit_code == 1 and "--set threads=[100,200]" in str(res.exception)
     half = _threads_run(tmp_path, {1: 100, 2: 8})
-    cmp = RunAnalysis.of(half).reference("tencent-threads", size="2C4G")
+    cmp = RunAnalysis.of(half).reference("tencent-threads", size="2C4G").frame
     at_100 = cmp[cmp["published_threads"] == 100]
     assert (at_100["threads"] == 100).all() and at_100["measured"].notna().any()
     at_200 = cmp[(cmp["published_threads"] == 200) & (cmp["mix"] == "read50_update50")]
@@ -223,7 +224,7 @@ def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(tmp_path: Pa
     assert html.index("id='run-failed'") < html.index("<h2>")
     assert banner.startswith("id='run-failed'><strong>This run FAILED: step 05-run-read100-t2-r1 failed")
     assert "Not completed:" in banner.split("</div>")[0] and "(failed)" in banner.split("</div>")[0]
-    cmp = RunAnalysis.of(run).reference("tencent-mongodb44")
+    cmp = RunAnalysis.of(run).reference("tencent-mongodb44").frame
     assert set(cmp[cmp["mix"] == "read100"]["note"]) == {"mix ran and failed: no completed step"}
     assert set(cmp[cmp["mix"] == "insert100"]["note"]) == {"mix not in this run"}
     completed = write_report(_copy(tmp_path, "tencent-analyse"))[0].read_text()
@@ -342,7 +343,7 @@ def test_generic_table_has_every_operations_average_and_results_one_throughput(t
     manifest["suite"]["study"] = None  # a suite of its own: the generic table
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
     run = RunResult.load(run_dir)
-    table = generic_table(run, step_metrics(run)).set_index("mix")
+    table = generic_table(run, step_metrics(run)).frame.set_index("mix")
     assert {"READ avg (µs)", "UPDATE avg (µs)"} <= set(table.columns)
     ops = pd.read_csv(run_dir / "operations.csv")
     reads = ops[(ops["operation"] == "READ") & (ops["phase"] == "run") & (ops["mix"] == "read100")]

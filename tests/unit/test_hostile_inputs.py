@@ -200,8 +200,8 @@ def test_a_cut_load_capture_is_truncated(lines: int) -> None:
     whole = (DATA / "binding-load.stdout").read_bytes()
     cut = b"".join(whole.splitlines(keepends=True)[:lines])
     run = parse_output(cut, b"")
-    assert run.verdict.status == "truncated", (lines, run.verdict)
-    assert parse_output(whole, b"").verdict.status == "completed"
+    assert run.completion.status == "truncated", (lines, run.completion)
+    assert parse_output(whole, b"").completion.status == "completed"
 
 
 # --- item 15 ---

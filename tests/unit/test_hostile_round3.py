@@ -491,7 +491,7 @@ def test_15_a_capture_parsed_from_the_file_equals_one_parsed_in_memory() -> None
         out, err = DATA / f"{name}.stdout", DATA / f"{name}.stderr"
         whole = parse_output(out.read_bytes(), err.read_bytes())
         streamed = parse_capture(out, err, keep_status=True)
-        assert streamed.verdict == whole.verdict, name
+        assert streamed.completion == whole.completion, name
         assert streamed.measurement_type == whole.measurement_type, name
         pd.testing.assert_frame_equal(streamed.operations, whole.operations)
         pd.testing.assert_frame_equal(streamed.status, whole.status)
@@ -530,14 +530,14 @@ def test_a_failed_step_lists_every_reason() -> None:
     err = re.sub(r"\[READ: Count=[1-9]\d*", "[READ: Count=1", err)
     err = re.sub(r"\[READ-FAILED: Count=[1-9]\d*", "[READ-FAILED: Count=24", err)
     run = parse_output("".join(kept).encode(), err.encode())
-    reasons = run.verdict.reasons
-    assert run.verdict.status == "truncated"
+    reasons = run.completion.reasons
+    assert run.completion.status == "truncated"
     assert any("summary has no such section" in r for r in reasons), reasons
     assert any("READ 96 of 100 in the status lines" in r for r in reasons), reasons  # the phase's rate
     # a phase within --max-error-rate: the operation over it is named all the same
     run = parse_output("".join(kept).encode(), err.encode(), max_error_rate=0.2)
-    reasons = run.verdict.reasons
-    assert run.verdict.status == "truncated"
+    reasons = run.completion.reasons
+    assert run.completion.status == "truncated"
     assert any("summary has no such section" in r for r in reasons), reasons
     assert any(r.startswith("READ: 96% of its operations failed in the status lines") for r in reasons), (
         reasons

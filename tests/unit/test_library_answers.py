@@ -62,7 +62,7 @@ def test_run_regress_says_what_the_command_prints(
     for line in out.changes:
         assert line in res.stdout
     doc = json.loads(CliRunner().invoke(app, ["regress", SUITE, *where, *argv, "-f", "json"]).stdout)
-    assert (doc["exit_code"], doc["decision"]) == (out.exit_code, out.verdict)
+    assert (doc["exit_code"], doc["decision"]) == (out.exit_code, out.decision)
     assert doc["regressions"] == out.result.summary()["regressions"]
 
 
@@ -77,7 +77,7 @@ def test_the_verdicts_differ_between_the_cases(slow: Path) -> None:
     }
     assert codes == {0, 1, 2}
     out = run_regress(SUITE, results=slow)
-    assert out.changes[0].startswith("open since night-07") and out.verdict in out.closing
+    assert out.changes[0].startswith("open since night-07") and out.decision in out.closing
 
 
 def test_run_regress_refuses_as_the_command_does(slow: Path) -> None:

@@ -161,7 +161,7 @@ def test_empty_histograms_are_no_data_not_huge_numbers():
     assert raw_min["value_str"].iloc[0] == "9223372036854775807" and np.isnan(raw_min["value"].iloc[0])
     numeric = run.operations.select_dtypes("number").to_numpy(dtype=float)
     assert np.nanmax(numeric) < 1e12
-    assert run.verdict.status == "failed"
+    assert run.completion.status == "failed"
 
 
 def test_status_no_data_groups():
@@ -310,14 +310,14 @@ def test_json_exports_match_their_runs():
         from_file = parse_export(DATA / f"{name}.json")
         from_text = parse_export((DATA / f"{name}.json").read_text())
         pd.testing.assert_frame_equal(from_file.operations, from_text.operations)
-        assert from_file.verdict.status == "completed"
+        assert from_file.completion.status == "completed"
         assert from_file.overall["runtime_ms"] > 0
         # Throughput * runtime is the op count YCSB ran.
         assert from_file.overall["ops_done"] == 2000
         pd.testing.assert_frame_equal(run_of(name).operations, from_file.operations)
         # Without the export file the streams alone have no summary: YCSB wrote it elsewhere.
         alone = parse_output(text(name, "stdout"), text(name, "stderr"))
-        assert alone.verdict.status == "truncated"
+        assert alone.completion.status == "truncated"
 
 
 def test_hdr_logs_reproduce_the_summary_exactly():
@@ -358,38 +358,38 @@ def test_hdr_window_and_intervals():
 
 
 def test_verdicts_of_broken_runs():
-    nonexistent = run_of("nonexistent_db").verdict
+    nonexistent = run_of("nonexistent_db").completion
     assert nonexistent.status == "failed"
     assert any("throughput is 0" in r for r in nonexistent.reasons)
     assert any("ClassNotFoundException" in r for r in nonexistent.reasons)
-    assert run_of("zero_ops").verdict.status == "failed"
-    killed = run_of("killed").verdict
+    assert run_of("zero_ops").completion.status == "failed"
+    killed = run_of("killed").completion
     assert killed.status == "truncated" and any("exit code 137" in r for r in killed.reasons)
-    crash = run_of("hdr_fileoutput_java17").verdict
+    crash = run_of("hdr_fileoutput_java17").completion
     assert crash.status == "truncated"
     assert any("no operation sections" in r for r in crash.reasons)
     assert any("DatatypeConverter" in r for r in crash.reasons)
     assert any(r == "exit code 1" for r in crash.reasons)
-    usage = run_of("usage_error").verdict
+    usage = run_of("usage_error").completion
     assert usage.status == "failed" and any("Unknown option" in r for r in usage.reasons)
-    bad = run_of("bad_measurementtype").verdict
+    bad = run_of("bad_measurementtype").completion
     assert bad.status == "failed" and any("IllegalArgumentException" in r for r in bad.reasons)
-    stuck = run_of("stuck").verdict
+    stuck = run_of("stuck").completion
     assert stuck.status == "failed" and any("Still waiting" in r for r in stuck.reasons)
-    flaky = run_of("flaky").verdict
+    flaky = run_of("flaky").completion
     assert flaky.status == "failed"
     assert any(r.startswith("error rate") and "failed: READ " in r for r in flaky.reasons)
 
 
 def test_verdict_thresholds():
     stdout, stderr = text("flaky", "stdout"), text("flaky", "stderr")
-    assert parse_output(stdout, stderr, max_error_rate=0.2).verdict.status == "completed"
+    assert parse_output(stdout, stderr, max_error_rate=0.2).completion.status == "completed"
     ok = parse_output(text("hdr_op", "stdout"), text("hdr_op", "stderr"), exit_code=0, expected_ops=3000)
-    assert ok.verdict.status == "completed" and ok.overall["ops_done"] == 3000
+    assert ok.completion.status == "completed" and ok.overall["ops_done"] == 3000
     short = parse_output(text("hdr_op", "stdout"), text("hdr_op", "stderr"), expected_ops=10_000)
-    assert short.verdict.status == "failed" and "only 3000 of 10000" in short.verdict.reasons[0]
+    assert short.completion.status == "failed" and "only 3000 of 10000" in short.completion.reasons[0]
     rc = parse_output(text("hdr_op", "stdout"), text("hdr_op", "stderr"), exit_code=3)
-    assert rc.verdict.reasons == ["exit code 3"]
+    assert rc.completion.reasons == ["exit code 3"]
 
 
 @pytest.mark.parametrize(
@@ -403,9 +403,9 @@ def test_verdict_thresholds():
 def test_healthy_captures_are_consistent(name):
     run = run_of(name)
     if name in {"flaky", "flaky_tracked", "flaky_all_errors", "stuck"}:
-        assert run.verdict.status == "failed"
+        assert run.completion.status == "failed"
     else:
-        assert run.verdict.status == "completed", run.verdict.reasons
+        assert run.completion.status == "completed", run.completion.reasons
     assert run.overall["runtime_ms"] > 0
     assert run.ycsb_version == "0.17.0"
     assert run.measurement_type is not None

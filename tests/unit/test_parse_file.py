@@ -17,7 +17,7 @@ YCSB = Path(__file__).parents[1] / "data" / "ycsb"
 
 
 def _same(got, want) -> None:
-    assert got.verdict == want.verdict and got.overall == want.overall
+    assert got.completion == want.completion and got.overall == want.overall
     for table in ("summary", "operations", "status"):
         pd.testing.assert_frame_equal(getattr(got, table), getattr(want, table))
 
@@ -32,7 +32,7 @@ def test_a_capture_is_streamed_with_its_stderr_beside_it(monkeypatch: pytest.Mon
         raise AssertionError("a capture file was read whole")
 
     monkeypatch.setattr(run_output, "parse_output", held_whole)
-    assert parse_file(out).verdict.status == whole.verdict.status  # streamed: parse_capture alone
+    assert parse_file(out).completion.status == whole.completion.status  # streamed: parse_capture alone
 
 
 def test_a_json_export_by_name_or_content(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_ms_percentiles_are_converted_to_us_and_the_unit_recorded():
 def test_numeric_return_codes():
     source = SOURCE.read_text()
     ok = parse_output(to_pre06(source))
-    assert ok.verdict.status == "completed", ok.verdict.reasons
+    assert ok.completion.status == "completed", ok.completion.reasons
     ops = ok.operations.set_index("section")
     reads = printed(source, "READ", "Return=OK")
     assert ops.loc["READ", "return_0"] == reads and ops.loc["READ", "errors"] == 0
@@ -88,9 +88,9 @@ def test_numeric_return_codes():
     assert ops.loc["UPDATE", "errors"] == 0 and ops.loc["UPDATE", "return_0"] == printed(
         source, "UPDATE", "Return=OK"
     )
-    assert bad.verdict.status == "failed"
+    assert bad.completion.status == "failed"
     returns = ops["returns"].sum()
-    assert bad.verdict.reasons == [
+    assert bad.completion.reasons == [
         f"error rate {100 * reads / returns:.3g}% ({reads:.0f} of {returns:.0f} operations; "
         f"failed: READ {reads:.0f} of {reads:.0f}) exceeds 1%"
     ]
@@ -141,7 +141,7 @@ Command line: -db com.yahoo.ycsb.BasicDB -P workloads/workloada -t
 def test_earliest_layout_no_space_and_all_ms():
     run = parse_output(EARLIEST)
     assert run.overall["runtime_ms"] == 20000 and run.overall["throughput"] == 50.0
-    assert run.verdict.status == "completed", run.verdict.reasons
+    assert run.completion.status == "completed", run.completion.reasons
     assert run.measurement_type == "histogram"
     ops = run.operations.set_index("section")
     assert ops.loc["UPDATE", "average_latency_us"] == 250.0

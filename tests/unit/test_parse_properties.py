@@ -57,7 +57,7 @@ def outcome(stdout, stderr=""):
     except ParseError:
         return None
     assert isinstance(run, ParsedRun)
-    assert run.verdict.status in {"completed", "failed", "truncated"}
+    assert run.completion.status in {"completed", "failed", "truncated"}
     for frame in (run.summary, run.operations, run.status, run.histogram, run.timeseries, run.raw):
         assert isinstance(frame, pd.DataFrame)
     return run
@@ -145,7 +145,7 @@ def test_truncated_at_every_line(name):
         if run is None:
             continue
         if cut <= first_summary:
-            assert run.verdict.status == "truncated"
+            assert run.completion.status == "truncated"
         kept = {m for m in re.findall(r"^\[([^\]]+)\], ", "".join(out_lines[:cut]), re.M)}
         assert kept <= run.sections
     err_lines = stderr.splitlines(keepends=True)
@@ -161,7 +161,7 @@ def test_long_captures_truncated_every_37th_line(name):
     lines = stdout.splitlines(keepends=True)
     for cut in list(range(0, len(lines), 37)) + [len(lines) - 1]:
         run = outcome("".join(lines[:cut]), stderr)
-        assert run is not None and run.verdict.status in {"truncated", "completed"}
+        assert run is not None and run.completion.status in {"truncated", "completed"}
 
 
 @SETTINGS
@@ -211,7 +211,7 @@ def test_missing_sections(name, data):
     for section, row in run.operations.set_index("section").iterrows():
         assert row["operations"] == full.loc[section, "operations"]
     if not any(block[0].startswith("[OVERALL]") for block in kept):
-        assert run.verdict.status == "truncated"
+        assert run.completion.status == "truncated"
 
 
 NOISE = st.sampled_from(

@@ -130,7 +130,7 @@ def test_chunked_reading_changes_nothing(monkeypatch, whole_runs, chunk):
         ref = whole[n]
         for attr in ("summary", "operations", "status", "histogram", "timeseries", "raw"):
             pd.testing.assert_frame_equal(getattr(run, attr), getattr(ref, attr), obj=f"{n}.{attr}")
-        assert run.verdict == ref.verdict and run.notes == ref.notes, n
+        assert run.completion == ref.completion and run.notes == ref.notes, n
         assert run.measurement_type == ref.measurement_type
 
 

@@ -43,15 +43,15 @@ def summary_start(stdout: bytes) -> int:
 @pytest.mark.parametrize("name", COMPLETE)
 def test_complete_captures_stay_completed(name):
     run = parse_output(*streams(name))
-    assert run.verdict.status == "completed", run.verdict.reasons
+    assert run.completion.status == "completed", run.completion.reasons
 
 
 def test_the_first_700_bytes_are_not_a_complete_run():
     """The issue's case: a cut mid-number must not read as a smaller number in a completed run."""
     stdout, stderr = streams("hdr_op")
     run = parse_output(stdout[:700], stderr)
-    assert run.verdict.status == "truncated"
-    assert any("middle of a line" in r for r in run.verdict.reasons)
+    assert run.completion.status == "truncated"
+    assert any("middle of a line" in r for r in run.completion.reasons)
 
 
 @CUT
@@ -60,8 +60,8 @@ def test_a_cut_anywhere_in_the_summary_is_truncated(name, data):
     stdout, stderr = streams(name)
     cut = data.draw(st.integers(summary_start(stdout), len(stdout) - 1), label="cut")
     run = parse_output(stdout[:cut], stderr)
-    assert run.verdict.status == "truncated", (cut, stdout[cut - 80 : cut])
-    assert run.verdict.reasons
+    assert run.completion.status == "truncated", (cut, stdout[cut - 80 : cut])
+    assert run.completion.reasons
 
 
 @pytest.mark.parametrize("name", COMPLETE)
@@ -91,7 +91,7 @@ def test_a_cut_at_any_line_break_in_the_summary_is_truncated(name):
             # one interval early (sparse operations do): not called truncated, by design.
             continue
         run = parse_output(b"".join(lines[:keep]), stderr)
-        assert run.verdict.status == "truncated", (keep, lines[keep - 1 : keep + 1])
+        assert run.completion.status == "truncated", (keep, lines[keep - 1 : keep + 1])
 
 
 def _only_last_points_cut(lines: list[bytes], keep: int) -> bool:
@@ -114,8 +114,8 @@ def test_a_cut_mid_line_of_stderr_is_truncated(name, data):
     ends = [i for i, b in enumerate(stderr) if b == 0x0A]
     cut = data.draw(st.integers(1, len(stderr) - 1).filter(lambda c: c - 1 not in ends), label="cut")
     run = parse_output(stdout, stderr[:cut])
-    assert run.verdict.status == "truncated"
-    assert any("stderr ends in the middle of a line" in r for r in run.verdict.reasons)
+    assert run.completion.status == "truncated"
+    assert any("stderr ends in the middle of a line" in r for r in run.completion.reasons)
 
 
 def test_reasons_name_what_is_missing():
@@ -126,12 +126,12 @@ def test_reasons_name_what_is_missing():
     last = lines[-1].split("]")[0] + "]"
     cut = "".join(ln for ln in lines if not (ln.startswith(last) and "Percentile" in ln))
     run = parse_output(cut, stderr)
-    assert run.verdict.status == "truncated"
-    assert any("lacks" in r and "PercentileLatency" in r for r in run.verdict.reasons)
+    assert run.completion.status == "truncated"
+    assert any("lacks" in r and "PercentileLatency" in r for r in run.completion.reasons)
     # Drop a whole section that the status lines report.
     sections = [ln.split("]")[0][1:] for ln in lines if ln.startswith("[")]
     victim = "UPDATE" if "UPDATE" in sections else "READ"
     without = "".join(ln for ln in lines if not ln.startswith(f"[{victim}]"))
     run = parse_output(without, stderr)
-    assert run.verdict.status == "truncated"
-    assert any(f"report {victim}" in r or "count" in r for r in run.verdict.reasons)
+    assert run.completion.status == "truncated"
+    assert any(f"report {victim}" in r or "count" in r for r in run.completion.reasons)

@@ -212,10 +212,10 @@ def test_noise_between_summary_lines_changes_nothing_but_the_verdict():
     pd.testing.assert_frame_equal(a.summary, b.summary)
     pd.testing.assert_frame_equal(a.operations, b.operations)
     pd.testing.assert_frame_equal(a.status, b.status)
-    assert a.verdict.status == "completed"
-    assert b.verdict.status == "failed"
-    assert any("IllegalStateException" in r for r in b.verdict.reasons)
-    assert any("Still waiting" in r for r in b.verdict.reasons)
+    assert a.completion.status == "completed"
+    assert b.completion.status == "failed"
+    assert any("IllegalStateException" in r for r in b.completion.reasons)
+    assert any("Still waiting" in r for r in b.completion.reasons)
 
 
 def test_bytes_invalid_utf8_and_crlf():
@@ -243,15 +243,15 @@ def test_secrets_are_masked():
     )
     run = parse_output("", stderr)
     assert "hunter2" not in run.command_line and "admin:***@" in run.command_line
-    assert not any("hunter2" in r for r in run.verdict.reasons)
-    assert any("admin:***@" in r for r in run.verdict.reasons)
+    assert not any("hunter2" in r for r in run.completion.reasons)
+    assert any("admin:***@" in r for r in run.completion.reasons)
 
 
 def test_export_text_truncated_and_lenient_values():
     text = read("export_json.json")
     cut = text[: text.index('"metric" : "UPDATE"') + 5]
     run = parse_export(cut)
-    assert run.verdict.status == "truncated"
+    assert run.completion.status == "truncated"
     assert "READ" in set(run.operations["section"]) and "UPDATE" not in run.sections
     lenient = (
         '[{"metric": "OVERALL", "measurement": "RunTime(ms)", "value": 10},'
@@ -329,13 +329,13 @@ def test_histogram_type_with_zero_operations_is_no_data():
     assert row[no_data].isna().all()
     assert run.summary.query("metric == 'MinLatency(us)' and section == 'READ'")["value"].iloc[0] == -1
     assert run.measurement_type == "histogram"
-    assert run.verdict.status == "failed"
-    assert run.verdict.reasons == ["error rate 100% (5 of 5 operations; failed: READ 5 of 5) exceeds 1%"]
+    assert run.completion.status == "failed"
+    assert run.completion.reasons == ["error rate 100% (5 of 5 operations; failed: READ 5 of 5) exceeds 1%"]
 
 
 def test_error_initializing_on_stderr_fails_the_run():
     stdout = read("hdr_op.stdout")
     stderr = read("hdr_op.stderr") + "Error initializing datastore bindings.\n"
     run = parse_output(stdout, stderr)
-    assert run.verdict.status == "failed"
-    assert "Error initializing datastore bindings." in run.verdict.reasons[0]
+    assert run.completion.status == "failed"
+    assert "Error initializing datastore bindings." in run.completion.reasons[0]

@@ -26,6 +26,7 @@ from ycsb_runner.reference import (
     provenance,
     select,
 )
+from ycsb_runner.reference.document import reference_document
 from ycsb_runner.reference.english import english, with_english
 
 EXPECTED_ROWS = {"alibaba-audit": 6, "tencent-mongodb44": 84, "tencent-threads": 32}
@@ -453,7 +454,7 @@ def test_provenance_present(name: str) -> None:
     assert "document_date" in prov
     assert len(prov["transcription_choices"]) >= 3 and prov["inconsistencies"]
     frame = load_reference(name)
-    assert frame.attrs["provenance"] == prov
+    assert reference_document(name).provenance == prov
     assert set(prov["units"]) <= set(frame.columns)
     assert set(prov["display_columns"]) <= set(frame.columns)
     prov["title"] = "changed"

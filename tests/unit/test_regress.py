@@ -29,6 +29,7 @@ from ycsb_runner.nightly.regress import (
     RegressResult,
     regress,
 )
+from ycsb_runner.nightly.series import SeriesNights
 from ycsb_runner.nightly.window import NULL_DRAWS, window_test
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
@@ -335,9 +336,9 @@ def test_trend_ticks_keep_the_date_and_the_tags_stay_off_the_title(monkeypatch: 
     ids = [f"202611{d:02d}-020000-quick" for d in range(1, 9)]
     series = pd.DataFrame({"run_id": ids, "value": [10.0] * 6 + [5.0] * 2})
     series["low"], series["high"] = series["value"] * 0.9, series["value"] * 1.1
-    series.attrs["change_index"] = 6
     key = ("run", "a", 4, "", "OVERALL", "throughput_ops_s")
-    result = RegressResult(pd.DataFrame(), 1, "", "quick", ids[-1], series_values={key: series})
+    judged = SeriesNights(series, change_index=6)
+    result = RegressResult(pd.DataFrame(), 1, "", "quick", ids[-1], series_values={key: judged})
     row = dict(zip(("phase", "mix", "threads", "audit", "operation", "metric"), key, strict=True))
     row.update(verdict="regression", change_run=ids[6], change_tags="sha=abc123", before_median=10.0)
     row.update(after_median=5.0, change_pct=-50.0, p_adjusted=0.001)
@@ -381,10 +382,11 @@ def test_trend_plot_shades_the_baseline_that_regress_judged_against() -> None:
     res = regress(*_history(nights), "quick", RegressOptions())
     row = res.table[res.table["metric"] == "throughput_ops_s"].iloc[0]
     key = next(k for k in res.series_values if "throughput_ops_s" in k)
-    lo, hi = baseline_span(res.series_values[key].attrs)
+    lo, hi = baseline_span(res.series_values[key])
     assert row["verdict"] == REGRESSION and hi - lo == row["baseline_nights"] > 5
     assert f"night-{int(lo + 0.5):02d}" == row["baseline_from"] and hi < 14  # it ends before the window
-    assert baseline_span({}) is None and baseline_span({"baseline": (-1, -1)}) is None
+    assert baseline_span(SeriesNights(pd.DataFrame())) is None
+    assert baseline_span(SeriesNights(pd.DataFrame(), baseline=(-1, -1))) is None
 
 
 def test_an_open_regression_closes_only_when_its_nights_come_back() -> None:

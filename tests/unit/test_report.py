@@ -38,12 +38,13 @@ def test_audit_overhead_is_the_percent_change_of_the_ab_means(audit: Path) -> No
 
 
 def test_mongodb_rt_cell_falls_back_to_client_latency(audit: Path) -> None:
-    table = RunAnalysis.of(audit).table
+    study = RunAnalysis.of(audit).table
+    table = study.frame
     row = table.iloc[0]
     ab = RunAnalysis.of(audit).off_on.set_index(["mix", "metric"])
     read = ab.loc[(row["mix"], "read_avg_us")]
     assert row["MongoDB_RT reads_avg_rt change (%)"] == pytest.approx(read["change_pct"])
-    assert any("reads_avg_rt" in n and "client-side" in n for n in table.attrs["notes"])
+    assert any("reads_avg_rt" in n and "client-side" in n for n in study.notes)
 
 
 def test_scaled_run_gets_the_not_comparable_banner(tencent: Path, tmp_path: Path) -> None:
@@ -95,7 +96,7 @@ def test_published_remarks_in_english_beside_the_original() -> None:
         "query down 5000 (-15%); update down 5000 (-15%)"
     )
     assert english("64核512GB（独享型）") == "64 cores, 512GB (dedicated)"
-    cmp = RunAnalysis.of(RUNS / "audit-analyse").reference("alibaba-audit")
+    cmp = RunAnalysis.of(RUNS / "audit-analyse").reference("alibaba-audit").frame
     texts = set(cmp["published_text"])
     assert "no significant change [无明显变化]" in texts
     assert not any(t and not t.isascii() and "[" not in t for t in texts)  # never Chinese alone

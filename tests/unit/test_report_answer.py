@@ -85,7 +85,7 @@ def test_the_first_section_is_the_answer_and_every_cell_holds_one_number(
 
 def test_the_audit_answer_is_the_overhead_per_mix_with_words_said_once(tmp_path: Path) -> None:
     a = RunAnalysis.of(_copy(tmp_path, "audit-analyse"))
-    overhead = a.report_tables["overhead"]
+    overhead = a.report_tables.overhead
     doc = run_document(a)
     compact = next(b.frame for b in doc.sections[1].blocks if isinstance(b, Table))
     assert compact["mix"].tolist() == list(dict.fromkeys(overhead["mix"]))
@@ -233,12 +233,12 @@ def test_the_study_table_holds_one_number_per_cell(tmp_path: Path, name: str) ->
     run_dir = _copy(tmp_path, name)
     a = RunAnalysis.of(run_dir)
     compact, lines = a.layout.compact(a.table)
-    for frame in (a.table, compact):
+    for frame in (a.table.frame, compact):
         assert not _cell_problems(frame), (name, _cell_problems(frame)[:3])
     res = CliRunner().invoke(app, ["table", str(run_dir), "--save"], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.output
     saved = pd.read_csv(run_dir / "study_table.csv")
-    assert len(saved) == len(a.table) and not _cell_problems(saved)
+    assert len(saved) == len(a.table.frame) and not _cell_problems(saved)
     for line in lines:  # each note once, under the table
         assert res.stdout.count(line.split("\n")[0][:40]) == 1, line
 
@@ -247,18 +247,18 @@ def test_the_audit_study_table_keeps_the_study_columns_with_off_on_change_p(tmp_
     from ycsb_runner.analyse.table import STUDY_FIGURES, study_columns
 
     a = RunAnalysis.of(_copy(tmp_path, "audit-analyse"))
-    table = a.table
+    table = a.table.frame
     for column, figure, _metric, unit in STUDY_FIGURES:
         off, on, change, p = study_columns(column, figure, unit)
         assert off.startswith(column) and off.endswith(f"({unit})") and {off, on, change, p} <= set(table)
     assert "CpuUsage change (pp)" in table and "MongoDB_RT writes_avg_rt change (%)" in table
-    overhead = a.report_tables["overhead"].set_index(["mix", "metric"])
+    overhead = a.report_tables.overhead.set_index(["mix", "metric"])
     row = table.iloc[0]
     tp = overhead.loc[(row["mix"], "throughput_ops_s")]
     assert row["YCSB throughput off (ops/s)"] == pytest.approx(tp["off"])
     assert row["YCSB throughput change (%)"] == pytest.approx(tp["change_pct"])
     # repetitions: the terminal view names the significant changes (p below 0.05), one line
-    compact, lines = a.layout.compact(table)
+    compact, lines = a.layout.compact(a.table)
     p = table.set_index("mix")["MongoDB_RT reads_avg_rt p"]
     said = next(x for x in lines if x.startswith("significant at p < 0.05: "))
     assert (f"{row['mix']} reads_avg_rt" in said) == bool(p[row["mix"]] < 0.05)
@@ -273,13 +273,13 @@ def test_one_run_each_is_said_once_as_not_tested(tmp_path: Path) -> None:
     steps.loc[drop, "verdict"] = "failed"  # (a failed step is left out of the tables)
     steps.to_csv(run_dir / "steps.csv", index=False)
     a = RunAnalysis.of(run_dir)
-    table = a.table
+    table = a.table.frame
     assert (table["n_off"] == 1).all() and (table["n_on"] == 1).all()
     assert table.filter(like=" p").isna().all().all()
     assert table["YCSB throughput change (%)"].notna().all()
-    notes = table.attrs["notes"]
+    notes = a.table.notes
     assert notes.count("p -: fewer than 2 runs per audit state, not tested") == 1
-    _, lines = a.layout.compact(table)
+    _, lines = a.layout.compact(a.table)
     assert not any(x.startswith("significant at") for x in lines)
     assert not _cell_problems(table)
 

@@ -44,13 +44,11 @@ def test_a_non_stationary_step_is_named_in_the_table_compare_regress_and_report(
     step = _flag(flagged)
     run = RunResult.load(flagged)
     assert unsteady_steps(run.steps) == [(step, WHAT)]
-    table = RunAnalysis.of(run).table
+    study = RunAnalysis.of(run).table
+    table = study.frame
     mix = run.steps.set_index("step").at[step, "mix"]
     assert set(table.loc[table["not stationary"] == "yes", "mix"]) == {mix}
-    assert (
-        table.attrs["unsteady"].startswith("1 of 4 run steps still moving")
-        and WHAT not in table.attrs["unsteady"]
-    )
+    assert study.unsteady.startswith("1 of 4 run steps still moving") and WHAT not in study.unsteady
     cli = CliRunner()
     shown = cli.invoke(app, ["table", str(flagged)], env={"COLUMNS": "200"})
     assert shown.exit_code == 0 and "1 of 4 run steps still moving" in shown.output and mix in shown.output

@@ -19,7 +19,7 @@ from ycsb_runner import studies
 from ycsb_runner.analyse import layouts
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.layouts import LAYOUTS, Layout, register_layout
-from ycsb_runner.analyse.table import step_metrics
+from ycsb_runner.analyse.table import StudyTable, step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.model import RunResult
 from ycsb_runner.report.run_report import write_report
@@ -102,7 +102,7 @@ class ToyLayout(Layout):
     name = "toy"
     priority = ("best (ops/s)", "mix")
 
-    def table(self, a: RunAnalysis, study: Study) -> pd.DataFrame:
+    def table(self, a: RunAnalysis, study: Study) -> StudyTable:
         m = a.step_metrics
         out = m.groupby("mix", sort=False).agg(
             steps=("step", "size"),
@@ -111,8 +111,7 @@ class ToyLayout(Layout):
             best=("throughput_ops_s", "max"),
         )
         out = out.reset_index().rename(columns={c: f"{c} (ops/s)" for c in ("worst", "mean", "best")})
-        out.attrs["title"] = f"{a.run.suite_name}: best throughput per mix ({study.title})"
-        return out
+        return StudyTable(out, f"{a.run.suite_name}: best throughput per mix ({study.title})")
 
     def reference(self, a: RunAnalysis, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         from ycsb_runner.analyse.compare import means_reference
@@ -147,8 +146,9 @@ def toy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_layout_registered_from_outside_gives_the_table(toy_run: Path) -> None:
-    table = RunAnalysis.of(toy_run).table
-    assert table.attrs["layout"] == "toy"
+    study = RunAnalysis.of(toy_run).table
+    table = study.frame
+    assert study.layout == "toy"
     steps = step_metrics(RunResult.load(toy_run))
     by_mix = table.set_index("mix")
     for mix, group in steps.groupby("mix"):
@@ -161,7 +161,7 @@ def test_a_layout_registered_from_outside_gives_the_table(toy_run: Path) -> None
     assert "(a toy)" in lines[1] and "best (ops/s)" in lines[2]  # the title, then the kept columns
     assert "not shown: worst (ops/s), mean (ops/s)" in res.output
     # the layout's reference comparison, through the same dispatcher as the shipped studies
-    cmp = RunAnalysis.of(toy_run).reference("tencent-mongodb44", size="2C4G", storage="cloud")
+    cmp = RunAnalysis.of(toy_run).reference("tencent-mongodb44", size="2C4G", storage="cloud").frame
     assert set(cmp["size"]) == {"2C4G"} and set(cmp["mix"]) >= set(steps["mix"]) - {"load"}
     # the report shows the toy table under its title
     html, md = write_report(toy_run)

@@ -30,9 +30,9 @@ class ToyBestLayout(Layout):
 
     name = TOY_LAYOUT
 
-    def table(self, a: Analysed, study: Study) -> pd.DataFrame:
+    def table(self, a: Analysed, study: Study) -> StudyTable:
         best = a.step_metrics.groupby("mix", sort=False)["throughput_ops_s"].max()
-        return best.rename("best (ops/s)").reset_index()
+        return StudyTable(best.rename("best (ops/s)").reset_index(), "")
 
 
 register_layout(ToyBestLayout())

@@ -11,15 +11,16 @@ functions that compute them live in :mod:`ycsb_runner.analyse.table` and :mod:`y
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ycsb_runner.analyse.analysed import ReferenceComparison
 from ycsb_runner.analyse.compare import finish_reference
-from ycsb_runner.analyse.layouts import Layout, layout_of
-from ycsb_runner.analyse.table import audit_ab, step_metrics, unsteady_caption, unsteady_steps
+from ycsb_runner.analyse.layouts import Layout, ReportTables, layout_of
+from ycsb_runner.analyse.table import StudyTable, audit_ab, step_metrics, unsteady_caption, unsteady_steps
 from ycsb_runner.metrics import METRICS
 from ycsb_runner.model import RunResult
 from ycsb_runner.studies import Study, study_for_reference, study_of
@@ -37,7 +38,7 @@ class RunAnalysis:
         self.run = run
         self.study: Study = study_of(suite.study, suite.audit_states)
         self.layout: Layout = layout_of(self.study)
-        self._references: dict[tuple[str, str | None, str | None], pd.DataFrame] = {}
+        self._references: dict[tuple[str, str | None, str | None], ReferenceComparison] = {}
         # one row per completed measured step (``analyse.table.step_metrics``): every table's input
         self.step_metrics: pd.DataFrame = step_metrics(run)
         # audit off vs on per (mix, threads, metric) of every registered metric (``analyse.table.audit_ab``);
@@ -46,13 +47,13 @@ class RunAnalysis:
         # (step, what its warnings say) for each non-stationary run step
         self.unsteady_steps: list[tuple[str, str]] = unsteady_steps(run.steps)
         parts = self.layout.parts(self, self.study)  # the layout's one call: every part it makes of the run
-        # the per-mix table in the study's layout (``attrs["layout"]`` names the layout; ``attrs["unsteady"]``
-        # names its non-stationary steps, whose rows are flagged)
-        self.table: pd.DataFrame = self._flag_unsteady(parts.table)
+        # the per-mix table in the study's layout (its ``layout`` names the layout; its ``unsteady`` counts
+        # the non-stationary steps, whose rows are flagged)
+        self.table: StudyTable = self._flag_unsteady(parts.table)
         # the long-form statistics the report lists after the run's description
         self.statistics: pd.DataFrame | None = parts.statistics
         # what the report shows (and plots) before the study table (``Layout.report_tables``)
-        self.report_tables: dict[str, Any] = parts.report_tables
+        self.report_tables: ReportTables = parts.report_tables
 
     @classmethod
     def of(cls, run: Path | str | RunResult | RunAnalysis) -> RunAnalysis:
@@ -83,20 +84,22 @@ class RunAnalysis:
         there are none)."""
         return unsteady_caption(self.run.steps, self.unsteady_steps, who, where)
 
-    def _flag_unsteady(self, out: pd.DataFrame) -> pd.DataFrame:
-        out.attrs["layout"] = self.layout.name
-        unsteady = self.unsteady_caption(where="the not stationary column; the report's steps table")
-        if unsteady:
-            out.attrs["unsteady"] = unsteady
-            if not out.empty and "mix" in out:  # flag the rows too
-                steps = self.run.steps.set_index("step")
-                bad = set(steps.loc[[s for s, _ in self.unsteady_steps], "mix"])
-                out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
-        return out
+    def _flag_unsteady(self, table: StudyTable) -> StudyTable:
+        """*table* named by its layout, and its non-stationary steps counted and flagged in its rows."""
+        unsteady = self.unsteady_caption(where="the not stationary column; the report's steps table") or ""
+        out = table.frame
+        if unsteady and not out.empty and "mix" in out:  # flag the rows too
+            steps = self.run.steps.set_index("step")
+            bad = set(steps.loc[[s for s, _ in self.unsteady_steps], "mix"])
+            out.insert(1, "not stationary", out["mix"].map(lambda m: "yes" if m in bad else ""))
+        return replace(table, layout=self.layout.name, unsteady=unsteady)
 
-    def reference(self, name: str, size: str | None = None, storage: str | None = None) -> pd.DataFrame:
-        """Measured vs published, one row per (mix, size, storage, threads, metric), ratio = measured /
-        published, in the layout of the study that published *name*.
+    def reference(
+        self, name: str, size: str | None = None, storage: str | None = None
+    ) -> ReferenceComparison:
+        """Measured vs published (its ``frame``: one row per (mix, size, storage, threads, metric), ratio =
+        measured / published, in the layout of the study that published *name*), with what the run did next
+        to the study and the audit caveat beside it.
 
         Per-mix means (Tencent's tables): throughput, RAL, WAL (client-side means) and CPU. Off vs on
         (Alibaba's): the off->on change of each server figure (percent; CPU in percentage points) against the

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ycsb_runner.model import ServerEngine, TargetRecord
+from ycsb_runner.model import Manifest, ServerEngine, TargetRecord
 
 
 def server_caveat(target: TargetRecord) -> str:
@@ -19,3 +19,12 @@ def server_caveat(target: TargetRecord) -> str:
         f"Not MongoDB: {what}, speaks MongoDB's protocol over another engine; its figures show that "
         "the benchmark ran, not how fast MongoDB is."
     )
+
+
+def audit_caveat(manifest: Manifest) -> str:
+    """The unverified-audit caveat of a run (*manifest*; "" when its audit switch was verified or not made):
+    the one it recorded (``audit_unverified``), else from its strategy's name, for folders written before
+    that was recorded."""
+    from ycsb_runner.audit import unverified_audit
+
+    return manifest.audit_unverified or unverified_audit(manifest.audit_strategy)

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
-from ycsb_runner.analyse.analysed import Analysed
+from ycsb_runner.analyse.analysed import Analysed, ReferenceComparison
+from ycsb_runner.analyse.caveats import audit_caveat
 from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
 from ycsb_runner.metrics import METRICS, higher_is_better
@@ -35,6 +36,8 @@ REFERENCE_COLUMNS = [
     "measured_n",
     "note",
 ]
+
+
 COMPARE_COLUMNS = [
     "phase",
     "mix",
@@ -275,17 +278,17 @@ def finish_reference(
     *,
     sized: bool,
     audited: bool,
-) -> pd.DataFrame:
+) -> ReferenceComparison:
     """A reference comparison's common part: typed threads, the table's name, what the run did next to the
     study (*sized*: published rows are per the run's instance size) and the audit caveat (*audited*)."""
-    out.attrs["reference"] = study.reference
     out["threads"] = out["threads"].astype("Int64")
     size = size or (run.manifest.suite.scaling.get("size") if sized else None)
-    out.attrs["run_vs_study"] = run_vs_study(
-        run, select(load_reference(study.reference or study.name), size=size, storage=storage)
+    return ReferenceComparison(
+        out,
+        study.reference or study.name,
+        run_vs_study(run, select(load_reference(study.reference or study.name), size=size, storage=storage)),
+        audit_caveat(run.manifest) if audited else "",
     )
-    out.attrs["audit_unverified"] = run.manifest.audit_caveat if audited else ""
-    return out
 
 
 @np.errstate(over="ignore", invalid="ignore", divide="ignore")  # a 1e308 figure: inf, not a warning
@@ -333,15 +336,15 @@ def compare_table(
     order = ["load", *base.manifest.suite.mixes]
     ab = ab.assign(_o=ab["mix"].map(lambda x: order.index(x) if x in order else len(order)))
     ab = ab.sort_values(["_o", "threads", "audit"], kind="stable").drop(columns="_o")
-    out = ab[COMPARE_COLUMNS].reset_index(drop=True)
-    caveats = dict.fromkeys(c for c in (base.manifest.audit_caveat, cont.manifest.audit_caveat) if c)
-    out.attrs.update(
-        baseline=base.root.name,
-        contender=cont.root.name,
-        suite=base.suite_name,
-        audit_unverified="; ".join(caveats) if (out["audit"] != NO_AUDIT).any() else "",
-    )
-    return out
+    return ab[COMPARE_COLUMNS].reset_index(drop=True)
+
+
+def compare_caveat(baseline: Manifest, contender: Manifest, table: pd.DataFrame) -> str:
+    """The audit caveats of two compared runs (their manifests), once each, when the :func:`compare_table`
+    *table* has a row measured with audit logging switched ("" otherwise)."""
+    if table.empty or not (table["audit"] != NO_AUDIT).any():
+        return ""
+    return "; ".join(dict.fromkeys(c for c in (audit_caveat(baseline), audit_caveat(contender)) if c))
 
 
 def _cell_settings(manifest: Manifest) -> dict[tuple, dict[str, str]]:

@@ -34,8 +34,10 @@ class CompareOutcome:
     """A comparison: *table* (one row per phase, mix, threads, audit and metric; against a reference, one
     per mix and metric; with the gate, its ``p_adjusted`` too), its *title*, the *caveats* every output
     carries (keyed as *fields* for the data formats), *warnings* (the lines of a forced compare), and the
-    gate's *exit_code* and *verdict* line (0 and None without the gate). *name*: what ``--save`` calls its
-    file (``compare_<name>.csv`` in the baseline's folder)."""
+    gate's *exit_code* and *decision* line (0 and None without the gate). *name*: what ``--save`` calls its
+    file (``compare_<name>.csv`` in the baseline's folder). *audit_unverified*: the compared runs' audit
+    caveat ("" when verified or not audited); *run_vs_study*: against a reference, what the run did next to
+    the study (also among the caveats)."""
 
     table: pd.DataFrame
     title: str
@@ -47,7 +49,9 @@ class CompareOutcome:
     fields: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     exit_code: int = 0
-    verdict: str | None = None
+    decision: str | None = None
+    audit_unverified: str = ""
+    run_vs_study: str = ""
 
     @property
     def side_by_side(self) -> bool:
@@ -119,18 +123,18 @@ def compare_runs(
         code, reason, out.table = regression_gate(
             out.table, alpha=alpha, min_effect_pct=min_effect_pct, statuses=statuses
         )
-        out.exit_code, out.verdict = code, reason
+        out.exit_code, out.decision = code, reason
     return out
 
 
 def _against_reference(
     base: RunAnalysis, reference: str, size: str | None, storage: str | None
 ) -> CompareOutcome:
-    df = base.reference(reference, size=size, storage=storage)
+    cmp = base.reference(reference, size=size, storage=storage)
     title = f"{base.run.root.name} vs published {reference}"
-    out = CompareOutcome(df, title, reference, base, reference=reference)
-    run_vs_study = df.attrs.get("run_vs_study")
-    out.caveats += [run_vs_study] if run_vs_study else []
+    out = CompareOutcome(cmp.frame, title, reference, base, reference=reference)
+    out.run_vs_study, out.audit_unverified = cmp.run_vs_study, cmp.audit_unverified
+    out.caveats += [cmp.run_vs_study] if cmp.run_vs_study else []
     return out
 
 
@@ -152,7 +156,7 @@ def setting_lines(baseline: RunAnalysis, contender: RunAnalysis, force: bool) ->
 
 
 def _against_run(base: RunAnalysis, cont: RunAnalysis, alpha: float, force: bool) -> CompareOutcome:
-    from ycsb_runner.analyse.compare import compare_table
+    from ycsb_runner.analyse.compare import compare_caveat, compare_table
 
     failed = base.failures() + cont.failures()
     if failed and not force:
@@ -167,6 +171,7 @@ def _against_run(base: RunAnalysis, cont: RunAnalysis, alpha: float, force: bool
     if side_by_side(df):
         title += ": side by side (one run each: differences shown, no significance claimed)"
     out = CompareOutcome(df, title, cont.run.root.name, base, cont)
+    out.audit_unverified = compare_caveat(base.run.manifest, cont.run.manifest, df)
     if differ:
         out.title += " [FAILED RUN]" if failed else ""
         out.title += " [DIFFERENT SETTINGS]" if any(d.startswith("DIFFERENT") for d in differ) else ""
@@ -188,10 +193,10 @@ def _add_caveats(out: CompareOutcome, analyses: list[tuple[str, RunAnalysis]]) -
     if unsteady:
         out.caveats.append(unsteady)
         out.fields["not_stationary"] = unsteady
-    caveat = out.table.attrs.get("audit_unverified") or ""
+    caveat = out.audit_unverified
     if caveat:
         out.title += " [UNVERIFIED AUDIT]"
         out.caveats.insert(0, caveat)
         out.fields["audit_unverified"] = caveat
     if out.caveats and out.reference is not None:
-        out.fields["run_vs_study"] = out.table.attrs.get("run_vs_study") or ""
+        out.fields["run_vs_study"] = out.run_vs_study

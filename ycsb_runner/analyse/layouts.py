@@ -10,13 +10,14 @@ tables the report shows before it (and plots), and the columns a narrow terminal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
 from ycsb_runner.analyse.analysed import Analysed
 from ycsb_runner.analyse.compare import audit_reference, means_reference
 from ycsb_runner.analyse.table import (
+    StudyTable,
     audit_overhead,
     audit_table,
     generic_table,
@@ -30,12 +31,24 @@ from ycsb_runner.studies import GENERIC_LAYOUT, MEANS_LAYOUT, OFF_ON_LAYOUT, Stu
 
 
 @dataclass(frozen=True)
+class ReportTables:
+    """What the report shows (and plots) before the study table, each None when the layout makes none:
+    *overhead*, audit on vs off per mix and metric (``analyse.table.audit_overhead``); *reference*, measured
+    vs published (the frame of ``RunAnalysis.reference``); *reference_note*, which published figures the
+    run is set against, or why none ("" when nothing to say)."""
+
+    overhead: pd.DataFrame | None = None
+    reference: pd.DataFrame | None = None
+    reference_note: str = ""
+
+
+@dataclass(frozen=True)
 class StudyParts:
     """What a layout makes of one run (:meth:`Layout.parts`)."""
 
-    table: pd.DataFrame
+    table: StudyTable
     statistics: pd.DataFrame | None
-    report_tables: dict[str, Any]
+    report_tables: ReportTables
 
 
 class Layout:
@@ -63,30 +76,29 @@ class Layout:
         """Everything the layout makes of the run: its ``table``, ``statistics`` and ``report_tables``."""
         return StudyParts(self.table(a, study), self.statistics(a, study), self.report_tables(a, study))
 
-    def table(self, a: Analysed, study: Study) -> pd.DataFrame:
+    def table(self, a: Analysed, study: Study) -> StudyTable:
+        """The study's per-mix table of the run: its frame, title, audit caveat and notes."""
         raise NotImplementedError
 
     def reference(self, a: Analysed, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         """Measured vs published rows (``ycsb_runner.analyse.compare.REFERENCE_COLUMNS``)."""
         raise UserError(f"study {study.name} has no published table to compare with")
 
-    def report_tables(self, a: Analysed, study: Study) -> dict[str, Any]:
+    def report_tables(self, a: Analysed, study: Study) -> ReportTables:
         """What the report shows (and plots) before the study table: ``overhead`` (audit on vs off in %),
         ``reference`` (measured vs published) and ``reference_note`` (which published figures)."""
-        return {}
+        return ReportTables()
 
     def statistics(self, a: Analysed, study: Study) -> pd.DataFrame | None:
         """The long-form statistics the report lists after the run's description (None: none)."""
         return None
 
-    def compact(self, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-        """The table for a terminal (``table``: without ``--wide``) and the lines to say under it (the
-        table's ``attrs["notes"]`` that apply)."""
-        return table, list(table.attrs.get("notes") or ())
+    def compact(self, table: StudyTable) -> tuple[pd.DataFrame, list[str]]:
+        """The table's frame for a terminal (``table``: without ``--wide``) and the lines to say under it
+        (the table's ``notes`` that apply)."""
+        return table.frame, list(table.notes)
 
-    def figures(
-        self, a: Analysed, study: Study, tables: dict[str, Any]
-    ) -> list[tuple[str, str, list[bytes]]]:
+    def figures(self, a: Analysed, study: Study, tables: ReportTables) -> list[tuple[str, str, list[bytes]]]:
         """The layout's own report figures, after those of *tables* (``report_tables``: the audit overhead
         and measured/published plots): (file stem, caption, one PNG per panel)."""
         return []
@@ -99,16 +111,16 @@ class MeansLayout(Layout):
     name = MEANS_LAYOUT
     priority = ("mix", "throughput (ops/sec)", "RAL (µs)", "WAL (µs)", "CPU (%)", "threads", "n", "phase")
 
-    def table(self, a: Analysed, study: Study) -> pd.DataFrame:
+    def table(self, a: Analysed, study: Study) -> StudyTable:
         return means_table(a.run, a.step_metrics)
 
     def reference(self, a: Analysed, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         return means_reference(a.run, study, size, storage, a.step_metrics)
 
-    def report_tables(self, a: Analysed, study: Study) -> dict[str, Any]:
+    def report_tables(self, a: Analysed, study: Study) -> ReportTables:
         """The published figures of the run's size (the smallest published when the run names none)."""
         if not study.reference:
-            return {}
+            return ReportTables()
         note = ""
         size = None
         if not a.run.manifest.suite.scaling.get("size"):
@@ -116,9 +128,9 @@ class MeansLayout(Layout):
             if len(sizes) > 1:
                 size, note = sizes[0], f"the run names no instance size: published figures of {sizes[0]}"
         try:
-            return {"reference": a.reference(study.reference, size=size), "reference_note": note}
+            return ReportTables(reference=a.reference(study.reference, size=size).frame, reference_note=note)
         except UserError as err:
-            return {"reference_note": str(err)}
+            return ReportTables(reference_note=str(err))
 
 
 class OffOnLayout(Layout):
@@ -131,17 +143,17 @@ class OffOnLayout(Layout):
     sized_reference = False
     audited = True
 
-    def table(self, a: Analysed, study: Study) -> pd.DataFrame:
+    def table(self, a: Analysed, study: Study) -> StudyTable:
         return audit_table(a.run, study, a.step_metrics, a.off_on)
 
-    def compact(self, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    def compact(self, table: StudyTable) -> tuple[pd.DataFrame, list[str]]:
         return study_changes(table)
 
     def reference(self, a: Analysed, study: Study, size: str | None, storage: str | None) -> pd.DataFrame:
         return audit_reference(a.run, study, size, storage, a.off_on)
 
-    def report_tables(self, a: Analysed, study: Study) -> dict[str, Any]:
-        return {"overhead": audit_overhead(a.run, study, a.off_on)}
+    def report_tables(self, a: Analysed, study: Study) -> ReportTables:
+        return ReportTables(overhead=audit_overhead(a.run, study, a.off_on))
 
     def statistics(self, a: Analysed, study: Study) -> pd.DataFrame | None:
         return metric_rows(a.off_on, study.metrics)
@@ -154,7 +166,7 @@ class GenericLayout(Layout):
     priority = ("mix", "throughput (ops/sec)", "error rate", "read p99 (µs)", "write p99 (µs)", "threads")
     own_table = False
 
-    def table(self, a: Analysed, study: Study) -> pd.DataFrame:
+    def table(self, a: Analysed, study: Study) -> StudyTable:
         return generic_table(a.run, a.step_metrics)
 
 

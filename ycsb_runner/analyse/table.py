@@ -7,20 +7,23 @@ choice (``ycsb_runner.analyse.layouts``, through ``RunAnalysis.table``), by the 
   the server-side figures, with the change and the verdict of ``stats.ab_table``.
 * ``generic_table``: a per-mix table of every figure.
 
-``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from; a run's
-:class:`~ycsb_runner.analyse.analysis.RunAnalysis` computes it once and hands it to the tables.
+Each returns a :class:`StudyTable`: the frame and, in named fields beside it, its title and the lines that
+go with it. ``step_metrics`` gives the per-repetition values every table (and ``compare``) is built from; a
+run's :class:`~ycsb_runner.analyse.analysis.RunAnalysis` computes it once and hands it to the tables.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse import stats
+from ycsb_runner.analyse.caveats import audit_caveat
 from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
 from ycsb_runner.model import RunResult
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
@@ -31,6 +34,24 @@ GROUP = ["phase", "mix", "threads", "audit"]
 SERVER_FIGURES = tuple(m.removeprefix("server_") for m in SERVER_METRICS)
 UNAVAILABLE = "unavailable"
 NOT_SAMPLED = "not sampled"
+
+
+@dataclass(frozen=True)
+class StudyTable:
+    """A run's per-mix table in its study's layout (*frame*, one row per mix and thread count) and what every
+    output of it carries beside the rows: its *title* ("" when untitled: a command names it by its run);
+    *audit_unverified*, the run's audit caveat when the layout compares audit off with on and the audit
+    could not be verified ("" otherwise); *notes*, what applies to many rows, said once under the table;
+    *layout*, the name of the layout that made it; and *unsteady*, the line counting the run's
+    non-stationary steps, whose rows the frame flags ("" when none). The analysis (``RunAnalysis.table``)
+    fills *layout* and *unsteady*; a layout's ``table`` the rest."""
+
+    frame: pd.DataFrame
+    title: str
+    audit_unverified: str = ""
+    notes: tuple[str, ...] = ()
+    layout: str = ""
+    unsteady: str = ""
 
 
 def _op_frame(ops: pd.DataFrame) -> pd.DataFrame:
@@ -140,7 +161,7 @@ def _spread(prefix: str, values: pd.Series) -> dict[str, float]:
     }
 
 
-def means_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
+def means_table(run: RunResult, m: pd.DataFrame) -> StudyTable:
     """mix | threads | n | throughput (ops/sec) | RAL (µs) | WAL (µs) | CPU (%) (+ stdev/min/max columns),
     from the run's step metrics *m*."""
     rows = []
@@ -160,12 +181,12 @@ def means_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
-        return out
+        return StudyTable(out, "")  # (untitled: a command names it by its run)
+    title = f"{run.suite_name}: per-mix results (client-side YCSB averages)"
     order = _mix_order(run, out["mix"].unique().tolist())
     out["_o"] = out["mix"].map(order.index)
     out = out.sort_values(["_o", "threads"], kind="stable").drop(columns="_o").reset_index(drop=True)
-    out.attrs.update(title=f"{run.suite_name}: per-mix results (client-side YCSB averages)")
-    return out
+    return StudyTable(out, title)
 
 
 _MIX_PART = re.compile(r"([a-z-]+?)(\d+(?:\.\d+)?)$")
@@ -368,13 +389,14 @@ def study_columns(column: str, figure: str, unit: str) -> tuple[str, str, str, s
     return f"{name} off ({unit})", f"{name} on ({unit})", f"{name} change ({change})", f"{name} p"
 
 
-def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame) -> pd.DataFrame:
+def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame) -> StudyTable:
     """scenario | CpuUsage | MongoDB_RT | MongoDB_Opcounters | YCSB throughput, audit off vs on per mix: one
     number per cell, each figure of ``STUDY_FIGURES`` in four columns (off, on, the change, the test's p; the
     unit in the header). "-" (NaN) where a figure does not concern the mix or was not measured; what applies
     to many rows (the client-side stand-in for a response time, why a figure is missing, that nothing was
-    tested) is said once in ``attrs["notes"]`` (``attrs["caption"]``: the audit caveat). *m*: the run's step
-    metrics; *ab*: their ``audit_ab`` of the study's metrics and their client-side fallbacks (or more)."""
+    tested) is said once in the table's ``notes`` (its ``audit_unverified``: the audit caveat). *m*: the
+    run's step metrics; *ab*: their ``audit_ab`` of the study's metrics and their client-side fallbacks (or
+    more)."""
     rows = []
     fallbacks: dict[str, None] = {}  # the response times measured client-side
     missing: dict[str, dict[str, None]] = {}  # why -> the figures missing for it
@@ -411,7 +433,7 @@ def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame)
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
-    caveat = run.manifest.audit_caveat
+    caveat = audit_caveat(run.manifest)
     what = "UNVERIFIED audit" if caveat else "audit"
     notes = []
     if fallbacks:
@@ -424,23 +446,20 @@ def audit_table(run: RunResult, study: Study, m: pd.DataFrame, ab: pd.DataFrame)
         notes.append("-: the figure does not concern the mix's operations")
     if rows:
         notes.append(P_NOTE if tested else "p -: fewer than 2 runs per audit state, not tested")
-    out.attrs.update(
-        title=f"{run.suite_name}: {what} off → on per mix (server-side figures)",
-        caption=caveat,
-        notes=notes,
-    )
-    return out
+    title = f"{run.suite_name}: {what} off → on per mix (server-side figures)"
+    return StudyTable(out, title, audit_unverified=caveat, notes=tuple(notes))
 
 
 def study_changes(
-    table: pd.DataFrame, alpha: float = 0.05, rest: str = "--wide or -f csv"
+    study: StudyTable, alpha: float = 0.05, rest: str = "--wide or -f csv"
 ) -> tuple[pd.DataFrame, list[str]]:
-    """An ``audit_table`` for a terminal or a page: the mix and the change of each figure some mix measured,
-    under the figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short names stand
-    for and where the rest is (*rest*), which changes are significant (its p columns, below *alpha*), the
-    table's notes that still apply."""
+    """An ``audit_table`` (*study*) for a terminal or a page: the mix and the change of each figure some mix
+    measured, under the figure's name ("writes_avg_rt (%)"), and the lines to say under it: what the short
+    names stand for and where the rest is (*rest*), which changes are significant (its p columns, below
+    *alpha*), the table's notes that still apply."""
+    table = study.frame
     if table.empty or "mix" not in table:
-        return table, list(table.attrs.get("notes") or ())
+        return table, list(study.notes)
     cols: dict[str, str] = {"mix": "mix"}
     if "not stationary" in table:
         cols["not stationary"] = "not stationary"
@@ -463,7 +482,7 @@ def study_changes(
         lines.append(f"significant at p < {alpha:g}: {which}")
     shown = table[list(cols)]
     gaps = bool(shown.isna().any().any())
-    for note in table.attrs.get("notes") or ():
+    for note in study.notes:
         if note == P_NOTE or (note.startswith("-:") and not gaps):
             continue  # p is not shown; no "-" shown
         lines.append(note)
@@ -480,7 +499,7 @@ def _study_source(part: pd.DataFrame, metric: str) -> tuple[pd.Series, bool] | N
     return row, source.startswith("client-side") and metric.startswith("server_")
 
 
-def generic_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
+def generic_table(run: RunResult, m: pd.DataFrame) -> StudyTable:
     """phase | mix | threads | audit | n | throughput (+spread) | avg latency per op | p99 | error rate, from
     the run's step metrics *m*."""
     rows = []
@@ -502,8 +521,7 @@ def generic_table(run: RunResult, m: pd.DataFrame) -> pd.DataFrame:
     if not out.empty:
         order = _mix_order(run, out["mix"].unique().tolist())
         out = out.iloc[out["mix"].map(order.index).argsort(kind="stable")].reset_index(drop=True)
-    out.attrs.update(title=f"{run.suite_name}: per-mix results")
-    return out
+    return StudyTable(out, f"{run.suite_name}: per-mix results")
 
 
 def unsteady_steps(steps: pd.DataFrame) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.compare_service import CompareOutcome
+    from ycsb_runner.analyse.table import StudyTable
 
 
 def _save(path: Path, df: pd.DataFrame) -> None:
@@ -42,21 +43,22 @@ def _save(path: Path, df: pd.DataFrame) -> None:
 
 
 def emit_study_table(
-    df: pd.DataFrame, fmt: Format, title: str, *, wide: bool = False, failed: str | None = None
+    table: StudyTable, fmt: Format, title: str, *, wide: bool = False, failed: str | None = None
 ) -> None:
     """A study table, with the columns its layout keeps first on a narrow terminal; a layout's prose cells
     as one block per mix when a row does not fit. *failed*: the line saying what of the run did not
     complete (``RunAnalysis.failures``), first in the caption and a field of the data formats."""
     from ycsb_runner.analyse.layouts import layout_named
 
-    layout = layout_named(df.attrs["layout"])
-    caveat = df.attrs.get("caption") or None
-    unsteady = df.attrs.get("unsteady") or None
-    told = list(df.attrs.get("notes") or ())  # what applies to many rows, said once
+    layout = layout_named(table.layout)
+    caveat = table.audit_unverified or None
+    unsteady = table.unsteady or None
+    told = list(table.notes)  # what applies to many rows, said once
     pairs = (("failed", failed), ("audit_unverified", caveat), ("not_stationary", unsteady))
     pairs += (("notes", "\n".join(told)),)
+    df = table.frame
     if renderer(fmt).terminal and not wide:  # a layout's compact view (every column: --wide, CSV, JSON)
-        df, told = layout.compact(df)
+        df, told = layout.compact(table)
     notes = "\n".join(told) or None
     extra = {k: v for k, v in pairs if v}
     emit(
@@ -84,12 +86,12 @@ def table_cmd(
 
     run_dir = run_folder(run_dir)
     analysis = _analysed(run_dir)
-    df = analysis.table
+    table = analysis.table
     if save:
-        _save(analysis.run.study_table_path, df)
+        _save(analysis.run.study_table_path, table.frame)
     failed = "; ".join(analysis.failures())
-    title = df.attrs.get("title", run_dir.name) + (" [FAILED RUN]" if failed else "")
-    emit_study_table(df, fmt, title, wide=wide, failed=f"did not complete: {failed}" if failed else None)
+    title = (table.title or run_dir.name) + (" [FAILED RUN]" if failed else "")
+    emit_study_table(table, fmt, title, wide=wide, failed=f"did not complete: {failed}" if failed else None)
 
 
 # What a narrow terminal keeps first (the rest is named under the table), per table: a published table keyed
@@ -230,8 +232,8 @@ def _which_runs(
 
 
 def _end_with_gate(outcome: CompareOutcome, alpha: float, min_effect: float) -> None:
-    """The --fail-on-regression verdict: its line, and its exit code when it is not 0."""
-    reason = outcome.verdict or ""
+    """The --fail-on-regression decision: its line, and its exit code when it is not 0."""
+    reason = outcome.decision or ""
     if outcome.exit_code:
         err_console.print(f"[bold red]error:[/bold red] {escape(reason)}", soft_wrap=True)
         raise typer.Exit(outcome.exit_code)
@@ -332,7 +334,7 @@ def compare_cmd(
         emit(shown, fmt, title, priority=priority, wide=wide, caption=caption, labels=COMPARE_LABELS)
     else:
         emit(outcome.table, fmt, outcome.title, extra=outcome.fields or None)
-    if outcome.verdict is not None:
+    if outcome.decision is not None:
         _end_with_gate(outcome, alpha, min_effect)
 
 

@@ -274,7 +274,7 @@ def _notify(urls: list[str], result: RegressResult, where: HistoryPlace, report:
         sent = notify(
             urls, result.suite, results=where.results, history_url=where.url, result=result, report=report
         )
-    except UserError as err:  # the history could not be read or written: the verdict stands
+    except UserError as err:  # the history could not be read or written: the decision stands
         log(f"warning: no notification sent: {err}")
         return
     for line in sent.warnings:
@@ -304,7 +304,7 @@ def _write_junit(result: RegressResult, path: Path) -> str | None:
 
 def _append_summary(document: Callable[[], Document]) -> None:
     """Append the document to ``$GITHUB_STEP_SUMMARY`` when set; a file that cannot be written is a warning
-    (the verdict and exit code never depend on it)."""
+    (the decision and exit code never depend on it)."""
     import os
 
     ci = _ci()

@@ -199,7 +199,7 @@ def log(msg: str) -> None:
 HistoryUrlOpt = option(
     str | None,
     "--history-url",
-    envvar="YCSB_RUNNER_HISTORY_URL",
+    envvar=config.HISTORY_URL,
     show_envvar=True,
     metavar="URL",
     help="The run history: mongodb://HOST/DB (a database of its own, not the one under test) or an "

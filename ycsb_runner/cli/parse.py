@@ -41,9 +41,9 @@ def _load(path: Path, stderr: Path | None, table: str = "operations") -> ParsedR
     return parse_file(path, stderr, keep_status=table == "status")
 
 
-def _verdict_lines(name: str, run: ParsedRun) -> tuple[str, ...]:
-    """What a terminal shows above a capture's table: its verdict and figures, then each reason."""
-    v = run.verdict
+def _completion_lines(name: str, run: ParsedRun) -> tuple[str, ...]:
+    """What a terminal shows above a capture's table: its completion and figures, then each reason."""
+    v = run.completion
     head = (
         f"{name}: {v.status}  type={run.measurement_type or '?'}  "
         f"runtime={cell_text(run.overall.get('runtime_ms'), fine=True)} ms  "
@@ -129,15 +129,15 @@ def _table(name: str, run: ParsedRun, table: str) -> Table:
         columns, labels = [c for c in _SHOWN[table] if c in frame.columns], {"value_str": "value"}
     return Table(
         frame,
-        title=f"{name}: {run.verdict.status}",
-        keys={"file": name, "verdict": run.verdict.status},
+        title=f"{name}: {run.completion.status}",
+        keys={"file": name, "verdict": run.completion.status},
         priority=tuple(columns[:1]),
         labels=labels,
         fine=True,
         columns=tuple(columns),
         limit=None if table in (DEFAULT_TABLE, "summary") else 200,
         hint="--format csv shows them",
-        lines=_verdict_lines(name, run),
+        lines=_completion_lines(name, run),
     )
 
 
@@ -146,7 +146,7 @@ def _data(runs: list[tuple[str, ParsedRun]], table: str) -> list[dict[str, objec
     return [
         {
             "file": name,
-            "verdict": {"status": run.verdict.status, "reasons": run.verdict.reasons},
+            "verdict": {"status": run.completion.status, "reasons": run.completion.reasons},
             "measurement_type": run.measurement_type,
             "overall": run.overall,
             "notes": run.notes,

@@ -253,10 +253,10 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
     run_dir = result.root
     if renderer(fmt).terminal:  # the study's table, then the results table and at most three lines
         study = analysis.table
-        if analysis.layout.own_table and not study.empty:
+        if analysis.layout.own_table and not study.frame.empty:
             from ycsb_runner.cli.analyse import emit_study_table
 
-            emit_study_table(study, fmt, study.attrs.get("title", result.run_id))
+            emit_study_table(study, fmt, study.title or result.run_id)
         print_results(result, footer=True)
         return True
     ops = results_table(result)

@@ -149,8 +149,8 @@ def _judge(
         record.verdict = "failed"
         record.reasons = [f"{err}; exit code {done.exit_code}; see {done.stderr_path}"]
         return
-    record.verdict = parsed.verdict.status
-    record.reasons = list(parsed.verdict.reasons)
+    record.verdict = parsed.completion.status
+    record.reasons = list(parsed.completion.reasons)
     if done.timed_out:
         record.verdict = "failed"
         record.reasons.insert(0, f"killed after the hard timeout of {rendered.timeout_s:.0f}s")

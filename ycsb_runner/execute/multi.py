@@ -452,15 +452,15 @@ def _parse_client(
         detail.update(verdict="failed", reasons=[str(err)])
         return detail, None, None if stopped else f"client {s.name}: {err}; see {s.folder / STDERR}"
     detail.update(
-        verdict="stopped" if stopped else parsed.verdict.status,
-        reasons=list(parsed.verdict.reasons),
+        verdict="stopped" if stopped else parsed.completion.status,
+        reasons=list(parsed.completion.reasons),
         throughput_ops_s=parsed.overall.get("throughput"),
         runtime_ms=parsed.overall.get("runtime_ms"),
         operations=parsed.overall.get("ops_done"),
     )
     reason = None
-    if not stopped and parsed.verdict.status != "completed":
-        reason = f"client {s.name}: {'; '.join(parsed.verdict.reasons) or parsed.verdict.status}"
+    if not stopped and parsed.completion.status != "completed":
+        reason = f"client {s.name}: {'; '.join(parsed.completion.reasons) or parsed.completion.status}"
     return detail, parsed, reason
 
 

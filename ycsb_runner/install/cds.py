@@ -116,9 +116,9 @@ def _run(argv: list[str], what: str, cwd: Path, expected: int) -> None:
         raise RuntimeError(f"{what} did not end within {TRAIN_TIMEOUT_S:g}s") from None
     # YCSB exits 0 on many failures: judge it as a bench step is judged (an archive made by a run that did
     # not talk to the server would lack the driver's classes)
-    verdict = parse_output(proc.stdout, proc.stderr, exit_code=proc.returncode, expected_ops=expected).verdict
-    if not verdict.ok:
-        raise RuntimeError(f"{what} failed ({'; '.join(verdict.reasons)[:200]})")
+    done = parse_output(proc.stdout, proc.stderr, exit_code=proc.returncode, expected_ops=expected).completion
+    if not done.ok:
+        raise RuntimeError(f"{what} failed ({'; '.join(done.reasons)[:200]})")
 
 
 def build_archive(

@@ -31,7 +31,7 @@ from scipy import linalg, special  # special: the t distribution of scipy.stats,
 
 from ycsb_runner.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, RECOVERED
-from ycsb_runner.nightly.series import SERIES_KEYS
+from ycsb_runner.nightly.series import SERIES_KEYS, SeriesNights
 
 DISTRIBUTION = next(iter(DISTRIBUTION_METRICS))  # latency_distribution
 QUANTILES = {"p50_us": "p50", "p95_us": "p95", "p99_us": "p99", "p999_us": "p99.9", "max_us": "max"}
@@ -171,7 +171,7 @@ def distribution_rows(
     open_alpha: float | None = None,
     min_effect_pct: float = 0.0,
     start_of: Callable[[tuple, list[str]], int] = lambda key, runs: 0,
-) -> tuple[list[dict[str, Any]], dict[tuple, pd.DataFrame]]:
+) -> tuple[list[dict[str, Any]], dict[tuple, SeriesNights]]:
     """One regress row per step cell and operation measured in the newest run with at least two quantiles
     on every night (*metrics*: the history's finite metric rows of the runs in *order*), and its nights for
     the report (the values of the quantile that moved most). *start_of* (series keys, its runs): the first
@@ -183,7 +183,7 @@ def distribution_rows(
         return [], {}
     nightly = m.groupby([*OPERATION_KEYS, "metric", "run_id"], dropna=False)["value"].median().reset_index()
     rows: list[dict[str, Any]] = []
-    values: dict[tuple, pd.DataFrame] = {}
+    values: dict[tuple, SeriesNights] = {}
     for key, part in nightly.groupby(OPERATION_KEYS, dropna=False, sort=True):
         wide = part.pivot(index="run_id", columns="metric", values="value")
         wide = wide[[q for q in QUANTILES if q in wide.columns]].dropna()
@@ -257,21 +257,17 @@ def distribution_rows(
             )
         rows.append(row)
         v = _nights(runs, wide[s.quantile].to_numpy(float))
-        v.attrs.update(
-            change_points=[],
-            change_index=began,
-            baseline=s.baseline,
-            noise_source=f"the baseline nights' spread of each quantile ({s.quantile} shown)",
-        )
+        v.change_index, v.baseline = began, s.baseline
+        v.noise_source = f"the baseline nights' spread of each quantile ({s.quantile} shown)"
         values[skey] = v
     return rows, values
 
 
-def _nights(runs: list[str], value: np.ndarray) -> pd.DataFrame:
+def _nights(runs: list[str], value: np.ndarray) -> SeriesNights:
     """A distribution series' nights for the report: one quantile's value a night."""
     v = pd.DataFrame({"run_id": runs, "value": value})
     v["low"], v["high"], v["n"] = v["value"], v["value"], 1
-    return v
+    return SeriesNights(v)
 
 
 def _began(x: np.ndarray, s: Shift, start: int, window: int, confirm: int) -> int:

@@ -23,6 +23,7 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from ycsb_runner.model import RunResult
+    from ycsb_runner.nightly.series import SeriesNights
 
 STEP_KEYS = ("phase", "mix", "threads", "audit")
 # columns of server_metrics.csv / client_metrics.csv that are not counters of the step
@@ -124,7 +125,7 @@ def _short(metric: str) -> str:
 
 
 def step_series_figures(
-    row: dict[str, Any], series_values: dict[tuple, pd.DataFrame]
+    row: dict[str, Any], series_values: dict[tuple, SeriesNights]
 ) -> dict[str, dict[str, float]]:
     """Per run, the values of the other series of the flagged series' step (``READ p99``, ``OVERALL
     throughput``): what the client measured beside it."""
@@ -135,7 +136,7 @@ def step_series_figures(
         if tuple(map(str, key[:4])) != step or (str(key[4]), str(key[5])) == own:
             continue
         name = f"{key[4]} {_short(str(key[5]))}"
-        for run, v in zip(values["run_id"], values["value"], strict=True):
+        for run, v in zip(values.frame["run_id"], values.frame["value"], strict=True):
             out.setdefault(str(run), {})[name] = float(v)
     return out
 
@@ -192,7 +193,7 @@ def folder_figures(run: RunResult | None, row: dict[str, Any]) -> dict[str, floa
 
 def series_evidence(
     row: dict[str, Any],
-    series_values: dict[tuple, pd.DataFrame],
+    series_values: dict[tuple, SeriesNights],
     key: tuple,
     read_folder: Callable[[str, dict[str, Any]], dict[str, float] | None],
 ) -> dict[str, Any]:
@@ -200,8 +201,8 @@ def series_evidence(
     nights and values, the noise model, the p-values, and what else moved (*read_folder*: a run's folder
     figures, None when unreadable)."""
     values = series_values[key]
-    runs = [str(r) for r in values["run_id"]]
-    by_run = dict(zip(runs, values["value"].astype(float), strict=True))
+    runs = [str(r) for r in values.frame["run_id"]]
+    by_run = dict(zip(runs, values.frame["value"].astype(float), strict=True))
     base, tested = nights(row, runs)
     figures = step_series_figures(row, series_values)
     unread = []
@@ -218,7 +219,7 @@ def series_evidence(
         "noise": {
             "model": row.get("noise") or "",
             "spread_pct": _num(row.get("spread_pct")),
-            "estimate": values.attrs.get("noise_source", "the series' own"),
+            "estimate": values.noise_source,
         },
         "p_value": _num(row.get("p_value")),
         "p_adjusted": _num(row.get("p_adjusted")),
@@ -238,7 +239,7 @@ def _num(v: Any) -> float | None:
 
 def attach(
     table: pd.DataFrame,
-    series_values: dict[tuple, pd.DataFrame],
+    series_values: dict[tuple, SeriesNights],
     flagged: Iterable[str],
     read_folder: Callable[[str, dict[str, Any]], dict[str, float] | None],
     keys: tuple[str, ...] | list[str],

@@ -7,7 +7,7 @@ comes back. The history remembers what was sent (``History.notified``/``record_n
 a Slack-compatible ``text`` line and the structured ``alert`` (suite, series, change, nights, canaries, run
 ids, tags, report path). A webhook that fails or does not answer within 5 s is one warning naming the masked
 URL (``secrets.mask_webhook``); that event is not recorded as sent, so it is posted again on the next night;
-the verdict and the exit code never depend on a webhook.
+the decision and the exit code never depend on a webhook.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def notify(
                 continue
             try:
                 post(url, body, timeout)
-            except Exception as err:  # noqa: BLE001 - any failure of a webhook is a warning, never the verdict
+            except Exception as err:  # noqa: BLE001 - any failure of a webhook is a warning, never the decision
                 broken.add(url)
                 ok = False
                 out.warnings.append(

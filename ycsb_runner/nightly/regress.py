@@ -57,6 +57,7 @@ from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, SuiteAt,
 from ycsb_runner.nightly.distribution import DISTRIBUTION, QUANTILES, distribution_rows
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
+from ycsb_runner.nightly.series import SeriesNights
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -159,7 +160,7 @@ class RegressResult:
     suite: str
     newest: str | None
     runs_used: list[str] = field(default_factory=list)
-    series_values: dict[tuple, pd.DataFrame] = field(default_factory=dict)  # for the report
+    series_values: dict[tuple, SeriesNights] = field(default_factory=dict)  # for the report
     options: RegressOptions = field(default_factory=RegressOptions)
     accepts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=APPLIED_COLUMNS))
     canaries: canary.CanaryNights | None = None  # None: --ignore-canaries
@@ -284,7 +285,7 @@ def _series_rows(
     opts: RegressOptions,
     by_series: dict[tuple[str, ...], pd.DataFrame],
     n_nights: int,
-) -> tuple[list[dict[str, Any]], dict[tuple, pd.DataFrame], list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], dict[tuple, SeriesNights], list[dict[str, Any]], list[dict[str, Any]]]:
     """Each series' row (judged when it was measured in the newest run and its accepted change is not too
     recent), its nights for the report, the rows of series whose accepted change is too recent to test,
     and the acceptances applied. Each series is judged with the noise of the suite's series
@@ -292,7 +293,7 @@ def _series_rows(
     steps = {tuple(key[: len(STEP_KEYS)]) for key, part in groups if part["run_id"].iloc[-1] == newest_id}
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
-    values: dict[tuple, pd.DataFrame] = {}
+    values: dict[tuple, SeriesNights] = {}
     held: list[dict[str, Any]] = []  # series whose accepted change is too recent to test them
     applied: list[dict[str, Any]] = []
     parts = [_series_nights(part, nights, opts) for _key, part in groups]
@@ -301,7 +302,7 @@ def _series_rows(
         row: dict[str, Any] = dict(zip(SERIES_KEYS, key, strict=True))
         row["nights"] = len(part)
         row["_runs"] = part["run_id"].tolist()
-        values[key] = part[["run_id", "value", "low", "high", "n"]].reset_index(drop=True)
+        values[key] = SeriesNights(part[["run_id", "value", "low", "high", "n"]].reset_index(drop=True))
         if part["run_id"].iloc[-1] != newest_id:
             row.update(verdict=UNTESTED, note="not measured in the newest run", test="none")
             rows.append(row)
@@ -309,7 +310,7 @@ def _series_rows(
         acc = _acceptance(by_series.get(series_id(key)), part["run_id"].tolist(), opts)
         if acc is not None:
             applied.append(acc[1])
-            values[key].attrs.update(change_points=[acc[0]], change_index=acc[0])
+            values[key].change_points, values[key].change_index = [acc[0]], acc[0]
             if acc[1]["settling"]:
                 held.append(_accepted_row(row, *acc, part, tags, opts))
                 continue
@@ -338,7 +339,7 @@ def _distribution(
     opts: RegressOptions,
     by_series: dict[tuple[str, ...], pd.DataFrame],
     rows: list[dict[str, Any]],
-    values: dict[tuple, pd.DataFrame],
+    values: dict[tuple, SeriesNights],
     held: list[dict[str, Any]],
     applied: list[dict[str, Any]],
 ) -> None:
@@ -374,7 +375,7 @@ def _distribution(
         if acc is not None:
             applied.append(acc[1])
             if acc[1]["settling"]:
-                held.append(_accepted_row(row, *acc, values[key], tags, opts))
+                held.append(_accepted_row(row, *acc, values[key].frame, tags, opts))
                 continue
         rows.append(row)
 
@@ -515,7 +516,7 @@ def _comparable_runs(
 def _judge_row(
     row: dict[str, Any],
     part: pd.DataFrame,
-    values: pd.DataFrame,
+    values: SeriesNights,
     tags: dict,
     opts: RegressOptions,
     *,
@@ -524,8 +525,8 @@ def _judge_row(
     suite: SuiteAt | window.SuiteView | None = None,
 ) -> None:
     """Judge one series tested tonight (*part*: its nights, oldest first; *suite*: the noise of its suite
-    before a night, given the index of that night in *part*): its columns into *row*, its change points and
-    baseline into *values*' attrs (for the report)."""
+    before a night, given the index of that night in *part*): its columns into *row*, its change points,
+    baseline and noise into *values* (for the report)."""
     hib = higher_is_better(str(row["metric"]))
     j = judge_series(
         part["value"].to_numpy(float),
@@ -541,10 +542,10 @@ def _judge_row(
     row.update(_judgement_columns(j, list(part["run_id"]), tags))
     if j.noise is not None:
         row.update(_needs(j, int(np.median(part["n"].to_numpy(int))), opts, alpha))
-    values.attrs["change_points"] = [int(c) for c in j.change_points]
-    values.attrs["change_index"] = j.change_index
-    values.attrs["baseline"] = j.baseline
-    values.attrs["noise_source"] = _noise_source(suite, len(part))
+    values.change_points = [int(c) for c in j.change_points]
+    values.change_index = j.change_index
+    values.baseline = j.baseline
+    values.noise_source = _noise_source(suite, len(part))
 
 
 def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
@@ -812,7 +813,7 @@ def _result(
     suite: str,
     newest_id: str,
     used: list[str],
-    values: dict[tuple, pd.DataFrame],
+    values: dict[tuple, SeriesNights],
     opts: RegressOptions,
     held: list[dict[str, Any]] | None = None,
     applied: list[dict[str, Any]] | None = None,

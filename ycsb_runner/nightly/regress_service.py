@@ -2,7 +2,7 @@
 user as for the command line.
 
 ``run_regress`` reads a suite's runs from the history, judges them (``nightly.regress.regress``) and returns
-the verdict with its exit code and the lines the command prints around its table; ``accept_regressions``
+the decision with its exit code and the lines the command prints around its table; ``accept_regressions``
 records the regressions open now as the new normal. The command only parses options and prints.
 """
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 class RegressOutcome:
     """A judgement of a suite's history: *result* (the table of series, its summary), and what the command
     prints beside it: *changes* (the open and accepted changes), *canaries*, *unsteady* (the nights compared
-    that were not in steady state) and *closing* (the verdict's last line, with the exit code)."""
+    that were not in steady state) and *closing* (the decision's last line, with the exit code)."""
 
     result: RegressResult
     changes: list[str]
@@ -45,7 +45,7 @@ class RegressOutcome:
         return self.result.exit_code
 
     @property
-    def verdict(self) -> str:
+    def decision(self) -> str:
         """The decision in one phrase (e.g. "no regression", "2 of 12 series regressed ...")."""
         return self.result.reason
 

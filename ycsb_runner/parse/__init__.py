@@ -4,7 +4,7 @@ Library API (no CLI dependency)::
 
     run = parse_output(stdout, stderr, exit_code=rc, expected_ops=n)
     run.summary, run.operations, run.status        # pandas DataFrames
-    run.verdict.status, run.verdict.reasons          # 'completed' | 'failed' | 'truncated', list[str]
+    run.completion.status, run.completion.reasons    # 'completed' | 'failed' | 'truncated', list[str]
     run.overall["runtime_ms"], run.overall["throughput"], run.sections
 
 The only exception raised on bad input is :class:`ParseError` (a ``UserError``), for input that is not YCSB
@@ -14,14 +14,14 @@ output at all.
 from .errors import ParseError
 from .export import export_rows
 from .hdr import hdr_histograms, hdr_intervals, hdr_percentiles, read_hdr_log
-from .model import ParsedRun, Verdict
+from .model import Completion, ParsedRun
 from .raw import parse_raw_file
 from .run_output import parse_output
 
 __all__ = [
+    "Completion",
     "ParseError",
     "ParsedRun",
-    "Verdict",
     "export_rows",
     "hdr_histograms",
     "hdr_intervals",

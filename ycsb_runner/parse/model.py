@@ -7,14 +7,15 @@ from typing import Literal
 
 import pandas as pd
 
-VerdictStatus = Literal["completed", "failed", "truncated"]
+CompletionStatus = Literal["completed", "failed", "truncated"]
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """Whether a run can be trusted. ``reasons`` say why not (empty when completed)."""
+class Completion:
+    """Whether a run completed and can be trusted (``completed``), ``failed`` or was cut short
+    (``truncated``). ``reasons`` say why not (empty when completed)."""
 
-    status: VerdictStatus
+    status: CompletionStatus
     reasons: list[str] = field(default_factory=list)
 
     @property
@@ -45,7 +46,7 @@ class ParsedRun:
     hdr: pd.DataFrame
     overall: dict[str, float | None]
     sections: set[str]
-    verdict: Verdict
+    completion: Completion
     measurement_type: str | None = None
     ycsb_version: str | None = None
     command_line: str | None = None

@@ -26,12 +26,12 @@ USAGE_RE = re.compile(
     r"^(?:Unknown option |Missing property: |Unable to open the properties file|"
     r"Usage: java (?:site|com\.yahoo)\.ycsb\.Client)"
 )
-MAX_QUOTED = 5  # lines of each kind kept (and quoted in the verdict)
+MAX_QUOTED = 5  # lines of each kind kept (and quoted in the completion's reasons)
 
 
 @dataclass
 class NoiseDigest:
-    """What the verdict needs of the other lines, in reading order: the first ``MAX_QUOTED`` exception and
+    """What the completion needs of the other lines, in reading order: the first ``MAX_QUOTED`` exception and
     usage lines (the usage banner apart: the specific message is the better reason), the counts, the first
     version and command line. ``add`` a chunk's lines; ``then`` another stream's digest after this one."""
 
@@ -80,7 +80,7 @@ class NoiseDigest:
         )
 
     def result(self) -> dict[str, object]:
-        """The verdict's evidence, secrets in the quoted lines masked."""
+        """The completion's evidence, secrets in the quoted lines masked."""
         return {
             "exceptions": [mask_url(s) for s in self.exceptions],
             "exception_count": self.exception_count,

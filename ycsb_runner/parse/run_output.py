@@ -13,6 +13,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from .completion import Evidence, decide
 from .errors import ParseError
 from .export import read_export
 from .hdr import hdr_intervals
@@ -25,7 +26,6 @@ from .stream import StreamScan, scan_stream
 from .summary import build_summary, empty_frame
 from .text import Stream, to_bytes
 from .truncation import truncation_reasons
-from .verdict import Evidence, decide
 
 _YCSB_MARKERS = (
     "YCSB Client ",
@@ -171,7 +171,7 @@ def _input_notes(
 
 @dataclass(frozen=True)
 class _Judging:
-    """What the verdict is judged against (``parse_output``'s keyword arguments)."""
+    """What the completion is decided against (``parse_output``'s keyword arguments)."""
 
     exit_code: int | None = None
     expected_ops: int | None = None
@@ -194,7 +194,7 @@ def parse_output(
 
     ``stdout``/``stderr``: the captured streams (str or bytes; invalid UTF-8 is tolerated). A combined
     ``2>&1`` capture may be passed as ``stdout`` alone. ``exit_code``/``expected_ops``/``max_error_rate``/
-    ``min_ops_fraction`` feed the verdict. ``export``: text or path of a JSON(-array) ``exportfile`` (whose
+    ``min_ops_fraction`` feed the completion. ``export``: text or path of a JSON(-array) ``exportfile`` (whose
     summary then stands in for stdout's). ``hdr_files``: `.hdr` logs (files or a directory) for ``run.hdr``.
 
     Raises ParseError only when nothing in the input is YCSB output; anything else yields a ParsedRun.
@@ -224,7 +224,7 @@ def parse_capture(
 ) -> ParsedRun:
     """``parse_output`` of capture files, read as they are parsed: the input is never held whole, so the
     memory needed is bounded whatever the files' size (README, "Limits on input"), but for what the results
-    hold: every status update with *keep_status* (else ``status`` is empty and the verdict uses their
+    hold: every status update with *keep_status* (else ``status`` is empty and the completion uses their
     digest), and the data points of a ``raw`` capture, which is read whole."""
     from .text import read_path_bytes
 
@@ -275,7 +275,7 @@ def _parsed(
     export: str | bytes | PathLike[str] | None = None,
     hdr_files: str | PathLike[str] | Iterable[str | PathLike[str]] | None = None,
 ) -> ParsedRun:
-    """The ParsedRun of two scanned streams: tables, figures and the verdict.
+    """The ParsedRun of two scanned streams: tables, figures and the completion.
 
     Long because it hands every stage's output on by name, one field a line (the Evidence, the ParsedRun).
     """
@@ -305,7 +305,7 @@ def _parsed(
     notes.extend(_input_notes(summary, operations, raw, export_complete))
     hdr = hdr_intervals(hdr_files) if hdr_files is not None else empty_frame(["section"])
     last_ops = digest.last_ops
-    verdict = decide(
+    completion = decide(
         Evidence(
             overall=overall,
             operations=operations,
@@ -345,7 +345,7 @@ def _parsed(
         hdr=hdr,
         overall=overall,
         sections=set(rows["section"]) if not rows.empty else set(),
-        verdict=verdict,
+        completion=completion,
         measurement_type=_measurement_type(
             summary, parts, digest.p99_seen, built["timeseries"], built["histogram"]
         ),

@@ -582,7 +582,7 @@ def build_status(chunk: StatusChunk, source: str, extra_names=()) -> pd.DataFram
 
 @dataclass
 class StatusDigest:
-    """What the verdict needs of one stream's status updates, gathered chunk by chunk in bounded memory
+    """What the completion needs of one stream's status updates, gathered chunk by chunk in bounded memory
     (``parse_capture`` keeps only this unless the status table itself is asked for): how many updates,
     how many repeat the one before (a 2>&1 capture of a timeseries run prints each twice), the last total
     operations, the operation sections in order, whether any p99 was printed, and per section the

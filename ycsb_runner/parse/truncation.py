@@ -1,6 +1,6 @@
 """Signs that a capture was cut short, looked for in the output itself (not in how the run ended).
 
-Any of them makes the verdict ``truncated``:
+Any of them makes the run's completion ``truncated``:
 
 - a stream whose last line has no line break (YCSB ends every line it prints): the value on it may be cut
   mid-number (``MaxLatency(us), 282`` of 282623);

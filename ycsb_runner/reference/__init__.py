@@ -90,13 +90,11 @@ def provenance(name: str) -> dict[str, Any]:
 
 
 def load_reference(name: str) -> pd.DataFrame:
-    """Table ``name`` as a DataFrame; ``df.attrs["provenance"]`` holds :func:`provenance` of it.
+    """Table ``name`` as a DataFrame (where it comes from: :func:`provenance` of the same name).
 
     Missing numbers (a "-" cell, or a "no significant change" cell) are NaN; empty text is "".
     """
-    frame = _read_frame(_check_name(name)).copy()
-    frame.attrs["provenance"] = provenance(name)
-    return frame
+    return _read_frame(_check_name(name)).copy()
 
 
 def list_references() -> list[ReferenceInfo]:

@@ -7,7 +7,7 @@ import json
 
 from ycsb_runner.document import Document, Table
 from ycsb_runner.output import column_label
-from ycsb_runner.reference import load_reference, select
+from ycsb_runner.reference import load_reference, provenance, select
 from ycsb_runner.reference.english import with_english
 from ycsb_runner.reference.text import tidy_numbers
 
@@ -26,7 +26,7 @@ def reference_document(
     writes ``{"name", "provenance", "rows": [...]}``: the rows as published (NaN as null)."""
     frame = with_english(load_reference(name))
     rows = select(frame, size=size, mix=mix, storage=storage)
-    prov = frame.attrs["provenance"]
+    prov = provenance(name)
     shown = list(rows.columns) if wide else [c for c in prov["display_columns"] if c in rows.columns]
     keys = [c for c in shown if c in ("mix", "size", "threads", "storage")]
     setup = [c for c in shown if c in ("records", "disk_gb")]

@@ -56,7 +56,7 @@ def english(text: str) -> str:
 
 
 def with_english(frame: pd.DataFrame) -> pd.DataFrame:
-    """*frame* with ``<column>_en`` after each text column holding Chinese text (attrs kept)."""
+    """*frame* with ``<column>_en`` after each text column holding Chinese text."""
     out = frame.copy()
     for column in list(frame.columns):
         values = frame[column]
@@ -64,5 +64,4 @@ def with_english(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         at = out.columns.get_loc(column) + 1
         out.insert(at, f"{column}_en", values.map(lambda v: english(v) if isinstance(v, str) else v))
-    out.attrs = dict(frame.attrs)
     return out

@@ -19,19 +19,19 @@ if TYPE_CHECKING:
     from ycsb_runner.nightly.regress import RegressResult
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
-VERDICT_WORDS = {0: "pass", 1: "regression", 2: "could not tell"}
+DECISION_WORDS = {0: "pass", 1: "regression", 2: "could not tell"}  # (the summary's "verdict" line)
 
 
 def regress_summary(result: RegressResult, files: list[tuple[str, str]] | None = None) -> Document:
-    """The job summary of a regress: its verdict, the open and accepted changes, the flagged series, and
+    """The job summary of a regress: its decision, the open and accepted changes, the flagged series, and
     *files*: (what, path) of the files it wrote (report, junit)."""
     from ycsb_runner.nightly.regress import flagged
     from ycsb_runner.report.regress_report import flagged_table, lifecycle_section
 
     shown = flagged(result.table)
-    verdict = VERDICT_WORDS.get(result.exit_code, str(result.exit_code))
+    decision = DECISION_WORDS.get(result.exit_code, str(result.exit_code))
     facts = [
-        ("verdict", f"{verdict} (exit {result.exit_code})"),
+        ("verdict", f"{decision} (exit {result.exit_code})"),
         ("decision", result.reason),
         ("newest run", str(result.newest)),
     ]
@@ -42,12 +42,12 @@ def regress_summary(result: RegressResult, files: list[tuple[str, str]] | None =
         lifecycle_section(result),
         Section("Flagged series", [flagged_block]),
     ]
-    title = f"ycsb-runner regress {result.suite}: {verdict}"
+    title = f"ycsb-runner regress {result.suite}: {decision}"
     return Document(title, title, sections, "")
 
 
 def bench_summary(result: RunResult, reports: list[str] | None = None) -> Document:
-    """The job summary of a bench: the run, its verdict, its results table and where its files are."""
+    """The job summary of a bench: the run, its status, its results table and where its files are."""
     from ycsb_runner.analyse.results import results_table
 
     m = result.manifest

@@ -22,6 +22,7 @@ from ycsb_runner.nightly.regress import (
     flagged,
     open_changes,
 )
+from ycsb_runner.nightly.series import SeriesNights
 from ycsb_runner.output import cell_text
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.plots import latency_unit, plt, png
@@ -67,17 +68,18 @@ def axis_scale(metric: str, values: np.ndarray) -> tuple[str, float]:
     return (f"{m.label} ({unit})" if unit else m.label), div
 
 
-def baseline_span(attrs: dict) -> tuple[float, float] | None:
-    """The x range of the nights the window was judged against (``attrs["baseline"]``, [start, end) as
+def baseline_span(judged: SeriesNights) -> tuple[float, float] | None:
+    """The x range of the nights the window was judged against (*judged*'s ``baseline``, [start, end) as
     regress stores it), edges between nights; None when the series has none (untested, accepted)."""
-    start, end = attrs.get("baseline", (-1, -1))
+    start, end = judged.baseline
     return (start - 0.5, end - 0.5) if 0 <= start < end else None
 
 
 def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     """One series: nights on x, value with min-max spread, the baseline's nights shaded, the change point and
     its night's tags."""
-    series = result.series_values[key]
+    judged = result.series_values[key]
+    series = judged.frame
     nights = np.arange(len(series))
     ylabel, div = axis_scale(str(row["metric"]), series["high"].to_numpy(float))
     values = series["value"].to_numpy(float) / div
@@ -97,11 +99,11 @@ def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
         ms=4,
         label="night (median, min-max)",
     )
-    span = baseline_span(series.attrs)
+    span = baseline_span(judged)
     if span is not None:
         ax.axvspan(*span, color="#3498db", alpha=0.08, label=f"baseline ({int(span[1] - span[0])} nights)")
-    c = int(series.attrs.get("change_index", -1))
-    for cp in series.attrs.get("change_points", []):
+    c = int(judged.change_index)
+    for cp in judged.change_points:
         if cp != c:
             ax.axvline(cp - 0.5, color="#bdc3c7", ls=":", lw=1)
     if c >= 0:

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
-from ycsb_runner.analyse.caveats import server_caveat  # noqa: E402
+from ycsb_runner.analyse.caveats import audit_caveat, server_caveat  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
 from ycsb_runner.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
 from ycsb_runner.metrics import metric_label  # noqa: E402
@@ -237,7 +237,7 @@ def _figures(a: RunAnalysis) -> list[Figure]:
     from ycsb_runner.report import plots
 
     run, extra = a.run, a.report_tables
-    findmax, overhead, cmp = run.manifest.findmax, extra.get("overhead"), extra.get("reference")
+    findmax, overhead, cmp = run.manifest.findmax, extra.overhead, extra.reference
     search = findmax.to_json() if findmax is not None else None  # the search as written
     m = a.step_metrics
     runs = m[m["phase"] == "run"]
@@ -265,7 +265,7 @@ def _figures(a: RunAnalysis) -> list[Figure]:
         "percentiles": plots.plot_spectrum(run),
     }
     own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
-    out = _captioned(drawn, own, search, cmp, extra.get("reference_note") or "")
+    out = _captioned(drawn, own, search, cmp, extra.reference_note)
     # the short loads' figure where the loads' panels would be: before the run steps over time
     at = next(
         (i for i, f in enumerate(out) if f.stem.startswith(("timeseries-run", "percentiles"))), len(out)
@@ -569,13 +569,12 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
     """The first section, the answer to the study's question (taken out of *figures*): the audit study's
     change per mix (its figure and a compact table), a study of per-mix means' measured / published per mix
     (its figure and a compact table); a generic suite's results table and run steps over time."""
-    extra = a.report_tables
-    overhead, cmp = extra.get("overhead"), extra.get("reference")
+    overhead, cmp = a.report_tables.overhead, a.report_tables.reference
     mine = [f for f in figures if f.stem in ANSWER_STEMS]
     for f in mine:
         figures.remove(f)
     if overhead is not None and not overhead.empty:
-        what = "UNVERIFIED audit" if a.run.manifest.audit_caveat else "Audit"
+        what = "UNVERIFIED audit" if audit_caveat(a.run.manifest) else "Audit"
         blocks: list[Block] = [*mine, Table(audit_compact(overhead))]
         blocks += [Note(n) for n in overhead_notes(overhead)]
         return [Section(f"{what} on vs off: the change per mix", blocks, summary=True)]
@@ -589,8 +588,7 @@ def _answer(a: RunAnalysis, figures: list[Figure]) -> list[Section]:
     over_time = [f for f in figures if f.stem == "timeseries-run"]
     for f in over_time:
         figures.remove(f)
-    table = a.table
-    return [Section(table.attrs.get("title", a.run.suite_name), [Table(table), *over_time], summary=True)]
+    return [Section(a.table.title or a.run.suite_name, [Table(a.table.frame), *over_time], summary=True)]
 
 
 def _banners(a: RunAnalysis) -> list[Banner]:
@@ -600,14 +598,14 @@ def _banners(a: RunAnalysis) -> list[Banner]:
     banners = []
     if failure := failure_banner(run):
         banners.append(Banner(failure, strong=True, anchor="run-failed", failure=True))
-    if caveat := run.manifest.audit_caveat:
+    if caveat := audit_caveat(run.manifest):
         banners.append(Banner(caveat, strong=True, anchor="unverified-audit"))
     if server := server_caveat(run.manifest.target):
         banners.append(Banner(server, anchor="not-mongodb"))
     if note := scaled_note(a):
         whose = "study's" if a.study.reference else "suite's own"
         banners.append(Banner(note, lead=f"Not the {whose} setting."))
-    if sub := a.report_tables.get("reference_note") or "":  # the published figures it is set against
+    if sub := a.report_tables.reference_note:  # the published figures it is set against
         banners.append(Banner(sub))
     return banners
 
@@ -616,8 +614,8 @@ def _tables(a: RunAnalysis) -> list[Section]:
     """The audit overhead and the study table (or a findmax run's search)."""
     run, extra = a.run, a.report_tables
     sections = []
-    overhead = extra.get("overhead")
-    title = a.table.attrs.get("title", run.suite_name)
+    overhead = extra.overhead
+    title = a.table.title or run.suite_name
     if overhead is not None and not overhead.empty:  # every metric, then the study's own table
         notes = [Note(n) for n in overhead_notes(overhead)]
         table = Table(overhead_frame(overhead), data=overhead_data(overhead))
@@ -627,7 +625,7 @@ def _tables(a: RunAnalysis) -> list[Section]:
         # the change of each figure (its off, on and p: `ycsb-runner table --wide`, and in the data)
         shown, lines = study_changes(a.table, rest="ycsb-runner table RUN --wide, or --format csv")
         told = [Note(n) for n in lines]
-        sections.append(Section(title, [Table(shown, data=study_data(a.table)), *told]))
+        sections.append(Section(title, [Table(shown, data=study_data(a.table.frame)), *told]))
         return sections
     if run.manifest.findmax is not None:  # the search instead of the study table
         from ycsb_runner.findmax.search import found_text, search_frame
@@ -635,15 +633,15 @@ def _tables(a: RunAnalysis) -> list[Section]:
         search = run.manifest.findmax.to_json()
         head = f"Max throughput: {found_text(search)}"
         sections.append(Section(head, [Table(search_frame(search))]))
-    elif extra.get("reference") is not None:  # (the generic table is the answer, already shown)
-        sections.append(Section(title, [Table(a.table)]))
+    elif extra.reference is not None:  # (the generic table is the answer, already shown)
+        sections.append(Section(title, [Table(a.table.frame)]))
     return sections
 
 
 def _reference_table(a: RunAnalysis) -> list[Section]:
     """Measured vs published, row by row (after the plots: its figure comes first, the rows are the
     detail); the metric with its unit, a storage that is the same on every row in the heading."""
-    ref = a.report_tables.get("reference")
+    ref = a.report_tables.reference
     if ref is None or ref.empty:
         return []
     from ycsb_runner.reference.ratios import unmeasured

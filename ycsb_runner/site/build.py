@@ -3,9 +3,10 @@ small chart of each series), a page per series (its whole trend, drawn by Plotly
 
 Every page is a document of ``ycsb_runner.document`` written by the HTML renderer (``report.html``); the
 chart script is written once into ``assets/`` and shared by the pages, so the site reads from disk with no
-network (``file://``). The verdicts are regress's own (``nightly.regress_service.run_regress`` with its
-default options); the alerts and their triage come from the history (``History.alerts``, issue 46) or, in
-a history without them, from the series regress flags tonight (untriaged, or accepted).
+network (``file://``). The series' verdicts and each suite's decision are regress's own
+(``nightly.regress_service.run_regress`` with its default options); the alerts and their triage come from the
+history (``History.alerts``, issue 46) or, in a history without them, from the series regress flags tonight
+(untriaged, or accepted).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
+    from ycsb_runner.nightly.series import SeriesNights
 
 SITE_DIR = "site"  # under the results folder, the default --out
 ASSETS = "assets"
@@ -227,16 +229,16 @@ def plotly_script() -> bytes:
     return files("ycsb_runner.site").joinpath("vendor", PLOTLY_JS).read_bytes()
 
 
-def _verdict_of(page: SuitePages) -> tuple[str, str]:
+def _decision_of(page: SuitePages) -> tuple[str, str]:
     if page.outcome is None:
         return page.error, "2"
-    return page.outcome.verdict, str(page.outcome.exit_code)
+    return page.outcome.decision, str(page.outcome.exit_code)
 
 
 def _overview_doc(pages: list[SuitePages], where: str) -> Document:
     rows = []
     for p in pages:
-        verdict, code = _verdict_of(p)
+        decision, code = _decision_of(p)
         table = p.outcome.result.table if p.outcome else pd.DataFrame()
         sensitive = table[table["detectable_pct"].notna()] if not table.empty else table
         best = sensitive.loc[sensitive["detectable_pct"].idxmin()] if not sensitive.empty else None
@@ -245,7 +247,7 @@ def _overview_doc(pages: list[SuitePages], where: str) -> Document:
                 "suite": p.suite,
                 "_suite": p.page,
                 "newest night": (p.outcome.result.newest if p.outcome else None) or "-",
-                "verdict": verdict,
+                "verdict": decision,  # (the overview's column keeps its name)
                 "exit code": code,
                 "open alerts": sum(is_open(a) for a in p.alerts),
                 "untriaged": sum(a["status"] == "untriaged" for a in p.alerts),
@@ -391,16 +393,13 @@ def _spark_values(result: RegressResult, key: tuple[str, ...]) -> tuple[list[flo
     from ycsb_runner.nightly.history import series_id
 
     match = {series_id(k): k for k in result.series_values}
-    values = result.series_values[match[key]]
+    judged = result.series_values[match[key]]
+    values = judged.frame
     at = {str(r): i for i, r in enumerate(values["run_id"])}
     ys = values["value"].tolist()
     line: list[float | None] = [float(ys[at[r]]) if r in at else None for r in result.runs_used]
     pos = {r: i for i, r in enumerate(result.runs_used)}
-    marks = [
-        pos[str(values["run_id"].iloc[c])]
-        for c in values.attrs.get("change_points", [])
-        if 0 <= c < len(values)
-    ]
+    marks = [pos[str(values["run_id"].iloc[c])] for c in judged.change_points if 0 <= c < len(values)]
     verdicts = _verdicts(result)
     return line, marks, verdicts.get(key, "")
 
@@ -555,7 +554,7 @@ def _run_link(run_id: str, folders: dict[str, str], page_dir: Path) -> str:
 def _series_doc(
     page: SuitePages,
     key: tuple[str, ...],
-    values: pd.DataFrame,
+    judged: SeriesNights,
     row: dict[str, Any],
     info: pd.DataFrame,
     run_links: dict[str, str],
@@ -568,6 +567,7 @@ def _series_doc(
     run_ids = [str(r) for r in info.index]
     dates = [str(d) for d in info["started_at"]]
     tags = [_tags(t) for t in info["tags"]]
+    values = judged.frame
     at = {str(r): float(v) for r, v in zip(values["run_id"], values["value"], strict=True)}
     points = [i for i, r in enumerate(run_ids) if r in at]
     links = [run_links[r] for r in run_ids]
@@ -588,7 +588,7 @@ def _series_doc(
     }
     traces = [trend]
     shapes: list[dict[str, Any]] = []
-    base = values.attrs.get("baseline", (-1, -1))
+    base = judged.baseline
     vr = [str(r) for r in values["run_id"]]
     if base[0] >= 0 and base[1] > base[0] and row.get("before_median") is not None:
         level = float(row["before_median"])
@@ -603,7 +603,7 @@ def _series_doc(
                 "hoverinfo": "skip",
             }
         )
-    cps = [vr[c] for c in values.attrs.get("change_points", []) if 0 <= c < len(vr)]
+    cps = [vr[c] for c in judged.change_points if 0 <= c < len(vr)]
     if row.get("change_run") and str(row["change_run"]) not in cps:  # where tonight's change began
         cps.append(str(row["change_run"]))
     if cps:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .model import Verdict
+from .model import Completion
 from .names import classify
 
 _NO_RETURNS = ("CLEANUP", "READ-MODIFY-WRITE")  # measured without a return code
@@ -14,7 +14,7 @@ _NO_RETURNS = ("CLEANUP", "READ-MODIFY-WRITE")  # measured without a return code
 
 @dataclass
 class Evidence:
-    """What the verdict looks at (all gathered by parse_output)."""
+    """What the completion is decided on (all gathered by parse_output)."""
 
     overall: dict[str, float | None]
     operations: pd.DataFrame
@@ -98,7 +98,7 @@ def _operation_rate_reasons(latency_rows: pd.DataFrame, ev: Evidence) -> list[st
     return out
 
 
-def decide(ev: Evidence) -> Verdict:
+def decide(ev: Evidence) -> Completion:
     """Apply the rules; 'truncated' when the output itself is cut short, else 'failed' on any reason."""
     ops = ev.operations
     latency_rows = (
@@ -111,10 +111,10 @@ def decide(ev: Evidence) -> Verdict:
     if (truncated or failed) and not phase_rate:  # every reason a failed step has, its operations' too
         failed.extend(_operation_rate_reasons(latency_rows, ev))
     if truncated:
-        return Verdict("truncated", truncated + failed)
+        return Completion("truncated", truncated + failed)
     if failed:
-        return Verdict("failed", failed)
-    return Verdict("completed", [])
+        return Completion("failed", failed)
+    return Completion("completed", [])
 
 
 def _summary_reasons(ev: Evidence, no_sections: bool) -> tuple[list[str], list[str]]:

@@ -72,10 +72,12 @@ class RunAnalysis:
             out.append(f"{self.run.root.name} is {status}")
         steps = self.run.steps
         if not steps.empty and "verdict" in steps:
-            bad = steps[steps["verdict"].astype(str) != "completed"]
+            # a missing cell (a damaged steps.csv) reads as "-" (a text column keeps NaN through astype(str))
+            verdict, step = (steps[c].fillna("-").astype(str) for c in ("verdict", "step"))
+            bad = steps[verdict != "completed"]
             if not bad.empty:
-                named = ", ".join(bad["step"].astype(str).head(3)) + (", ..." if len(bad) > 3 else "")
-                verdicts = "/".join(dict.fromkeys(bad["verdict"].astype(str)))
+                named = ", ".join(step[bad.index].head(3)) + (", ..." if len(bad) > 3 else "")
+                verdicts = "/".join(dict.fromkeys(verdict[bad.index]))
                 out.append(f"{self.run.root.name}: {len(bad)} of {len(steps)} steps {verdicts} ({named})")
         return out
 

@@ -21,7 +21,9 @@ series-nights in every kind, each time. The steps missed before had a doubled p9
 1e-3 on the second changed night: a baseline of 29 nights knows the quantile's spread on 28 degrees of
 freedom, and at the p that 40 steps' correction asks (about 1e-5) that t test needs z 5.4 where a known
 spread needs 4.4; the 40 steps of one noise lend each other their spread (the prior worth up to 39 x 28
-degrees of freedom), so the test is nearly that on a known spread.
+degrees of freedom), so the test is nearly that on a known spread. Steps that differ in noise lend
+nothing: --vary 2 (each step's spreads x 1/2 to 2) catches 67.5 % at seed 47 before and after, 0 false
+alarms, each step on its own spread.
 """
 
 from __future__ import annotations

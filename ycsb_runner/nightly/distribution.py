@@ -8,9 +8,10 @@ log-quantile, standardised by the baseline nights' own spread of that quantile (
 standard deviation) and the exact variance of that contrast under AR(1) noise of the nights' correlation
 (pooled over the quantiles, ``shift``), a two-sided t test on the baseline's degrees of freedom. The
 series' p-value is the smallest quantile's, Bonferroni over the quantiles (valid whatever their
-dependence), and its change the shift of the quantile that moved most (largest standardised shift):
-"p99.9 moved most: x2.00". So a p99.9 or max that doubles under a flat p99 is one series of the step's
-family, corrected with the others (``regress._correct``), and named by the quantile that moved.
+dependence), and its change the shift of the quantile that moved most (the smallest p: the largest
+standardised shift when the quantiles have the same degrees of freedom): "p99.9 moved most: x2.00". So a
+p99.9 or max that doubles under a flat p99 is one series of the step's family, corrected with the others
+(``regress._correct``), and named by the quantile that moved.
 
 **The suite's spread.** A baseline of 29 nights knows a quantile's spread on 28 degrees of freedom, and
 the t test pays for it where a tail's flag is decided: at p 1e-5 it asks z 5.4 where a known spread asks

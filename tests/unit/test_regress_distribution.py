@@ -3,13 +3,22 @@ night's latency quantiles against the baseline nights' own spread, named by the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
-from ycsb_runner.nightly.distribution import DISTRIBUTION, shift
+from ycsb_runner.nightly.distribution import (
+    DISTRIBUTION,
+    Prior,
+    _trigamma_inverse,
+    fit_prior,
+    shift,
+    suite_priors,
+)
 from ycsb_runner.nightly.history import ACCEPT_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS
 from ycsb_runner.nightly.regress import (
     CANNOT_TELL,
@@ -28,9 +37,10 @@ QUANTILES = [("p50_us", 0.03), ("p95_us", 0.04), ("p99_us", 0.05), ("p999_us", 0
 
 
 def _history(
-    tail: float, nights: int = 25, after: int = 2, seed: int = 5
+    tail: float, nights: int = 25, after: int = 2, seed: int = 5, steps: int = 2
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Two steps of one operation each; from night *nights* on, p99.9 x *tail* and p99 +3 % when tail != 1."""
+    """*steps* steps (a, b, ...) of one operation each; from night *nights* on, p99.9 x *tail* and p99 +3 %
+    when tail != 1."""
     rng = np.random.default_rng(seed)
     n = nights + after
     ids = [f"night-{i:03d}" for i in range(n)]
@@ -45,7 +55,7 @@ def _history(
         }
     ).reindex(columns=RUN_COLUMNS)
     frames = []
-    for step in ("a", "b"):
+    for step in "abcdefgh"[:steps]:
         for metric, spread in QUANTILES:
             value = 1000.0 * np.exp(spread * rng.standard_normal(n))
             if metric == "p999_us":
@@ -172,3 +182,70 @@ def test_one_moved_night_waits_for_a_second_under_confirm_2() -> None:
     assert t["note"].str.contains("newest night only").all()
     once = regress(runs, metrics, "s", replace(opts, confirm=1)).table  # --confirm 1: tonight alone tells
     assert (once.loc[once["metric"] == DISTRIBUTION, "verdict"] == REGRESSION).all()
+
+
+def test_fit_prior_of_equal_variances_is_worth_the_other_series() -> None:
+    """Ten series of one variance 0.04 on 20 degrees of freedom each: nothing beyond sampling error, so the
+    prior is worth what the nine others hold (9 x 20) when their nights are independent, nothing when they
+    all move together (one effective series), and its variance is 0.04 up to the log's bias correction."""
+    var, df = np.full(10, 0.04), np.full(10, 20.0)
+    prior = fit_prior(var, df, shared=0.0)
+    assert prior is not None and prior.df == pytest.approx(180.0) and prior.series == 10
+    assert prior.var == pytest.approx(0.04, rel=0.05)
+    assert fit_prior(var, df, shared=1.0).df == 0.0  # type: ignore[union-attr]
+    assert fit_prior(var, df, shared=0.5).df == pytest.approx((10 / 5.5 - 1) * 20)  # type: ignore[union-attr]
+    assert fit_prior(var[:3], df[:3], shared=0.0) is None  # fewer than four series: no prior
+
+
+def test_fit_prior_of_variances_far_apart_is_worth_little() -> None:
+    var = 0.04 * np.logspace(-1, 1, 10)  # x0.1 to x10: far beyond what 20 degrees of freedom scatter
+    prior = fit_prior(var, np.full(10, 20.0), shared=0.0)
+    assert prior is not None and prior.df < 5
+
+
+def test_trigamma_inverse_inverts_trigamma() -> None:
+    for y in (0.3, 3.7, 250.0):
+        assert _trigamma_inverse(float(special.polygamma(1, y))) == pytest.approx(y, rel=1e-6)
+
+
+def test_shift_with_a_prior_tests_on_its_spread_and_degrees_of_freedom() -> None:
+    """By hand: 10 baseline nights alternating +-0.1 (no positive correlation: phi 0), variance 0.1 / 9;
+    2 tested nights at +0.3 (window 2): the contrast's variance is 1/10 + 1/2 = 0.6 of the nights'. Alone:
+    z = 0.3 / sqrt(0.6 x 0.1 / 9) = 3.67 on a t of 9 degrees of freedom. With a prior of variance 0.01 worth
+    1e12 degrees of freedom: z = 0.3 / sqrt(0.6 x 0.01) = 3.87 on a normal."""
+    logq = np.array([[0.1 * (-1) ** i] for i in range(10)] + [[0.3], [0.3]])
+    alone = shift(logq, ["p999_us"], window=2, confirm=2, alpha=0.01)
+    assert alone is not None and alone.z == pytest.approx(0.3 / math.sqrt(0.6 * 0.1 / 9))
+    assert alone.p_value == pytest.approx(2 * special.stdtr(9, -alone.z))
+    prior = {"p999_us": Prior(var=0.01, df=1e12, series=10)}
+    known = shift(logq, ["p999_us"], window=2, confirm=2, alpha=0.01, priors=prior)
+    assert known is not None and known.z == pytest.approx(0.3 / math.sqrt(0.6 * 0.01))
+    assert known.p_value == pytest.approx(2 * special.ndtr(-known.z), rel=1e-4)
+    other = shift(logq, ["p999_us"], window=2, confirm=2, alpha=0.01, priors={"max_us": prior["p999_us"]})
+    assert other == alone  # a prior of another quantile changes nothing
+
+
+def test_a_suite_of_like_steps_tests_the_tail_on_the_suites_spread() -> None:
+    """Eight steps of one noise: each distribution row is moderated toward the suite's spread (said in its
+    noise), and a doubled p99.9 shows a smaller p than its own baseline alone gives; a flat suite of eight
+    flags nothing."""
+    runs, metrics = _history(2.0, steps=8)
+    t = _distribution(runs, metrics)
+    assert len(t) == 8 and (t["verdict"] == REGRESSION).all(), t[["verdict", "p_adjusted", "note"]]
+    assert t["noise"].eq("baseline quantiles, the suite's").all()
+    names = [q for q, _ in QUANTILES]
+    cells = []
+    for step in "abcdefgh":
+        wide = metrics[metrics["mix"] == step].pivot(index="run_id", columns="metric", values="value")
+        cells.append((np.log(wide[names].to_numpy(float)), names, np.arange(len(wide))))
+    priors = suite_priors(cells, window=3)
+    assert sorted(priors) == sorted(names) and all(p.series == 8 and p.df > 0 for p in priors.values())
+    for logq, _, _ in cells:
+        alone = shift(logq, names, window=3, confirm=2, alpha=0.01)
+        pooled = shift(logq, names, window=3, confirm=2, alpha=0.01, priors=priors)
+        assert alone is not None and pooled is not None and pooled.p_value < alone.p_value
+    for seed in range(3):
+        flat = _distribution(*_history(1.0, seed=seed, steps=8))
+        assert len(flat) == 8 and flat["verdict"].isin([NO_CHANGE, CANNOT_TELL]).all(), flat[
+            ["verdict", "note"]
+        ]

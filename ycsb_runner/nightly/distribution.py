@@ -8,9 +8,19 @@ log-quantile, standardised by the baseline nights' own spread of that quantile (
 standard deviation) and the exact variance of that contrast under AR(1) noise of the nights' correlation
 (pooled over the quantiles, ``shift``), a two-sided t test on the baseline's degrees of freedom. The
 series' p-value is the smallest quantile's, Bonferroni over the quantiles (valid whatever their
-dependence), and its change the shift of the quantile that moved most (largest standardised shift):
-"p99.9 moved most: x2.00". So a p99.9 or max that doubles under a flat p99 is one series of the step's
-family, corrected with the others (``regress._correct``), and named by the quantile that moved.
+dependence), and its change the shift of the quantile that moved most (the smallest p: the largest
+standardised shift when the quantiles have the same degrees of freedom): "p99.9 moved most: x2.00". So a
+p99.9 or max that doubles under a flat p99 is one series of the step's family, corrected with the others
+(``regress._correct``), and named by the quantile that moved.
+
+**The suite's spread.** A baseline of 29 nights knows a quantile's spread on 28 degrees of freedom, and
+the t test pays for it where a tail's flag is decided: at p 1e-5 it asks z 5.4 where a known spread asks
+4.4. The suite's other steps know the same quantile's spread too. So each series' variance of a quantile
+is moderated toward the suite's (empirical Bayes, Smyth 2004, as R's limma does for genes: ``Prior``,
+``fit_prior``), the t test gaining the prior's degrees of freedom: as many as the series' variances agree
+beyond their own sampling error, at most what the other series hold once the nights they share are
+allowed for, none in a suite of fewer than four such series. A suite whose steps differ in spread keeps
+each step's own.
 
 A shift toward worse flagged on an earlier night stays flagged (``open_shift``) until that quantile
 recovers or someone accepts it, as a scalar series' sustained slowdown does.
@@ -32,6 +42,7 @@ from scipy import linalg, special  # special: the t distribution of scipy.stats,
 from ycsb_runner.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, RECOVERED
 from ycsb_runner.nightly.series import SERIES_KEYS, SeriesNights
+from ycsb_runner.nightly.window import SUITE_MIN_SERIES, _mean_squared_correlation
 
 DISTRIBUTION = next(iter(DISTRIBUTION_METRICS))  # latency_distribution
 QUANTILES = {"p50_us": "p50", "p95_us": "p95", "p99_us": "p99", "p999_us": "p99.9", "max_us": "max"}
@@ -59,6 +70,59 @@ class Shift:
         return f"{QUANTILES[self.quantile]} moved most: {said} (z {self.z:.1f}); {rest}"
 
 
+@dataclass(frozen=True)
+class Prior:
+    """What the suite's distribution series say of one quantile's night-to-night variance (log values): the
+    prior of an empirical-Bayes moderated variance (Smyth 2004, the ``squeezeVar`` of R's limma). A series'
+    own variance s^2 on d degrees of freedom becomes (df * var + d s^2) / (df + d), on df + d."""
+
+    var: float  # s0^2: the typical variance of this quantile in the suite
+    df: float  # d0: how many degrees of freedom it is worth (0: none)
+    series: int  # the series it was fitted on
+
+
+def fit_prior(var: np.ndarray, df: np.ndarray, shared: float) -> Prior | None:
+    """The prior of one quantile from its series' baseline variances *var* on *df* degrees of freedom each
+    (Smyth's moment estimates on log variances), None with fewer than SUITE_MIN_SERIES series.
+
+    The more the variances differ beyond what their own sampling error explains, the less the prior is
+    worth (df 0 when they differ a lot: each series keeps its own). It is worth at most what the other
+    series hold: (effective - 1) x their mean df, with *effective* = G / (1 + (G - 1) *shared*) the number
+    of independent series G series of mean squared night-to-night correlation *shared* amount to (the
+    errors of two variances correlate by about the square of their nights' correlation): a suite whose
+    series all move with the host knows its spread no better than one series does."""
+    ok = np.isfinite(var) & (var > 0) & (df > 0)
+    var, df = var[ok], df[ok]
+    g = int(var.size)
+    if g < SUITE_MIN_SERIES:
+        return None
+    half = df / 2
+    e = np.log(var) - special.digamma(half) + np.log(half)
+    extra = float(e.var(ddof=1)) - float(special.polygamma(1, half).mean())
+    effective = g / (1 + (g - 1) * min(max(shared, 0.0), 1.0))
+    most = max(0.0, (effective - 1) * float(df.mean()))
+    d0 = most if extra <= 0 else min(2 * _trigamma_inverse(extra), most)
+    if d0 <= 0:
+        return Prior(var=float(np.exp(e.mean())), df=0.0, series=g)
+    return Prior(var=float(np.exp(e.mean() + special.digamma(d0 / 2) - math.log(d0 / 2))), df=d0, series=g)
+
+
+def _trigamma_inverse(x: float) -> float:
+    """y with trigamma(y) = *x* (Newton's method from 0.5 + 1/x, as Smyth's limma does)."""
+    if x > 1e7:
+        return 1 / math.sqrt(x)
+    if x < 1e-6:
+        return 1 / x
+    y = 0.5 + 1 / x
+    for _ in range(50):
+        tri = float(special.polygamma(1, y))
+        dif = tri * (1 - tri / x) / float(special.polygamma(2, y))
+        y += dif
+        if -dif / y < 1e-8:
+            break
+    return y
+
+
 def lag1_pooled(centred: np.ndarray) -> float:
     """The night-to-night (lag-1) correlation of the baseline nights, pooled over the quantiles (*centred*:
     nights x quantiles, each column around its mean) and corrected for the bias of the estimate around an
@@ -81,7 +145,34 @@ def _ar1(phi: float, m: int) -> np.ndarray:
     return linalg.toeplitz(phi ** np.arange(m))
 
 
-def shift(logq: np.ndarray, names: list[str], *, window: int, confirm: int, alpha: float) -> Shift | None:
+def baseline_nights(n_nights: int, window: int) -> tuple[int, int]:
+    """[start, end) of the baseline nights of a series of *n_nights*: the ones before the newest *window*,
+    at most MAX_BASELINE of them."""
+    end = n_nights - window
+    return max(0, end - MAX_BASELINE), end
+
+
+def spread(base: np.ndarray) -> tuple[np.ndarray, float]:
+    """Each quantile's night-to-night variance over the baseline nights *base* (nights x quantiles, log
+    values) and their pooled lag-1 correlation (``lag1_pooled``): the sum of squares around the baseline's
+    mean over n - 1'R1/n, which removes the bias of that mean under AR(1) noise (n - 1 for independent
+    nights)."""
+    n = base.shape[0]
+    centred = base - base.mean(axis=0)
+    phi = lag1_pooled(centred)
+    mean_var = float(_ar1(phi, n).sum()) / n  # n Var(baseline mean) / sigma^2: 1 for independent nights
+    return (centred**2).sum(axis=0) / max(n - mean_var, 1.0), phi
+
+
+def shift(
+    logq: np.ndarray,
+    names: list[str],
+    *,
+    window: int,
+    confirm: int,
+    alpha: float,
+    priors: dict[str, Prior] | None = None,
+) -> Shift | None:
     """The test of *logq* (nights x quantiles, oldest first, log values; *names* its quantiles' metrics):
     the newest *confirm* nights against the nights before the newest *window*. None when the baseline has
     fewer than MIN_BASELINE nights.
@@ -89,47 +180,85 @@ def shift(logq: np.ndarray, names: list[str], *, window: int, confirm: int, alph
     Per quantile, the shift of the tested nights' mean log value from the baseline's, over its standard
     error under AR(1) noise of the pooled correlation (``lag1_pooled``), computed exactly for these nights:
     the contrast's variance w'Rw (w: 1/k on the k tested nights, -1/n on the n baseline nights, 0 on the
-    nights between) in units of the quantile's night-to-night variance, itself estimated without the bias
-    of the baseline's own mean (sum of squares / (n - 1'R1/n)). The large-sample inflation (1 + phi) /
-    (1 - phi) it replaces overstated the variance of a mean of 2 nights, (1 + phi) / 2, by 1 / (1 - phi):
-    at phi 0.3 a doubled p99.9 at 15 % spread showed z 4.6 where the noise allows 5.4
-    (bench/tail_bench.py)."""
+    nights between) in units of the quantile's night-to-night variance (``spread``). The large-sample
+    inflation (1 + phi) / (1 - phi) it replaces overstated the variance of a mean of 2 nights, (1 + phi) /
+    2, by 1 / (1 - phi): at phi 0.3 a doubled p99.9 at 15 % spread showed z 4.6 where the noise allows 5.4
+    (bench/tail_bench.py). With *priors* (per quantile's metric, ``suite_priors``), that variance is
+    moderated toward the suite's (``Prior``), and the t test has the prior's degrees of freedom added to
+    the baseline's n - 1."""
     n_nights = logq.shape[0]
-    end = n_nights - window
-    start = max(0, end - MAX_BASELINE)
+    start, end = baseline_nights(n_nights, window)
     if end - start < MIN_BASELINE or not names:
         return None
     base, tested = logq[start:end], logq[n_nights - confirm :]
     n, k = base.shape[0], tested.shape[0]
-    mean = base.mean(axis=0)
-    centred = base - mean
-    phi = lag1_pooled(centred)
+    var, phi = spread(base)
+    df = np.full(len(names), n - 1.0)
+    for j, name in enumerate(names):
+        prior = (priors or {}).get(name)
+        if prior is not None and prior.df > 0:
+            var[j] = (prior.df * prior.var + df[j] * var[j]) / (prior.df + df[j])
+            df[j] += prior.df
     r = _ar1(phi, n_nights - start)
     w = np.zeros(n_nights - start)
     w[:n], w[-k:] = -1.0 / n, 1.0 / k
-    mean_var = float(r[:n, :n].sum()) / n  # n Var(baseline mean) / sigma^2: 1 for independent nights
-    var = (centred**2).sum(axis=0) / max(n - mean_var, 1.0)
     se = np.sqrt(var * float(w @ r @ w))
-    diff = tested.mean(axis=0) - mean
+    diff = tested.mean(axis=0) - base.mean(axis=0)
     floor = 1e-9  # a quantile flat on every baseline night: any move is huge, none is nothing
     z = diff / np.maximum(se, floor)
     q = len(names)
-    p = float(min(1.0, q * 2 * special.stdtr(n - 1, -np.abs(z).max())))
-    most = int(np.argmax(np.abs(z)))
-    crit = -special.stdtrit(n - 1, alpha / (2 * q))  # t.isf
+    each = 2 * special.stdtr(df, -np.abs(z))
+    most = int(np.lexsort((-np.abs(z), each))[0])  # the smallest p (the largest |z| among equal ones)
+    crit = -special.stdtrit(df, alpha / (2 * q))  # t.isf, per quantile
     return Shift(
-        p_value=p,
+        p_value=float(min(1.0, q * each[most])),
         quantile=names[most],
         change_pct=100.0 * math.expm1(float(diff[most])),
         z=float(z[most]),
-        detectable_pct=100.0 * math.expm1(float(crit * se.min())),
+        detectable_pct=100.0 * math.expm1(float((crit * se).min())),
         baseline=(start, end),
         moves={name: 100.0 * math.expm1(float(d)) for name, d in zip(names, diff, strict=True)},
     )
 
 
+def suite_priors(cells: list[tuple[np.ndarray, list[str], np.ndarray]], window: int) -> dict[str, Prior]:
+    """Per quantile's metric, the prior (``fit_prior``) of the suite's distribution series *cells*: each as
+    (its log quantiles, nights x quantiles; their metrics; the index of each night among the suite's), from
+    each one's baseline nights as ``shift`` takes them tonight. The series' shared correlation is the mean
+    squared correlation of their baseline nights (``window``'s, of the suite's scalar series)."""
+    found: dict[str, tuple[list[float], list[float], list[np.ndarray]]] = {}
+    width = 1 + max((int(at.max()) for _, _, at in cells if at.size), default=0)
+    for logq, names, at in cells:
+        start, end = baseline_nights(logq.shape[0], window)
+        if end - start < MIN_BASELINE:
+            continue
+        var, _ = spread(logq[start:end])
+        for j, name in enumerate(names):
+            row = np.full(width, np.nan)
+            row[at[start:end]] = logq[start:end, j]
+            v, d, rows = found.setdefault(name, ([], [], []))
+            v.append(float(var[j]))
+            d.append(end - start - 1.0)
+            rows.append(row)
+    priors = {}
+    for name, (v, d, rows) in found.items():
+        if len(rows) < SUITE_MIN_SERIES:
+            continue
+        prior = fit_prior(np.array(v), np.array(d), _mean_squared_correlation(np.array(rows)))
+        if prior is not None and prior.df > 0:
+            priors[name] = prior
+    return priors
+
+
 def open_shift(
-    logq: np.ndarray, names: list[str], *, window: int, confirm: int, alpha: float, min_effect_pct: float
+    logq: np.ndarray,
+    names: list[str],
+    *,
+    window: int,
+    confirm: int,
+    alpha: float,
+    min_effect_pct: float,
+    priors: dict[str, Prior] | None = None,
 ) -> tuple[int, Shift] | None:
     """The earliest shift toward worse (a slower quantile) that the test flagged on an earlier night and that
     has not recovered since, as (the number of nights that night saw, the test then); None when there is
@@ -139,7 +268,8 @@ def open_shift(
     within ``changepoint.RECOVERED`` of *min_effect_pct* % of its baseline then (closed for good: a later
     move is a new one for tonight's test). So a lasting change of the distribution stays flagged, as a
     scalar series' sustained slowdown does, until it recovers or someone accepts it (the history from an
-    accepted change on is all *logq* holds)."""
+    accepted change on is all *logq* holds). *priors*: tonight's (``suite_priors``), for every night's
+    test."""
     n = logq.shape[0]
     if n <= MIN_BASELINE + window:
         return None
@@ -147,14 +277,13 @@ def open_shift(
     medians = np.median(np.lib.stride_tricks.sliding_window_view(logq, window, axis=0), axis=-1)
     moved, kept = math.log1p(min_effect_pct / 100), math.log1p(RECOVERED * min_effect_pct / 100)
     for e in range(MIN_BASELINE + window, n):  # the test as night e - 1 ran it, on nights [0, e)
-        end = e - window
-        start = max(0, end - MAX_BASELINE)
+        start, end = baseline_nights(e, window)
         base = (cum[end] - cum[start]) / (end - start)
         since = medians[e - window + 1 :].min(axis=0)  # the windows ending on the nights after it
         candidate = ((cum[e] - cum[e - confirm]) / confirm - base >= moved) & (since - base >= kept)
         if not candidate.any():
             continue  # (cheap: most nights are not the start of anything)
-        s = shift(logq[:e], names, window=window, confirm=confirm, alpha=alpha)
+        s = shift(logq[:e], names, window=window, confirm=confirm, alpha=alpha, priors=priors)
         if s is not None and s.p_value < alpha and candidate[names.index(s.quantile)] and s.z > 0:
             return e, s
     return None
@@ -184,6 +313,7 @@ def distribution_rows(
     nightly = m.groupby([*OPERATION_KEYS, "metric", "run_id"], dropna=False)["value"].median().reset_index()
     rows: list[dict[str, Any]] = []
     values: dict[tuple, SeriesNights] = {}
+    cells = []  # (series keys, its nights' quantiles, its runs, the first night of its baseline, log values)
     for key, part in nightly.groupby(OPERATION_KEYS, dropna=False, sort=True):
         wide = part.pivot(index="run_id", columns="metric", values="value")
         wide = wide[[q for q in QUANTILES if q in wide.columns]].dropna()
@@ -193,11 +323,19 @@ def distribution_rows(
             continue
         runs = [str(r) for r in wide.index]
         skey = (*key, DISTRIBUTION)
-        row: dict[str, Any] = dict(zip(SERIES_KEYS, skey, strict=True))
         start = start_of(skey, runs)
-        logq = np.log(wide.to_numpy(float)[start:])
+        cells.append((skey, wide, runs, start, np.log(wide.to_numpy(float)[start:])))
+    priors = suite_priors(
+        [
+            (logq, list(wide.columns), np.array([order[r] for r in runs[start:]]))
+            for _, wide, runs, start, logq in cells
+        ],
+        window,
+    )
+    for skey, wide, runs, start, logq in cells:
+        row: dict[str, Any] = dict(zip(SERIES_KEYS, skey, strict=True))
         names = list(wide.columns)
-        s = shift(logq, names, window=window, confirm=confirm, alpha=alpha)
+        s = shift(logq, names, window=window, confirm=confirm, alpha=alpha, priors=priors)
         if s is None:
             if start:  # an accepted change too recent: its row says so (regress holds it as accepted)
                 row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
@@ -208,7 +346,13 @@ def distribution_rows(
         found = None
         if open_alpha is not None:
             found = open_shift(
-                logq, names, window=window, confirm=confirm, alpha=open_alpha, min_effect_pct=min_effect_pct
+                logq,
+                names,
+                window=window,
+                confirm=confirm,
+                alpha=open_alpha,
+                min_effect_pct=min_effect_pct,
+                priors=priors,
             )
         if found is not None:
             seen, s = found
@@ -245,7 +389,7 @@ def distribution_rows(
             change_run=runs[began],
             baseline_from=runs[s.baseline[0]],
             baseline_nights=s.baseline[1] - s.baseline[0],
-            noise="baseline quantiles",
+            noise="baseline quantiles" + (", the suite's" if s.quantile in priors else ""),
         )
         if found is not None:  # as the scalar series' open regression: tonight's nights against the flag's
             after = float(np.exp(np.median(tail[-window:])))
@@ -258,9 +402,22 @@ def distribution_rows(
         rows.append(row)
         v = _nights(runs, wide[s.quantile].to_numpy(float))
         v.change_index, v.baseline = began, s.baseline
-        v.noise_source = f"the baseline nights' spread of each quantile ({s.quantile} shown)"
+        v.noise_source = f"the baseline nights' spread of each quantile ({s.quantile} shown)" + _moderated(
+            priors, s
+        )
         values[skey] = v
     return rows, values
+
+
+def _moderated(priors: dict[str, Prior], s: Shift) -> str:
+    """What the suite's prior added to the spread of the quantile that moved most ("" when none)."""
+    prior = priors.get(s.quantile)
+    if prior is None or prior.df <= 0:
+        return ""
+    return (
+        f", moderated toward the suite's spread of {QUANTILES[s.quantile]} over {prior.series} series"
+        f" (worth {prior.df:.0f} degrees of freedom)"
+    )
 
 
 def _nights(runs: list[str], value: np.ndarray) -> SeriesNights:

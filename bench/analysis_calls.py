@@ -63,7 +63,7 @@ def _module(frame: FrameType | None) -> str | None:
 
 
 def _holds_run(frame: FrameType) -> bool:
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     code = frame.f_code
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
@@ -82,12 +82,12 @@ def counting() -> Iterator[Calls]:
         module = _module(frame)
         name = frame.f_code.co_name
         if module is None:
-            if name == "read_csv" and _module(frame.f_back) == "model.py":
+            if name == "read_csv" and _module(frame.f_back) == "runs/model.py":
                 calls.read_csv += 1
             return
         if name == "step_metrics" and module == "analyse/table.py":
             calls.step_metrics += 1
-        elif name == "load" and module == "model.py":
+        elif name == "load" and module == "runs/model.py":
             calls.load += 1
         caller = _module(frame.f_back)
         if module.startswith(ANALYSIS) and caller != module and _holds_run(frame):
@@ -122,7 +122,7 @@ def finish_calls(run: Path, results: Path) -> Calls:
     """What ``run_bench`` does with a run folder once its steps are done (``finish_run_folder``: history
     record, study table, report), on a copy of *run* under *results*, given the run as the runner holds it."""
     from ycsb_runner.bench import finish_run_folder
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     copy = results / run.name
     shutil.copytree(run, copy)

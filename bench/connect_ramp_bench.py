@@ -30,8 +30,8 @@ import time
 
 import psutil
 
-from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.install import ensure_ycsb, find_java
+from ycsb_runner.install.embedded import EmbeddedServer
 
 STATUS = re.compile(r"^\S+ \S+ (\d+) sec: (\d+) operations;")
 

@@ -36,9 +36,9 @@ import numpy as np
 from pymongo import MongoClient
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import EmbeddedServer
+from ycsb_runner.install.embedded import EmbeddedServer
 from ycsb_runner.install.ferretdb import ensure_ferretdb
-from ycsb_runner.model import RunResult
+from ycsb_runner.runs.model import RunResult
 
 SERVERS = ("as shipped", "now")
 COLLECTION = "lookups"

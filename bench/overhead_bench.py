@@ -112,10 +112,10 @@ import psutil
 
 from ycsb_runner.analyse.stats import summarize
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.execute.probe import BASIC_DB
-from ycsb_runner.model import STDERR
+from ycsb_runner.install.embedded import EmbeddedServer
 from ycsb_runner.parse import parse_output
+from ycsb_runner.runs.model import STDERR
 
 SUITE = """name = "overhead"
 estimated_throughput = 1000

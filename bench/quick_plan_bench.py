@@ -61,8 +61,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ycsb_runner.embedded import EmbeddedServer  # noqa: E402
-from ycsb_runner.nightly.history import SqliteHistory  # noqa: E402
+from ycsb_runner.install.embedded import EmbeddedServer  # noqa: E402
+from ycsb_runner.runs.history import SqliteHistory  # noqa: E402
 
 CLI = str(ROOT / ".venv" / "bin" / "ycsb-runner")
 STAGES = ("pilot", "plan", "normal", "slow", "heavy", "stall", "report")

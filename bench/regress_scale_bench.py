@@ -23,8 +23,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS  # noqa: E402
 from ycsb_runner.nightly.regress import RegressOptions, regress  # noqa: E402
+from ycsb_runner.runs.history import METRIC_COLUMNS, RUN_COLUMNS  # noqa: E402
 
 SERIES_PER_STEP = [
     ("OVERALL", "throughput_ops_s", -1),

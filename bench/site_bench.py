@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ycsb_runner.nightly.history import RunRecord, SqliteHistory  # noqa: E402
+from ycsb_runner.runs.history import RunRecord, SqliteHistory  # noqa: E402
 
 SERIES_PER_STEP = [
     ("OVERALL", "throughput_ops_s", -1),

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # pytest-xdist workers start with COLUMNS=80 and LINES=24 in their environment, which rich would read into
-# the CLI consoles' width when ycsb_runner.console is imported: tests that set COLUMNS for one CliRunner call
-# would get 80. Give the workers the environment of a plain ``pytest`` run.
+# the CLI consoles' width when ycsb_runner.present.console is imported: tests that set COLUMNS for one
+# CliRunner call would get 80. Give the workers the environment of a plain ``pytest`` run.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
@@ -19,10 +19,10 @@ import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
-from ycsb_runner.embedded import EmbeddedServer, ServerInfo  # noqa: E402
 from ycsb_runner.errors import UserError  # noqa: E402
 from ycsb_runner.install import JavaInfo, YcsbInstall, ensure_ycsb, find_java  # noqa: E402
 from ycsb_runner.install.cds import jvm_flags, usable_archive  # noqa: E402
+from ycsb_runner.install.embedded import EmbeddedServer, ServerInfo  # noqa: E402
 from ycsb_runner.paths import cache_dir  # noqa: E402
 
 DATA = Path(__file__).parent / "data"

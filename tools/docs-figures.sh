@@ -55,7 +55,7 @@ fi
 # 2. the nightly report of a real history
 if want 2; then
 cp tests/data/history/throttled-nights.sqlite "$WORK/nights.sqlite"
-until=$($BIN/python -c "import sys; from pathlib import Path; from ycsb_runner.nightly.history import SqliteHistory
+until=$($BIN/python -c "import sys; from pathlib import Path; from ycsb_runner.runs.history import SqliteHistory
 print(SqliteHistory(Path(sys.argv[1])).runs().set_index('run_id').loc['night-10', 'ended_at'])" "$WORK/nights.sqlite")
 rc=0  # the morning after the third slow night (night-10): exit 1, a regression
 $BIN/ycsb-runner regress quick --history-url "$WORK/nights.sqlite" --results "$WORK" --until "$until" \

@@ -95,7 +95,8 @@ def messages(package: Path = PACKAGE) -> list[Message]:
 
 
 def in_topic(module: str, prefixes: tuple[str, ...]) -> bool:
-    """A module path is in a topic when it starts with one of the topic's prefixes ("audit/", "suite.py")."""
+    """A module path is in a topic when it starts with one of the topic's prefixes ("audit/",
+    "prepare/suite.py")."""
     return any(module == p or (p.endswith("/") and module.startswith(p)) for p in prefixes)
 
 

@@ -159,7 +159,7 @@ def _quiet(*exc: type[BaseException]) -> Iterator[None]:
 def make_run(data: Path) -> None:
     """A real two-client run (c2 throttled), its run step kept in *data*."""
     from ycsb_runner.bench import BenchOptions, run_bench
-    from ycsb_runner.embedded import EmbeddedServer
+    from ycsb_runner.install.embedded import EmbeddedServer
 
     scratch = Path(tempfile.mkdtemp(prefix="multi-client-run-"))
     try:

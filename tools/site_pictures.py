@@ -60,8 +60,8 @@ def real_history(results: Path, nights: int, slow_from: int, accept_after: int |
     """NIGHTS real nights of a small `quick` in *results*, the server throttled from night *slow_from* on,
     each judged by regress; the change accepted after night *accept_after*."""
     from ycsb_runner.bench import BenchOptions, run_bench
-    from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.errors import UserError
+    from ycsb_runner.install.embedded import EmbeddedServer
     from ycsb_runner.nightly.regress_service import accept_regressions, run_regress
 
     with EmbeddedServer(log=lambda _m: None) as server:

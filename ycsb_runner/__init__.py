@@ -32,7 +32,7 @@ _EXPORTS = {
     "run_bench": "ycsb_runner.bench",
     "run_findmax": "ycsb_runner.bench",
     "FindmaxOptions": "ycsb_runner.findmax.search",
-    "RunResult": "ycsb_runner.model",
+    "RunResult": "ycsb_runner.runs.model",
     "RunAnalysis": "ycsb_runner.analyse.analysis",
     "CompareOutcome": "ycsb_runner.analyse.compare_service",
     "compare_runs": "ycsb_runner.analyse.compare_service",
@@ -79,13 +79,13 @@ if TYPE_CHECKING:
     from ycsb_runner.bench import BenchOptions, BenchOutcome, run_bench, run_findmax
     from ycsb_runner.errors import UserError
     from ycsb_runner.findmax.search import FindmaxOptions
-    from ycsb_runner.model import RunResult
     from ycsb_runner.nightly.export import export_history
     from ycsb_runner.nightly.notify import notify
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome, accept_regressions, run_regress
     from ycsb_runner.parse.files import parse_file
     from ycsb_runner.report.run_report import write_report
+    from ycsb_runner.runs.model import RunResult
     from ycsb_runner.site.build import build_site
 
 

@@ -36,14 +36,14 @@ from ycsb_runner.errors import (
     signal_name,
 )
 from ycsb_runner.paths import check_name, point_latest, results_dir
-from ycsb_runner.plan import Plan, build_plan
-from ycsb_runner.secrets import Masker, check_url, check_url_files
-from ycsb_runner.suite import Suite, load_suite
+from ycsb_runner.prepare.plan import Plan, build_plan
+from ycsb_runner.prepare.suite import Suite, load_suite
+from ycsb_runner.safe.secrets import Masker, check_url, check_url_files
 
 if TYPE_CHECKING:  # pandas, pymongo and psutil load only when a bench runs: render and --help need none
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.embedded import ServerInfo
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.install.embedded import ServerInfo
+    from ycsb_runner.runs.model import RunResult
 
 
 @dataclass
@@ -105,9 +105,9 @@ def check_options(opts: BenchOptions) -> None:
 @dataclass
 class BenchCheck:
     """What a bench checks before it starts anything, as ``bench``, ``bench --dry-run``, ``render`` and
-    ``findmax`` say it: the suite and its plan, the pre-flight *findings* (``ycsb_runner.preflight``), the
-    *notice* of the programs the run will execute (an audit strategy's, from the suite file or the options)
-    and, for a findmax search, its options with the mix and the thread count resolved."""
+    ``findmax`` say it: the suite and its plan, the pre-flight *findings* (``ycsb_runner.prepare.preflight``),
+    the *notice* of the programs the run will execute (an audit strategy's, from the suite file or the
+    options) and, for a findmax search, its options with the mix and the thread count resolved."""
 
     suite: Suite
     plan: Plan
@@ -145,8 +145,8 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
     (warnings) or cannot measure (errors), and the programs it will run. A findmax search plans its load
     alone (the probes are chosen as they run) and has no pre-flight."""
     from ycsb_runner.audit import strategy_names
-    from ycsb_runner.estimate import earlier_rates
-    from ycsb_runner.preflight import audit_preflight, preflight
+    from ycsb_runner.prepare.estimate import earlier_rates
+    from ycsb_runner.prepare.preflight import audit_preflight, preflight
 
     check_options(opts)
     suite = load_suite(opts.suite, opts.overrides, opts.scale)
@@ -176,9 +176,9 @@ def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, 
     """``bench --dry-run`` and ``render``: the plan as text (every step and the exact command it runs,
     password masked; the notice first, as comments), and the pre-flight (``BenchCheck.tell`` says it).
     Needs no server; YCSB's paths are placeholders until ``setup`` installed it."""
-    from ycsb_runner.commandline import describe_plan, environment
     from ycsb_runner.install import locate_ycsb
     from ycsb_runner.install.ycsb import OWN_BINDING_CLASS
+    from ycsb_runner.prepare.commandline import describe_plan, environment
 
     check = check_bench(opts)
     try:
@@ -275,7 +275,7 @@ def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) ->
     from ycsb_runner.execute.clients import load_generators
     from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
-    from ycsb_runner.model import mark_abandoned
+    from ycsb_runner.runs.model import mark_abandoned
 
     suite = check.plan.suite
     if suite.audit.states and not suite.audit.strategy:
@@ -344,7 +344,7 @@ def _hooks(
 def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
     """What the manifest records of the server a run measures: the embedded one (*server*) or the user's
     (its ``buildInfo``, *build*)."""
-    from ycsb_runner.model import server_engine
+    from ycsb_runner.runs.model import server_engine
 
     kind = server.kind if server else None
     return {
@@ -367,11 +367,11 @@ def run_bench(
     told through *log*) unless *checked*: made and told by the caller (the command, before its bar)."""
     from ycsb_runner.audit import audit_guard, run_strategy
     from ycsb_runner.audit.restore_file import restore_path
-    from ycsb_runner.commandline import database_name
-    from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.execute.runner import Runner, Target, check_connection
-    from ycsb_runner.lock import run_lock
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.install.embedded import EmbeddedServer
+    from ycsb_runner.prepare.commandline import database_name
+    from ycsb_runner.runs.model import RunResult
+    from ycsb_runner.safe.lock import run_lock
 
     ready = _tools(opts, checked if checked is not None else check_bench(opts).told(log), log)
     suite = ready.suite
@@ -380,7 +380,7 @@ def run_bench(
     stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
     with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
-        # the per-target bench lock (ycsb_runner.lock), held until the run ends; none with --no-lock
+        # the per-target bench lock (ycsb_runner.safe.lock), held until the run ends; none with --no-lock
         note_lock = _unlocked
         if url is None and opts.lock:
             note_lock = stack.enter_context(run_lock(None, suite=suite.name, run_id=opts.run_id))
@@ -393,7 +393,7 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         if opts.history:
-            from ycsb_runner.nightly.history import check_not_the_target
+            from ycsb_runner.runs.history import check_not_the_target
 
             check_not_the_target(opts.history_url, url)
         build = check_connection(url, Masker())
@@ -572,8 +572,8 @@ def finish_run_folder(
     analysis of the folder read back once as written (what ``report`` and ``history rebuild`` read later).
     """
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.model import RunResult
-    from ycsb_runner.store import atomic_write_csv
+    from ycsb_runner.runs.model import RunResult
+    from ycsb_runner.safe.files import atomic_write_csv
 
     out = Finished()
     # a signal waits until the history record is written, reading the folder back included: a SIGTERM
@@ -588,7 +588,7 @@ def finish_run_folder(
             log(f"warning: could not finish {result.root}: {err}")
             return out
         if history is not None:
-            from ycsb_runner.nightly.history import index_run
+            from ycsb_runner.runs.history import index_run
 
             try:
                 index_run(run, *history)

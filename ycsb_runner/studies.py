@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.metrics import CLIENT_METRICS, SERVER_METRICS
+from ycsb_runner.runs.metrics import CLIENT_METRICS, SERVER_METRICS
 
 # the names of the table layouts (``ycsb_runner.analyse.layouts`` registers a class under each)
 MEANS_LAYOUT = "means"  # per-mix means set against a table published per instance size

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner.embedded import ServerInfo
+from ycsb_runner.install.embedded import ServerInfo
 
 HERE = Path(__file__).parent
 

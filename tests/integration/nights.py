@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.nightly.history import rebuild
+from ycsb_runner.runs.history import rebuild
 
 SMALL = [
     "maxexecutiontime=3",

@@ -16,8 +16,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ycsb_runner import embedded as srv
 from ycsb_runner.errors import UserError
+from ycsb_runner.install import embedded as srv
 
 
 def test_mongod_command_line_bounds_the_signalled_step_down() -> None:

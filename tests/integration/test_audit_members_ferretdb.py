@@ -14,10 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from ycsb_runner import embedded as srv
 from ycsb_runner.audit import AuditError
 from ycsb_runner.audit.mongodb_runtime import Mode, MongoRuntimeStrategy, _read_fcv, detect_server
 from ycsb_runner.audit.topology import DirectConnections, discover
+from ycsb_runner.install import embedded as srv
 
 pytestmark = pytest.mark.integration
 

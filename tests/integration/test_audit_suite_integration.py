@@ -26,10 +26,10 @@ import pandas as pd
 import psutil
 import pytest
 
-from ycsb_runner import embedded as srv
 from ycsb_runner.analyse.stats import ab_table
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.errors import UserError
+from ycsb_runner.install import embedded as srv
 from ycsb_runner.report.run_report import write_report
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.commandline import describe_plan
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.driver_settings import (
     common_settings,
@@ -23,8 +22,9 @@ from ycsb_runner.execute.driver_settings import (
     settings_from_output,
 )
 from ycsb_runner.install.ycsb import OWN_BINDING_CLASS, STOCK_BINDING_CLASS
-from ycsb_runner.plan import build_plan
-from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
+from ycsb_runner.prepare.commandline import describe_plan
+from ycsb_runner.prepare.plan import build_plan
+from ycsb_runner.prepare.suite import SuiteError, builtin_suites, load_suite
 
 TINY = str(Path(__file__).parents[1] / "suites" / "tiny.toml")
 

@@ -25,9 +25,9 @@ from typer.testing import CliRunner
 
 from ycsb_runner.bench import run_bench
 from ycsb_runner.cli import app
-from ycsb_runner.embedded import ServerInfo
+from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED
-from ycsb_runner.nightly.history import SqliteHistory
+from ycsb_runner.runs.history import SqliteHistory
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # nights compared by speed: no worker beside them
 NORMAL = NORMAL_NIGHTS

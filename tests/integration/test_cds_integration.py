@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.install import JavaInfo, YcsbInstall, cds
+from ycsb_runner.install.embedded import EmbeddedServer
 
 # 3 s, not 1: beside the other test workers a JVM without a usable archive (the damaged-archive test) once
 # completed no operation within 1 s of a fresh clone's make test ("throughput is 0 ops/sec")

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 from pymongo import MongoClient
 
-from ycsb_runner import embedded as srv
-from ycsb_runner.embedded import EmbeddedServer, ServerInfo
+from ycsb_runner.install import embedded as srv
+from ycsb_runner.install.embedded import EmbeddedServer, ServerInfo
 
 pytestmark = pytest.mark.integration
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.errors import RunFailed, UserError
+from ycsb_runner.install.embedded import EmbeddedServer
 
 pytestmark = pytest.mark.integration
 SUITE = """name = "dies"

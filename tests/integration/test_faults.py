@@ -24,8 +24,8 @@ import pandas as pd
 import psutil
 import pytest
 
-from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.install import find_java
+from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.paths import cache_dir
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]

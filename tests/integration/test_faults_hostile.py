@@ -36,7 +36,7 @@ from test_faults import (  # the fault suite's helpers (same folder)
 )
 from test_multi_clients import SSHD, ssh_hosts  # real sshd on loopback (same folder)
 
-from ycsb_runner.embedded import ServerInfo
+from ycsb_runner.install.embedded import ServerInfo
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 # fixtures shared with the other fault files
@@ -237,7 +237,7 @@ def test_csv_output_neutralises_formulas(tmp_path: Path) -> None:
 
 
 def test_lock_holds_for_another_spelling_of_the_same_server(tmp_path: Path, server: ServerInfo) -> None:
-    from ycsb_runner.lock import target_lock
+    from ycsb_runner.safe.lock import target_lock
 
     # this session's lock folder (conftest): what a bench against 127.0.0.1:PORT holds
     with target_lock(f"127.0.0.1:{server.port}", suite="faults", run_id="holder"):

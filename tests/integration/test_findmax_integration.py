@@ -21,8 +21,8 @@ from hdrh.histogram import HdrHistogram
 from nights import ahead_of_other_workers
 
 from ycsb_runner.bench import BenchOptions, run_bench, run_findmax
-from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.findmax.search import FindmaxOptions, make_bound
+from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.parse.hdr import read_hdr_log
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # `make test` runs it with no worker beside it

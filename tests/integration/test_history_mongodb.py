@@ -13,8 +13,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
-from ycsb_runner.model import RunResult
-from ycsb_runner.nightly.history import (
+from ycsb_runner.runs.history import (
     ACCEPT_COLUMNS,
     MongoHistory,
     RunFilter,
@@ -23,6 +22,7 @@ from ycsb_runner.nightly.history import (
     run_record,
     select_runs,
 )
+from ycsb_runner.runs.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -93,8 +93,8 @@ def test_mongodb_history_keeps_alerts_and_their_triage(results: Path, mongo_url:
     import pytest
 
     from ycsb_runner.errors import UserError
-    from ycsb_runner.nightly.alerts import Alert, alert_id
-    from ycsb_runner.nightly.history import SERIES_KEYS
+    from ycsb_runner.runs.alerts import Alert, alert_id
+    from ycsb_runner.runs.history import SERIES_KEYS
 
     db = f"hist_{uuid.uuid4().hex[:8]}"
     url = mongo_url.rsplit("/", 1)[0] + f"/{db}"

@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from ycsb_runner.nightly.history import SqliteHistory
+from ycsb_runner.runs.history import SqliteHistory
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "nightly"

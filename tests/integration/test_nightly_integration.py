@@ -33,10 +33,10 @@ from typer.testing import CliRunner
 
 from ycsb_runner.bench import run_bench
 from ycsb_runner.cli import app
-from ycsb_runner.embedded import ServerInfo
 from ycsb_runner.errors import UserError
+from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED
-from ycsb_runner.nightly.history import SERIES_KEYS, SqliteHistory
+from ycsb_runner.runs.history import SERIES_KEYS, SqliteHistory
 
 # the tests of the nights are marked `alone` one by one: `make test` runs them with no worker beside them
 ALONE = pytest.mark.alone

@@ -11,8 +11,8 @@ import pytest
 from test_failures_integration import when_the_run_step_runs  # same folder
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import EmbeddedServer
 from ycsb_runner.errors import RunFailed
+from ycsb_runner.install.embedded import EmbeddedServer
 
 pytestmark = pytest.mark.integration
 SUITE = """name = "cut"

@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.model import FORMAT_VERSION, MANIFEST, RunResult, ServerEngine
+from ycsb_runner.runs.model import FORMAT_VERSION, MANIFEST, RunResult, ServerEngine
 
 
 def test_a_bench_writes_format_3_that_the_model_reads_back_whole(mongo_url: str, tmp_path: Path) -> None:

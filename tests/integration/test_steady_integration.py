@@ -17,7 +17,7 @@ from throttle import paused
 
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.bench import BenchOptions, run_bench
-from ycsb_runner.embedded import ServerInfo
+from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.parse.hdr import read_hdr_log
 from ycsb_runner.report.run_report import write_report
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.nightly.alerts import (
+from ycsb_runner.runs.alerts import (
     STATES,
     TRIAGE_STATES,
     Alert,
     alert_id,
     precision,
 )
-from ycsb_runner.nightly.history import SERIES_KEYS, SqliteHistory, series_id
+from ycsb_runner.runs.history import SERIES_KEYS, SqliteHistory, series_id
 
 SERIES = dict(zip(SERIES_KEYS, ["run", "a", "4", "none", "READ", "p99_us"], strict=True))
 

@@ -21,10 +21,10 @@ from ycsb_runner.analyse.compare import compare_table
 from ycsb_runner.analyse.table import audit_ab, mix_shares, scenario_label, step_metrics
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import RunResult
-from ycsb_runner.output import display_frame
+from ycsb_runner.present.output import display_frame
 from ycsb_runner.reference import load_reference, select
 from ycsb_runner.report.run_report import write_report
+from ycsb_runner.runs.model import RunResult
 from ycsb_runner.studies import study_of
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"

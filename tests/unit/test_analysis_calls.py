@@ -47,7 +47,7 @@ def test_the_end_of_a_bench_reads_the_folder_once(tmp_path: Path) -> None:
 
 def test_the_counter_counts_every_load_and_step_metrics(tmp_path: Path) -> None:
     from ycsb_runner.analyse.table import step_metrics
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     def twice() -> None:
         for _ in range(2):

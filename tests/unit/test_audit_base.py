@@ -16,7 +16,7 @@ from ycsb_runner.audit.base import (
     ops_to_commands,
 )
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 
 def test_ops_to_commands_follows_the_binding() -> None:

@@ -13,9 +13,9 @@ import pytest
 from test_audit_topology import Deployment
 
 from ycsb_runner.execute.runner import Runner, binding_upserts, step_keys
-from ycsb_runner.model import StepRecord
-from ycsb_runner.plan import build_plan
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.plan import build_plan
+from ycsb_runner.prepare.suite import load_suite
+from ycsb_runner.runs.model import StepRecord
 
 SUITE = str(Path(__file__).parents[1] / "suites" / "audit-small.toml")
 

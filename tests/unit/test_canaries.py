@@ -11,9 +11,7 @@ import pytest
 from history_rows import night_metrics, night_run
 
 from ycsb_runner.execute.canary import CpuMark, host_shares
-from ycsb_runner.model import CanariesRecord
 from ycsb_runner.nightly import canary
-from ycsb_runner.nightly.history import CANARY, METRIC_COLUMNS, RUN_COLUMNS, canary_rows
 from ycsb_runner.nightly.regress import (
     ENVIRONMENT,
     EXIT_OK,
@@ -23,6 +21,8 @@ from ycsb_runner.nightly.regress import (
     RegressOptions,
     regress,
 )
+from ycsb_runner.runs.history import CANARY, METRIC_COLUMNS, RUN_COLUMNS, canary_rows
+from ycsb_runner.runs.model import CanariesRecord
 
 CV = 0.02  # the database's series, night to night
 CANARY_CV = 0.03

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
-from ycsb_runner.nightly.history import RunRecord, SqliteHistory
+from ycsb_runner.runs.history import RunRecord, SqliteHistory
 
 NOISE = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.0, 1.02]
 
@@ -113,10 +113,10 @@ RUN = Path(__file__).parents[1] / "data" / "runs" / "tencent-analyse"
 def test_a_bench_writes_its_figures_as_openmetrics_and_its_job_summary(tmp_path: Path) -> None:
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
-    from ycsb_runner.model import RunResult
     from ycsb_runner.nightly.export import run_openmetrics
-    from ycsb_runner.nightly.history import run_record
     from ycsb_runner.report.ci import append_summary, bench_summary
+    from ycsb_runner.runs.history import run_record
+    from ycsb_runner.runs.model import RunResult
 
     result = RunResult.load(RUN)
     record = run_record(result)

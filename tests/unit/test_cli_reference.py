@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cogapp import Cog
 
-from ycsb_runner.output import FORMATS
+from ycsb_runner.present.output import FORMATS
 
 ROOT = Path(__file__).parents[2]
 REFERENCE = ROOT / "docs" / "cli.md"

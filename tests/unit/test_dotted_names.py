@@ -111,11 +111,11 @@ def test_every_dotted_path_resolves() -> None:
     [
         ("ycsb_runner.analyse.compare_service", True),
         ("ycsb_runner.analyse.compare_service.compare_runs", True),
-        ("ycsb_runner.model.RunResult.load", True),
+        ("ycsb_runner.runs.model.RunResult.load", True),
         ("ycsb_runner.analyse.compare_service.CompareOutcome.table", True),  # a dataclass field
         ("ycsb_runner.analyse.regress_service", False),  # it is nightly.regress_service
         ("ycsb_runner.no_such_module", False),
-        ("ycsb_runner.model.NoSuchClass", False),
+        ("ycsb_runner.runs.model.NoSuchClass", False),
     ],
 )
 def test_resolves(path: str, ok: bool) -> None:

@@ -16,11 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
-from ycsb_runner.estimate import earlier_rates, step_rates
-from ycsb_runner.model import ALL_CLIENTS, RunResult
-from ycsb_runner.nightly.history import index_run
-from ycsb_runner.plan import EMBEDDED_OPS_S, JVM_OVERHEAD_S, MeasuredRates, build_plan, rate_key
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.estimate import earlier_rates, step_rates
+from ycsb_runner.prepare.plan import EMBEDDED_OPS_S, JVM_OVERHEAD_S, MeasuredRates, build_plan, rate_key
+from ycsb_runner.prepare.suite import load_suite
+from ycsb_runner.runs.history import index_run
+from ycsb_runner.runs.model import ALL_CLIENTS, RunResult
 
 ROOT = Path(__file__).parents[2]
 RUN = ROOT / "tests" / "data" / "runs" / "audit-analyse"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ycsb_runner.execute.common import Frames, documents_warning, status_line, store_monitor
-from ycsb_runner.model import StepKeys, StepRecord
+from ycsb_runner.runs.model import StepKeys, StepRecord
 
 KEYS = StepKeys(
     run_id="r", step="03-run", phase="run", mix="m", workload="w", threads=2, audit="off", repetition=1
@@ -74,7 +74,7 @@ def test_store_monitor_keeps_the_run_when_the_sampler_fails() -> None:
 
 def test_property_lines_escape_keys_and_values() -> None:
     """The extra properties of a client's share (execute.multi) go through render's own escaping."""
-    from ycsb_runner.commandline import property_lines
+    from ycsb_runner.prepare.commandline import property_lines
 
     text = property_lines({"insertstart": 100, "a=b": "x\ny"})
     assert text == "insertstart=100\na\\=b=x\\ny\n"

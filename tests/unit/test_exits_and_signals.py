@@ -26,8 +26,8 @@ from test_regress import NOISE, _nightly_folders
 from typer.testing import CliRunner
 
 from ycsb_runner import cli, config, errors
-from ycsb_runner.model import CanariesRecord
-from ycsb_runner.nightly.history import METRIC_COLUMNS, canary_rows
+from ycsb_runner.runs.history import METRIC_COLUMNS, canary_rows
+from ycsb_runner.runs.model import CanariesRecord
 
 ROOT = Path(__file__).parents[2]
 Main = Callable[..., tuple[int, str, str]]
@@ -412,7 +412,7 @@ def test_a_missing_or_odd_results_folder_is_never_exit_1(
 def test_a_history_locked_too_long_is_never_exit_1(
     sound: Path, tmp_path: Path, main: Main, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ycsb_runner.nightly import history
+    from ycsb_runner.runs import history
 
     results = Path(shutil.copytree(sound, tmp_path / "results"))
     monkeypatch.setattr(history, "BUSY_WAIT_S", 0.3)  # (60 s in use)
@@ -459,8 +459,8 @@ def test_text_and_negative_values_are_left_out_of_their_series() -> None:
 def test_canary_notes_never_say_none_moved_for_a_night_without_one() -> None:
     from test_canaries import _history
 
-    from ycsb_runner.nightly.history import CANARY
     from ycsb_runner.nightly.regress import RegressOptions, regress
+    from ycsb_runner.runs.history import CANARY
 
     runs, metrics = _history(12)
     newest = metrics["run_id"] == "night-11"

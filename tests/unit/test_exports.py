@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.nightly import export
-from ycsb_runner.nightly.history import RunRecord, SqliteHistory
+from ycsb_runner.runs.history import RunRecord, SqliteHistory
 
 SCHEMA = Path(__file__).parents[1] / "data" / "bencher" / "bmf.schema.json"
 HOSTILE = {"esc": "a\x1b[31mred", "quote": 'say "hi" \\ back', "newline": "two\nlines", "brace": "{x}=1,y"}

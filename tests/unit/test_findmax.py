@@ -15,7 +15,7 @@ from ycsb_runner.findmax import search as fm
 from ycsb_runner.findmax.plan import findmax_plan
 from ycsb_runner.findmax.runner import probe_figures
 from ycsb_runner.parse import parse_output
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.suite import load_suite
 
 
 def probe(target: int, passed: bool) -> fm.Probe:

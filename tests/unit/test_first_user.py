@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.metrics import METRICS
 from ycsb_runner.reference import mix_key, normalise_size
+from ycsb_runner.runs.metrics import METRICS
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -52,7 +52,7 @@ def test_a_state_file_audit_says_it_is_unverified_everywhere(tmp_path: Path) -> 
 def test_the_manifest_records_the_caveat_and_verified_strategies_carry_none(tmp_path: Path) -> None:
     from ycsb_runner.analyse.caveats import audit_caveat
     from ycsb_runner.audit import unverified_audit
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     assert unverified_audit("command") and unverified_audit("restart")
     assert unverified_audit("mongodb-runtime") == unverified_audit("aliyun") == unverified_audit(None) == ""
@@ -284,8 +284,8 @@ def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
 
 
 def test_captions_say_what_the_line_styles_mean(tmp_path: Path) -> None:
-    from ycsb_runner.model import RunResult
     from ycsb_runner.report import plots
+    from ycsb_runner.runs.model import RunResult
 
     tencent = RunResult.load(_copy(tmp_path, "tencent-analyse"))
     panels, _, styles = plots.plot_spectrum(tencent)
@@ -297,8 +297,8 @@ def test_captions_say_what_the_line_styles_mean(tmp_path: Path) -> None:
 
 
 def test_one_latency_unit_per_figure(tmp_path: Path) -> None:
-    from ycsb_runner.model import RunResult
     from ycsb_runner.report import plots
+    from ycsb_runner.runs.model import RunResult
 
     run_dir = _copy(tmp_path, "tencent-analyse")
     ts = pd.read_csv(run_dir / "timeseries.csv")
@@ -336,7 +336,7 @@ def test_one_latency_unit_name_and_readable_reference_headers(tmp_path: Path) ->
 def test_generic_table_has_every_operations_average_and_results_one_throughput(tmp_path: Path) -> None:
     from ycsb_runner.analyse.results import results_table, results_text
     from ycsb_runner.analyse.table import generic_table, step_metrics
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     run_dir = _copy(tmp_path, "tencent-analyse")
     manifest = json.loads((run_dir / "manifest.json").read_text())

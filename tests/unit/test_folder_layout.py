@@ -1,12 +1,12 @@
-"""The run folder's layout is spelled in ycsb_runner/model.py only: no other module names its files or joins
-its folder names into a path (ast; prose and help texts may still mention them)."""
+"""The run folder's layout is spelled in ycsb_runner/runs/model.py only: no other module names its files or
+joins its folder names into a path (ast; prose and help texts may still mention them)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from ycsb_runner import model
+from ycsb_runner.runs import model
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"
 FILES = {
@@ -49,7 +49,7 @@ def layout_literals(root: Path, skip: Path) -> list[str]:
 
 
 def test_only_the_model_spells_the_run_folder() -> None:
-    assert layout_literals(PACKAGE, PACKAGE / "model.py") == []
+    assert layout_literals(PACKAGE, PACKAGE / "runs/model.py") == []
 
 
 def test_the_scan_sees_names_and_joins(tmp_path: Path) -> None:

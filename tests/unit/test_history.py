@@ -21,8 +21,7 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import RunResult
-from ycsb_runner.nightly.history import (
+from ycsb_runner.runs.history import (
     ACCEPT_COLUMNS,
     SCHEMA_VERSION,
     SERIES_KEYS,
@@ -31,6 +30,7 @@ from ycsb_runner.nightly.history import (
     run_record,
     series_id,
 )
+from ycsb_runner.runs.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 
@@ -112,8 +112,8 @@ def test_rebuild_skips_damaged_folders_and_reindexing_replaces(results: Path) ->
 _WRITER = """
 import os, signal, sys
 from pathlib import Path
-from ycsb_runner.nightly.history import SqliteHistory, run_record
-from ycsb_runner.model import RunResult
+from ycsb_runner.runs.history import SqliteHistory, run_record
+from ycsb_runner.runs.model import RunResult
 h = SqliteHistory(Path(sys.argv[1]))
 rec = run_record(RunResult.load(Path(sys.argv[2])))
 rec.run["run_id"] = "half-written"
@@ -144,8 +144,8 @@ def test_a_writer_killed_mid_transaction_leaves_the_history_intact(results: Path
 _CONCURRENT = """
 import sys
 from pathlib import Path
-from ycsb_runner.nightly.history import SqliteHistory, run_record
-from ycsb_runner.model import RunResult
+from ycsb_runner.runs.history import SqliteHistory, run_record
+from ycsb_runner.runs.model import RunResult
 h = SqliteHistory(Path(sys.argv[1]))
 rec = run_record(RunResult.load(Path(sys.argv[2])))
 for i in range(20):
@@ -268,7 +268,7 @@ def test_a_history_of_schema_1_gains_the_accepts_and_alerts_tables(tmp_path: Pat
 def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, status: str) -> None:
     """A run SIGKILLed while its files were written is still listed (as killed, without figures: it is never
     judged); the same damage in a completed run skips the folder with a warning (its figures would lie)."""
-    from ycsb_runner.nightly.history import rebuild
+    from ycsb_runner.runs.history import rebuild
 
     dst = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "results" / "cut"))
     m = json.loads((dst / "manifest.json").read_text())

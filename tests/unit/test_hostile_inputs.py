@@ -11,12 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ycsb_runner.commandline import _propescape, render_step
 from ycsb_runner.errors import UserError
-from ycsb_runner.lock import lock_dir, target_lock
 from ycsb_runner.parse import parse_output
-from ycsb_runner.plan import build_plan
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.commandline import _propescape, render_step
+from ycsb_runner.prepare.plan import build_plan
+from ycsb_runner.prepare.suite import load_suite
+from ycsb_runner.safe.lock import lock_dir, target_lock
 
 # The names this issue added are imported in the tests that use them, so that each test fails on its own
 # against code without them.
@@ -67,7 +67,7 @@ def test_a_value_stays_one_property(value: str, tmp_path: Path) -> None:
 
 
 def test_keys_comments_and_non_ascii_are_escaped() -> None:
-    from ycsb_runner.commandline import _propcomment, _propkey
+    from ycsb_runner.prepare.commandline import _propcomment, _propkey
 
     assert _propkey("a=b:c d#!") == "a\\=b\\:c\\ d\\#\\!"
     assert _propescape(" lead\ttab\fé😀") == "\\ lead\\ttab\\f\\u00e9\\ud83d\\ude00"
@@ -89,7 +89,7 @@ def test_names_that_become_folders_are_checked(tmp_path: Path) -> None:
 
 
 def test_secret_overrides_are_masked() -> None:
-    from ycsb_runner.secrets import mask_override
+    from ycsb_runner.safe.secrets import mask_override
 
     assert mask_override("mongodb.url_options.myApiToken=abc") == "mongodb.url_options.myApiToken=***"
     assert mask_override("mongodb.url_options.proxyPassword=abc") == "mongodb.url_options.proxyPassword=***"
@@ -103,7 +103,7 @@ def test_secret_overrides_are_masked() -> None:
 
 
 def test_formula_cells_get_a_quote_and_numbers_do_not() -> None:
-    from ycsb_runner.store import formula_safe
+    from ycsb_runner.safe.files import formula_safe
 
     df = pd.DataFrame(
         {
@@ -133,7 +133,7 @@ def test_formula_cells_get_a_quote_and_numbers_do_not() -> None:
 
 
 def test_spellings_of_one_server_share_a_lock_key() -> None:
-    from ycsb_runner.lock import target_keys
+    from ycsb_runner.safe.lock import target_keys
 
     assert set(target_keys("mongodb://localhost:5/")) & set(target_keys("mongodb://127.0.0.1:5/"))
     assert set(target_keys("mongodb://u:p@127.0.0.1:5,other.invalid:6/?replicaSet=rs")) >= {"127.0.0.1:5"}
@@ -144,7 +144,7 @@ def test_spellings_of_one_server_share_a_lock_key() -> None:
 
 HOLD = """
 import sys, time
-from ycsb_runner.lock import target_lock
+from ycsb_runner.safe.lock import target_lock
 with target_lock(sys.argv[1], suite="quick") as note:
     note("checkout-a")
     print("held", flush=True)
@@ -153,7 +153,7 @@ with target_lock(sys.argv[1], suite="quick") as note:
 
 
 def test_a_second_checkout_meets_the_same_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ycsb_runner.lock import target_keys
+    from ycsb_runner.safe.lock import target_keys
 
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
@@ -208,7 +208,7 @@ def test_a_cut_load_capture_is_truncated(lines: int) -> None:
 
 
 def test_history_errors_are_cut_at_a_word() -> None:
-    from ycsb_runner.nightly.history import _brief
+    from ycsb_runner.runs.history import _brief
 
     text = (
         "127.0.0.1:1: [Errno 111] Connection refused "

@@ -307,7 +307,7 @@ def test_10_a_briefly_locked_history_still_answers(tmp_path: Path) -> None:
 def test_10_a_history_locked_too_long_gets_advice_that_keeps_the_accepts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ycsb_runner.nightly import history
+    from ycsb_runner.runs import history
 
     results = _nightly(tmp_path, [*NOISE, 0.6, 0.6])
     accept = ["regress", "accept", SUITE, "--results", str(results), "--why", "w"]
@@ -330,7 +330,7 @@ def test_10_a_history_locked_too_long_gets_advice_that_keeps_the_accepts(
 
 
 def test_10_a_damaged_history_is_copied_aside_before_a_rebuild(tmp_path: Path) -> None:
-    from ycsb_runner.nightly.history import SqliteHistory
+    from ycsb_runner.runs.history import SqliteHistory
 
     db = tmp_path / "history.sqlite"
     db.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
@@ -401,7 +401,7 @@ def test_12_tag_keys_a_mongodb_history_cannot_store_are_refused(key: str, tmp_pa
 
 
 def test_12_an_old_folder_with_such_a_key_is_stored_as_key_value_documents() -> None:
-    from ycsb_runner.nightly.history import MongoHistory, RunRecord
+    from ycsb_runner.runs.history import MongoHistory, RunRecord
 
     record = RunRecord(run={"run_id": "r1", "tags": {"$where": "1", "a.b": "2", "ok": "3"}}, metrics=[])
     doc = MongoHistory._doc(record)

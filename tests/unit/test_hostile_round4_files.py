@@ -24,11 +24,11 @@ import pytest
 from cli_process import run_module
 from typer.testing import CliRunner
 
-from ycsb_runner import store
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import RunResult
 from ycsb_runner.paths import suites_dir
+from ycsb_runner.runs.model import RunResult
+from ycsb_runner.safe import files as store
 
 
 def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str, code: int = 2) -> str:
@@ -333,7 +333,7 @@ def _results_with(tencent: Path, *copies: str) -> Path:
 
 
 def test_9_history_rebuild_indexes_a_run_id_once_and_names_the_copy(tencent: Path) -> None:
-    from ycsb_runner.nightly.history import open_history
+    from ycsb_runner.runs.history import open_history
 
     results = _results_with(tencent, "tencent-analyse-copy", "a-copy-first")  # a-copy-first sorts first
     res = _Ran(["history", "rebuild", "--results", str(results)])
@@ -350,7 +350,7 @@ def test_9_history_rebuild_indexes_a_run_id_once_and_names_the_copy(tencent: Pat
 
 
 def test_10_a_manifest_run_id_that_is_not_a_name_is_not_indexed(tencent: Path) -> None:
-    from ycsb_runner.nightly.history import open_history
+    from ycsb_runner.runs.history import open_history
 
     results = _results_with(tencent, "evil")
     manifest = json.loads((results / "evil" / "manifest.json").read_text())

@@ -126,7 +126,14 @@ def test_no_arrow_runs_up_between_rooms() -> None:
     """Rooms stack in floors (a room above every room it imports): a circle between two rooms (a module of
     install/ importing server.py, which imports install/ferretdb.py) is an arrow that runs back up."""
     rooms = room_graph(import_graph(PACKAGE), "ycsb_runner")
-    assert {"ycsb_runner.analyse", "ycsb_runner.install", "ycsb_runner.embedded"} <= set(rooms)
+    assert {
+        "ycsb_runner.analyse",
+        "ycsb_runner.install",
+        "ycsb_runner.prepare",
+        "ycsb_runner.runs",
+        "ycsb_runner.safe",
+        "ycsb_runner.present",
+    } <= set(rooms)
     cycle = find_cycle(rooms)
     assert cycle is None, "rooms in a circle: " + " -> ".join(cycle or [])
 
@@ -135,3 +142,40 @@ def test_rooms_group_modules_by_top_level_name() -> None:
     graph = {"p": {"p.a"}, "p.a": {"p.b.x"}, "p.b.x": {"p.b.y"}, "p.b.y": {"p.a"}, "p.b": set()}
     assert room_graph(graph, "p") == {"p": {"p.a"}, "p.a": {"p.b"}, "p.b": {"p.a"}}
     assert find_cycle(room_graph(graph, "p")) == ["p.a", "p.b", "p.a"]
+
+
+# The rooms stand in four layers; a room imports rooms of its own layer (without a circle) and of the layers
+# below it, never of one above: the floor every stage stands on (errors, settings, paths, the operations'
+# names, the guarantees of safe/); what a run is, how anything is shown, the studies, the audit strategies
+# and the published tables; the stages of the flow (prepare/ -> execute/ -> parse/ -> analyse/ -> report/,
+# with install/, monitors/ and the nightly check beside them); the entry points.
+LAYERS: list[set[str]] = [
+    {"errors", "config", "_version", "paths", "operations", "safe"},
+    {"runs", "present", "studies", "audit", "reference", "findmax"},
+    {"prepare", "install", "monitors", "execute", "parse", "analyse", "nightly", "report", "site"},
+    {"api", "bench", "cli", "__main__", ""},  # "": the package's own __init__.py
+]
+
+
+def layer_arrows_up(rooms: dict[str, set[str]], package: str) -> tuple[list[str], list[str]]:
+    """(rooms in no layer, arrows from a room to a room of a higher layer), for the room graph *rooms*."""
+    layer = {f"{package}.{name}" if name else package: i for i, names in enumerate(LAYERS) for name in names}
+    unplaced = sorted(set(rooms) - set(layer))
+    up = sorted(
+        f"{a} -> {b}" for a, t in rooms.items() for b in t if a in layer and layer.get(b, 0) > layer[a]
+    )
+    return unplaced, up
+
+
+def test_the_rooms_stand_in_layers() -> None:
+    rooms = room_graph(import_graph(PACKAGE), "ycsb_runner")
+    unplaced, up = layer_arrows_up(rooms, "ycsb_runner")
+    assert unplaced == [], f"rooms in no layer (add each to LAYERS): {unplaced}"
+    assert up == [], f"arrows that run up a layer: {up}"
+
+
+def test_an_arrow_up_a_layer_is_seen() -> None:
+    rooms = {"p.safe": {"p.errors"}, "p.runs": {"p.safe"}, "p.extra": set()}
+    assert layer_arrows_up(rooms, "p") == (["p.extra"], [])
+    rooms["p.safe"].add("p.runs")  # the floor reaching up to the runs
+    assert layer_arrows_up(rooms, "p") == (["p.extra"], ["p.safe -> p.runs"])

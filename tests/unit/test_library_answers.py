@@ -18,9 +18,9 @@ from ycsb_runner.bench import check_bench, dry_run
 from ycsb_runner.cli import app
 from ycsb_runner.cli.groups import BENCH_TARGET, REGRESS
 from ycsb_runner.errors import UserError
-from ycsb_runner.nightly.history import RunFilter
 from ycsb_runner.nightly.regress_options import RegressOptions
 from ycsb_runner.nightly.regress_service import accept_regressions, run_regress
+from ycsb_runner.runs.history import RunFilter
 
 SUITE = "tencent-analyse-tiny"
 WIDE = {"COLUMNS": "200"}

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.lock import lock_path, target_key, target_lock
-from ycsb_runner.nightly.history import check_not_the_target
+from ycsb_runner.runs.history import check_not_the_target
+from ycsb_runner.safe.lock import lock_path, target_key, target_lock
 
 HOLD = """
 import sys, time
-from ycsb_runner.lock import target_lock
+from ycsb_runner.safe.lock import target_lock
 with target_lock(sys.argv[1], suite="quick") as note:
     note("held-run")
     print("held", flush=True)

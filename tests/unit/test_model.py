@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ycsb_runner.columns import COLUMNS, results_markdown
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import (
+from ycsb_runner.runs.columns import COLUMNS, results_markdown
+from ycsb_runner.runs.model import (
     FORMAT_VERSION,
     KEY_COLUMNS,
     RunResult,

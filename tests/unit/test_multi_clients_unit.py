@@ -13,7 +13,7 @@ import pytest
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client, ClientSpec, parse_client, parse_clients, ssh_config_path
 from ycsb_runner.execute.multi import READY, client_script
-from ycsb_runner.suite import SuiteError, load_suite
+from ycsb_runner.prepare.suite import SuiteError, load_suite
 
 SUITE = str(Path(__file__).parents[1] / "suites" / "multi.toml")
 

@@ -198,7 +198,7 @@ def test_the_old_overall_figure_is_the_sum_over_the_longest_runtime() -> None:
 
 
 def test_whole_steps_keeps_merged_rows_of_multi_client_steps_only() -> None:
-    from ycsb_runner.model import whole_steps
+    from ycsb_runner.runs.model import whole_steps
 
     ops = pd.DataFrame(
         {
@@ -309,7 +309,7 @@ def test_step_metrics_read_the_merged_rows_of_a_multi_client_step(results: Path)
     """A step two load generators ran has each client's rows beside the merged ``all`` rows in
     operations.csv: the step's figures are the merged rows' alone (not the clients' added to them)."""
     from ycsb_runner.analyse.table import step_metrics
-    from ycsb_runner.model import ALL_CLIENTS, RunResult
+    from ycsb_runner.runs.model import ALL_CLIENTS, RunResult
 
     folder = results / "tencent-analyse"
     before = step_metrics(RunResult.load(folder)).set_index("step")

@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from ycsb_runner.analyse.steady import stationarity
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import RunResult
-from ycsb_runner.output import cell_text
+from ycsb_runner.present.output import cell_text
 from ycsb_runner.report.run_report import metadata, steps_frame
+from ycsb_runner.runs.model import RunResult
 
 DATA = Path(__file__).parents[1] / "data"
 RUNS = DATA / "runs"
@@ -271,7 +271,7 @@ def test_regress_report_fits_and_its_latency_axis_has_a_unit_that_reads(tmp_path
     assert len(TABLE_COLUMNS) <= 10
     history = tmp_path / "history.sqlite"
     history.write_bytes((DATA / "history" / "throttled-nights.sqlite").read_bytes())
-    from ycsb_runner.nightly.history import SqliteHistory
+    from ycsb_runner.runs.history import SqliteHistory
 
     night_10 = SqliteHistory(history).runs().set_index("run_id").loc["night-10", "ended_at"]
     args = ["--results", str(tmp_path), "--history-url", str(history), "--until", str(night_10)]

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
-from ycsb_runner.nightly.alerts import Alert, alert_id
-from ycsb_runner.nightly.history import SqliteHistory
 from ycsb_runner.nightly.notify import message, notify, notify_urls
-from ycsb_runner.secrets import mask_webhook
+from ycsb_runner.runs.alerts import Alert, alert_id
+from ycsb_runner.runs.history import SqliteHistory
+from ycsb_runner.safe.secrets import mask_webhook
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_ci_outputs import NOISE, history  # noqa: E402

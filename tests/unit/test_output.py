@@ -1,4 +1,4 @@
-"""One Markdown renderer (ycsb_runner.output.pipe_table) behind the report's tables, every command's
+"""One Markdown renderer (ycsb_runner.present.output.pipe_table) behind the report's tables, every command's
 ``--format markdown`` and the reference tables."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ycsb_runner.output import markdown_table, pipe_table
+from ycsb_runner.present.output import markdown_table, pipe_table
 from ycsb_runner.reference.text import to_markdown
 
 
@@ -39,7 +39,7 @@ def test_both_table_renderings_go_through_it() -> None:
 
 def test_one_number_formatter_has_each_fixed_form() -> None:
     """The results table's figures, an audit change with its unit and a p-value: ``cell_text``'s forms."""
-    from ycsb_runner.output import cell_text
+    from ycsb_runner.present.output import cell_text
 
     assert [cell_text(v, decimals=0) for v in (1234.5, 2_000_000, math.nan, None)] == [
         "1,234",
@@ -63,7 +63,7 @@ def test_one_number_formatter_has_each_fixed_form() -> None:
 def test_one_csv_dialect_guards_formulas_everywhere() -> None:
     """A published table's CSV and a command's ``--format csv`` are one dialect: rows end in ``\\n``, a
     cell a spreadsheet would run as a formula starts with ``'``, a number stays a number."""
-    from ycsb_runner.output import csv_table
+    from ycsb_runner.present.output import csv_table
     from ycsb_runner.reference.text import to_csv
 
     df = pd.DataFrame({"note": ["=HYPERLINK(1)", "@SUM(A1)", "-5 %"], "n": [1.0, -2.0, 3.0]})
@@ -77,7 +77,7 @@ def test_one_csv_dialect_guards_formulas_everywhere() -> None:
 def test_one_header_labeller_for_reports_and_published_tables() -> None:
     """One units table and one set of acronyms: a report's ``change_pct`` and a published ``cpu_change_pct``
     are spelled the same way."""
-    from ycsb_runner.output import column_label
+    from ycsb_runner.present.output import column_label
 
     assert [
         column_label(c) for c in ("change_pct", "cpu_change_pct", "ral_us", "disk_gb", "cpu_change_pp")
@@ -103,7 +103,7 @@ def test_one_presentation_path() -> None:
         if re.search(r"def as_(markdown|csv|json|table)\b|print_frame\(", line)
         and not (path.name == "termtable.py" and "def print_frame(" in line)
     ]
-    assert found == ["output.py:" + str(_terminal_call(package / "output.py"))], found
+    assert found == ["present/output.py:" + str(_terminal_call(package / "present/output.py"))], found
 
 
 def _terminal_call(output: Path) -> int:

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from ycsb_runner import output
-from ycsb_runner.document import Document, Table
+from ycsb_runner.present import output
+from ycsb_runner.present.document import Document, Table
 from ycsb_runner.report.html import HTML
 
 SCRIPT = "<script>alert(1)</script>"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner import output
 from ycsb_runner.cli.analyse import table_cmd
 from ycsb_runner.cli.parse import _run as parse_run
-from ycsb_runner.document import Table
 from ycsb_runner.errors import UserError
+from ycsb_runner.present import output
+from ycsb_runner.present.document import Table
 
 DATA = Path(__file__).parents[1] / "data"
 

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.preflight import preflight, steady_findings
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.preflight import preflight, steady_findings
+from ycsb_runner.prepare.suite import load_suite
 
 
 def _messages(findings: list, level: str) -> list[str]:

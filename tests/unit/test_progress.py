@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from ycsb_runner.console import BenchProgress, clock, remaining
-from ycsb_runner.plan import build_plan
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.plan import build_plan
+from ycsb_runner.prepare.suite import load_suite
+from ycsb_runner.present.console import BenchProgress, clock, remaining
 
 
 def test_clock_and_remaining() -> None:
@@ -71,7 +71,7 @@ def test_terminal_progress_is_one_line_per_step_at_80_columns() -> None:
 def test_a_hint_keeps_each_option_with_its_value() -> None:
     """Issue 22, item 8: ``--set`` and its value on one line at 80 columns, whatever the message."""
     from ycsb_runner.cli.options import wrap_message
-    from ycsb_runner.preflight import preflight
+    from ycsb_runner.prepare.preflight import preflight
 
     suite = load_suite("tencent-threads", scale=0.0002)
     messages = [f"{f.level}: {f.message}" for f in preflight(suite, embedded=True)]

@@ -18,7 +18,6 @@ from ycsb_runner.analyse.stats import adjust
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.nightly.changepoint import e_divisive, judge_series
-from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
 from ycsb_runner.nightly.regress import (
     EXIT_OK,
     EXIT_REGRESSION,
@@ -29,8 +28,9 @@ from ycsb_runner.nightly.regress import (
     RegressResult,
     regress,
 )
-from ycsb_runner.nightly.series import SeriesNights
 from ycsb_runner.nightly.window import NULL_DRAWS, window_test
+from ycsb_runner.runs.history import METRIC_COLUMNS, RUN_COLUMNS
+from ycsb_runner.runs.series import SeriesNights
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

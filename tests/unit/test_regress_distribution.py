@@ -19,7 +19,6 @@ from ycsb_runner.nightly.distribution import (
     shift,
     suite_priors,
 )
-from ycsb_runner.nightly.history import ACCEPT_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS
 from ycsb_runner.nightly.regress import (
     CANNOT_TELL,
     NO_CHANGE,
@@ -29,6 +28,7 @@ from ycsb_runner.nightly.regress import (
     accept_rows,
     regress,
 )
+from ycsb_runner.runs.history import ACCEPT_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS
 
 AT = "2026-12-01T08:00:00.000Z"
 

@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.nightly.changepoint import judge_series
-from ycsb_runner.nightly.history import ACCEPT_COLUMNS, SqliteHistory
 from ycsb_runner.nightly.regress import (
     ACCEPTED,
     EXIT_OK,
@@ -27,6 +26,7 @@ from ycsb_runner.nightly.regress import (
     accept_rows,
     regress,
 )
+from ycsb_runner.runs.history import ACCEPT_COLUMNS, SqliteHistory
 
 AT = "2026-12-01T08:00:00.000Z"
 

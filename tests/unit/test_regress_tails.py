@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from test_regress import RUNS, _history, _nights
 
-from ycsb_runner.commandline import step_properties
-from ycsb_runner.metrics import PERCENTILE_METRICS
-from ycsb_runner.model import RunResult
-from ycsb_runner.nightly.history import run_record
 from ycsb_runner.nightly.regress import REGRESSION, RegressOptions, regress
-from ycsb_runner.plan import build_plan
-from ycsb_runner.suite import load_suite
+from ycsb_runner.prepare.commandline import step_properties
+from ycsb_runner.prepare.plan import build_plan
+from ycsb_runner.prepare.suite import load_suite
+from ycsb_runner.runs.history import run_record
+from ycsb_runner.runs.metrics import PERCENTILE_METRICS
+from ycsb_runner.runs.model import RunResult
 
 
 def test_percentiles_gain_99_9_where_not_set_and_keep_the_fingerprint() -> None:

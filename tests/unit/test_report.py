@@ -13,9 +13,9 @@ from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.caveats import server_caveat
 from ycsb_runner.analyse.table import audit_ab, audit_overhead, step_metrics
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import RunResult
 from ycsb_runner.report.plots import latency_over_time, latency_unit, short_step
 from ycsb_runner.report.run_report import scaled_note, write_report
+from ycsb_runner.runs.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 from ycsb_runner.analyse.analysis import RunAnalysis
-from ycsb_runner.document import Figure, Table
-from ycsb_runner.model import RunResult
-from ycsb_runner.output import display_frame
+from ycsb_runner.present.document import Figure, Table
+from ycsb_runner.present.output import display_frame
+from ycsb_runner.present.termtable import is_number_text
 from ycsb_runner.report.run_report import OVERHEAD_HEADING, run_document, write_report
-from ycsb_runner.termtable import is_number_text
+from ycsb_runner.runs.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 MAX_WORDS = 8

@@ -15,10 +15,10 @@ import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
-from ycsb_runner import output
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.cli import app
-from ycsb_runner.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
+from ycsb_runner.present import output
+from ycsb_runner.present.document import Banner, Document, Facts, Figure, Note, Section, Table, as_data
 from ycsb_runner.report import html
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.run_report import run_document

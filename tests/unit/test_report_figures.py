@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from ycsb_runner.model import RunResult
 from ycsb_runner.report import plots
+from ycsb_runner.runs.model import RunResult
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 

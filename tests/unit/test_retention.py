@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
-from ycsb_runner.nightly.history import SqliteHistory
 from ycsb_runner.nightly.retention import plan_prune
+from ycsb_runner.runs.history import SqliteHistory
 
 
 @pytest.fixture

@@ -18,9 +18,11 @@ from typer.testing import CliRunner
 
 from ycsb_runner.analyse.results import results_table
 from ycsb_runner.cli import app
-from ycsb_runner.columns import MANIFEST_SECTIONS
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import (
+from ycsb_runner.report.run_report import write_report
+from ycsb_runner.runs.columns import MANIFEST_SECTIONS
+from ycsb_runner.runs.history import run_record
+from ycsb_runner.runs.model import (
     FORMAT_VERSION,
     MANIFEST,
     READABLE_FORMATS,
@@ -31,8 +33,6 @@ from ycsb_runner.model import (
     RunResult,
     ServerEngine,
 )
-from ycsb_runner.nightly.history import run_record
-from ycsb_runner.report.run_report import write_report
 
 OLD = Path(__file__).parents[1] / "data" / "run_format_2" / "run-format-2"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import check_url, is_secret_option, mask_bytes, mask_url
+from ycsb_runner.safe.secrets import check_url, is_secret_option, mask_bytes, mask_url
 
 
 @pytest.mark.parametrize("password", ["s", "99", "0", "ms", "OVERALL"])

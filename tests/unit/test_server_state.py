@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ycsb_runner import embedded as server
+from ycsb_runner.install import embedded as server
 
 
 def _dead_pid() -> int:

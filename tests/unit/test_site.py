@@ -12,9 +12,9 @@ from urllib.parse import unquote
 import pytest
 
 from tests.unit.bench_scripts import bench_script
-from ycsb_runner import document, output
-from ycsb_runner.document import Chart, Document, Links, Section, Spark, Table
 from ycsb_runner.errors import UserError
+from ycsb_runner.present import document, output
+from ycsb_runner.present.document import Chart, Document, Links, Section, Spark, Table
 from ycsb_runner.report import html
 from ycsb_runner.site.build import build_site
 
@@ -141,8 +141,8 @@ def test_chart_blocks_in_every_writer() -> None:
 
 
 def test_a_triaged_alert_shows_its_state_on_every_page(tmp_path: Path) -> None:
-    from ycsb_runner.nightly.history import SqliteHistory
     from ycsb_runner.nightly.regress_service import run_regress
+    from ycsb_runner.runs.history import SqliteHistory
 
     results = tmp_path / "results"
     bench_script("site_bench").synthetic_history(results, 10, NIGHTS, changes=1.0, seed=5)

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.table import unsteady_steps
 from ycsb_runner.cli import app
-from ycsb_runner.model import RunResult
-from ycsb_runner.nightly.history import rebuild
 from ycsb_runner.nightly.regress_service import unsteady_nights as _unsteady_nights
 from ycsb_runner.report.run_report import write_report
+from ycsb_runner.runs.history import rebuild
+from ycsb_runner.runs.model import RunResult
 
 WHAT = "throughput still falling 7.9 %/min at the end (95 % interval -9.0 to -6.8 %/min over the 60 s window)"
 

@@ -21,8 +21,8 @@ from ycsb_runner.analyse.analysis import RunAnalysis
 from ycsb_runner.analyse.layouts import LAYOUTS, Layout, register_layout
 from ycsb_runner.analyse.table import StudyTable, step_metrics
 from ycsb_runner.cli import app
-from ycsb_runner.model import RunResult
 from ycsb_runner.report.run_report import write_report
+from ycsb_runner.runs.model import RunResult
 from ycsb_runner.studies import STUDIES, Study
 
 PACKAGE = Path(__file__).parents[2] / "ycsb_runner"

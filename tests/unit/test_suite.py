@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_examples import examples
 
-from ycsb_runner.commandline import describe_plan
-from ycsb_runner.plan import MeasuredRates, build_plan
-from ycsb_runner.suite import SuiteError, builtin_suites, load_suite
+from ycsb_runner.prepare.commandline import describe_plan
+from ycsb_runner.prepare.plan import MeasuredRates, build_plan
+from ycsb_runner.prepare.suite import SuiteError, builtin_suites, load_suite
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 URL = "mongodb://root:s3cret@host:3717/admin?replicaSet=x"
@@ -259,7 +259,7 @@ def test_schema_follows_the_dataclasses() -> None:
     """One source: every dataclass field is a key of its section, with the default the dataclass gives."""
     import dataclasses
 
-    from ycsb_runner.suite import SCHEMA, SECTIONS, Dataset
+    from ycsb_runner.prepare.suite import SCHEMA, SECTIONS, Dataset
 
     for section, cls in SECTIONS.items():
         names = {f.metadata.get("key", f.name) for f in dataclasses.fields(cls) if f.metadata.get("toml", 1)}

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.nightly.changepoint import judge_series
-from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
 from ycsb_runner.nightly.regress import RegressOptions, regress
 from ycsb_runner.nightly.window import SuiteNights, lag1_estimate, lag1_rho, night_effect, suite_noise
+from ycsb_runner.runs.history import METRIC_COLUMNS, RUN_COLUMNS
 
 SERIES, NIGHTS = 16, 27
 

@@ -18,11 +18,11 @@ from cli_process import run_module
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
-from ycsb_runner import console
 from ycsb_runner.analyse.results import print_results, results_table
 from ycsb_runner.cli import app
+from ycsb_runner.present import console
+from ycsb_runner.present.termtable import column_needs, is_number_text
 from ycsb_runner.reference import load_reference
-from ycsb_runner.termtable import column_needs, is_number_text
 
 RUNS = Path(__file__).parents[1] / "data" / "runs"
 REFERENCES = ("alibaba-audit", "tencent-mongodb44", "tencent-threads")
@@ -192,7 +192,7 @@ def test_a_multi_line_caption_keeps_its_lines_and_escapes_control_characters_fro
 
     from rich.console import Console
 
-    from ycsb_runner.termtable import print_frame
+    from ycsb_runner.present.termtable import print_frame
 
     buf = io.StringIO()
     term = Console(file=buf, width=80, force_terminal=True, color_system=None)
@@ -221,7 +221,7 @@ def test_bench_ends_with_the_results_table_and_at_most_three_lines(
     out = capsys.readouterr().out
     assert_fits(out)
     lines = out.rstrip("\n").splitlines()
-    footer = footer_lines(__import__("ycsb_runner.model", fromlist=["RunResult"]).RunResult.load(run))
+    footer = footer_lines(__import__("ycsb_runner.runs.model", fromlist=["RunResult"]).RunResult.load(run))
     assert 2 <= len(footer) <= 3 and [line.strip() for line in lines[-len(footer) :]] == footer
     assert footer[-1] == "run id: i49-quick" and "still moving" in footer[1] and "moving" in lines[1]
     assert "%/min" not in out and "\\n" not in out

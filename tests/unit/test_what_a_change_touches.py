@@ -89,7 +89,7 @@ def changed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     quick = (copy / "suites" / "quick.toml").read_text(encoding="utf-8")
     suite = quick.replace('name = "quick"', 'name = "toy"\nstudy = "toy-study"', 1)
     (copy / "suites" / "toy.toml").write_text(suite, encoding="utf-8")
-    output = copy / "output.py"
+    output = copy / "present/output.py"
     text = output.read_text(encoding="utf-8")
     registered = "for _renderer in (TableRenderer(), CsvRenderer(), JsonRenderer(), MarkdownRenderer()):"
     assert registered in text
@@ -102,7 +102,7 @@ def changed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
 
 def test_a_study_with_a_layout_is_three_files_and_a_format_one(changed: tuple[Path, list[str]]) -> None:
     _copy, touched = changed
-    assert touched == ["analyse/layouts.py", "output.py", "studies.py", "suites/toy.toml"]
+    assert touched == ["analyse/layouts.py", "present/output.py", "studies.py", "suites/toy.toml"]
 
 
 def test_the_new_study_and_format_work_through_the_commands(

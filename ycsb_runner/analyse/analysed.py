@@ -10,7 +10,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from ycsb_runner.model import RunResult
+from ycsb_runner.runs.model import RunResult
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 measured-vs-published rows of a run folder.
 
 ``table``, ``compare``, ``report``, ``bench`` and the history read a :class:`RunAnalysis` built from the
-loaded :class:`~ycsb_runner.model.RunResult`; none of them opens the folder again or derives a part anew.
+loaded :class:`~ycsb_runner.runs.model.RunResult`; none of them opens the folder again or derives a part anew.
 Every part is computed once, when the analysis is built (the frames are shared: copy one before changing
 it); only a comparison with a published table waits until it is asked for. What a part is for a given
 study comes from its layout (:mod:`ycsb_runner.analyse.layouts`, one call per run: ``Layout.parts``); the
@@ -21,8 +21,8 @@ from ycsb_runner.analyse.analysed import ReferenceComparison
 from ycsb_runner.analyse.compare import finish_reference
 from ycsb_runner.analyse.layouts import Layout, ReportTables, layout_of
 from ycsb_runner.analyse.table import StudyTable, audit_ab, step_metrics, unsteady_caption, unsteady_steps
-from ycsb_runner.metrics import METRICS
-from ycsb_runner.model import RunResult
+from ycsb_runner.runs.metrics import METRICS
+from ycsb_runner.runs.model import RunResult
 from ycsb_runner.studies import Study, study_for_reference, study_of
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ycsb_runner.model import Manifest, ServerEngine, TargetRecord
+from ycsb_runner.runs.model import Manifest, ServerEngine, TargetRecord
 
 
 def server_caveat(target: TargetRecord) -> str:

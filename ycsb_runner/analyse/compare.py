@@ -15,9 +15,9 @@ from ycsb_runner.analyse.analysed import Analysed, ReferenceComparison
 from ycsb_runner.analyse.caveats import audit_caveat
 from ycsb_runner.analyse.table import metric_in_mix
 from ycsb_runner.errors import UserError
-from ycsb_runner.metrics import METRICS, higher_is_better
-from ycsb_runner.model import NO_AUDIT, Manifest, RunResult
 from ycsb_runner.reference import load_reference, select
+from ycsb_runner.runs.metrics import METRICS, higher_is_better
+from ycsb_runner.runs.model import NO_AUDIT, Manifest, RunResult
 from ycsb_runner.studies import Study
 
 REFERENCE_COLUMNS = [

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
 #: the gate's smallest change (in %) that fails it (``compare --min-effect``)
 DEFAULT_MIN_EFFECT_PCT = 5.0
@@ -65,7 +65,7 @@ class CompareOutcome:
 
     def save(self) -> Path:
         """The table written into the baseline's run folder (never through a link that leads out of it)."""
-        from ycsb_runner.store import atomic_write_csv
+        from ycsb_runner.safe.files import atomic_write_csv
 
         path = self.baseline.run.compare_path(self.name)
         atomic_write_csv(path, self.table, within=path.parent)

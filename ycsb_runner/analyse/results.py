@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ycsb_runner.console import out_console
-from ycsb_runner.document import Document, Table
-from ycsb_runner.model import KEY_COLUMNS, RunResult, whole_steps
-from ycsb_runner.output import cell_text, renderer
+from ycsb_runner.present.console import out_console
+from ycsb_runner.present.document import Document, Table
+from ycsb_runner.present.output import cell_text, renderer
+from ycsb_runner.runs.model import KEY_COLUMNS, RunResult, whole_steps
 
 KEYS = list(KEY_COLUMNS)
 
@@ -101,7 +101,7 @@ def attention_line(run: RunResult) -> str | None:
 def footer_lines(run: RunResult) -> list[str]:
     """At most three lines under the results table: where the report is, how many steps need attention
     and why, the run id."""
-    from ycsb_runner.model import REPORT_HTML
+    from ycsb_runner.runs.model import REPORT_HTML
 
     page = run.root / REPORT_HTML
     lines = [f"report: {page}" if page.is_file() else f"results: {run.root}"]
@@ -116,9 +116,9 @@ def print_results(run_dir: Path | RunResult, footer: bool = False) -> None:
     are listed under it; with *footer*, at most three lines after it (``footer_lines``)."""
     from rich.text import Text
 
-    from ycsb_runner import textsafe
     from ycsb_runner.analyse.caveats import server_caveat
     from ycsb_runner.analyse.table import moving_cells
+    from ycsb_runner.safe import text as textsafe
 
     run = run_dir if isinstance(run_dir, RunResult) else RunResult.load(run_dir)
     df = results_table(run)

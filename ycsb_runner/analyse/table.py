@@ -24,9 +24,9 @@ import pandas as pd
 
 from ycsb_runner.analyse import stats
 from ycsb_runner.analyse.caveats import audit_caveat
-from ycsb_runner.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
-from ycsb_runner.model import RunResult
 from ycsb_runner.operations import MAIN_SECTIONS, WRITE_SECTIONS
+from ycsb_runner.runs.metrics import CLIENT_METRICS, METRICS, SERVER_METRICS, higher_is_better
+from ycsb_runner.runs.model import RunResult
 from ycsb_runner.studies import Study
 
 KEYS = ["phase", "mix", "threads", "audit", "repetition"]

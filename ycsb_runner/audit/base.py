@@ -11,7 +11,7 @@ from typing import Any
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import OP_NAMES
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 #: The operation names YCSB 0.17.0's CoreWorkload uses (its *proportion properties), from the one list.
 YCSB_OPS: tuple[str, ...] = OP_NAMES

@@ -19,7 +19,7 @@ from ycsb_runner.audit.base import (
 )
 from ycsb_runner.audit.registry import RestoreRequest, StrategySpec, register_strategy
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 DEFAULT_ON_REGEX = r"\bon\b|enabled|true"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ycsb_runner.audit.base import AuditError, AuditState, AuditStrategy, one_line
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 
 def _shout(stream: TextIO, lines: list[str]) -> None:

@@ -60,7 +60,7 @@ from ycsb_runner.audit.topology import (
     seed_hosts,
 )
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 
 def _json_util() -> Any:

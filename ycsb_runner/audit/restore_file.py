@@ -19,7 +19,7 @@ from bson import json_util
 
 from ycsb_runner.audit.base import AuditState, AuditStrategy
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 FILE_NAME = "audit-restore.json"
 FORMAT = "ycsb-runner-audit-restore/1"

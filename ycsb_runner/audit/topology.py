@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 #: Host name suffixes of MongoDB Atlas clusters.
 ATLAS_SUFFIXES = (".mongodb.net", ".mongodb-dev.net", ".mongodbgov.net")

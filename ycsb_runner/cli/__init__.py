@@ -58,8 +58,8 @@ def _say(label: str, text: str = "") -> None:
 
     from rich.markup import escape
 
-    from ycsb_runner.console import err_console
-    from ycsb_runner.textsafe import terminal
+    from ycsb_runner.present.console import err_console
+    from ycsb_runner.safe.text import terminal
 
     safe = "\n".join(terminal(line) for line in text.split("\n"))  # no control sequence from data
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
@@ -69,7 +69,7 @@ def _say(label: str, text: str = "") -> None:
 def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kw: object) -> None:
     """A library's warning (pymongo: "Unknown option ...") as one ``warning:`` line: no source path, no
     code line, credentials masked."""
-    from ycsb_runner.secrets import mask_url
+    from ycsb_runner.safe.secrets import mask_url
 
     text = " ".join(mask_url(str(message)).split())
     _say("[yellow]warning:[/yellow] ", text)

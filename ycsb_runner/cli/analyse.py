@@ -1,4 +1,4 @@
-"""``table``, ``compare`` and ``report``: over result folders, through ``ycsb_runner.model``."""
+"""``table``, ``compare`` and ``report``: over result folders, through ``ycsb_runner.runs.model``."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from ycsb_runner.cli.options import (
     renderer,
     run_folder,
 )
-from ycsb_runner.console import err_console
-from ycsb_runner.metrics import metric_label
-from ycsb_runner.output import cell_text, check_format, format_names
+from ycsb_runner.present.console import err_console
+from ycsb_runner.present.output import cell_text, check_format, format_names
+from ycsb_runner.runs.metrics import metric_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 def _save(path: Path, df: pd.DataFrame) -> None:
     """*df* into the run folder (*path*'s folder), never through a link that leads out of it."""
-    from ycsb_runner.store import atomic_write_csv
+    from ycsb_runner.safe.files import atomic_write_csv
 
     atomic_write_csv(path, df, within=path.parent)
     err_console.print(f"wrote {escape(str(path))}")
@@ -132,7 +132,7 @@ def reference_shown(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The terminal view of a ``compare --reference`` table and its column priorities: an audit study's
     off -> on changes with their unit in every cell (``-45.8 %``, ``+3.0 pp``); the published remark in
     English only (``--format csv`` has the original beside it)."""
-    from ycsb_runner.metrics import METRICS
+    from ycsb_runner.runs.metrics import METRICS
 
     if df.empty:
         return df, REFERENCE_PRIORITY

@@ -25,7 +25,7 @@ from ycsb_runner.audit import (
 from ycsb_runner.audit.base import one_line
 from ycsb_runner.cli.options import UrlOpt, complete_run
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 STRATEGIES = strategy_names()  # the registered strategies (``ycsb_runner.audit.registry``)
 StrategyName = enum.StrEnum("StrategyName", {n.replace("-", "_"): n for n in STRATEGIES})

@@ -31,7 +31,7 @@ def probe_client_cmd(
     from ycsb_runner.execute.clients import Client, check_clients, parse_clients, ssh_config_path
     from ycsb_runner.execute.probe import SAFE_SHARE, probe_client, save_probes
     from ycsb_runner.install import ensure_ycsb, find_java
-    from ycsb_runner.suite import load_suite
+    from ycsb_runner.prepare.suite import load_suite
 
     s = load_suite(suite, overrides=set_ or [])
     names = client or list(s.clients.hosts) or ["local"]

@@ -102,7 +102,7 @@ def _print_search(run: RunAnalysis | Path, fmt: Format) -> None:
     """The search's probes and what it found; *run*: the run's analysis as the bench left it, or its folder
     when it could not be read back then."""
     from ycsb_runner.analyse.analysis import RunAnalysis
-    from ycsb_runner.model import FindmaxRecord, RunResult
+    from ycsb_runner.runs.model import FindmaxRecord, RunResult
 
     try:
         result = run.run if isinstance(run, RunAnalysis) else RunResult.load(run)

@@ -99,7 +99,7 @@ def _bench_fields(**given: Any) -> dict[str, Any]:
     and pandas with it, loads only for a bench given tags)."""
     fields = {**given, "overrides": given["overrides"] or [], "clients": given["clients"] or []}
     if given["tags"]:
-        from ycsb_runner.nightly.history import check_tags, parse_tags
+        from ycsb_runner.runs.history import check_tags, parse_tags
 
         fields["tags"] = check_tags(parse_tags(given["tags"]))
     else:
@@ -144,7 +144,7 @@ HISTORY = OptionGroup(
 
 
 def _filter(tags: list[str] | None, since: str | None, until: str | None) -> Any:
-    from ycsb_runner.nightly.history import RunFilter, parse_tags
+    from ycsb_runner.runs.history import RunFilter, parse_tags
 
     return RunFilter(tags=parse_tags(tags or []), since=since, until=until)
 

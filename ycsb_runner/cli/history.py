@@ -1,5 +1,5 @@
 """``runs``, ``regress`` (``regress SUITE`` and ``regress accept SUITE``) and ``history rebuild``: the run
-history (``ycsb_runner.nightly.history``)."""
+history (``ycsb_runner.runs.history``)."""
 
 from __future__ import annotations
 
@@ -24,18 +24,18 @@ from ycsb_runner.cli.options import (
     option,
     renderer,
 )
-from ycsb_runner.output import cell_text
+from ycsb_runner.present.output import cell_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     import pandas as pd
 
-    from ycsb_runner.document import Document
-    from ycsb_runner.nightly.history import RunFilter
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
+    from ycsb_runner.present.document import Document
+    from ycsb_runner.runs.history import RunFilter
 
 history_app = typer.Typer(help="The run history (SQLite in the results folder, or --history-url).")
 
@@ -53,7 +53,7 @@ def runs_cmd(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """List the runs in the history, oldest first (filter by suite, tag, date and verdict)."""
-    from ycsb_runner.nightly.history import open_history, runs_table, select_runs
+    from ycsb_runner.runs.history import open_history, runs_table, select_runs
 
     history = open_history(where.results, where.url)
     df = runs_table(select_runs(history.runs(), replace(filt, suite=suite, verdict=verdict)))
@@ -73,7 +73,7 @@ def complete_history_suite(incomplete: str) -> list[str]:
     from ycsb_runner.errors import UserError
 
     names = set(complete_suite(incomplete))
-    from ycsb_runner.nightly.history import open_history
+    from ycsb_runner.runs.history import open_history
 
     try:
         runs = open_history(None, current().history()).runs()
@@ -292,7 +292,7 @@ def _ci():  # noqa: ANN202 - the module, imported when used
 def _write_junit(result: RegressResult, path: Path) -> str | None:
     """Write the JUnit XML of *result* to *path*; None when written, else why not (one line)."""
     from ycsb_runner.errors import UserError
-    from ycsb_runner.store import atomic_write_text
+    from ycsb_runner.safe.files import atomic_write_text
 
     try:
         atomic_write_text(path, _ci().junit_xml(result))
@@ -350,8 +350,8 @@ def accept_cmd(
     import pandas as pd
 
     from ycsb_runner.errors import UserError
-    from ycsb_runner.nightly.history import ACCEPT_COLUMNS
     from ycsb_runner.nightly.regress_service import accept_regressions
+    from ycsb_runner.runs.history import ACCEPT_COLUMNS
 
     if by is not None and not by.strip():
         raise UserError("--by '': name who accepts it (or leave --by out for the login user)")
@@ -394,8 +394,8 @@ def triage_cmd(
 
     `regress accept` sets the state accepted; `ycsb-runner alerts` lists every alert and its state.
     """
-    from ycsb_runner.nightly.alerts import alerts_frame
     from ycsb_runner.nightly.regress_service import triage_alert
+    from ycsb_runner.runs.alerts import alerts_frame
 
     got, place = triage_alert(alert, status, why, by, link, results=where.results, history_url=where.url)
     emit(alerts_frame([got]), fmt, f"alert {got.alert_id} ({place})", priority=ALERTS_PRIORITY)
@@ -441,8 +441,8 @@ def alerts_cmd(
     the history's precision from triage (of the triaged alerts, how many were invalid; time to triage)."""
     from dataclasses import asdict
 
-    from ycsb_runner.nightly.alerts import alerts_frame
     from ycsb_runner.nightly.regress_service import list_alerts
+    from ycsb_runner.runs.alerts import alerts_frame
 
     out = list_alerts(suite, results=where.results, history_url=where.url)
     df = alerts_frame(out.alerts, status)
@@ -462,8 +462,8 @@ def alerts_cmd(
 @HISTORY.into("where")
 def rebuild_cmd(where: HistoryPlace) -> None:
     """Index every run folder under the results folder again (one transaction)."""
-    from ycsb_runner.nightly.history import rebuild
     from ycsb_runner.paths import results_dir
+    from ycsb_runner.runs.history import rebuild
 
     history, n = rebuild(where.results or results_dir(), where.url, log=log)
     typer.echo(json.dumps({"history": history.where, "runs": n}))
@@ -505,7 +505,7 @@ def export_cmd(
     rows = history_export_rows(suite, results=where.results, history_url=where.url)
     text = export_rows(rows, str(fmt))
     if out is not None:
-        from ycsb_runner.store import atomic_write_text
+        from ycsb_runner.safe.files import atomic_write_text
 
         atomic_write_text(out, text)
         log(f"{fmt}: {out}")
@@ -539,9 +539,9 @@ def prune_cmd(
     """Remove old runs from the history and their folders (only folders in the results folder that hold
     the run's manifest), never a night an open alert needs (from its baseline on). --dry-run lists the
     same runs the real run removes."""
-    from ycsb_runner.nightly.history import open_history
     from ycsb_runner.nightly.retention import plan_prune, prune
     from ycsb_runner.paths import results_dir
+    from ycsb_runner.runs.history import open_history
 
     results = where.results or results_dir()
     history = open_history(results, where.url)

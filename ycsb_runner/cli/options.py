@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from ycsb_runner import config
-from ycsb_runner.console import err_console
-from ycsb_runner.output import (  # noqa: F401 - the commands read them here
+from ycsb_runner.present.console import err_console
+from ycsb_runner.present.output import (  # noqa: F401 - the commands read them here
     FORMATS,
     Format,
     check_format,
@@ -47,7 +47,7 @@ def complete_suite(incomplete: str) -> list[str]:
     """The built-in suite names starting with *incomplete*."""
     if "/" in incomplete:
         return []
-    from ycsb_runner.suite import builtin_suites
+    from ycsb_runner.prepare.suite import builtin_suites
 
     return [name for name in builtin_suites() if name.startswith(incomplete)]
 
@@ -57,8 +57,8 @@ def complete_run(incomplete: str) -> list[str]:
     first."""
     if "/" in incomplete:
         return []
-    from ycsb_runner.model import MANIFEST
     from ycsb_runner.paths import results_dir
+    from ycsb_runner.runs.model import MANIFEST
 
     try:
         runs = [
@@ -73,7 +73,7 @@ def complete_setting(incomplete: str) -> list[str]:
     """``KEY=`` for every ``--set`` key starting with *incomplete* (the value is yours to type)."""
     if "=" in incomplete:
         return []
-    from ycsb_runner.suite import setting_names
+    from ycsb_runner.prepare.suite import setting_names
 
     return [f"{key}=" for key in setting_names() if key.startswith(incomplete)]
 
@@ -130,7 +130,7 @@ def run_folder(run: Path | str) -> Path:
     if "/" not in name and (base / name).is_dir():
         return base / name
     try:
-        from ycsb_runner.nightly.history import open_history
+        from ycsb_runner.runs.history import open_history
 
         runs = open_history(base, config.current().history()).runs()
         hit = runs[runs["run_id"] == name]
@@ -187,10 +187,10 @@ def wrap_message(msg: str, width: int) -> str:
 def log(msg: str) -> None:
     """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
     may hold brackets, which the console would otherwise read as markup; control characters from data are
-    shown escaped, ``textsafe.terminal``)."""
+    shown escaped, ``safe.text.terminal``)."""
     from rich.markup import escape
 
-    from ycsb_runner.textsafe import terminal
+    from ycsb_runner.safe.text import terminal
 
     safe = "\n".join(terminal(line) for line in msg.split("\n"))
     err_console.print(escape(wrap_message(safe, err_console.width)), soft_wrap=True)

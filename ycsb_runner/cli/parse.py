@@ -11,10 +11,10 @@ import typer
 from rich.console import Console
 
 from ycsb_runner.cli.options import Format, FormatOpt
-from ycsb_runner.document import Document, Table
 from ycsb_runner.errors import UserError
-from ycsb_runner.output import cell_text, renderer
-from ycsb_runner.textsafe import terminal
+from ycsb_runner.present.document import Document, Table
+from ycsb_runner.present.output import cell_text, renderer
+from ycsb_runner.safe.text import terminal
 
 if TYPE_CHECKING:  # the parsers (pandas) load when a file is parsed, not for --help
     import pandas as pd

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ycsb_runner.cli.options import Format, FormatOpt, emit
-from ycsb_runner.output import renderer
+from ycsb_runner.present.output import renderer
 
 app = typer.Typer(
     help="Published vendor reference tables (Alibaba audit overhead, Tencent MongoDB per size and per "

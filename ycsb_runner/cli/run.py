@@ -51,9 +51,9 @@ def setup(
     """Install YCSB 0.17.0 (Maven Central) with the project's MongoDB binding, and FerretDB. Idempotent."""
     import shutil
 
-    from ycsb_runner.embedded import EmbeddedServer
     from ycsb_runner.install import ensure_ferretdb, ensure_ycsb, find_java
     from ycsb_runner.install.cds import ensure_archive
+    from ycsb_runner.install.embedded import EmbeddedServer
     from ycsb_runner.install.ycsb import download_tarball as download
 
     java = find_java()
@@ -86,7 +86,7 @@ def suites_list(ctx: typer.Context, fmt: FormatOpt = Format.table) -> None:
         return
     import pandas as pd
 
-    from ycsb_runner.suite import builtin_suites, load_suite
+    from ycsb_runner.prepare.suite import builtin_suites, load_suite
 
     rows = []
     for name in builtin_suites():
@@ -100,8 +100,8 @@ def suites_show(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A built-in suite, or a suite file.")],
 ) -> None:
     """Print a suite file (a file that is not a suite is refused; control characters are shown escaped)."""
-    from ycsb_runner.suite import suite_text
-    from ycsb_runner.textsafe import terminal
+    from ycsb_runner.prepare.suite import suite_text
+    from ycsb_runner.safe.text import terminal
 
     sys.stdout.write("\n".join(terminal(line) for line in suite_text(name).split("\n")))
 
@@ -222,7 +222,7 @@ def _show_and_publish(
         return shown
     if openmetrics is not None:
         from ycsb_runner.nightly.export import run_openmetrics
-        from ycsb_runner.store import atomic_write_text
+        from ycsb_runner.safe.files import atomic_write_text
 
         try:
             atomic_write_text(openmetrics, run_openmetrics(result))
@@ -242,7 +242,7 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
     the run's analysis as the bench left it, or its folder when it could not be read back then."""
     from ycsb_runner.analyse.analysis import RunAnalysis
     from ycsb_runner.analyse.results import print_results, results_table
-    from ycsb_runner.model import iso_utc
+    from ycsb_runner.runs.model import iso_utc
 
     try:
         analysis = RunAnalysis.of(run)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ycsb_runner.cli.options import log
-from ycsb_runner.console import BenchProgress
 from ycsb_runner.errors import RunFailed, RunInterrupted, interrupted_exit_code, signal_name
+from ycsb_runner.present.console import BenchProgress
 
 if TYPE_CHECKING:
     from ycsb_runner.analyse.analysis import RunAnalysis

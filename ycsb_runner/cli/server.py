@@ -12,7 +12,7 @@ app = typer.Typer(help="The embedded local server (mongod if on PATH, else Ferre
 @app.command("start")
 def server_start() -> None:
     """Start the embedded server; the last line of the output is its URL."""
-    from ycsb_runner import embedded as server
+    from ycsb_runner.install import embedded as server
 
     info = server.start(log=log)
     log(f"{info.version}, pid {info.pid}, data in {info.workdir}")
@@ -22,7 +22,7 @@ def server_start() -> None:
 @app.command("stop")
 def server_stop() -> None:
     """Stop the embedded server and remove its throwaway data."""
-    from ycsb_runner import embedded as server
+    from ycsb_runner.install import embedded as server
 
     info = server.stop()
     log("stopped" if info else "no embedded server is running")
@@ -32,7 +32,7 @@ def server_stop() -> None:
 def server_status() -> None:
     """Say which embedded servers run: the one `server start` started (exit 1 when it does not run), and
     those that running benches started for themselves, each with the bench that owns it."""
-    from ycsb_runner import embedded as server
+    from ycsb_runner.install import embedded as server
 
     info = server.status(log=log)
     for each in ([info] if info is not None else []) + server.private_servers():

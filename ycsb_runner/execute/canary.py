@@ -34,7 +34,7 @@ from pymongo.errors import PyMongoError
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client, ClientSpec
-from ycsb_runner.model import LOCAL_CLIENT
+from ycsb_runner.runs.model import LOCAL_CLIENT
 
 SECONDS = 2  # each BasicDB probe (plus the JVM's start)
 THREADS = 1
@@ -99,7 +99,7 @@ def local_server(url: str) -> tuple[bool, int | None]:
     """(a host of *url*'s seed list is this machine, the pid of the process listening on its port here, if
     it can be seen): a server here whose process is not known would have its CPU time counted as other
     processes'."""
-    from ycsb_runner.lock import _addresses, _host_ports
+    from ycsb_runner.safe.lock import _addresses, _host_ports
 
     mine = {"127.0.0.1", "::1", "0.0.0.0", "::"} | {
         a.address.split("%")[0] for addrs in psutil.net_if_addrs().values() for a in addrs

@@ -29,7 +29,7 @@ from typing import IO
 
 from ycsb_runner import config
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import LOCAL_CLIENT
+from ycsb_runner.runs.model import LOCAL_CLIENT
 
 _SPEC = re.compile(
     r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@)?(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$"

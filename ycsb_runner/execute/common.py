@@ -3,7 +3,7 @@ after a load and the storing of a monitor's samples.
 
 The local executor (:mod:`ycsb_runner.execute.runner`) and the multi-client one
 (:mod:`ycsb_runner.execute.multi`) both take a :class:`StepContext` and fill the same
-:class:`~ycsb_runner.model.StepRecord` and :class:`Frames`; neither reaches into the other.
+:class:`~ycsb_runner.runs.model.StepRecord` and :class:`Frames`; neither reaches into the other.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ import pandas as pd
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
-from ycsb_runner.commandline import database_name
-from ycsb_runner.model import StepKeys, StepRecord, add_keys, iso_utc, local_times_to_utc
+from ycsb_runner.prepare.commandline import database_name
+from ycsb_runner.runs.model import StepKeys, StepRecord, add_keys, iso_utc, local_times_to_utc
 
 if TYPE_CHECKING:
     import jinja2
 
     from ycsb_runner.install import JavaInfo, YcsbInstall
-    from ycsb_runner.model import RunResult
-    from ycsb_runner.plan import Step
-    from ycsb_runner.secrets import Masker
+    from ycsb_runner.prepare.plan import Step
+    from ycsb_runner.runs.model import RunResult
+    from ycsb_runner.safe.secrets import Masker
 
 STATUS_RE = re.compile(r"(\d+) sec: (\d+) operations;(?: ([\d.,]+) current ops/sec;)?")
 

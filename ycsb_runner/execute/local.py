@@ -2,7 +2,7 @@
 
 The executor of a step when there is no ``[clients]`` table (or only ``local``);
 :mod:`ycsb_runner.execute.multi` is the one for several load generators. Both take the run's
-:class:`~ycsb_runner.execute.common.StepContext` and fill the same :class:`~ycsb_runner.model.StepRecord`
+:class:`~ycsb_runner.execute.common.StepContext` and fill the same :class:`~ycsb_runner.runs.model.StepRecord`
 and frames.
 """
 
@@ -15,12 +15,10 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.analyse.steady import steady_state
-from ycsb_runner.commandline import Rendered, render_step
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.driver_settings import parse_settings_line
 from ycsb_runner.execute.phase import PhaseResult, run_phase
 from ycsb_runner.install.cds import jvm_flags
-from ycsb_runner.model import COMMAND, WORKLOAD_PROPERTIES, StepRecord
 from ycsb_runner.parse import ParseError
 from ycsb_runner.parse.files import parse_file
 from ycsb_runner.parse.merge import (
@@ -31,7 +29,9 @@ from ycsb_runner.parse.merge import (
     union_window,
     with_steady,
 )
-from ycsb_runner.plan import Step
+from ycsb_runner.prepare.commandline import Rendered, render_step
+from ycsb_runner.prepare.plan import Step
+from ycsb_runner.runs.model import COMMAND, WORKLOAD_PROPERTIES, StepRecord
 
 
 def run_local_step(ctx: StepContext, step: Step, record: StepRecord, private: Path) -> None:

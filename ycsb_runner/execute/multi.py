@@ -34,13 +34,11 @@ from typing import Any
 import pandas as pd
 
 from ycsb_runner.analyse.steady import steady_state
-from ycsb_runner.commandline import property_lines, render_step
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.execute.common import StepContext, status_line, status_times, store_monitor
 from ycsb_runner.execute.split import ClientShare, split_step
 from ycsb_runner.execute.telemetry import ClientTelemetry, series_with_time
-from ycsb_runner.model import CLIENTS_DIR, COMMAND, HDR_DIR, STDERR, STDOUT, WORKLOAD_PROPERTIES, StepRecord
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
@@ -56,7 +54,17 @@ from ycsb_runner.parse.merge import (
     window_logs,
     with_steady,
 )
-from ycsb_runner.plan import Step
+from ycsb_runner.prepare.commandline import property_lines, render_step
+from ycsb_runner.prepare.plan import Step
+from ycsb_runner.runs.model import (
+    CLIENTS_DIR,
+    COMMAND,
+    HDR_DIR,
+    STDERR,
+    STDOUT,
+    WORKLOAD_PROPERTIES,
+    StepRecord,
+)
 
 READY = "ycsb-runner-client-ready"
 READY_TIMEOUT_S = 60.0

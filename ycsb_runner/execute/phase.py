@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.lifetime import die_with_parent
-from ycsb_runner.model import STDERR, STDOUT
-from ycsb_runner.secrets import mask_bytes
+from ycsb_runner.runs.model import STDERR, STDOUT
+from ycsb_runner.safe.lifetime import die_with_parent
+from ycsb_runner.safe.secrets import mask_bytes
 
 
 @dataclass

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ycsb_runner import config
-from ycsb_runner.commandline import step_properties
 from ycsb_runner.errors import UserError
 from ycsb_runner.execute.clients import Client
 from ycsb_runner.parse import ParseError, parse_output
 from ycsb_runner.paths import cache_dir
-from ycsb_runner.plan import Step
-from ycsb_runner.suite import INT_MAX, Suite
+from ycsb_runner.prepare.commandline import step_properties
+from ycsb_runner.prepare.plan import Step
+from ycsb_runner.prepare.suite import INT_MAX, Suite
 
 BASIC_DB = "site.ycsb.BasicDB"
 SAFE_SHARE = 0.5  # above half of what the clients can generate, the client side shapes the result

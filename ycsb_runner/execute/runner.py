@@ -24,7 +24,6 @@ from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from ycsb_runner._version import __version__
 from ycsb_runner.audit import unverified_audit
-from ycsb_runner.commandline import CORE_WORKLOAD, environment
 from ycsb_runner.errors import RunFailed, UserError, signal_name
 from ycsb_runner.execute.common import Frames, StepContext
 from ycsb_runner.execute.driver_settings import common_settings
@@ -33,8 +32,9 @@ from ycsb_runner.execute.multi import run_multi_client_step
 from ycsb_runner.execute.phase import private_full
 from ycsb_runner.install import JavaInfo, YcsbInstall
 from ycsb_runner.install.cds import usable_archive
-from ycsb_runner.lifetime import PRIVATE_PREFIX, clear_stale_private
-from ycsb_runner.model import (
+from ycsb_runner.prepare.commandline import CORE_WORKLOAD, environment
+from ycsb_runner.prepare.plan import Plan, Step
+from ycsb_runner.runs.model import (
     LOAD_MIX,
     MANIFEST,
     NO_AUDIT,
@@ -51,9 +51,9 @@ from ycsb_runner.model import (
     ToolRecord,
     YcsbRecord,
 )
-from ycsb_runner.plan import Plan, Step
-from ycsb_runner.secrets import Masker
-from ycsb_runner.store import _disk_error
+from ycsb_runner.safe.files import _disk_error
+from ycsb_runner.safe.lifetime import PRIVATE_PREFIX, clear_stale_private
+from ycsb_runner.safe.secrets import Masker
 
 
 def _short(err: Exception) -> str:
@@ -444,6 +444,6 @@ class Runner:
 
 def binding_upserts(step: Step, suite: Any) -> bool:
     """Whether the binding writes inserts as upserts (``mongodb.upsert``) for this step's mix."""
-    from ycsb_runner.commandline import step_properties
+    from ycsb_runner.prepare.commandline import step_properties
 
     return step_properties(step, suite).get("mongodb.upsert", "false").strip().lower() == "true"

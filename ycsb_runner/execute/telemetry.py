@@ -185,7 +185,7 @@ class ClientTelemetry:
 
 
 def series_with_time(df: pd.DataFrame) -> pd.DataFrame:
-    from ycsb_runner.model import iso_utc
+    from ycsb_runner.runs.model import iso_utc
 
     if df.empty or "t" not in df:
         return df

@@ -7,8 +7,8 @@ import dataclasses
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.findmax import search as fm
-from ycsb_runner.plan import JVM_OVERHEAD_S
-from ycsb_runner.suite import INT_MAX, Suite, did_you_mean
+from ycsb_runner.prepare.plan import JVM_OVERHEAD_S
+from ycsb_runner.prepare.suite import INT_MAX, Suite, did_you_mean
 
 
 def findmax_plan(suite: Suite, opts: fm.FindmaxOptions) -> tuple[Suite, fm.FindmaxOptions]:

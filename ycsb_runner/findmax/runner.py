@@ -16,8 +16,8 @@ import pandas as pd
 from ycsb_runner.errors import RunFailed
 from ycsb_runner.execute.runner import Runner
 from ycsb_runner.findmax import search as fm
-from ycsb_runner.model import ALL_CLIENTS, FindmaxRecord, Manifest, StepRecord, whole_steps
-from ycsb_runner.plan import Step, estimate_run_seconds
+from ycsb_runner.prepare.plan import Step, estimate_run_seconds
+from ycsb_runner.runs.model import ALL_CLIENTS, FindmaxRecord, Manifest, StepRecord, whole_steps
 
 
 def probe_figures(operations: pd.DataFrame, column: str) -> tuple[dict[str, float], float]:

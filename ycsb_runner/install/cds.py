@@ -178,7 +178,7 @@ def ensure_archive(
 ) -> Path | None:
     """What ``ycsb-runner setup`` does: the archive, made against a throwaway server when there is none yet
     (``embedded_server()``: a context manager whose value has the server's ``url``, the embedded server of
-    :mod:`ycsb_runner.embedded`, never ``$MONGODB_URL``); None, with the reason logged, when it cannot
+    :mod:`ycsb_runner.install.embedded`, never ``$MONGODB_URL``); None, with the reason logged, when it cannot
     be made.
     """
     if (ready := usable_archive(java, install)) is not None:

@@ -24,7 +24,7 @@ from pymongo.errors import ConnectionFailure
 from ycsb_runner.monitors import formulas
 from ycsb_runner.monitors.formulas import ServerFigures, ServerSample
 from ycsb_runner.monitors.periodic import PeriodicSampler
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 log = logging.getLogger(__name__)
 

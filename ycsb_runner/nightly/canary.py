@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ycsb_runner.nightly.history import CANARY
+from ycsb_runner.runs.history import CANARY
 
 NORMAL_NIGHTS = 20  # nights before a night that make a canary's normal
 MIN_NIGHTS = 3  # fewer nights before it: whether the canary moved on that night is not known

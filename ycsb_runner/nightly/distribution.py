@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, special  # special: the t distribution of scipy.stats, without its 50 MB import
 
-from ycsb_runner.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, RECOVERED
-from ycsb_runner.nightly.series import SERIES_KEYS, SeriesNights
 from ycsb_runner.nightly.window import SUITE_MIN_SERIES, _mean_squared_correlation
+from ycsb_runner.runs.metrics import DISTRIBUTION_METRICS
+from ycsb_runner.runs.series import SERIES_KEYS, SeriesNights
 
 DISTRIBUTION = next(iter(DISTRIBUTION_METRICS))  # latency_distribution
 QUANTILES = {"p50_us": "p50", "p95_us": "p95", "p99_us": "p99", "p999_us": "p99.9", "max_us": "max"}

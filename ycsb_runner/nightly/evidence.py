@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from ycsb_runner.model import RunResult
-    from ycsb_runner.nightly.series import SeriesNights
+    from ycsb_runner.runs.model import RunResult
+    from ycsb_runner.runs.series import SeriesNights
 
 STEP_KEYS = ("phase", "mix", "threads", "audit")
 # columns of server_metrics.csv / client_metrics.csv that are not counters of the step
@@ -166,7 +166,7 @@ def frame_figures(df: pd.DataFrame, row: dict[str, Any], prefix: str) -> dict[st
 def open_run(folder: str | Path | None) -> RunResult | None:
     """The run folder as the project's model reads it (``model.RunResult``); None when it cannot be read."""
     from ycsb_runner.errors import UserError
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
     if not folder or not Path(str(folder)).is_dir():
         return None

@@ -31,7 +31,7 @@ from ycsb_runner.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.model import RunResult
+    from ycsb_runner.runs.model import RunResult
 
 FORMATS = ("otava", "bmf", "openmetrics", "ndjson", "csv")
 #: The run's facts each exported row carries (besides its tags).
@@ -44,7 +44,7 @@ def history_rows(runs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
     repetition, series keys and value."""
     import pandas as pd
 
-    from ycsb_runner.nightly.history import METRIC_COLUMNS
+    from ycsb_runner.runs.history import METRIC_COLUMNS
 
     facts = runs.reindex(columns=[*RUN_FACTS, "tags"]).copy()
     facts["tags"] = facts["tags"].map(lambda t: dict(t) if isinstance(t, dict) else {})
@@ -90,10 +90,10 @@ def flat_frame(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv(rows: pd.DataFrame) -> str:
-    """The rows as CSV through the project's writer (``textsafe.csv_text``) with the spreadsheet formula
-    guard (``store.formula_safe``)."""
-    from ycsb_runner.store import formula_safe
-    from ycsb_runner.textsafe import csv_text
+    """The rows as CSV through the project's writer (``safe.text.csv_text``) with the spreadsheet formula
+    guard (``safe.files.formula_safe``)."""
+    from ycsb_runner.safe.files import formula_safe
+    from ycsb_runner.safe.text import csv_text
 
     return csv_text(formula_safe(flat_frame(rows)))
 
@@ -132,8 +132,8 @@ def to_openmetrics(rows: pd.DataFrame, *, timestamps: bool = True) -> str:
     """The rows as OpenMetrics text: one gauge family per metric, a sample per row (labels run_id, suite,
     step, repetition, the series keys but the metric, ``tag_<key>``), stamped with the run's start
     (seconds since the epoch) when *timestamps*; ends with ``# EOF``."""
-    from ycsb_runner.model import epoch_of
-    from ycsb_runner.nightly.history import SERIES_KEYS
+    from ycsb_runner.runs.history import SERIES_KEYS
+    from ycsb_runner.runs.model import epoch_of
 
     tags = label_names(tag_keys(rows))
     fixed = ["run_id", "suite", "step", "repetition", *(k for k in SERIES_KEYS if k != "metric")]
@@ -155,7 +155,7 @@ def to_openmetrics(rows: pd.DataFrame, *, timestamps: bool = True) -> str:
 
 
 def _label_text(v: Any) -> str:
-    from ycsb_runner.nightly.history import series_id
+    from ycsb_runner.runs.history import series_id
 
     return series_id([_plain(v)])[0]
 
@@ -197,7 +197,7 @@ def to_bmf(rows: pd.DataFrame) -> str:
 def series_name(row: dict[str, Any], sep: str = ".") -> str:
     """A series' name from its keys (``run.a.t4.none.READ.p99_us``): the series ``regress`` judges, its
     repetitions and the steps of one cell together."""
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
 
     values = series_id(row[k] for k in SERIES_KEYS)
     keys = dict(zip(SERIES_KEYS, values, strict=True))
@@ -231,7 +231,7 @@ def to_otava_csv(rows: pd.DataFrame) -> str:
     """The Otava CSV (``otava_frame``) through the project's CSV writer (no formula guard: Otava reads the
     cells as they are; a tag's text stays exactly its text); a night without a series' value is ``nan``,
     which Otava's CSV reader takes as a number."""
-    from ycsb_runner.textsafe import csv_text
+    from ycsb_runner.safe.text import csv_text
 
     frame, metrics, _ = otava_frame(rows)
     frame[metrics] = frame[metrics].astype(object).where(frame[metrics].notna(), "nan")  # Otava: float()
@@ -270,7 +270,7 @@ def run_openmetrics(result: RunResult) -> str:
     scrape's time is the sample's: what node_exporter's textfile collector needs)."""
     import pandas as pd
 
-    from ycsb_runner.nightly.history import METRIC_COLUMNS, run_record
+    from ycsb_runner.runs.history import METRIC_COLUMNS, run_record
 
     record = run_record(result)
     rows = history_rows(pd.DataFrame([record.run]), pd.DataFrame(record.metrics, columns=METRIC_COLUMNS))
@@ -298,8 +298,8 @@ def history_export_rows(
     suite: str | None = None, *, results: Path | None = None, history_url: str | None = None
 ) -> pd.DataFrame:
     """The history's rows (``history_rows``) of *suite*'s runs (or all runs), oldest first."""
-    from ycsb_runner.nightly.history import RunFilter, open_history, select_runs
     from ycsb_runner.nightly.regress_service import unknown_suite
+    from ycsb_runner.runs.history import RunFilter, open_history, select_runs
 
     history = open_history(results, history_url)
     every = history.runs()

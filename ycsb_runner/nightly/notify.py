@@ -1,6 +1,6 @@
 """Notifications on change, not every night (``regress --notify URL``, ``$YCSB_RUNNER_NOTIFY``).
 
-Each alert of the history (``nightly/alerts.py``) is announced once per event: ``opened`` when it is raised,
+Each alert of the history (``runs/alerts.py``) is announced once per event: ``opened`` when it is raised,
 its triage state when someone sets one (``acknowledged``, ..., ``accepted``), ``recovered`` when its series
 comes back. The history remembers what was sent (``History.notified``/``record_notified``), so the same
 (alert, event) is never posted twice, whatever the nights in between. Each message is one JSON POST:
@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from ycsb_runner import config
 from ycsb_runner.errors import UserError
-from ycsb_runner.secrets import mask_webhook
+from ycsb_runner.safe.secrets import mask_webhook
 
 if TYPE_CHECKING:
-    from ycsb_runner.nightly.alerts import Alert
-    from ycsb_runner.nightly.history import History
     from ycsb_runner.nightly.regress import RegressResult
+    from ycsb_runner.runs.alerts import Alert
+    from ycsb_runner.runs.history import History
 
 TIMEOUT_S = 5.0
 OPENED, RECOVERED = "opened", "recovered"
@@ -49,7 +49,7 @@ def notify_urls(given: Iterable[str] | None = None, env: dict[str, str] | None =
 
 def events(alert: Alert) -> list[str]:
     """The events of *alert* to announce, in order: opened, its triage state (if any), recovered."""
-    from ycsb_runner.nightly.alerts import UNTRIAGED
+    from ycsb_runner.runs.alerts import UNTRIAGED
 
     out = [OPENED]
     if alert.status != UNTRIAGED:
@@ -98,7 +98,7 @@ def _plain(v: Any) -> Any:
 
 
 def _row_of(alert: Alert, result: RegressResult) -> dict[str, Any] | None:
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
 
     for row in result.table.to_dict("records"):
         if series_id(row[k] for k in SERIES_KEYS) == alert.series_key:
@@ -148,7 +148,7 @@ def notify(
     if not urls:
         return out
     if history is None:
-        from ycsb_runner.nightly.history import open_history
+        from ycsb_runner.runs.history import open_history
 
         history = open_history(results, history_url)
     todo = pending(history.alerts(suite), history.notified())
@@ -184,6 +184,6 @@ def _why(err: BaseException, url: str) -> str:
 
 
 def _now() -> str:
-    from ycsb_runner.model import iso_utc
+    from ycsb_runner.runs.model import iso_utc
 
     return str(iso_utc(time.time()))

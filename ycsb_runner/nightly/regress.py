@@ -50,14 +50,14 @@ import numpy as np
 import pandas as pd
 
 from ycsb_runner.analyse.stats import adjust
-from ycsb_runner.metrics import PERCENTILE_METRICS, higher_is_better
 from ycsb_runner.nightly import canary, window
-from ycsb_runner.nightly.alerts import alert_id
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, SuiteAt, judge_series
 from ycsb_runner.nightly.distribution import DISTRIBUTION, QUANTILES, distribution_rows
-from ycsb_runner.nightly.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
 from ycsb_runner.nightly.regress_options import CORRECTIONS, RegressOptions
-from ycsb_runner.nightly.series import SeriesNights
+from ycsb_runner.runs.alerts import alert_id
+from ycsb_runner.runs.history import ACCEPT_COLUMNS, DURATION, SERIES_KEYS, series_id
+from ycsb_runner.runs.metrics import PERCENTILE_METRICS, higher_is_better
+from ycsb_runner.runs.series import SeriesNights
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -124,7 +124,7 @@ COLUMNS = [
     "step_p_adjusted",
     "nights",
     "note",
-    "alert_id",  # a flagged series' alert (``ycsb_runner.nightly.alerts``): "" when not flagged
+    "alert_id",  # a flagged series' alert (``ycsb_runner.runs.alerts``): "" when not flagged
     "triage",  # its triage state in the history (filled by ``regress_service.run_regress``)
     "repetitions",
     "needs_nights",
@@ -232,7 +232,7 @@ def regress(
 ) -> RegressResult:
     """Judge the newest run of *runs* (one suite's, filtered, oldest first) against the ones before it.
 
-    *metrics* holds the history's metric rows of those runs (``ycsb_runner.nightly.history.METRIC_COLUMNS``);
+    *metrics* holds the history's metric rows of those runs (``ycsb_runner.runs.history.METRIC_COLUMNS``);
     *accepts* the suite's accepted changes (``History.accepts``): per series the newest one whose change
     run is among the series' runs applies.
     """

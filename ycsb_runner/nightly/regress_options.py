@@ -39,7 +39,7 @@ class RegressOptions:
 
     def check(self) -> None:
         """Refuse values that would make the verdict meaningless (ValueError with the option's name)."""
-        from ycsb_runner.metrics import DISTRIBUTION_METRICS, OPERATION_METRICS, RUN_METRICS
+        from ycsb_runner.runs.metrics import DISTRIBUTION_METRICS, OPERATION_METRICS, RUN_METRICS
 
         known = {"throughput_ops_s", *OPERATION_METRICS, *RUN_METRICS, *DISTRIBUTION_METRICS}
         if bad := [m for m in self.metrics if m not in known]:

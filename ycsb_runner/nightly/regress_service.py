@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.nightly.history import open_history
 from ycsb_runner.nightly.regress_options import RegressOptions
+from ycsb_runner.runs.history import open_history
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.nightly.alerts import Alert
-    from ycsb_runner.nightly.history import History, RunFilter
     from ycsb_runner.nightly.regress import RegressResult
+    from ycsb_runner.runs.alerts import Alert
+    from ycsb_runner.runs.history import History, RunFilter
 
 
 @dataclass
@@ -73,8 +73,8 @@ def judge(
 ) -> RegressResult:
     """The regress result of SUITE's runs in *history* that pass *filt*, with the suite's acceptances;
     UserError (*unknown*, then why) when the history has no run of SUITE at all."""
-    from ycsb_runner.nightly.history import select_runs
     from ycsb_runner.nightly.regress import regress
+    from ycsb_runner.runs.history import select_runs
 
     every = history.runs()
     if missing := unknown_suite(suite, every):
@@ -93,8 +93,8 @@ def with_evidence(out: RegressResult, runs: pd.DataFrame) -> None:
     """Each flagged series' ``evidence`` (``nightly.evidence``), its run folders read through the model (each
     once), found where the history recorded them (``folder``)."""
     from ycsb_runner.nightly import evidence
-    from ycsb_runner.nightly.history import SERIES_KEYS
     from ycsb_runner.nightly.regress import ENVIRONMENT, IMPROVEMENT, REGRESSION
+    from ycsb_runner.runs.history import SERIES_KEYS
 
     folders = dict(zip(runs["run_id"].astype(str), runs["folder"], strict=True)) if not runs.empty else {}
     loaded: dict[str, Any] = {}
@@ -165,7 +165,7 @@ def host_lines(history: History, out: RegressResult) -> list[str]:
 def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
     """Why *suite* cannot be judged when the history has no run of it at all: a mistyped name (did you
     mean, from the suites it has runs of) rather than a history too short to judge; None when it has."""
-    from ycsb_runner.suite import did_you_mean
+    from ycsb_runner.prepare.suite import did_you_mean
 
     known = sorted({str(s) for s in runs["suite"]}) if not runs.empty else []
     if suite in known:
@@ -177,7 +177,7 @@ def unknown_suite(suite: str, runs: pd.DataFrame) -> str | None:
 def unsteady_nights(history: History, run_ids: list[str]) -> str | None:
     """The line saying which of the compared nights had non-stationary steps (history metric
     ``stationary`` = 0), or None."""
-    from ycsb_runner.nightly.history import STATIONARY
+    from ycsb_runner.runs.history import STATIONARY
 
     if not run_ids:
         return None
@@ -275,7 +275,7 @@ def run_regress(
     or *history_url*) with *options*, among the runs that pass *filt* (tags, dates). *record*: raise and
     recover the history's alerts (``--plan`` judges without recording). UserError for options that make no
     sense or a suite the history has no run of."""
-    from ycsb_runner.nightly.history import RunFilter
+    from ycsb_runner.runs.history import RunFilter
 
     options = options or RegressOptions()
     try:
@@ -301,8 +301,8 @@ def alert_of(suite: str, row: dict[str, Any], raised_run: str, at: str) -> Alert
     """The alert of a flagged table row (or an acceptance row: a regression of unknown size)."""
     import math
 
-    from ycsb_runner.nightly.alerts import Alert, alert_id
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.alerts import Alert, alert_id
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
 
     key = series_id(row[k] for k in SERIES_KEYS)
     pct = row.get("change_pct")
@@ -325,9 +325,9 @@ def track_alerts(history: History, out: RegressResult) -> list[str]:
     """Record an alert for every flagged series of *out* (``alert_id`` set), mark recovered the open alerts
     of series that show no change now, and fill the table's ``triage`` column from the history. The lines
     to print: the alerts waiting for triage, or why they could not be recorded (a read-only history)."""
-    from ycsb_runner.model import iso_utc
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
     from ycsb_runner.nightly.regress import NO_CHANGE
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.model import iso_utc
 
     table = out.table
     if table.empty or not out.newest:
@@ -412,7 +412,7 @@ def _follow_ups(
 def _accept_alerts(history: History, out: RegressResult, rows: list[dict[str, Any]]) -> None:
     """Mark ``accepted`` (who, when, why of the acceptance) the alert of every accepted series, raising it
     first when no regress recorded it yet; an alert already closed by triage keeps its state."""
-    from ycsb_runner.nightly.alerts import CLOSED_STATES
+    from ycsb_runner.runs.alerts import CLOSED_STATES
 
     track_alerts(history, out)
     known = {a.alert_id: a for a in history.alerts(out.suite)}
@@ -439,9 +439,9 @@ def accept_regressions(
     """``ycsb-runner regress accept SUITE --why TEXT``: record the regressions open now (as
     :func:`run_regress` judges them with *options* and *filt*) as the new normal, by *by* (default: the
     login user); UserError (exit 2) when nothing is open to accept."""
-    from ycsb_runner.model import iso_utc
-    from ycsb_runner.nightly.history import NOTE_CHARS, WHO_CHARS, RunFilter, check_text
     from ycsb_runner.nightly.regress import accept_rows, open_regressions
+    from ycsb_runner.runs.history import NOTE_CHARS, WHO_CHARS, RunFilter, check_text
+    from ycsb_runner.runs.model import iso_utc
 
     reason = check_text(why.strip(), "--why", NOTE_CHARS)
     if not reason:
@@ -495,8 +495,8 @@ def triage_alert(
     """``ycsb-runner regress triage ALERT_ID --status STATE``: set the alert's triage state (one of
     ``alerts.TRIAGE_STATES``) by *by* (default the login user; "" is refused), with *why* and *link*; the
     alert as stored and where. UserError for an unknown id, state or text that cannot be kept."""
-    from ycsb_runner.nightly.alerts import TRIAGE_STATES, check_state
-    from ycsb_runner.nightly.history import NOTE_CHARS, WHO_CHARS, check_text
+    from ycsb_runner.runs.alerts import TRIAGE_STATES, check_state
+    from ycsb_runner.runs.history import NOTE_CHARS, WHO_CHARS, check_text
 
     check_state(status, TRIAGE_STATES)
     reason = check_text((why or "").strip(), "--why", NOTE_CHARS) or None
@@ -515,7 +515,7 @@ def list_alerts(
     history_url: str | None = None,
 ) -> AlertsOutcome:
     """``ycsb-runner alerts [SUITE]``: every alert of the history (of SUITE) and its precision."""
-    from ycsb_runner.nightly.alerts import precision
+    from ycsb_runner.runs.alerts import precision
 
     history = open_history(results, history_url)
     found = history.alerts(suite)
@@ -530,7 +530,7 @@ LINK_CHARS = 500
 def check_link(link: str | None) -> str | None:
     """*link* when it is an http(s) URL of one printable line (it becomes a link on the site); else a
     UserError."""
-    from ycsb_runner.nightly.history import check_text
+    from ycsb_runner.runs.history import check_text
 
     if not link:
         return None

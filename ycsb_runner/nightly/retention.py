@@ -21,8 +21,8 @@ from ycsb_runner.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ycsb_runner.nightly.alerts import Alert
-    from ycsb_runner.nightly.history import History
+    from ycsb_runner.runs.alerts import Alert
+    from ycsb_runner.runs.history import History
 
 PLAN_COLUMNS = ["run_id", "suite", "started_at", "verdict", "folder"]
 
@@ -42,7 +42,7 @@ class PrunePlan:
 
 
 def _start(runs: pd.DataFrame) -> pd.Series:
-    from ycsb_runner.model import epoch_of
+    from ycsb_runner.runs.model import epoch_of
 
     return runs["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) and s else math.nan)
 
@@ -79,7 +79,7 @@ def own_folder(folder: object, run_id: str, results: Path) -> Path | None:
 def _own(path: Path, run_id: str, results: Path) -> Path | None:
     import json
 
-    from ycsb_runner.model import MANIFEST
+    from ycsb_runner.runs.model import MANIFEST
 
     try:
         root = results.resolve()
@@ -103,7 +103,7 @@ def plan_prune(
     newest *keep* of each suite (of *suite* only, when given), less those an open alert needs."""
     import pandas as pd
 
-    from ycsb_runner.nightly.history import _when
+    from ycsb_runner.runs.history import _when
 
     if (before is None) == (keep is None):
         raise UserError("history prune: give --before DATE or --keep N (one of them)")

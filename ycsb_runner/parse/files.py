@@ -56,7 +56,7 @@ def parse_file(
 def _checked(path: Path) -> Path:
     """*path* when it is a file or a pipe (``parse <(...)``, a FIFO) to read; one-line errors else."""
     if path.is_dir():
-        from ycsb_runner.model import STDOUT
+        from ycsb_runner.runs.model import STDOUT
 
         raise UserError(f"{path} is a directory: give the YCSB output file(s) in it, e.g. {path / STDOUT}")
     if not path.exists():

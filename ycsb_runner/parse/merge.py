@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from hdrh.histogram import HdrHistogram
 
-from ycsb_runner.model import ALL_CLIENTS
+from ycsb_runner.runs.model import ALL_CLIENTS
 
 from .errors import ParseError
 from .hdr import BucketLayout, HdrLog, read_hdr_log

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ycsb_runner.secrets import mask_url
+from ycsb_runner.safe.secrets import mask_url
 
 EXCEPTION_RE = re.compile(
     r"^(?:Exception in thread |Error initializing|ERROR: |Exception\b"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from ycsb_runner.document import Document, Table
-from ycsb_runner.output import column_label
+from ycsb_runner.present.document import Document, Table
+from ycsb_runner.present.output import column_label
 from ycsb_runner.reference import load_reference, provenance, select
 from ycsb_runner.reference.english import with_english
 from ycsb_runner.reference.text import tidy_numbers

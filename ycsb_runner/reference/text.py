@@ -26,7 +26,7 @@ def tidy_numbers(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> pd.D
 def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
     """A GitHub-style pipe table of the published figures (``output.markdown_table``, ``fine``): numeric
     columns right-aligned, a missing figure as "-"."""
-    from ycsb_runner.output import markdown_table
+    from ycsb_runner.present.output import markdown_table
 
     return markdown_table(tidy_numbers(frame, whole), fine=True)
 
@@ -34,6 +34,6 @@ def to_markdown(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
 def to_csv(frame: pd.DataFrame, whole: pd.DataFrame | None = None) -> str:
     """CSV text (``output.csv_table``: the one dialect, formula guard included) with whole-number floats
     written as integers and NaN as an empty field."""
-    from ycsb_runner.output import csv_table
+    from ycsb_runner.present.output import csv_table
 
     return csv_table(tidy_numbers(frame, whole))

@@ -1,5 +1,5 @@
 """What a CI job shows of a night: the Markdown summary appended to ``$GITHUB_STEP_SUMMARY`` (a document
-of ``ycsb_runner.document`` written by the Markdown renderer, ``output.MARKDOWN``) by ``regress`` and
+of ``ycsb_runner.present.document`` written by the Markdown renderer, ``output.MARKDOWN``) by ``regress`` and
 ``bench``, and the JUnit XML of ``regress --junit FILE`` (one test case per series, a failure per open
 regression: GitLab, Jenkins and GitHub test views read it)."""
 
@@ -10,13 +10,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ycsb_runner import model
-from ycsb_runner.document import Document, Facts, Note, Section, Table
-from ycsb_runner.output import cell_text
+from ycsb_runner.present.document import Document, Facts, Note, Section, Table
+from ycsb_runner.present.output import cell_text
+from ycsb_runner.runs import model
 
 if TYPE_CHECKING:
-    from ycsb_runner.model import RunResult
     from ycsb_runner.nightly.regress import RegressResult
+    from ycsb_runner.runs.model import RunResult
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 DECISION_WORDS = {0: "pass", 1: "regression", 2: "could not tell"}  # (the summary's "verdict" line)
@@ -77,7 +77,7 @@ def bench_summary(result: RunResult, reports: list[str] | None = None) -> Docume
 def append_summary(doc: Document, env: dict[str, str] | None = None) -> Path | None:
     """Append *doc* as Markdown to the file ``$GITHUB_STEP_SUMMARY`` names; None when it names none.
     OSError when it cannot be written."""
-    from ycsb_runner.output import MARKDOWN
+    from ycsb_runner.present.output import MARKDOWN
 
     target = (os.environ if env is None else env).get(SUMMARY_ENV)
     if not target:
@@ -93,7 +93,7 @@ def junit_xml(result: RegressResult) -> str:
     ``<suite>.<phase>.<mix>.t<threads>``, name ``<operation> <metric>``), a ``failure`` per open regression,
     ``skipped`` where the series could not be tested or the canaries explain its change."""
     from ycsb_runner.nightly.regress import ENVIRONMENT, REGRESSION
-    from ycsb_runner.textsafe import UNSAFE
+    from ycsb_runner.safe.text import UNSAFE
 
     def clean(text: object) -> str:  # XML 1.0 cannot hold most control characters, even escaped
         return UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))

@@ -1,5 +1,5 @@
 """The HTML renderer (``HTML``): any document as one self-contained HTML page, its CSS inline, figures as
-inline PNGs, every text from data through ``textsafe.html`` (the pages ``report``, ``regress --report`` and
+inline PNGs, every text from data through ``safe.text.html`` (the pages ``report``, ``regress --report`` and
 ``site`` write)."""
 
 from __future__ import annotations
@@ -14,10 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ycsb_runner import textsafe
-from ycsb_runner.document import Banner, Block, Chart, Document, Facts, Figure, Links, Note, Spark, Table
-from ycsb_runner.output import Renderer, column_label, display_frame
-from ycsb_runner.termtable import is_number_text
+from ycsb_runner.present.document import (
+    Banner,
+    Block,
+    Chart,
+    Document,
+    Facts,
+    Figure,
+    Links,
+    Note,
+    Spark,
+    Table,
+)
+from ycsb_runner.present.output import Renderer, column_label, display_frame
+from ycsb_runner.present.termtable import is_number_text
+from ycsb_runner.safe import text as textsafe
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ycsb_runner.document import Document, figure_files
-from ycsb_runner.output import MARKDOWN
+from ycsb_runner.present.document import Document, figure_files
+from ycsb_runner.present.output import MARKDOWN
 from ycsb_runner.report.html import HTML
-from ycsb_runner.store import atomic_write_bytes, check_inside
+from ycsb_runner.safe.files import atomic_write_bytes, check_inside
 
 
 def write_pages(doc: Document, out: Path, html_name: str, md_name: str) -> tuple[Path, Path]:

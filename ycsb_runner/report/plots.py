@@ -24,9 +24,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ycsb_runner.metrics import METRICS  # noqa: E402
-from ycsb_runner.model import RunResult  # noqa: E402
 from ycsb_runner.reference.ratios import ANSWER_RATIOS  # noqa: E402
+from ycsb_runner.runs.metrics import METRICS  # noqa: E402
+from ycsb_runner.runs.model import RunResult  # noqa: E402
 
 SPECTRUM = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999)
 OFF_ON = {"off": "-", "on": "--"}

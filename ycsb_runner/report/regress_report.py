@@ -11,9 +11,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from ycsb_runner import textsafe
-from ycsb_runner.document import Document, Facts, Figure, Note, Section, Table
-from ycsb_runner.metrics import metric_label, registered_metric
 from ycsb_runner.nightly.regress import (
     IMPROVEMENT,
     REGRESSION,
@@ -22,10 +19,13 @@ from ycsb_runner.nightly.regress import (
     flagged,
     open_changes,
 )
-from ycsb_runner.nightly.series import SeriesNights
-from ycsb_runner.output import cell_text
+from ycsb_runner.present.document import Document, Facts, Figure, Note, Section, Table
+from ycsb_runner.present.output import cell_text
 from ycsb_runner.report.pages import write_pages
 from ycsb_runner.report.plots import latency_unit, plt, png
+from ycsb_runner.runs.metrics import metric_label, registered_metric
+from ycsb_runner.runs.series import SeriesNights
+from ycsb_runner.safe import text as textsafe
 
 # The report's flagged table: the series in one column, what changed, how sure, from when (every column of
 # every series: `regress -f csv` / `-f json`).

@@ -15,9 +15,11 @@ import pandas as pd  # noqa: E402
 from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
 from ycsb_runner.analyse.caveats import audit_caveat, server_caveat  # noqa: E402
 from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
-from ycsb_runner.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
-from ycsb_runner.metrics import metric_label  # noqa: E402
-from ycsb_runner.model import (  # noqa: E402
+from ycsb_runner.present.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
+from ycsb_runner.present.output import cell_text  # noqa: E402
+from ycsb_runner.report.pages import write_pages  # noqa: E402
+from ycsb_runner.runs.metrics import metric_label  # noqa: E402
+from ycsb_runner.runs.model import (  # noqa: E402
     NO_AUDIT,
     REPORT_FIGURES,
     REPORT_HTML,
@@ -26,8 +28,6 @@ from ycsb_runner.model import (  # noqa: E402
     RunResult,
     StepRecord,
 )
-from ycsb_runner.output import cell_text  # noqa: E402
-from ycsb_runner.report.pages import write_pages  # noqa: E402
 
 # Figures: ``ycsb_runner.report.plots``.
 

@@ -1,8 +1,8 @@
 """The run history as a static site: an overview of every suite, a page per suite (its alert summaries, a
 small chart of each series), a page per series (its whole trend, drawn by Plotly) and a table of every alert.
 
-Every page is a document of ``ycsb_runner.document`` written by the HTML renderer (``report.html``); the
-chart script is written once into ``assets/`` and shared by the pages, so the site reads from disk with no
+Every page is a document of ``ycsb_runner.present.document`` written by the HTML renderer (``report.html``);
+the chart script is written once into ``assets/`` and shared by the pages, so the site reads from disk with no
 network (``file://``). The series' verdicts and each suite's decision are regress's own
 (``nightly.regress_service.run_regress`` with its default options); the alerts and their triage come from the
 history (``History.alerts``, issue 46) or, in a history without them, from the series regress flags tonight
@@ -22,17 +22,17 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ycsb_runner import model
-from ycsb_runner.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
 from ycsb_runner.errors import UserError
-from ycsb_runner.metrics import metric_label
+from ycsb_runner.present.document import Chart, Document, Facts, Links, Note, Section, Spark, Table
+from ycsb_runner.runs import model
+from ycsb_runner.runs.metrics import metric_label
 
 if TYPE_CHECKING:
-    from ycsb_runner.nightly.history import History
     from ycsb_runner.nightly.regress import RegressResult
     from ycsb_runner.nightly.regress_options import RegressOptions
     from ycsb_runner.nightly.regress_service import RegressOutcome
-    from ycsb_runner.nightly.series import SeriesNights
+    from ycsb_runner.runs.history import History
+    from ycsb_runner.runs.series import SeriesNights
 
 SITE_DIR = "site"  # under the results folder, the default --out
 ASSETS = "assets"
@@ -71,8 +71,8 @@ def suite_alerts(
     """The alerts of *suite* (``alerts.Alert.record()``): those the history keeps (with their triage), and
     those of the series *result* flags or has accepted that it does not keep yet (untriaged, or accepted: a
     history judged before regress recorded alerts; raised when the night that raised it ended: *ended*)."""
-    from ycsb_runner.nightly.alerts import Alert, alert_id
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.alerts import Alert, alert_id
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
 
     found = {a.alert_id: a.record() for a in history.alerts(suite)}
     newest = result.newest or ""
@@ -104,15 +104,15 @@ def suite_alerts(
 
 
 def is_open(alert: dict[str, Any]) -> bool:
-    from ycsb_runner.nightly.alerts import from_record
+    from ycsb_runner.runs.alerts import from_record
 
     return from_record(alert).open
 
 
 def precision(alerts: list[dict[str, Any]]) -> str:
     """The history's precision from its triage (``alerts.precision``), in words."""
-    from ycsb_runner.nightly.alerts import from_record
-    from ycsb_runner.nightly.alerts import precision as of
+    from ycsb_runner.runs.alerts import from_record
+    from ycsb_runner.runs.alerts import precision as of
 
     p = of(from_record(a) for a in alerts)
     if p.triaged and p.median_h is None:  # triaged, but no alert knows when it was raised
@@ -140,7 +140,7 @@ class Site:
 
     def add(self, rel: str, doc: Document) -> None:
         from ycsb_runner.report.html import HTML
-        from ycsb_runner.store import atomic_write_bytes
+        from ycsb_runner.safe.files import atomic_write_bytes
 
         up = "../" * rel.count("/")
         charts = any(isinstance(b, Chart) for section in doc.sections for b in section.blocks)
@@ -168,9 +168,9 @@ def build_site(
     """Write the site of the history (*results*' history.sqlite or *history_url*) for *suites* (default:
     every suite it has runs of) into *out* (default RESULTS/site/); returns the overview page's path.
     UserError for a suite the history has no run of, or an empty history."""
-    from ycsb_runner.nightly.history import open_history
     from ycsb_runner.nightly.regress_service import run_regress, unknown_suite
     from ycsb_runner.paths import results_dir
+    from ycsb_runner.runs.history import open_history
 
     results = results or results_dir()
     out = (out or results / SITE_DIR).resolve()
@@ -211,7 +211,7 @@ def build_site(
 def _write_assets(out: Path) -> None:
     """The scripts every page shares, written once (Plotly only when it is not there already)."""
     from ycsb_runner.report import html
-    from ycsb_runner.store import atomic_write_bytes
+    from ycsb_runner.safe.files import atomic_write_bytes
 
     out.mkdir(parents=True, exist_ok=True)
     plotly = plotly_script()
@@ -298,7 +298,7 @@ def _alerts_frame(pages: list[SuitePages], depth: int) -> pd.DataFrame:
 
 
 def _series_keys() -> list[str]:
-    from ycsb_runner.nightly.history import SERIES_KEYS
+    from ycsb_runner.runs.history import SERIES_KEYS
 
     return SERIES_KEYS
 
@@ -390,7 +390,7 @@ def _suite_doc(page: SuitePages) -> Document:
 
 
 def _spark_values(result: RegressResult, key: tuple[str, ...]) -> tuple[list[float | None], list[int], str]:
-    from ycsb_runner.nightly.history import series_id
+    from ycsb_runner.runs.history import series_id
 
     match = {series_id(k): k for k in result.series_values}
     judged = result.series_values[match[key]]
@@ -405,7 +405,7 @@ def _spark_values(result: RegressResult, key: tuple[str, ...]) -> tuple[list[flo
 
 
 def _verdicts(result: RegressResult) -> dict[tuple[str, ...], str]:
-    from ycsb_runner.nightly.history import SERIES_KEYS, series_id
+    from ycsb_runner.runs.history import SERIES_KEYS, series_id
 
     if result.table.empty:
         return {}
@@ -417,7 +417,7 @@ def _series_pages(
     site: Site, history: History, page: SuitePages, runs: pd.DataFrame, folders: dict[str, str]
 ) -> None:
     """Add a page per series of *page*'s suite (and note where each is)."""
-    from ycsb_runner.nightly.history import CANARY, series_id
+    from ycsb_runner.runs.history import CANARY, series_id
 
     assert page.outcome is not None
     result = page.outcome.result
@@ -428,7 +428,7 @@ def _series_pages(
     canary_traces = _canary_traces(canaries, info)
     rows = {}
     if not result.table.empty:
-        from ycsb_runner.nightly.history import SERIES_KEYS
+        from ycsb_runner.runs.history import SERIES_KEYS
 
         for r in result.table.to_dict("records"):
             rows[series_id(r[k] for k in SERIES_KEYS)] = r
@@ -461,7 +461,7 @@ def _suite_runs(runs: pd.DataFrame, suite: str) -> pd.DataFrame:
 def _other_values(history: History, others: pd.DataFrame) -> dict[tuple[str, ...], dict[str, float]]:
     """Per series: the night values (the median of a night's repetitions, as regress takes them) of the
     runs regress does not compare (another fingerprint, not completed, another host with split)."""
-    from ycsb_runner.nightly.history import CANARY, SERIES_KEYS, series_id
+    from ycsb_runner.runs.history import CANARY, SERIES_KEYS, series_id
 
     if others.empty:
         return {}

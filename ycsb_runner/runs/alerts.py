@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ycsb_runner.nightly.series import SERIES_KEYS, series_id
+from ycsb_runner.runs.series import SERIES_KEYS, series_id
 
 UNTRIAGED = "untriaged"
 ACCEPTED = "accepted"
@@ -175,7 +175,7 @@ def _hours(h: float) -> str:
 
 def precision(alerts: Iterable[Alert]) -> Precision:
     """The :class:`Precision` of *alerts* (pure)."""
-    from ycsb_runner.model import epoch_of
+    from ycsb_runner.runs.model import epoch_of
 
     triaged = [a for a in alerts if a.status != UNTRIAGED]
     waits = []

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ycsb_runner import config
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import ALL_CLIENTS, MANIFEST, Manifest, RunResult, StepRecord
 from ycsb_runner.paths import HISTORY_FILE
-from ycsb_runner.plan import MeasuredRates, RateKey, rate_key
+from ycsb_runner.prepare.plan import MeasuredRates, RateKey, rate_key
+from ycsb_runner.runs.model import ALL_CLIENTS, MANIFEST, Manifest, RunResult, StepRecord
 
 MAX_RUNS = 5  # the newest runs that measured a step of the suite
 MAX_FOLDERS = 50  # run folders read at most (the newest), for a results folder of years of nights
@@ -28,7 +28,7 @@ MAX_FOLDERS = 50  # run folders read at most (the newest), for a results folder 
 
 def target_id(url: str | None, host: str) -> str:
     """The target a run measured: ``embedded@HOST`` (the embedded server of that host) or the URL's hosts."""
-    from ycsb_runner.lock import target_key
+    from ycsb_runner.safe.lock import target_key
 
     return f"embedded@{host}" if url is None else target_key(url)
 
@@ -110,7 +110,7 @@ def _candidates(results: Path, history_url: str | None, suite: str) -> list[Path
     """The suite's run folders, newest first: from the history, else the folders under *results*."""
     if not _any_run(results) and not config.current().history(history_url):
         return []  # nothing measured yet: no need to load the history (and pandas, for `render`)
-    from ycsb_runner.nightly.history import open_history, run_folders
+    from ycsb_runner.runs.history import open_history, run_folders
 
     try:
         runs = open_history(results, history_url).runs()

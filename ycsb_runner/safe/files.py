@@ -1,4 +1,4 @@
-"""Atomic file writes for the run folder (its typed model is ``ycsb_runner.model``).
+"""Atomic file writes for the run folder (its typed model is ``ycsb_runner.runs.model``).
 
 Every file is written atomically (a temporary file in the same folder, then a rename), so an interrupted
 run or a full disk never leaves a half-written CSV; a full disk becomes a one-line error.
@@ -108,8 +108,8 @@ def atomic_write_json(path: Path, obj: Any, *, within: Path | None = None) -> No
 
 
 def atomic_write_csv(path: Path, df: pd.DataFrame, *, within: Path | None = None) -> None:
-    """*df* as CSV, a field with a line break in it quoted (``textsafe.csv_text``)."""
-    from ycsb_runner.textsafe import csv_text
+    """*df* as CSV, a field with a line break in it quoted (``safe.text.csv_text``)."""
+    from ycsb_runner.safe.text import csv_text
 
     atomic_write_text(path, csv_text(df), within=within)
 

@@ -11,9 +11,9 @@ keys already inserted. The dataset is therefore reloaded before any run that fol
 
 Duration estimate: each load and run step at the throughput earlier runs of the suite measured for the same
 step (phase, mix, threads, record count, target) against the same target (``MeasuredRates``, gathered by
-``ycsb_runner.estimate``), else at an assumed rate that says so: the suite's ``estimated_throughput`` on a
-server of yours, at most ``EMBEDDED_OPS_S`` on the embedded server. The step's ``target`` bounds the rate;
-``maxexecutiontime`` caps a run step.
+``ycsb_runner.prepare.estimate``), else at an assumed rate that says so: the suite's ``estimated_throughput``
+on a server of yours, at most ``EMBEDDED_OPS_S`` on the embedded server. The step's ``target`` bounds the
+rate; ``maxexecutiontime`` caps a run step.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ycsb_runner.suite import Mix, Suite
+from ycsb_runner.prepare.suite import Mix, Suite
 
 JVM_OVERHEAD_S = 3.0
 # Assumed throughput on the embedded server until a run there measured the step: below what `quick` measured

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ycsb_runner.suite import Suite
+from ycsb_runner.prepare.suite import Suite
 
 RECORDS_PER_THREAD = 50  # fewer records per client thread and the threads mostly wait on the same keys
 TARGET_FILL = 0.8  # YCSB warns when a run stays below 80% of its -target
@@ -93,7 +93,7 @@ def server_findings(suite: Suite, *, embedded: bool) -> list[Finding]:
 def _step_length(suite: Suite, embedded: bool) -> tuple[float, float, float | None]:
     """(seconds a run step lasts, the rate the plan assumes, the seconds its operationcount lasts at that
     rate or None): maxexecutiontime or operationcount, whichever ends it first."""
-    from ycsb_runner.plan import assumed_rate
+    from ycsb_runner.prepare.plan import assumed_rate
 
     rate = assumed_rate(suite, embedded)
     if suite.run.target:

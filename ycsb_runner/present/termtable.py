@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ycsb_runner import textsafe
+from ycsb_runner.safe import text as textsafe
 
 PROSE_MIN = 14  # a prose column is never narrower than this (or its longest word, if shorter)
 IDENT_MAX = 24  # a name without spaces up to this long (a mix, a step) is never folded
@@ -152,7 +152,7 @@ def print_frame(
 def caption_lines(caption: str | Sequence[str] | None) -> str | None:
     """A caption for the terminal with its own line breaks kept: a text's ``\\n`` (the caller's lines) or
     a sequence's items (each a line, e.g. text from data) as lines; every other control character, and a
-    line break inside an item of a sequence, shown as an escape (``textsafe.terminal``). Pure."""
+    line break inside an item of a sequence, shown as an escape (``safe.text.terminal``). Pure."""
     if not caption:
         return None
     lines = caption.split("\n") if isinstance(caption, str) else [str(c) for c in caption]

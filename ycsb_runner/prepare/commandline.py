@@ -20,11 +20,11 @@ import jinja2
 
 from ycsb_runner._version import __version__
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import PERCENTILES_PROPERTY, STEPS_DIR, TAIL_PERCENTILE, WORKLOAD_PROPERTIES
 from ycsb_runner.paths import templates_dir
-from ycsb_runner.plan import Plan, Step
-from ycsb_runner.secrets import mask_url
-from ycsb_runner.suite import INT_MAX, Suite
+from ycsb_runner.prepare.plan import Plan, Step
+from ycsb_runner.prepare.suite import INT_MAX, Suite
+from ycsb_runner.runs.model import PERCENTILES_PROPERTY, STEPS_DIR, TAIL_PERCENTILE, WORKLOAD_PROPERTIES
+from ycsb_runner.safe.secrets import mask_url
 
 CORE_WORKLOAD = "site.ycsb.workloads.CoreWorkload"
 

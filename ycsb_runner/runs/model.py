@@ -6,8 +6,8 @@ after the runner (tables, compare, report, history, multi-client merging) reads 
 (:data:`KEY_COLUMNS`), spelled and typed alike, so ``pd.concat``/``merge`` across files and runs needs no
 cleaning. Times are ISO-8601 UTC strings (``2026-12-01T05:47:05.327Z``); latency columns carry their unit
 (``_us``), rates theirs (``_ops_s``, ``_per_s``). The columns of each file are documented in ``RESULTS.md``,
-generated from :mod:`ycsb_runner.columns` (``python -m ycsb_runner.columns > RESULTS.md``; a test checks
-they agree).
+generated from :mod:`ycsb_runner.runs.columns` (``python -m ycsb_runner.runs.columns > RESULTS.md``; a test
+checks they agree).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import check_name
-from ycsb_runner.store import (
+from ycsb_runner.safe.files import (
     _disk_error,
     atomic_write_bytes,
     atomic_write_csv,

@@ -12,11 +12,11 @@ from rich.progress import Progress, ProgressBar, ProgressColumn, Task, TextColum
 from rich.table import Column
 from rich.text import Text
 
-from ycsb_runner.textsafe import terminal
+from ycsb_runner.safe.text import terminal
 
 err_console = Console(stderr=True, highlight=False)
 # The width is COLUMNS when set, else the terminal's (80 when there is none): tables fit it
-# (``ycsb_runner.termtable``); ``--format csv|json`` is the complete output for scripts.
+# (``ycsb_runner.present.termtable``); ``--format csv|json`` is the complete output for scripts.
 out_console = Console(highlight=False)
 
 

@@ -39,7 +39,7 @@ METRICS: dict[str, Metric] = _by_name(
     Metric("server_update_per_s", "server update/s", "ops/s", True, "server"),
     Metric("server_ops_per_s", "server ops/s", "ops/s", True, "server"),
 )
-# Per-operation figures of the run history (``ycsb_runner.nightly.history``), one series per step cell
+# Per-operation figures of the run history (``ycsb_runner.runs.history``), one series per step cell
 # and operation.
 OPERATION_METRICS: dict[str, Metric] = _by_name(
     Metric("avg_us", "average latency", "µs", False),

@@ -23,8 +23,8 @@ from typing import Any
 from ycsb_runner.errors import UserError
 from ycsb_runner.operations import MIX_OPS, OP_NAMES
 from ycsb_runner.paths import SAFE_NAME, suites_dir
-from ycsb_runner.secrets import check_option_escapes, mask_override
-from ycsb_runner.store import read_bounded
+from ycsb_runner.safe.files import read_bounded
+from ycsb_runner.safe.secrets import check_option_escapes, mask_override
 from ycsb_runner.studies import STUDIES
 
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
@@ -194,7 +194,7 @@ class Suite:
 
     def describe_scaling(self) -> dict[str, Any]:
         """Scale, ``--set`` overrides (secret values masked: this is stored and shown) and size."""
-        from ycsb_runner.secrets import mask_override
+        from ycsb_runner.safe.secrets import mask_override
 
         overrides = [mask_override(o) for o in self.overrides]
         return {"scale": self.scale, "overrides": overrides, "size": self.size}

@@ -24,8 +24,8 @@ from pymongo.errors import PyMongoError
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.install.ferretdb import FERRETDB_VERSION, ensure_ferretdb
-from ycsb_runner.lifetime import clear_stale_private, die_with_parent
 from ycsb_runner.paths import cache_dir
+from ycsb_runner.safe.lifetime import clear_stale_private, die_with_parent
 
 
 @dataclass

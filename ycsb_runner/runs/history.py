@@ -2,10 +2,10 @@
 
 One record per run (id, suite, parameter fingerprint, tags, server kind and version, client host, times,
 verdict) and its key figures per measured step and operation (throughput, average, p50/p95/p99 latency),
-read from the run folder through :class:`ycsb_runner.model.RunResult`. The folders stay the source of truth:
-``ycsb-runner history rebuild`` makes the index again from them. The one thing that is not derived from
+read from the run folder through :class:`ycsb_runner.runs.model.RunResult`. The folders stay the source of
+truth: ``ycsb-runner history rebuild`` makes the index again from them. The one thing that is not derived from
 the folders is the accepted changes (``regress accept``: who accepted which change of which series, when and
-why) and the alerts with their triage state (``ycsb_runner.nightly.alerts``); a rebuild keeps both.
+why) and the alerts with their triage state (``ycsb_runner.runs.alerts``); a rebuild keeps both.
 
 Stores: an SQLite file in the results folder (default, ``results/history.sqlite``; WAL journal, one
 ``BEGIN IMMEDIATE`` transaction per run, so concurrent writers queue and a killed writer leaves the file as
@@ -31,13 +31,13 @@ import pandas as pd
 
 from ycsb_runner import config
 from ycsb_runner.errors import UserError
-from ycsb_runner.model import MANIFEST, NO_AUDIT, CanariesRecord, Manifest, RunResult, StepKeys, epoch_of
-from ycsb_runner.nightly.alerts import ALERT_FIELDS
-from ycsb_runner.nightly.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 from ycsb_runner.paths import HISTORY_FILE, check_name
+from ycsb_runner.runs.alerts import ALERT_FIELDS
+from ycsb_runner.runs.model import MANIFEST, NO_AUDIT, CanariesRecord, Manifest, RunResult, StepKeys, epoch_of
+from ycsb_runner.runs.series import SERIES_KEYS, series_id  # noqa: F401 - named here since issue 18
 
 if TYPE_CHECKING:
-    from ycsb_runner.nightly.alerts import Alert
+    from ycsb_runner.runs.alerts import Alert
 
 SCHEMA_VERSION = 3  # 2: the accepts table, 3: the alerts and notifications tables (an older file gets them
 # when opened)
@@ -106,7 +106,7 @@ def _alert_row(a: Alert) -> dict[str, Any]:
 
 
 def _alert_of(row: dict[str, Any]) -> Alert:
-    from ycsb_runner.nightly.alerts import from_record
+    from ycsb_runner.runs.alerts import from_record
 
     return from_record({**row, "series": {k: row.get(k) for k in SERIES_KEYS}})
 
@@ -115,8 +115,8 @@ def _triaged(old: Alert, status: str, by: str, why: str | None, link: str | None
     """*old* with the triage state *status* set now by *by* (UserError for a state that is not one)."""
     from dataclasses import replace as _replace
 
-    from ycsb_runner.model import iso_utc
-    from ycsb_runner.nightly.alerts import STATES, UNTRIAGED, check_state
+    from ycsb_runner.runs.alerts import STATES, UNTRIAGED, check_state
+    from ycsb_runner.runs.model import iso_utc
 
     check_state(status, [s for s in STATES if s != UNTRIAGED])
     if not by:
@@ -701,7 +701,7 @@ class MongoHistory:
         from pymongo import MongoClient
         from pymongo.uri_parser import parse_uri
 
-        from ycsb_runner.secrets import Masker
+        from ycsb_runner.safe.secrets import Masker
 
         masker = Masker()
         self.where = masker(url)
@@ -874,7 +874,7 @@ def rebuild(
     whose runner died (SIGKILL, power loss) is first marked ``killed`` the way the next ``bench`` marks it."""
     import socket
 
-    from ycsb_runner.model import mark_abandoned
+    from ycsb_runner.runs.model import mark_abandoned
 
     for stale in mark_abandoned(results, socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
@@ -959,7 +959,7 @@ def check_text(value: str, what: str, limit: int) -> str:
     naming *what* (an option) and the first character that is not allowed."""
     if len(value) > limit:
         raise UserError(f"{what}: {len(value):,} characters, at most {limit} are kept: shorten it")
-    from ycsb_runner.textsafe import UNSAFE
+    from ycsb_runner.safe.text import UNSAFE
 
     bad = UNSAFE.search(value)
     if bad:
@@ -1031,7 +1031,7 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 def check_not_the_target(history_url: str | None, target_url: str) -> None:
     """Refuse a MongoDB history in the very database under test (its writes would perturb the run)."""
-    from ycsb_runner.lock import target_key
+    from ycsb_runner.safe.lock import target_key
 
     url = config.current().history(history_url) or ""
     if not url.startswith(("mongodb://", "mongodb+srv://")):

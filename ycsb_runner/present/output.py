@@ -1,7 +1,7 @@
 """How the tool shows what it answers: one ``Renderer`` per format writes any document
-(``ycsb_runner.document``: a report, a site page or a command's answer, ``Document.of``): the terminal,
-CSV, JSON and Markdown (registered in ``FORMATS`` as ``--format``; the ``Format`` type lists them) and HTML
-(``report.html.HTML``: the pages ``report`` writes); the one number formatter (``cell_text``), header
+(``ycsb_runner.present.document``: a report, a site page or a command's answer, ``Document.of``): the
+terminal, CSV, JSON and Markdown (registered in ``FORMATS`` as ``--format``; the ``Format`` type lists them)
+and HTML (``report.html.HTML``: the pages ``report`` writes); the one number formatter (``cell_text``), header
 labeller (``column_label``, one ``UNITS`` table), Markdown table (``pipe_table``) and CSV dialect
 (``csv_table``, formula guard included).
 
@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 
-from ycsb_runner import textsafe
-from ycsb_runner.console import out_console
-from ycsb_runner.document import (
+from ycsb_runner.present.console import out_console
+from ycsb_runner.present.document import (
     Banner,
     Block,
     Chart,
@@ -35,6 +34,7 @@ from ycsb_runner.document import (
     as_data,
     table_data,
 )
+from ycsb_runner.safe import text as textsafe
 
 if TYPE_CHECKING:  # pandas is imported where a frame is shown: commands without one start without it
     import pandas as pd
@@ -123,7 +123,7 @@ def display_frame(df: pd.DataFrame, *, compact: bool = True) -> pd.DataFrame:
 def pipe_table(
     header: Iterable[Any], rows: Iterable[Iterable[Any]], align: Iterable[str] | None = None
 ) -> str:
-    """A GitHub-style Markdown pipe table of text cells (each one run of plain text: ``textsafe.markdown``);
+    """A GitHub-style Markdown pipe table of text cells (each one run of plain text: ``safe.text.markdown``);
     *align*: one ``---``/``---:`` per column for an aligned separator row (none: ``|---|---|``)."""
     esc = textsafe.markdown
 
@@ -205,10 +205,10 @@ def markdown_table(df: pd.DataFrame, *, labelled: bool = False, fine: bool = Fal
 
 
 def csv_table(df: pd.DataFrame) -> str:
-    """*df* in the one CSV dialect of every ``--format csv``: ``textsafe.csv_text`` (no index, rows end in
+    """*df* in the one CSV dialect of every ``--format csv``: ``safe.text.csv_text`` (no index, rows end in
     ``\\n``, a field holding a line break quoted) with the spreadsheet formula guard
-    (``store.formula_safe``)."""
-    from ycsb_runner.store import formula_safe
+    (``safe.files.formula_safe``)."""
+    from ycsb_runner.safe.files import formula_safe
 
     return textsafe.csv_text(formula_safe(df))
 
@@ -253,7 +253,7 @@ class TableRenderer(Renderer):
     def table(self, table: Table) -> None:
         from rich.text import Text
 
-        from ycsb_runner.termtable import print_frame
+        from ycsb_runner.present.termtable import print_frame
 
         for line in table.lines:
             out_console.print(Text(textsafe.terminal(line)))
@@ -323,7 +323,7 @@ class JsonRenderer(Renderer):
 
 class MarkdownRenderer(Renderer):
     """A page (a report: headings, banners, figures linked from its figure folder, every text from data
-    through ``textsafe.markdown``/``markdown_line``; GitHub-flavoured, readable at 80 columns) or an
+    through ``safe.text.markdown``/``markdown_line``; GitHub-flavoured, readable at 80 columns) or an
     answer's tables, each under its title."""
 
     name = "markdown"

@@ -1,5 +1,5 @@
 """What names one series of the history: its SERIES_KEYS values, as text (``series_id``). Below both the
-history store and the alerts, which each name series by it (``ycsb_runner.nightly.history`` re-exports
+history store and the alerts, which each name series by it (``ycsb_runner.runs.history`` re-exports
 both names). And what regress keeps of a judged series for its report, its evidence and the site
 (:class:`SeriesNights`)."""
 

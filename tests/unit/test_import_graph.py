@@ -147,13 +147,14 @@ def test_rooms_group_modules_by_top_level_name() -> None:
 # The rooms stand in four layers; a room imports rooms of its own layer (without a circle) and of the layers
 # below it, never of one above: the floor every stage stands on (errors, settings, paths, the operations'
 # names, the guarantees of safe/); what a run is, how anything is shown, the studies, the audit strategies
-# and the published tables; the stages of the flow (prepare/ -> execute/ -> parse/ -> analyse/ -> report/,
-# with install/, monitors/ and the nightly check beside them); the entry points.
+# and the published tables; the stages of the flow (prepare/ -> execute/ -> parse/ -> analyse/, with
+# install/, monitors/ and the nightly check beside them); what drives and shows the stages (findmax's
+# search over benches, the reports and the site) and the entry points.
 LAYERS: list[set[str]] = [
     {"errors", "config", "_version", "paths", "operations", "safe"},
-    {"runs", "present", "studies", "audit", "reference", "findmax"},
-    {"prepare", "install", "monitors", "execute", "parse", "analyse", "nightly", "report", "site"},
-    {"api", "bench", "cli", "__main__", ""},  # "": the package's own __init__.py
+    {"runs", "present", "studies", "audit", "reference"},
+    {"prepare", "install", "monitors", "execute", "parse", "analyse", "nightly"},
+    {"findmax", "report", "site", "bench", "cli", "__main__", ""},  # "": the package's own __init__.py
 ]
 
 

@@ -454,7 +454,7 @@ def test_provenance_present(name: str) -> None:
     assert "document_date" in prov
     assert len(prov["transcription_choices"]) >= 3 and prov["inconsistencies"]
     frame = load_reference(name)
-    assert reference_document(name).provenance == prov
+    assert reference_document(name).data()["provenance"] == prov
     assert set(prov["units"]) <= set(frame.columns)
     assert set(prov["display_columns"]) <= set(frame.columns)
     prov["title"] = "changed"

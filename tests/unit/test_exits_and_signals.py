@@ -133,6 +133,16 @@ cli.main()
 """
 
 
+def _as_from_a_terminal() -> None:
+    """In the command's process before it starts: the stop signals as a command typed at a terminal gets
+    them. A test run started in the background (``cmd &``: SIGINT ignored) or under ``nohup`` (SIGHUP
+    ignored) passes those on, and the command rightly leaves an ignored signal ignored (cli's
+    ``_catch_stop_signals``): the signal these tests send would be lost (a fresh-clone check run under
+    nohup: four tests waited their 60 s)."""
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "script",
     [_DROP_THEN_READ, _ANOTHER_THREAD_THEN_READ, _SWALLOW_THEN_READ],
@@ -148,6 +158,7 @@ def test_a_lost_looking_ctrl_c_still_ends_a_read_of_stdin(script: str) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         proc.wait(timeout=60)
@@ -181,8 +192,7 @@ def stop_once_ready(sig: int, delay: float, timeout: float = 60.0) -> subprocess
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # a test run started in the background ignores SIGINT, and the command would inherit that
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + timeout

@@ -288,15 +288,6 @@ _SUITE_TYPES: dict[str, tuple[type, ...]] = {
 # --- the manifest's sections: named fields, and what a newer writer added kept in ``extra`` ----------------
 
 
-def _text_or_none(d: dict[str, Any], key: str) -> str | None:
-    """The manifest's text field *key*, or None when absent; TypeError (a damaged manifest) for any other kind
-    of value (a number where the audit's strategy or caveat belongs)."""
-    value = d.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError(f"{key} is {type(value).__name__}, not text")
-
-
 class ManifestSection:
     """A section of ``manifest.json`` as a frozen dataclass: each key this version knows is a typed field, and
     every other key (written by a newer ycsb-runner) is kept in ``extra`` and written back on save. A known
@@ -749,9 +740,9 @@ class Manifest:
                 ycsb=section("ycsb", YcsbRecord),
                 java=section("java", JavaRecord),
                 host=section("host", HostRecord),
-                audit_strategy=_text_or_none(d, "audit_strategy"),
-                audit_unverified=_text_or_none(d, "audit_unverified"),
-                audit_baseline=_text_or_none(d, "audit_baseline"),
+                audit_strategy=_typed(d.get("audit_strategy"), str | None, where, "audit_strategy"),
+                audit_unverified=_typed(d.get("audit_unverified"), str | None, where, "audit_unverified"),
+                audit_baseline=_typed(d.get("audit_baseline"), str | None, where, "audit_baseline"),
                 plan_estimate_s=d.get("plan_estimate_s"),
                 driver_settings=optional("driver_settings", DriverSettingsRecord),
                 steps=[StepRecord.from_json(s) for s in d.get("steps") or []],

@@ -40,6 +40,16 @@ the time: not flagged (they ran faster than the normal median: the host's load f
 flagged on the second (3 series; evidence in regress-heavy-01.md). Stalls of 200 ms every 2 s (one mix, 8
 normal nights): p99.9 x2.6 (+162 %) against p99 +37 %; latency_distribution ("p99.9 moved most") flagged on
 the second stalled night, p999_us on the third.
+
+Measured 7 Dec 2026 on a quiet machine (nothing else running, nice -n -10; `--pilot 6 --normal 16 --slow 3`;
+bench/data/quick-plan-2026-12-07/: nights, plan, figures, the slow-01 report and its JSON, and the history
+itself): nights of 57-59 s. After 6 pilot nights the plan said "the most sensitive shows 8 %: to detect 5 %: 1
+more night, or 4 repetitions a night (+2.6 min)" (load INSERT p99); followed with nights: 8 % after the
+next, then 21-27 % on normal-01..05 (normal-02 ran 25 % slower in every step: a change point cut the
+baselines short), 6 % on normal-06, 2.9-3.1 % on normal-07..09 (exit 0: "no regression in 2 series").
+10 normal nights: no alarm. The server stopped 10.1 % of the time: throughput -7.5 to -11 %, p99.9 x3.4-7;
+slow-00 exit 0, flagged on slow-01 (exit 1, 8 series, every change from slow-00: p99.9 and
+latency_distribution first, then p99), slow-02 (9 series).
 """
 
 from __future__ import annotations

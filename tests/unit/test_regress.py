@@ -94,6 +94,23 @@ def test_window_test_needs_every_night_of_the_window() -> None:
     assert window_test(base, np.array([100.0, 90.0]), (2,), 5.0)[0] < 1 / NULL_DRAWS
 
 
+def test_a_night_back_within_a_quarter_of_the_effect_confirms_no_change() -> None:
+    """A quiet baseline, a normal night a few of its standard deviations but 0.3 % up, then a latency 86 %
+    up (the canary integration's nights, the nights between left out for their canaries): with --confirm 2
+    the first high night is not yet a change (the night before it is back within a quarter of the 5 %); the
+    second is, and the change began on the first high night, not on the normal one beside it."""
+    base = 1000.0 * (1 + 0.0006 * np.random.default_rng(23).standard_normal(7))
+    y = np.concatenate([base, [1.003 * np.median(base), 1860.0, 1875.0]])
+    p, win = window_test(y[:7], y[7:9], (2,), 5.0)
+    assert win is None and p == 1.0
+    assert judge_series(y[:9], min_effect_pct=5.0, worse=1).p_value > 0.01
+    j = judge_series(y, min_effect_pct=5.0, worse=1)
+    assert j.tested and j.p_value < 0.001 and j.change_index == 8 and j.change_pct > 80, j
+    y[7] = 1.02 * np.median(base)  # 2 % up: more than a quarter of the 5 %, it may confirm a change
+    p, win = window_test(y[:7], y[7:9], (2,), 5.0)
+    assert win is not None and win.k == 2 and p < 0.001
+
+
 def test_judge_series_newest_night_and_recent_change() -> None:
     x = _noisy(15, 4)
     x[-1] *= 0.7

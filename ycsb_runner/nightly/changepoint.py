@@ -29,6 +29,7 @@ import numpy as np
 from ycsb_runner.nightly.regress_options import DEFAULT_PERMUTATIONS
 from ycsb_runner.nightly.window import (
     DEFAULT_SEED,
+    RECOVERED,
     NoiseModel,
     SuiteNoise,
     SuiteView,
@@ -42,7 +43,6 @@ from ycsb_runner.nightly.window import (
 
 MIN_BASELINE = 3  # nights in a stable segment before the newest can be tested against it
 MAX_BASELINE = 60  # the newest nights of a longer stable segment are the baseline
-RECOVERED = 0.25  # an open regression is recovered when its nights are back within this share of min-effect
 OWN_CHANGE_NIGHTS = 3  # a change point this few nights before a regression's first night is its own
 
 

@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, special  # special: the t distribution of scipy.stats, without its 50 MB import
 
-from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE, RECOVERED
-from ycsb_runner.nightly.window import SUITE_MIN_SERIES, _mean_squared_correlation
+from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE
+from ycsb_runner.nightly.window import RECOVERED, SUITE_MIN_SERIES, _mean_squared_correlation
 from ycsb_runner.runs.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.runs.series import SERIES_KEYS, SeriesNights
 
@@ -265,7 +265,7 @@ def open_shift(
     none. Flagged: p below *alpha* (``regress`` gives the strictest threshold of its correction, as for a
     scalar series' open regression) and the quantile that moved most at least *min_effect_pct* % slower.
     Recovered: on some night since, the median of the newest *window* nights of that quantile was back
-    within ``changepoint.RECOVERED`` of *min_effect_pct* % of its baseline then (closed for good: a later
+    within ``window.RECOVERED`` of *min_effect_pct* % of its baseline then (closed for good: a later
     move is a new one for tonight's test). So a lasting change of the distribution stays flagged, as a
     scalar series' sustained slowdown does, until it recovers or someone accepts it (the history from an
     accepted change on is all *logq* holds). *priors*: tonight's (``suite_priors``), for every night's

@@ -17,7 +17,7 @@ a -61 % night whose series all had p around 0.001.)
 **Lifecycle.** A regression found on an earlier night stays a regression (``open``) while its series has
 not recovered, whatever tonight's window says; it was flagged at alpha / (number of steps), the strictest
 threshold of the correction. It recovers, for good, on the first night its newest nights are back within
-a quarter of ``min_effect`` of the level before it (``changepoint.RECOVERED``): without that hysteresis a
+a quarter of ``min_effect`` of the level before it (``window.RECOVERED``): without that hysteresis a
 false alarm that hovered near ``min_effect`` came back as a new alarm each time it crossed it (a third of the
 alarms under AR(1) 0.8 and drift in ``bench/detection_bench.py``), and at half of it a sustained 10 % step
 at 5 % noise was closed by noise on some nights after its alarm. A change point E-Divisive places a few

@@ -54,6 +54,7 @@ RHO_MARGIN = 1.0  # standard errors added to the estimated correlation
 # a baseline night this many scaled MADs from the median is an outlier (see segment_stats); looser or no
 # trimming gave fewer synthetic false alarms and missed one more real regression (bench/detection_bench.py)
 TRIM_MADS = 3.5
+RECOVERED = 0.25  # a night back within this share of min-effect of the level before it shows no change
 
 
 @dataclass(frozen=True)
@@ -494,8 +495,12 @@ def window_test(
     for i, k in enumerate(ks):
         before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))
         pct = pct_change(before, after)
+        nights = np.array([pct_change(before, float(v)) for v in x[n - k :]])
         for j, sign in enumerate((1.0, -1.0)):  # 1: the nights went down; -1: up
-            if sign * pct <= -min_effect_pct:
+            # the window's median moved min_effect, and each of its nights is off by more than RECOVERED of it
+            # (a night back within that is no change, as for recovery: it cannot confirm one; a normal night
+            # beside the first changed one had dated a change a night early, flagged a night early)
+            if sign * pct <= -min_effect_pct and np.all(sign * nights < -RECOVERED * min_effect_pct):
                 found.append(Window(k, float(ps[i, j]), before, after, pct))
     if not found:
         return 1.0, None

@@ -328,8 +328,8 @@ def regress_document(result: RegressResult) -> Document:
             "test",
             f"alpha {summary['alpha']:g} after {summary['correction']} correction; min effect "
             f"{summary['min_effect_pct']:g} %; the last {summary['confirm']} to {summary['window']} nights, "
-            "every one of them changed, against the stable segment before them (it begins at the last "
-            "E-Divisive change point)",
+            "every one of them off by more than a quarter of the min effect, against the stable segment "
+            "before them (it begins at the last E-Divisive change point)",
         ),
         ("canaries", "; ".join(result.canary_lines)),
     ]

@@ -126,7 +126,30 @@ class Night:
 
 
 def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    """*argv*'s output; stopped itself (Ctrl-C, SIGTERM, SIGHUP: ``_stop_on_signals``), the command is asked
+    to stop the same way (a bench then stops its YCSB and keeps what it measured) and waited for."""
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        try:
+            out, err = p.communicate()
+        except BaseException:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+            raise
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP end this script as Ctrl-C does (the night running is stopped, not orphaned: a
+    plain SIGTERM had left a bench running against a server that had stopped with this script)."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
 
 
 def night(n: Night, out: Path, args: argparse.Namespace, server: Any, env: dict[str, str]) -> dict | None:
@@ -362,6 +385,7 @@ def main() -> None:
     ap.add_argument("--stall-period", type=float, default=2.0)
     ap.add_argument("--stages", default="pilot,plan,normal,slow,stall,report")
     args = ap.parse_args()
+    _stop_on_signals()
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     bad = [s for s in stages if s not in STAGES]
     if bad:

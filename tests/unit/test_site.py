@@ -119,7 +119,15 @@ def test_chart_blocks_in_every_writer() -> None:
                 [
                     Links([("a <b>", "x.html")]),
                     Spark("s <i>", "y.html", [1.0, None, 2.0], [2], "regression"),
-                    Chart("c", [{"name": "<n>", "x": [1], "y": [2], "text": [["</script>", "b"]]}], {}),
+                    Chart(
+                        "c",
+                        [{"name": "<n>", "x": [1], "y": [2], "text": [["</script>", "b"]]}],
+                        {
+                            "title": "<i>t",
+                            "yaxis": {"title": {"text": "<a href='https://x'>m</a>"}},
+                            "annotations": [{"x": 1, "text": "<b>host"}],
+                        },
+                    ),
                     Table(
                         __import__("pandas").DataFrame({"a": ["<x>"], "_a": ["z z.html"], "f": ["1"]}),
                         links={"a": "_a"},
@@ -133,6 +141,12 @@ def test_chart_blocks_in_every_writer() -> None:
     page = html.HTML.page(doc)
     assert '</script>"' not in page and "\\u003c/script\\u003e" not in page  # escaped first as HTML text
     assert "\\u0026lt;/script\\u0026gt;" in page
+    # a layout's texts too (an axis titled with a metric's name, an annotation): text, not the chart's markup
+    assert (
+        "\\u003ci\\u003et" not in page and "\\u003ca href" not in page and "\\u003cb\\u003ehost" not in page
+    )
+    assert "\\u0026lt;i\\u0026gt;t" in page and "\\u0026lt;b\\u0026gt;host" in page
+    assert "\\u0026lt;a href=\\u0026#x27;https://x\\u0026#x27;\\u0026gt;m" in page
     assert "<a href='z z.html'>&lt;x&gt;</a>" in page and "a &lt;b&gt;" in page
     assert "<polyline" in page and "<select name='f'" in page
     assert "[a \\<b\\>](<x.html>)" in output.MARKDOWN.page(doc)

@@ -148,9 +148,29 @@ def _plain_texts(trace: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _plain_layout(layout: dict[str, Any]) -> dict[str, Any]:
+    """A layout with its texts (annotations, the chart's and its axes' titles) escaped as a trace's are: an
+    axis may be titled with a metric's name from the history."""
+
+    def title(t: Any) -> Any:
+        if isinstance(t, dict) and "text" in t:
+            return {**t, "text": textsafe.html(t["text"])}
+        return textsafe.html(t) if isinstance(t, str) else t
+
+    out = dict(layout)
+    for key, value in layout.items():
+        if key == "title":
+            out[key] = title(value)
+        elif key.endswith("axis") and isinstance(value, dict) and "title" in value:
+            out[key] = {**value, "title": title(value["title"])}
+        elif key == "annotations":
+            out[key] = [{**a, "text": textsafe.html(a["text"])} if "text" in a else a for a in value]
+    return out
+
+
 def _chart(c: Chart, n: int) -> str:
     cid = f"chart{n}"
-    data = {"traces": [_plain_texts(t) for t in c.traces], "layout": c.layout}
+    data = {"traces": [_plain_texts(t) for t in c.traces], "layout": _plain_layout(c.layout)}
     return (
         f"<figure><div class='chart' id='{cid}' style='height:{int(c.height)}px'></div>"
         f"<script type='application/json' id='{cid}-data'>{script_json(data)}</script>"

@@ -249,20 +249,21 @@ class SpreadPrior:
         if nights < 2 or not own > 0:
             return own
         nu = nights - 1
-        bias, v = _log_var_bias(nu), _log_var_variance(nu)
+        bias, v = float(_log_var_bias(nu)), float(_log_var_variance(nu))
         w = self.tau2 / (self.tau2 + v)
         shrunk = w * 2 * math.log(own) + (1 - w) * (self.mu + bias)  # both at this series' bias
         return max(own, math.exp(shrunk / 2))
 
 
-def _log_var_bias(nu: int) -> float:
+def _log_var_bias(nu: np.ndarray | int) -> np.ndarray:
     """E[log(s^2 / sigma^2)] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
-    return float(special.digamma(nu / 2) - math.log(nu / 2))
+    half = np.asarray(nu, dtype=float) / 2
+    return special.digamma(half) - np.log(half)
 
 
-def _log_var_variance(nu: int) -> float:
+def _log_var_variance(nu: np.ndarray | int) -> np.ndarray:
     """Var[log s^2] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
-    return float(special.polygamma(1, nu / 2))
+    return special.polygamma(1, np.asarray(nu, dtype=float) / 2)
 
 
 def spread_prior(rows: np.ndarray) -> SpreadPrior | None:
@@ -278,8 +279,8 @@ def spread_prior(rows: np.ndarray) -> SpreadPrior | None:
     if use.sum() < 2:
         return None
     nu = n[use] - 1
-    logs = np.log(var[use]) - np.array([_log_var_bias(int(k)) for k in nu])
-    sampling = np.array([_log_var_variance(int(k)) for k in nu])
+    logs = np.log(var[use]) - _log_var_bias(nu)
+    sampling = _log_var_variance(nu)
     # the variance of the series' log variances is known within sqrt(2 / (n - 1)) of itself: one standard
     # error off it, so that a few series that happened to differ do not make each its own (the cautious
     # side, as lag1_rho's RHO_MARGIN): 6 series of 4 nights each, a max of 9 % among 16-57 %, gave

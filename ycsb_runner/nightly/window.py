@@ -231,9 +231,10 @@ class SpreadPrior:
     own baseline is too short to know its spread: the mean of their log variances (each made unbiased for
     its number of nights) and how much the series' true log variances differ (*tau2*).
 
-    A spread from 3 nights is known within a factor of about 3 (its log variance has a standard deviation
-    of 1.3), and an extreme-value series (a step's max: one ~100 ms event in the step or not) can look
-    quiet for 3 nights and bimodal over 10: its noise is a property of the metric as much as of the series.
+    A spread from 3 nights is known within a factor of about 2 either way (its log variance has a standard
+    deviation of 1.3), and an extreme-value series (a step's max: one ~100 ms event in the step or not) can
+    look quiet for 3 nights and bimodal over 10: its noise is a property of the metric as much as of the
+    series.
     So the series' log variance is shrunk toward the metric's by its own sampling variance against *tau2*
     (as ``SuiteNoise.combine`` shrinks the correlation), and the window test uses the larger of the shrunk
     and its own spread: the suite can only widen a series' noise, never make a test more confident than
@@ -283,8 +284,9 @@ def spread_prior(rows: np.ndarray) -> SpreadPrior | None:
     sampling = _log_var_variance(nu)
     # the variance of the series' log variances is known within sqrt(2 / (n - 1)) of itself: one standard
     # error off it, so that a few series that happened to differ do not make each its own (the cautious
-    # side, as lag1_rho's RHO_MARGIN): 6 series of 4 nights each, a max of 9 % among 16-57 %, gave
-    # tau2 0.95 without it and each nearly its own spread; 0 with it
+    # side, as lag1_rho's RHO_MARGIN). The max series of `quick` over 4 quiet nights (one at 10 %, the
+    # others 17-76 %) gave tau2 0.95 without it: the quiet one's spread went only halfway (16 %; p 0.0035
+    # for its bimodal max's high nights); 0 with it (30 %, p 0.019)
     total = float(logs.var(ddof=1)) * (1 - math.sqrt(2 / (logs.size - 1)))
     tau2 = max(0.0, total - float(sampling.mean()))
     return SpreadPrior(float(logs.mean()), tau2, int(use.sum()))

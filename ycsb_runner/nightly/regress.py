@@ -27,7 +27,9 @@ points would cut its baseline elsewhere.
 
 **Noise.** Per series, the smallest change a full window could show at this noise and history length
 (``detectable_pct``); a series where that is larger than ``min_effect`` and nothing was flagged is
-"cannot tell", never "no change".
+"cannot tell", never "no change". A series' spread is at least its own shrunk toward that of the suite's
+series of its metric (``window.SpreadPrior``): 3 quiet nights of a step's max (9 %, where the suite's other
+max series spread 21-67 %) are not its noise.
 
 **Accepted changes.** An open regression stays until someone accepts it (``regress accept``, recorded in
 the history): for a series with an accepted change, the nights before the change's run are no longer its
@@ -290,7 +292,13 @@ def _series_rows(
     recent), its nights for the report, the rows of series whose accepted change is too recent to test,
     and the acceptances applied. Each series is judged with the noise of the suite's series
     (``window.SuiteNights``) on *n_nights* nights."""
-    steps = {tuple(key[: len(STEP_KEYS)]) for key, part in groups if part["run_id"].iloc[-1] == newest_id}
+    # (a group's rows are in run id order: its newest night is its largest _night, not its last row)
+    newest = [part["run_id"].iloc[int(np.argmax(part["_night"].to_numpy()))] for _, part in groups]
+    steps = {
+        tuple(key[: len(STEP_KEYS)])
+        for (key, _), last in zip(groups, newest, strict=True)
+        if last == newest_id
+    }
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
     values: dict[tuple, SeriesNights] = {}
@@ -413,8 +421,9 @@ def _series_nights(
 
 def _suite_nights(parts: list[pd.DataFrame], keys: list[Any], n: int) -> window.SuiteNights:
     """The log values of the suite's series (a row each; a series with a value <= 0 has none) on its *n*
-    nights, for the noise they share (``window.suite_noise``) and the night effect (``window.night_effect``:
-    each series turned by whether its metric is better higher, left out when neither)."""
+    nights, for the noise they share (``window.suite_noise``), the spread of the series of one metric
+    (``window.SpreadPrior``) and the night effect (``window.night_effect``: each series turned by whether
+    its metric is better higher, left out when neither)."""
     rows = np.full((len(parts), n), np.nan)
     for i, part in enumerate(parts):
         v = part["value"].to_numpy(float)
@@ -422,7 +431,8 @@ def _suite_nights(parts: list[pd.DataFrame], keys: list[Any], n: int) -> window.
             rows[i, part["_night"].to_numpy(int)] = np.log(v)
     metric = SERIES_KEYS.index("metric")
     hib = [higher_is_better(str(key[metric])) for key in keys]
-    return window.SuiteNights(rows, np.array([0.0 if h is None else (1.0 if h else -1.0) for h in hib]))
+    signs = np.array([0.0 if h is None else (1.0 if h else -1.0) for h in hib])
+    return window.SuiteNights(rows, signs, [str(key[metric]) for key in keys])
 
 
 def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> RegressResult:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy import special
 
 DEFAULT_SEED = 20261201
 TILTS = (0.0, 2.0, 3.5, 5.0, 7.0)  # shifts (innovation sds) of the newest nights in the importance sampler
@@ -105,13 +106,14 @@ def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.sqrt(var)
 
 
-def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
+def least_change(b: np.ndarray, f: np.ndarray, floor: float = 0.0) -> np.ndarray:
     """Per row: how far the fresh nights *f* are below the baseline *b*, in baseline standard deviations:
     the mean of their deviations, none counted more than CAP beyond the least changed night (one outlier
     night cannot make a window), when every fresh night is below the baseline's mean; else the highest
-    deviation (>= 0: no drop).
+    deviation (>= 0: no drop). The standard deviation is at least *floor* (the suite's, ``SpreadPrior``).
     The rise is the same statistic of the negated values."""
     mean, sd = segment_stats(b)
+    sd = np.maximum(sd, floor)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (f - mean[:, None]) / sd[:, None]
     top = z.max(axis=1)
@@ -223,6 +225,79 @@ def suite_noise(nights: np.ndarray) -> SuiteNoise | None:
     return SuiteNoise(rho, se, tau2, n, effective)
 
 
+@dataclass(frozen=True)
+class SpreadPrior:
+    """The spread (log standard deviation) that the suite's series of one metric share, for a series whose
+    own baseline is too short to know its spread: the mean of their log variances (each made unbiased for
+    its number of nights) and how much the series' true log variances differ (*tau2*).
+
+    A spread from 3 nights is known within a factor of about 2 either way (its log variance has a standard
+    deviation of 1.3), and an extreme-value series (a step's max: one ~100 ms event in the step or not) can
+    look quiet for 3 nights and bimodal over 10: its noise is a property of the metric as much as of the
+    series.
+    So the series' log variance is shrunk toward the metric's by its own sampling variance against *tau2*
+    (as ``SuiteNoise.combine`` shrinks the correlation), and the window test uses the larger of the shrunk
+    and its own spread: the suite can only widen a series' noise, never make a test more confident than
+    its own nights allow (the null, simulated for the baseline's length, then errs on the cautious side)."""
+
+    mu: float  # mean unbiased log variance of the metric's series
+    tau2: float  # variance of their true log variances around it
+    series: int
+
+    def spread(self, own: float, nights: int) -> float:
+        """The spread of a series whose *nights* baseline nights have standard deviation *own* (logs): its
+        own when it does not vary (a constant baseline is judged as without the suite)."""
+        if nights < 2 or not own > 0:
+            return own
+        nu = nights - 1
+        bias, v = float(_log_var_bias(nu)), float(_log_var_variance(nu))
+        w = self.tau2 / (self.tau2 + v)
+        shrunk = w * 2 * math.log(own) + (1 - w) * (self.mu + bias)  # both at this series' bias
+        return max(own, math.exp(shrunk / 2))
+
+
+def _log_var_bias(nu: np.ndarray | int) -> np.ndarray:
+    """E[log(s^2 / sigma^2)] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
+    half = np.asarray(nu, dtype=float) / 2
+    return special.digamma(half) - np.log(half)
+
+
+def _log_var_variance(nu: np.ndarray | int) -> np.ndarray:
+    """Var[log s^2] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
+    return special.polygamma(1, np.asarray(nu, dtype=float) / 2)
+
+
+def spread_prior(rows: np.ndarray) -> SpreadPrior | None:
+    """The spread the series *rows* (log values of one metric, a row per series, NaN where a series has no
+    value) share; None when fewer than 2 of them have MIN_SPREAD_NIGHTS values that vary."""
+    ok = ~np.isnan(rows)
+    n = ok.sum(axis=1)
+    x = np.where(ok, rows, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = x.sum(axis=1) / n
+        var = np.where(ok, (x - mean[:, None]) ** 2, 0.0).sum(axis=1) / (n - 1)
+    use = (n >= MIN_SPREAD_NIGHTS) & (var > 0)
+    if use.sum() < 2:
+        return None
+    nu = n[use] - 1
+    logs = np.log(var[use]) - _log_var_bias(nu)
+    sampling = _log_var_variance(nu)
+    # the variance of the series' log variances is known within sqrt(2 / (n - 1)) of itself: one standard
+    # error off it, so that a few series that happened to differ do not make each its own (the cautious
+    # side, as lag1_rho's RHO_MARGIN). The max series of `quick` over 4 quiet nights (one at 10 %, the
+    # others 17-76 %) gave tau2 0.95 without it: the quiet one's spread went only halfway (16 %; p 0.0035
+    # for its bimodal max's high nights); 0 with it (30 %, p 0.019)
+    total = float(logs.var(ddof=1)) * (1 - math.sqrt(2 / (logs.size - 1)))
+    tau2 = max(0.0, total - float(sampling.mean()))
+    return SpreadPrior(float(logs.mean()), tau2, int(use.sum()))
+
+
+MIN_SPREAD_NIGHTS = 3  # nights a series needs to count in its metric's spread (changepoint.MIN_BASELINE)
+SPREAD_NIGHTS = (
+    60  # the nights before a night that a metric's spread is measured over (changepoint.MAX_BASELINE)
+)
+
+
 def _mean_squared_correlation(rows: np.ndarray) -> float:
     """The mean, over pairs of rows, of the squared correlation of their common (non-NaN) values."""
     x = rows - np.nanmean(rows, axis=1, keepdims=True)
@@ -266,6 +341,11 @@ def night_effect(nights: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return out
 
 
+SpreadAt = Callable[
+    [int], SpreadPrior | None
+]  # the spread of a series' metric over the nights before a night
+
+
 @dataclass(frozen=True)
 class SuiteView:
     """What one series sees of its suite, given the index of a night in the series' own values: the noise the
@@ -276,20 +356,41 @@ class SuiteView:
     noise: Callable[[int], SuiteNoise | None]
     residual: Callable[[int], SuiteNoise | None]
     effect: np.ndarray | None
+    spread: SpreadAt | None = None  # the spread of the suite's series of its metric (``SpreadPrior``) ...
+    residual_spread: SpreadAt | None = None  # ... and without the night effect
 
 
 class SuiteNights:
     """The log values of a suite's series, a row per series and a column per night (oldest first; NaN where a
     series has no value), and the suite's noise over the nights before a night (:func:`suite_noise`, computed
     once per night: the series of a suite ask for the same nights). *signs*: per series 1 when higher is
-    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default."""
+    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default. *metrics*: per
+    series its metric, for the spread the series of one metric share (``SpreadPrior``; none without)."""
 
-    def __init__(self, nights: np.ndarray, signs: np.ndarray | None = None) -> None:
+    def __init__(
+        self, nights: np.ndarray, signs: np.ndarray | None = None, metrics: list[str] | None = None
+    ) -> None:
         self.nights = nights
         self.signs = np.ones(nights.shape[0]) if signs is None else np.asarray(signs, dtype=float)
+        self.metrics = np.asarray(metrics, dtype=object) if metrics is not None else None
         self._before: dict[int, SuiteNoise | None] = {}
         self._residual: dict[int, SuiteNoise | None] = {}
         self._effect: dict[int, np.ndarray] = {}
+        self._spreads: dict[tuple[int, bool, str], SpreadPrior | None] = {}
+
+    def spread_before(self, night: int, metric: str, residual: bool = False) -> SpreadPrior | None:
+        """The spread the series of *metric* share over the last SPREAD_NIGHTS nights before *night* (with
+        *residual*, once each series' night effect is removed)."""
+        key = (night, residual, metric)
+        if key not in self._spreads:
+            assert self.metrics is not None
+            lo = max(0, night - SPREAD_NIGHTS)
+            rows = self.nights[self.metrics == metric, lo:night]
+            if residual:
+                own = self.signs[self.metrics == metric, None] * self.effect(night)[None, lo:night]
+                rows = rows - own
+            self._spreads[key] = spread_prior(rows)
+        return self._spreads[key]
 
     def before(self, night: int) -> SuiteNoise | None:
         """The suite's noise over the nights before *night* (a column)."""
@@ -318,8 +419,17 @@ class SuiteNights:
         sign, noise = self.signs[row], self.before(upto)
         shared = noise is not None and noise.shared >= NIGHT_EFFECT_SHARED
         effect = sign * self.effect(upto)[at] if sign and shared else None
+        if self.metrics is None:
+            return SuiteView(
+                lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+            )
+        metric = str(self.metrics[row])
         return SuiteView(
-            lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+            lambda k: self.before(int(at[k])),
+            lambda k: self.residual_before(int(at[k])),
+            effect,
+            lambda k: self.spread_before(int(at[k]), metric),
+            lambda k: self.spread_before(int(at[k]), metric, residual=True),
         )
 
 
@@ -448,21 +558,24 @@ def _logs(x: np.ndarray) -> np.ndarray:
     return np.log(x) if np.all(x > 0) else x
 
 
-def noise_model(baseline: np.ndarray) -> NoiseModel:
+def noise_model(baseline: np.ndarray, prior: SpreadPrior | None = None) -> NoiseModel:
+    """The noise of *baseline* (values); with *prior*, its spread widened toward its metric's in the suite."""
     y = _logs(np.asarray(baseline, dtype=float))
     mean, sd = segment_stats(y[None, :])
-    return NoiseModel(y.size, float(mean[0]), float(sd[0]), lag1_rho(y))
+    spread = float(sd[0]) if prior is None else prior.spread(float(sd[0]), y.size)
+    return NoiseModel(y.size, float(mean[0]), spread, lag1_rho(y))
 
 
-def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float, floor: float = 0.0) -> np.ndarray:
     """One-sided p of each window and direction for each row of log values *y* (shape (r, m + max(ks))):
-    shape (r, len(ks), 2), direction 0 a drop, 1 a rise."""
+    shape (r, len(ks), 2), direction 0 a drop, 1 a rise. *floor*: the least baseline standard deviation
+    (``least_change``; the null is that of the baseline's own, which a wider one only makes cautious)."""
     nl = null(m, ks, rho)
     n = y.shape[1]
     out = np.empty((y.shape[0], len(ks), 2))
     for i, k in enumerate(ks):
         for j, sign in enumerate((1.0, -1.0)):
-            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :])
+            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :], floor)
             out[:, i, j] = np.where(np.isnan(stat), 1.0, nl.margins[k].p(np.nan_to_num(stat, nan=0.0)))
     return out
 
@@ -478,18 +591,20 @@ def window_test(
     ks: tuple[int, ...],
     min_effect_pct: float,
     rho: float | None = None,
+    spread: float = 0.0,
 ) -> tuple[float, Window | None]:
     """Two-sided p of the newest nights *fresh* (the last max(ks)) against *segment* (the nights before
     them), and the window (k nights, direction) that gave it; (1.0, None) when no window shows a change of
     at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
     observed one, doubled for the two directions. *rho*: the noise model's correlation (default: the
-    segment's own, :func:`lag1_rho`)."""
+    segment's own, :func:`lag1_rho`); *spread*: the least standard deviation of the segment's logs
+    (``SpreadPrior.spread``; default its own)."""
     x = np.concatenate([segment, fresh]).astype(float)
     y = _logs(x)
     n, m = y.size, segment.size
     if rho is None:
         rho = lag1_rho(y[:m])
-    ps = marginal_ps(y[None, :], m, ks, rho)[0]
+    ps = marginal_ps(y[None, :], m, ks, rho, spread)[0]
     found: list[Window] = []
     for i, k in enumerate(ks):
         before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))

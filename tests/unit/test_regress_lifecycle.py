@@ -323,3 +323,55 @@ def test_one_accept_takes_the_throttled_nights_and_regress_applies_it(tmp_path: 
     assert len(doc["accepts"]) == 6 + len(dist)  # and the latency_distribution ones
     assert {"night-8"} <= {a["change_run"] for a in doc["accepts"]} <= {"night-8", "night-9"}
     assert "regression" not in {r["verdict"] for r in doc["rows"]}
+
+
+def _slower_mix(results: Path, nights: range, mix: str, factor: float) -> None:
+    """The run throughput of the steps of *mix* on *nights* (folders night-NN) times *factor*."""
+    for i in nights:
+        folder = results / f"night-{i:02d}"
+        m = json.loads((folder / "manifest.json").read_text())
+        for s in m["steps"]:
+            if s.get("mix") == mix and s.get("throughput_ops_s"):
+                s["throughput_ops_s"] *= factor
+        (folder / "manifest.json").write_text(json.dumps(m))
+        steps = pd.read_csv(folder / "steps.csv")
+        steps.loc[steps["mix"] == mix, "throughput_ops_s"] *= factor
+        steps.to_csv(folder / "steps.csv", index=False)
+
+
+def test_one_accept_can_take_a_series_twice_and_regress_applies_the_newest(tmp_path: Path) -> None:
+    """Copies of a checked-in run: eight normal nights, six where the read100 steps' throughput is 20 % lower
+    (flagged on night 9, open since night-08), then three where the server is 40 % slower for every series
+    (open since night-14). `regress accept` takes each series' open change; once read100's throughput is
+    accepted from night-08, the slow nights show as a change of its own, from night-14, which the same
+    accept takes too: that series twice. The next regress applies each series' newest acceptance (night-14:
+    too recent to test) and passes."""
+    from test_regress import _nightly_folders
+
+    results = tmp_path / "results"
+    _nightly_folders(results, [*NOISE, *NOISE[:6], 0.6, 0.6, 0.6])
+    _slower_mix(results, range(8, 17), "read100", 0.8)
+    runner = CliRunner()
+    where = ["--results", str(results)]
+    assert runner.invoke(app, ["history", "rebuild", *where]).exit_code == 0
+    before = json.loads(runner.invoke(app, ["regress", SUITE, *where, "-f", "json"]).stdout)
+    opened = {
+        (r["mix"], r["operation"], r["metric"]): r["change_run"]
+        for r in before["rows"]
+        if r["verdict"] == "regression"
+    }
+    assert opened.pop(("read100", "OVERALL", "throughput_ops_s")) == "night-08"
+    assert opened and set(opened.values()) == {"night-14"}
+    res = runner.invoke(app, ["regress", "accept", SUITE, *where, "--why", "slower", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    taken: dict[tuple[str, str, str], list[str]] = {}
+    for r in json.loads(res.stdout)["rows"]:
+        taken.setdefault((r["mix"], r["operation"], r["metric"]), []).append(r["change_run"])
+    assert taken.pop(("read100", "OVERALL", "throughput_ops_s")) == ["night-08", "night-14"]
+    assert taken.keys() == opened.keys() and all(runs == ["night-14"] for runs in taken.values())
+    after = runner.invoke(app, ["regress", SUITE, *where, "-f", "json"])
+    assert after.exit_code == 0, after.output
+    doc = json.loads(after.stdout)
+    assert len(doc["accepts"]) == len(opened) + 1  # each series' newest
+    assert {a["change_run"] for a in doc["accepts"]} == {"night-14"}
+    assert {r["verdict"] for r in doc["rows"]} == {"accepted"}

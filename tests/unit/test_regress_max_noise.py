@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from ycsb_runner.nightly import regress as regress_module
-from ycsb_runner.nightly.history import METRIC_COLUMNS, RUN_COLUMNS
 from ycsb_runner.nightly.regress import REGRESSION, regress
 from ycsb_runner.nightly.regress_options import RegressOptions
-from ycsb_runner.nightly.window import SpreadPrior, spread_prior
+from ycsb_runner.nightly.window import SpreadPrior, least_spread, level_free_log_var, spread_prior
+from ycsb_runner.runs.history import METRIC_COLUMNS, RUN_COLUMNS
 
 NIGHTS = [*(f"pilot-{i:02d}" for i in range(6)), *(f"normal-{i:02d}" for i in range(4))]  # not in time order
 MAX_MS = {
@@ -94,26 +94,45 @@ def test_a_short_quiet_baseline_takes_the_spread_of_its_metric() -> None:
     spread (``SpreadPrior``) widens it to about the metric's; a series noisier than the metric keeps its
     own."""
     logs = np.log(np.array([v[:3] for v in MAX_MS.values()]))
-    prior = spread_prior(logs)
-    assert prior is not None and prior.series == 6
+    own_var, nu = level_free_log_var(logs)
+    prior = spread_prior(own_var, nu)
+    assert prior is not None and prior.series == 6 and list(nu) == [2.0] * 6
     own = logs.std(axis=1, ddof=1)
     quiet = list(MAX_MS).index(("run", "b-read95-update5", "READ"))
-    assert own[quiet] < 0.09 and prior.spread(float(own[quiet]), 3) > 0.2
+    assert own[quiet] < 0.09 and least_spread(prior.shrink(own_var[quiet], 2), 3) > 0.2
     noisy = int(np.argmax(own))
-    assert prior.spread(float(own[noisy]), 3) == own[noisy]
+    assert least_spread(prior.shrink(own_var[noisy], 2), 3) < own[noisy]
 
 
-def test_a_long_baseline_keeps_its_own_spread_where_the_metric_differs() -> None:
+def test_a_long_history_keeps_its_own_spread_where_the_metric_differs() -> None:
     """Series of one metric whose true spreads differ (2 % to 16 %, 60 nights each): the quietest keeps
-    about its own spread (the metric's is for baselines too short to know theirs)."""
+    about its own spread (the metric's is for series too short to know theirs)."""
     rng = np.random.default_rng(47)
     spreads = np.array([0.02, 0.04, 0.08, 0.16, 0.03, 0.12])
     logs = spreads[:, None] * rng.standard_normal((6, 60))
-    prior = spread_prior(logs)
-    assert prior is not None and prior.tau2 > 0
+    own_var, nu = level_free_log_var(logs)
+    prior = spread_prior(own_var, nu)
+    assert prior is not None and prior.tau2 > 1
     own = float(logs[0].std(ddof=1))
-    assert own <= prior.spread(own, 60) < 1.2 * own
-    assert SpreadPrior(prior.mu, 0.0, 6).spread(own, 60) > 2 * own  # (without tau2: the metric's)
+    assert 0.8 * own < least_spread(prior.shrink(own_var[0], nu[0]), 60) < 1.2 * own
+    assert least_spread(SpreadPrior(prior.mu, 0.0, 6).shrink(own_var[0], nu[0]), 60) > 2 * own  # the metric's
+
+
+def test_a_shift_of_level_is_not_noise() -> None:
+    """Four series of one metric that all moved 40 % for three nights (a throttled server) and came back
+    (tests/unit/test_alerts.py): their spread is that of their nights around their levels (2 %), not the
+    19 % of all nights around one mean, so that the nights after them can tell a 20 % change; a well
+    measured series (16 nights of its own) keeps about its spread when the series share one."""
+    rng = np.random.default_rng(8)
+    step = np.r_[np.zeros(8), np.full(3, np.log(0.6)), np.zeros(8)]
+    logs = step + 0.02 * rng.standard_normal((4, 19))
+    assert logs.std(axis=1, ddof=1).min() > 0.15  # around one mean
+    own_var, nu = level_free_log_var(logs)
+    assert list(nu) == [16.0] * 4  # 19 nights, 3 levels
+    assert np.all(np.abs(own_var - 2 * np.log(0.02)) < 0.8)  # within 1.5x of 2 %
+    prior = spread_prior(own_var, nu)
+    assert prior is not None
+    assert all(least_spread(prior.shrink(v, n), 5) < 0.03 for v, n in zip(own_var, nu, strict=True))
 
 
 def test_an_earlier_nights_flag_is_held_at_alpha_over_the_steps_whatever_the_run_ids(

@@ -218,8 +218,8 @@ def _judge_at(
     the test would have run on night end - 1. The noise model's correlation comes from every night before
     the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
     and nothing after the night judged is looked at; with *suite*, shrunk toward the suite's estimate over
-    the same nights (``window.SuiteNoise``); with *spread*, the baseline's spread is at least its own
-    shrunk toward that of its metric in the suite over those nights (``window.SpreadPrior``)."""
+    the same nights (``window.SuiteNoise``); with *spread*, the baseline's spread is at least that of the
+    series over those nights, shrunk toward that of its metric in the suite (``window.SpreadPrior``)."""
     span = _span(cps, end, window, confirm)
     if span is None:
         return None

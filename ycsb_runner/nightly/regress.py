@@ -27,9 +27,10 @@ points would cut its baseline elsewhere.
 
 **Noise.** Per series, the smallest change a full window could show at this noise and history length
 (``detectable_pct``); a series where that is larger than ``min_effect`` and nothing was flagged is
-"cannot tell", never "no change". A series' spread is at least its own shrunk toward that of the suite's
-series of its metric (``window.SpreadPrior``): 3 quiet nights of a step's max (9 %, where the suite's other
-max series spread 21-67 %) are not its noise.
+"cannot tell", never "no change". A baseline's spread is at least that of its series over all its nights
+before the window (shifts of level left out), shrunk toward that of the suite's series of its metric by
+how few they are (``window.SpreadPrior``): 3 quiet nights of a step's max (9 %, where the suite's other max
+series spread 21-67 %) are not its noise, while a series of many nights keeps about its own.
 
 **Accepted changes.** An open regression stays until someone accepts it (``regress accept``, recorded in
 the history): for a series with an accepted change, the nights before the change's run are no longer its

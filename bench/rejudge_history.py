@@ -74,9 +74,9 @@ def main() -> None:
     ap.add_argument("results", type=Path, help="a results folder with its history.sqlite")
     ap.add_argument("--suite", default="quick")
     ap.add_argument("--from", dest="first", help="the first run id to print (the earlier are judged too)")
-    ap.add_argument("regress", nargs=argparse.REMAINDER, help="-- then options for regress")
-    args = ap.parse_args()
-    extra = [a for a in args.regress if a != "--"]
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = ap.parse_args(argv[:cut]), argv[cut + 1 :]  # after --: regress' own options
     if not (args.results / "history.sqlite").is_file():
         sys.exit(f"no history.sqlite in {args.results}: give a results folder")
     todo = nights(args.results / "history.sqlite", args.suite)

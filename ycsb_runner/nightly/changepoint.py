@@ -38,6 +38,7 @@ from ycsb_runner.nightly.window import (
     lag1_rho,
     noise_model,
     pct_change,
+    spread_floor,
     window_test,
 )
 
@@ -225,10 +226,10 @@ def _judge_at(
         return None
     start, stop, ks = span
     pre = y[: end - window]
-    positive = bool(np.all(y[start:stop] > 0))
     rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, suite(end - window) if suite else None)
-    model = noise_model(y[start:stop], spread(end - window) if spread and positive else None)
-    p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho, model.spread)
+    floor = spread_floor(y[start:stop], spread(end - window) if spread else None)
+    model = noise_model(y[start:stop], floor)
+    p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho, floor)
     return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
 
 

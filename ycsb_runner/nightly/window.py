@@ -115,7 +115,7 @@ def least_change(b: np.ndarray, f: np.ndarray, floor: float = 0.0) -> np.ndarray
     """Per row: how far the fresh nights *f* are below the baseline *b*, in baseline standard deviations:
     the mean of their deviations, none counted more than CAP beyond the least changed night (one outlier
     night cannot make a window), when every fresh night is below the baseline's mean; else the highest
-    deviation (>= 0: no drop). The standard deviation is at least *floor* (a series' spread, ``noise_model``).
+    deviation (>= 0: no drop). The standard deviation is at least *floor* (``spread_floor``).
     The rise is the same statistic of the negated values."""
     mean, sd = segment_stats(b)
     sd = np.maximum(sd, floor)
@@ -618,16 +618,21 @@ def _logs(x: np.ndarray) -> np.ndarray:
     return np.log(x) if np.all(x > 0) else x
 
 
-def noise_model(baseline: np.ndarray, log_var: float | None = None) -> NoiseModel:
-    """The noise of *baseline* (values); with *log_var* (its series' log variance shrunk toward its metric's,
-    ``SpreadPrior.shrink``), its spread at least :func:`least_spread` of it, unless the baseline does not
-    vary (judged as without the suite)."""
+def noise_model(baseline: np.ndarray, floor: float = 0.0) -> NoiseModel:
+    """The noise of *baseline* (values); its spread at least *floor* (:func:`spread_floor`)."""
     y = _logs(np.asarray(baseline, dtype=float))
     mean, sd = segment_stats(y[None, :])
-    spread = float(sd[0])
-    if log_var is not None and spread > 0:
-        spread = max(spread, least_spread(log_var, y.size))
-    return NoiseModel(y.size, float(mean[0]), spread, lag1_rho(y))
+    return NoiseModel(y.size, float(mean[0]), max(float(sd[0]), floor), lag1_rho(y))
+
+
+def spread_floor(baseline: np.ndarray, log_var: float | None) -> float:
+    """The least spread of *baseline* (values) of a series whose log variance is *log_var* (its own over its
+    nights shrunk toward its metric's, ``SpreadPrior.shrink``; None: none): :func:`least_spread`, 0 when there
+    is none or the baseline does not vary or is not positive (judged as without the suite)."""
+    x = np.asarray(baseline, dtype=float)
+    if log_var is None or not np.all(x > 0) or np.ptp(x) == 0:
+        return 0.0
+    return least_spread(log_var, x.size)
 
 
 def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float, floor: float = 0.0) -> np.ndarray:
@@ -662,7 +667,7 @@ def window_test(
     at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
     observed one, doubled for the two directions. *rho*: the noise model's correlation (default: the
     segment's own, :func:`lag1_rho`); *spread*: the least standard deviation of the segment's logs
-    (``noise_model`` with a series' spread; default its own)."""
+    (``spread_floor``; default 0: each baseline its own)."""
     x = np.concatenate([segment, fresh]).astype(float)
     y = _logs(x)
     n, m = y.size, segment.size

@@ -560,7 +560,8 @@ def _judge_row(
 
 
 def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
-    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's."""
+    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's (the
+    correlation; the spread toward its metric's, ``window.SpreadPrior``)."""
     if not isinstance(suite, window.SuiteView):
         return "the series' own"
     shared = suite.noise(n - 1)
@@ -569,7 +570,12 @@ def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
         if shared
         else "the series' own"
     )
-    return said + ("; the suite's night effect removed" if suite.effect is not None else "")
+    spread = "; its spread at least its own over its nights, shrunk toward its metric's in the suite"
+    return (
+        said
+        + (spread if suite.spread is not None else "")
+        + ("; the suite's night effect removed" if suite.effect is not None else "")
+    )
 
 
 def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict[str, Any]:

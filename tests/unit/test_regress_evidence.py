@@ -61,6 +61,9 @@ def test_flagged_series_carry_their_evidence(tmp_path: Path) -> None:
     assert ev["p_value"] == tp["p_value"] and ev["p_adjusted"] == tp["p_adjusted"]
     assert ev["noise"]["model"] == tp["noise"] and ev["noise"]["spread_pct"] > 0
     assert ev["noise"]["estimate"].startswith("the series' own, shrunk toward its suite's (")
+    assert (
+        "its spread at least its own over its nights, shrunk toward its metric's" in ev["noise"]["estimate"]
+    )
     texts = [m["text"] for m in ev["moved"]]
     assert "server CPU x2.0" in texts and "server update per s -40 %" in texts and "READ avg +67 %" in texts
     sizes = [abs(m["after"] / m["before"] - 1) for m in ev["moved"] if m["before"]]

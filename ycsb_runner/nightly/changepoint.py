@@ -31,6 +31,7 @@ from ycsb_runner.nightly.window import (
     DEFAULT_SEED,
     RECOVERED,
     NoiseModel,
+    SpreadAt,
     SuiteNoise,
     SuiteView,
     Window,
@@ -38,6 +39,7 @@ from ycsb_runner.nightly.window import (
     lag1_rho,
     noise_model,
     pct_change,
+    spread_floor,
     window_test,
 )
 
@@ -211,20 +213,23 @@ def _judge_at(
     confirm: int,
     min_effect_pct: float,
     suite: SuiteAt | None = None,
+    spread: SpreadAt | None = None,
 ) -> _At | None:
     """The newest nights before *end* against the stable segment before them (None: too little of it), as
     the test would have run on night end - 1. The noise model's correlation comes from every night before
     the window, around one mean: a wandering level or a slow drift shows as correlation (a cautious null),
     and nothing after the night judged is looked at; with *suite*, shrunk toward the suite's estimate over
-    the same nights (``window.SuiteNoise``)."""
+    the same nights (``window.SuiteNoise``); with *spread*, the baseline's spread is at least that of the
+    series over those nights, shrunk toward that of its metric in the suite (``window.SpreadPrior``)."""
     span = _span(cps, end, window, confirm)
     if span is None:
         return None
     start, stop, ks = span
     pre = y[: end - window]
     rho = lag1_rho(np.log(pre) if np.all(pre > 0) else pre, suite(end - window) if suite else None)
-    p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho)
-    model = noise_model(y[start:stop])
+    floor = spread_floor(y[start:stop], spread(end - window) if spread else None)
+    model = noise_model(y[start:stop], floor)
+    p, win = window_test(y[start:stop], y[stop:end], ks, min_effect_pct, rho, floor)
     return _At(p, win, start, stop, ks, NoiseModel(model.nights, model.level, model.spread, rho))
 
 
@@ -239,6 +244,7 @@ def _open_regression(
     worse: int,
     then_cps: Callable[[int], tuple[int, ...]],
     suite: SuiteAt | None = None,
+    spread: SpreadAt | None = None,
 ) -> tuple[int, _At] | None:
     """The earliest change toward worse, begun before tonight's window, that the window test flagged when
     its nights were the newest and that has not recovered since: on no night after the flag were the
@@ -271,7 +277,7 @@ def _open_regression(
         ):
             continue  # (cheap: most nights are not the start of anything)
         since = medians[s + 1 :]  # the windows ending on the nights after the flag (s + window - 1)
-        args = (y, s + window, since, window, confirm, min_effect_pct, alpha, worse, suite)
+        args = (y, s + window, since, window, confirm, min_effect_pct, alpha, worse, suite, spread)
         # as tonight's change points cut the history, else as that night's did (what it printed then)
         at = _flag(before_s, *args) or _flag(then_cps(s + window), *args)
         if at is not None and at.win is not None:
@@ -290,10 +296,11 @@ def _flag(
     alpha: float,
     worse: int,
     suite: SuiteAt | None = None,
+    spread: SpreadAt | None = None,
 ) -> _At | None:
     """The window test of the nights before *end* with the history cut at *cps*, when it flagged a change
     toward worse that the windows *since* have not recovered from."""
-    at = _judge_at(y, cps, end, window, confirm, min_effect_pct, suite)
+    at = _judge_at(y, cps, end, window, confirm, min_effect_pct, suite, spread)
     if at is None or at.win is None or at.p >= alpha or worse * at.win.pct < min_effect_pct:
         return None
     return at if np.all(worse * pct_change(at.win.before, since) >= RECOVERED * min_effect_pct) else None
@@ -346,10 +353,11 @@ def _tonight(
     min_effect_pct: float,
     alpha: float,
     suite: SuiteAt | None = None,
+    spread: SpreadAt | None = None,
 ) -> SeriesJudgement:
     """The judgement of tonight's window of a series with no open regression."""
     n = y.size
-    at = _judge_at(y, cps, n, window, confirm, min_effect_pct, suite)
+    at = _judge_at(y, cps, n, window, confirm, min_effect_pct, suite, spread)
     if at is None:
         start = [c for c in cps if c < n - window][-1]
         return _untested(
@@ -445,7 +453,7 @@ def judge_series(
     if isinstance(suite, SuiteView):
         if suite.effect is not None:
             return _with_night_effect(np.asarray(values, dtype=float), suite, **kw)
-        suite = suite.noise
+        return _judge_values(np.asarray(values, dtype=float), suite=suite.noise, spread=suite.spread, **kw)
     return _judge_values(np.asarray(values, dtype=float), suite=suite, **kw)
 
 
@@ -457,11 +465,11 @@ def _with_night_effect(x: np.ndarray, view: SuiteView, **kw) -> SeriesJudgement:
     assert view.effect is not None
     effect = np.nan_to_num(view.effect, nan=0.0)
     alpha, min_effect, worse = kw["alpha"], kw["min_effect_pct"], kw["worse"]
-    without = _judge_values(x * np.exp(-effect), suite=view.residual, **kw)
+    without = _judge_values(x * np.exp(-effect), suite=view.residual, spread=view.residual_spread, **kw)
     if _regressed(without, alpha, min_effect, worse):
         note = "; ".join(n for n in (without.note, "the suite's night effect removed") if n)
         return replace(without, note=note)
-    own = _judge_values(x, suite=view.noise, **kw)
+    own = _judge_values(x, suite=view.noise, spread=view.spread, **kw)
     if not _regressed(own, alpha, min_effect, worse):
         return own
     off = max(0, int(kw["accepted_from"]))
@@ -501,8 +509,10 @@ def _judge_values(
     permutations: int,
     seed: int,
     suite: SuiteAt | None,
+    spread: SpreadAt | None = None,
 ) -> SeriesJudgement:
-    """``judge_series`` of values *x* with the suite's noise *suite* (a callable or None)."""
+    """``judge_series`` of values *x* with the suite's noise *suite* and its metric's spread *spread*
+    (callables or None)."""
     off = max(0, int(accepted_from))
     y = x[off:]
     if y.size < MIN_BASELINE + confirm or not np.all(np.isfinite(y)):
@@ -515,6 +525,7 @@ def _judge_values(
     cps = change_points(y.size)
     shown = tuple(off + c for c in cps)
     at_suite = (lambda k: suite(off + k)) if suite is not None else None
+    at_spread = (lambda k: spread(off + k)) if spread is not None else None
     if worse:
         found = _open_regression(
             y,
@@ -526,7 +537,8 @@ def _judge_values(
             worse=worse,
             then_cps=change_points,
             suite=at_suite,
+            spread=at_spread,
         )
         if found is not None:
             return _open_judgement(y, off, shown, window, alpha, *found)
-    return _tonight(y, off, cps, shown, window, confirm, min_effect_pct, alpha, at_suite)
+    return _tonight(y, off, cps, shown, window, confirm, min_effect_pct, alpha, at_suite, at_spread)

@@ -27,7 +27,10 @@ points would cut its baseline elsewhere.
 
 **Noise.** Per series, the smallest change a full window could show at this noise and history length
 (``detectable_pct``); a series where that is larger than ``min_effect`` and nothing was flagged is
-"cannot tell", never "no change".
+"cannot tell", never "no change". A baseline's spread is at least that of its series over all its nights
+before the window (shifts of level left out), shrunk toward that of the suite's series of its metric by
+how few they are (``window.SpreadPrior``): 3 quiet nights of a step's max (9 %, where the suite's other max
+series spread 21-67 %) are not its noise, while a series of many nights keeps about its own.
 
 **Accepted changes.** An open regression stays until someone accepts it (``regress accept``, recorded in
 the history): for a series with an accepted change, the nights before the change's run are no longer its
@@ -290,7 +293,13 @@ def _series_rows(
     recent), its nights for the report, the rows of series whose accepted change is too recent to test,
     and the acceptances applied. Each series is judged with the noise of the suite's series
     (``window.SuiteNights``) on *n_nights* nights."""
-    steps = {tuple(key[: len(STEP_KEYS)]) for key, part in groups if part["run_id"].iloc[-1] == newest_id}
+    # (a group's rows are in run id order: its newest night is its largest _night, not its last row)
+    newest = [part["run_id"].iloc[int(np.argmax(part["_night"].to_numpy()))] for _, part in groups]
+    steps = {
+        tuple(key[: len(STEP_KEYS)])
+        for (key, _), last in zip(groups, newest, strict=True)
+        if last == newest_id
+    }
     series_alpha = opts.alpha / max(1, len(steps))  # an earlier night's flag: the strictest threshold
     rows: list[dict[str, Any]] = []
     values: dict[tuple, SeriesNights] = {}
@@ -413,8 +422,9 @@ def _series_nights(
 
 def _suite_nights(parts: list[pd.DataFrame], keys: list[Any], n: int) -> window.SuiteNights:
     """The log values of the suite's series (a row each; a series with a value <= 0 has none) on its *n*
-    nights, for the noise they share (``window.suite_noise``) and the night effect (``window.night_effect``:
-    each series turned by whether its metric is better higher, left out when neither)."""
+    nights, for the noise they share (``window.suite_noise``), the spread of the series of one metric
+    (``window.SpreadPrior``) and the night effect (``window.night_effect``: each series turned by whether
+    its metric is better higher, left out when neither)."""
     rows = np.full((len(parts), n), np.nan)
     for i, part in enumerate(parts):
         v = part["value"].to_numpy(float)
@@ -422,7 +432,8 @@ def _suite_nights(parts: list[pd.DataFrame], keys: list[Any], n: int) -> window.
             rows[i, part["_night"].to_numpy(int)] = np.log(v)
     metric = SERIES_KEYS.index("metric")
     hib = [higher_is_better(str(key[metric])) for key in keys]
-    return window.SuiteNights(rows, np.array([0.0 if h is None else (1.0 if h else -1.0) for h in hib]))
+    signs = np.array([0.0 if h is None else (1.0 if h else -1.0) for h in hib])
+    return window.SuiteNights(rows, signs, [str(key[metric]) for key in keys])
 
 
 def _with_left_out(out: RegressResult, left_out: dict[tuple, list[str]]) -> RegressResult:
@@ -549,7 +560,8 @@ def _judge_row(
 
 
 def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
-    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's."""
+    """Whose noise the series was judged with (for its evidence): its own, or shrunk toward its suite's (the
+    correlation; the spread toward its metric's, ``window.SpreadPrior``)."""
     if not isinstance(suite, window.SuiteView):
         return "the series' own"
     shared = suite.noise(n - 1)
@@ -558,7 +570,12 @@ def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
         if shared
         else "the series' own"
     )
-    return said + ("; the suite's night effect removed" if suite.effect is not None else "")
+    spread = "; its spread at least its own over its nights, shrunk toward its metric's in the suite"
+    return (
+        said
+        + (spread if suite.spread is not None else "")
+        + ("; the suite's night effect removed" if suite.effect is not None else "")
+    )
 
 
 def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict[str, Any]:

@@ -31,6 +31,11 @@ without it (``changepoint.judge_series`` with a ``SuiteView``), so that a change
 out of what is left of the noise; a change of the whole suite moves the night effect itself and is judged
 on the series' own values (measured in ``bench/suite_bench.py``).
 
+**The spread of the suite's series of one metric.** A baseline of a few nights that happen to be quiet is
+not its series' noise (a step's max latency: one ~100 ms event lands in a 15-s step or not): the baseline's
+standard deviation is at least its series' own over all its nights before the window, levels' shifts left
+out, shrunk toward that of the suite's series of its metric by how well it is known (``SpreadPrior``).
+
 **The detectable effect.** The shift that puts the least changed night of a full window exactly on the
 threshold of a given level: smaller changes cannot reach it at this noise and length.
 """
@@ -43,6 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy import special
 
 DEFAULT_SEED = 20261201
 TILTS = (0.0, 2.0, 3.5, 5.0, 7.0)  # shifts (innovation sds) of the newest nights in the importance sampler
@@ -106,13 +112,14 @@ def segment_stats(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.sqrt(var)
 
 
-def least_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
+def least_change(b: np.ndarray, f: np.ndarray, floor: float = 0.0) -> np.ndarray:
     """Per row: how far the fresh nights *f* are below the baseline *b*, in baseline standard deviations:
     the mean of their deviations, none counted more than CAP beyond the least changed night (one outlier
     night cannot make a window), when every fresh night is below the baseline's mean; else the highest
-    deviation (>= 0: no drop).
+    deviation (>= 0: no drop). The standard deviation is at least *floor* (``spread_floor``).
     The rise is the same statistic of the negated values."""
     mean, sd = segment_stats(b)
+    sd = np.maximum(sd, floor)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (f - mean[:, None]) / sd[:, None]
     top = z.max(axis=1)
@@ -224,6 +231,123 @@ def suite_noise(nights: np.ndarray) -> SuiteNoise | None:
     return SuiteNoise(rho, se, tau2, n, effective)
 
 
+@dataclass(frozen=True)
+class SpreadPrior:
+    """The spread (log variance) that the suite's series of one metric share, for a series whose own nights
+    are too few to know its spread: the mean of their log variances (each over its level-free nights,
+    :func:`level_free_log_var`, made unbiased for its degrees of freedom) and how much the series' true log
+    variances differ (*tau2*, at least TAU2_MIN).
+
+    A spread from 3 nights is known within a factor of about 2 either way (its log variance has a standard
+    deviation of 1.3), and an extreme-value series (a step's max: one ~100 ms event in the step or not) can
+    look quiet for 3 nights and bimodal over 10: its noise is a property of the metric as much as of the
+    series. So a series' own log variance (over all its nights before the window, not only the baseline's)
+    is shrunk toward the metric's by its own sampling variance against *tau2* (as ``SuiteNoise.combine``
+    shrinks the correlation): a series with few nights takes about its metric's spread, one with many keeps
+    about its own. The window test then uses the larger of that and its baseline's own spread
+    (:func:`least_spread`): the suite can only widen a series' noise, never make a test more confident than
+    its own nights allow (the null, simulated for the baseline's length, then errs on the cautious side)."""
+
+    mu: float  # mean unbiased log variance of the metric's series
+    tau2: float  # variance of their true log variances around it
+    series: int
+
+    def shrink(self, own: np.ndarray | float, nu: np.ndarray | float) -> np.ndarray:
+        """The log variance of series whose own (unbiased) is *own* with *nu* degrees of freedom (NaN or nu
+        < 1: none of its own, the metric's), shrunk toward the metric's."""
+        own, nu = np.asarray(own, dtype=float), np.asarray(nu, dtype=float)
+        w = self.tau2 / (self.tau2 + _log_var_variance(np.maximum(nu, 1)))
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isfinite(own) & (nu >= 1), w * own + (1 - w) * self.mu, self.mu)
+
+
+# the series of one metric are taken to differ in true log variance by at least this much (a standard
+# deviation of 0.5: spreads within a factor of about 1.3 of each other), whatever a few series estimate: a
+# series that has measured its own spread over many nights keeps about it (60 nights: 88 % of the weight;
+# 16: 62 %; 4: 21 %), where an estimate of 0 (the series of a metric share one spread) gave every series its
+# metric's however long its own history (tests/unit/test_alerts.py: nights that recovered "cannot tell")
+TAU2_MIN = 0.25
+MIN_SPREAD_NIGHTS = 3  # nights a series needs to count in its metric's spread (changepoint.MIN_BASELINE)
+SPREAD_NIGHTS = 60  # the nights before a night that a spread is measured over (changepoint.MAX_BASELINE)
+# a step between consecutive nights is a shift of level (cut out of the spread) when it is TRIM_MADS scaled
+# MADs of the series' steps or more, none of the smallest three quarters, and the series has this many steps
+SHIFT_MIN_STEPS = 6
+
+
+def _log_var_bias(nu: np.ndarray | float) -> np.ndarray:
+    """E[log(s^2 / sigma^2)] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
+    half = np.asarray(nu, dtype=float) / 2
+    return special.digamma(half) - np.log(half)
+
+
+def _log_var_variance(nu: np.ndarray | float) -> np.ndarray:
+    """Var[log s^2] for a sample variance with *nu* degrees of freedom (Gaussian values)."""
+    return special.polygamma(1, np.asarray(nu, dtype=float) / 2)
+
+
+def level_free_log_var(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of log values *rows* (a column per night, NaN where none): the log of its variance around the
+    levels it held, made unbiased for its degrees of freedom, and those degrees of freedom (nu = values -
+    levels; log variance NaN where nu < 1 or the values do not vary). A level holds until a shift: a step
+    from one value to the next of TRIM_MADS (3.5) scaled MADs of the row's steps or more (a Gaussian
+    night's step reaches it about once in 2,000), at most a quarter of the steps, none in a row of fewer
+    than SHIFT_MIN_STEPS. So a change of level (a regression, the slow nights of a throttled server) is not
+    counted as noise, while a noisy or bimodal series' frequent jumps are (they make its MAD)."""
+    r, n = rows.shape
+    ok = ~np.isnan(rows)
+    if n < 2:  # (no night before the first ones judged: a window as long as the history)
+        return np.full(r, np.nan), ok.sum(axis=1) - 1.0
+    last = np.maximum.accumulate(np.where(ok, np.arange(n), -1), axis=1)  # the newest value at or before
+    prev = np.concatenate([np.full((r, 1), -1), last[:, :-1]], axis=1)  # ... and before each night
+    has = ok & (prev >= 0)
+    step = np.abs(np.where(has, rows - np.take_along_axis(rows, np.maximum(prev, 0), axis=1), np.nan))
+    steps = has.sum(axis=1)
+    cut = steps >= SHIFT_MIN_STEPS
+    shift = np.zeros_like(has)
+    if cut.any():
+        s = step[cut]
+        mad = 1.4826 * np.nanmedian(s, axis=1)  # 0: a quantised series, whose steps are its noise
+        limit = np.where(mad > 0, np.maximum(TRIM_MADS * mad, np.nanquantile(s, 0.75, axis=1)), np.inf)
+        with np.errstate(invalid="ignore"):
+            shift[cut] = has[cut] & (s > limit[:, None])
+    level = np.arange(r)[:, None] * (n + 1) + np.cumsum(shift, axis=1)  # one number per row and level
+    x = np.where(ok, rows, 0.0)
+    count = np.bincount(level[ok], minlength=r * (n + 1))
+    mean = np.bincount(level[ok], weights=x[ok], minlength=r * (n + 1)) / np.maximum(count, 1)
+    ss = np.where(ok, (x - mean[level]) ** 2, 0.0).sum(axis=1)
+    nu = (ok.sum(axis=1) - shift.sum(axis=1) - 1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        logs = np.where((nu >= 1) & (ss > 0), np.log(ss / nu) - _log_var_bias(np.maximum(nu, 1)), np.nan)
+    return logs, nu
+
+
+def spread_prior(logs: np.ndarray, nu: np.ndarray) -> SpreadPrior | None:
+    """The spread that series of one metric share, from their unbiased log variances *logs* with *nu*
+    degrees of freedom (:func:`level_free_log_var`); None when fewer than 2 of them have
+    MIN_SPREAD_NIGHTS - 1 degrees of freedom and vary."""
+    use = np.isfinite(logs) & (nu >= MIN_SPREAD_NIGHTS - 1)
+    if use.sum() < 2:
+        return None
+    own, sampling = logs[use], _log_var_variance(nu[use])
+    # the variance of the series' log variances is known within sqrt(2 / (n - 1)) of itself: one standard
+    # error off it, so that a few series that happened to differ do not make each its own (the cautious
+    # side, as lag1_rho's RHO_MARGIN); TAU2_MIN below
+    total = float(own.var(ddof=1)) * (1 - math.sqrt(2 / (own.size - 1)))
+    tau2 = max(TAU2_MIN, total - float(sampling.mean()))
+    return SpreadPrior(float(own.mean()), tau2, int(use.sum()))
+
+
+def least_spread(log_var: np.ndarray | float, nights: int) -> float:
+    """The least spread (log standard deviation) of a baseline of *nights* nights of a series whose log
+    variance is *log_var* (``SpreadPrior.shrink``): as large as such a baseline's own typically is (a sample
+    standard deviation of few nights is smaller than the true one: its log variance is biased by
+    ``_log_var_bias``), so that a baseline that happens to be quiet is judged at its series' spread."""
+    v = float(log_var)
+    if nights < 2 or not math.isfinite(v):
+        return 0.0
+    return math.exp((v + float(_log_var_bias(nights - 1))) / 2)
+
+
 def _mean_squared_correlation(rows: np.ndarray) -> float:
     """The mean, over pairs of rows, of the squared correlation of their common (non-NaN) values."""
     x = rows - np.nanmean(rows, axis=1, keepdims=True)
@@ -267,6 +391,11 @@ def night_effect(nights: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return out
 
 
+# a series' log variance over the nights before a night (its index in the series' values), shrunk toward its
+# metric's in the suite (``SpreadPrior.shrink``); None: none to use
+SpreadAt = Callable[[int], float | None]
+
+
 @dataclass(frozen=True)
 class SuiteView:
     """What one series sees of its suite, given the index of a night in the series' own values: the noise the
@@ -277,20 +406,55 @@ class SuiteView:
     noise: Callable[[int], SuiteNoise | None]
     residual: Callable[[int], SuiteNoise | None]
     effect: np.ndarray | None
+    spread: SpreadAt | None = None  # its log variance shrunk toward its metric's (``SpreadPrior``) ...
+    residual_spread: SpreadAt | None = None  # ... and without the night effect
 
 
 class SuiteNights:
     """The log values of a suite's series, a row per series and a column per night (oldest first; NaN where a
     series has no value), and the suite's noise over the nights before a night (:func:`suite_noise`, computed
     once per night: the series of a suite ask for the same nights). *signs*: per series 1 when higher is
-    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default."""
+    better, -1 when lower is, 0 when neither (left out of the night effect); all 1 by default. *metrics*: per
+    series its metric, for the spread the series of one metric share (``SpreadPrior``; none without)."""
 
-    def __init__(self, nights: np.ndarray, signs: np.ndarray | None = None) -> None:
+    def __init__(
+        self, nights: np.ndarray, signs: np.ndarray | None = None, metrics: list[str] | None = None
+    ) -> None:
         self.nights = nights
         self.signs = np.ones(nights.shape[0]) if signs is None else np.asarray(signs, dtype=float)
+        self.metrics = np.asarray(metrics, dtype=object) if metrics is not None else None
         self._before: dict[int, SuiteNoise | None] = {}
         self._residual: dict[int, SuiteNoise | None] = {}
         self._effect: dict[int, np.ndarray] = {}
+        self._spreads: dict[tuple[int, bool], np.ndarray] = {}
+
+    def spreads_before(self, night: int, residual: bool = False) -> np.ndarray:
+        """Per series, its log variance over the last SPREAD_NIGHTS nights before *night* (its levels'
+        shifts left out, :func:`level_free_log_var`) shrunk toward that of its metric's series
+        (``SpreadPrior.shrink``; NaN: its metric has no spread to share or the series does not vary); with
+        *residual*, once each series' night effect is removed."""
+        key = (night, residual)
+        if key not in self._spreads:
+            assert self.metrics is not None
+            lo = max(0, night - SPREAD_NIGHTS)
+            rows = self.nights[:, lo:night]
+            if residual:
+                rows = rows - self.signs[:, None] * self.effect(night)[None, lo:night]
+            logs, nu = level_free_log_var(rows)
+            out = np.full(rows.shape[0], np.nan)
+            for metric in set(self.metrics):
+                mine = np.flatnonzero(self.metrics == metric)
+                prior = spread_prior(logs[mine], nu[mine])
+                if prior is not None:  # a series too short for its own takes the metric's; a flat one none
+                    keep = np.isfinite(logs[mine]) | (nu[mine] < 1)
+                    out[mine] = np.where(keep, prior.shrink(logs[mine], nu[mine]), np.nan)
+            self._spreads[key] = out
+        return self._spreads[key]
+
+    def spread_at(self, row: int, night: int, residual: bool = False) -> float | None:
+        """Series *row*'s shrunk log variance over the nights before *night* (``spreads_before``)."""
+        v = float(self.spreads_before(night, residual)[row])
+        return v if math.isfinite(v) else None
 
     def before(self, night: int) -> SuiteNoise | None:
         """The suite's noise over the nights before *night* (a column)."""
@@ -319,8 +483,16 @@ class SuiteNights:
         sign, noise = self.signs[row], self.before(upto)
         shared = noise is not None and noise.shared >= NIGHT_EFFECT_SHARED
         effect = sign * self.effect(upto)[at] if sign and shared else None
+        if self.metrics is None:
+            return SuiteView(
+                lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+            )
         return SuiteView(
-            lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
+            lambda k: self.before(int(at[k])),
+            lambda k: self.residual_before(int(at[k])),
+            effect,
+            lambda k: self.spread_at(row, int(at[k])),
+            lambda k: self.spread_at(row, int(at[k]), residual=True),
         )
 
 
@@ -449,21 +621,33 @@ def _logs(x: np.ndarray) -> np.ndarray:
     return np.log(x) if np.all(x > 0) else x
 
 
-def noise_model(baseline: np.ndarray) -> NoiseModel:
+def noise_model(baseline: np.ndarray, floor: float = 0.0) -> NoiseModel:
+    """The noise of *baseline* (values); its spread at least *floor* (:func:`spread_floor`)."""
     y = _logs(np.asarray(baseline, dtype=float))
     mean, sd = segment_stats(y[None, :])
-    return NoiseModel(y.size, float(mean[0]), float(sd[0]), lag1_rho(y))
+    return NoiseModel(y.size, float(mean[0]), max(float(sd[0]), floor), lag1_rho(y))
 
 
-def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:
+def spread_floor(baseline: np.ndarray, log_var: float | None) -> float:
+    """The least spread of *baseline* (values) of a series whose log variance is *log_var* (its own over its
+    nights shrunk toward its metric's, ``SpreadPrior.shrink``; None: none): :func:`least_spread`, 0 when there
+    is none or the baseline does not vary or is not positive (judged as without the suite)."""
+    x = np.asarray(baseline, dtype=float)
+    if log_var is None or not np.all(x > 0) or np.ptp(x) == 0:
+        return 0.0
+    return least_spread(log_var, x.size)
+
+
+def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float, floor: float = 0.0) -> np.ndarray:
     """One-sided p of each window and direction for each row of log values *y* (shape (r, m + max(ks))):
-    shape (r, len(ks), 2), direction 0 a drop, 1 a rise."""
+    shape (r, len(ks), 2), direction 0 a drop, 1 a rise. *floor*: the least baseline standard deviation
+    (``least_change``; the null is that of the baseline's own, which a wider one only makes cautious)."""
     nl = null(m, ks, rho)
     n = y.shape[1]
     out = np.empty((y.shape[0], len(ks), 2))
     for i, k in enumerate(ks):
         for j, sign in enumerate((1.0, -1.0)):
-            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :])
+            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :], floor)
             out[:, i, j] = np.where(np.isnan(stat), 1.0, nl.margins[k].p(np.nan_to_num(stat, nan=0.0)))
     return out
 
@@ -479,18 +663,20 @@ def window_test(
     ks: tuple[int, ...],
     min_effect_pct: float,
     rho: float | None = None,
+    spread: float = 0.0,
 ) -> tuple[float, Window | None]:
     """Two-sided p of the newest nights *fresh* (the last max(ks)) against *segment* (the nights before
     them), and the window (k nights, direction) that gave it; (1.0, None) when no window shows a change of
     at least *min_effect_pct* %. The p is the null probability of a smallest marginal p as small as the
     observed one, doubled for the two directions. *rho*: the noise model's correlation (default: the
-    segment's own, :func:`lag1_rho`)."""
+    segment's own, :func:`lag1_rho`); *spread*: the least standard deviation of the segment's logs
+    (``spread_floor``; default 0: each baseline its own)."""
     x = np.concatenate([segment, fresh]).astype(float)
     y = _logs(x)
     n, m = y.size, segment.size
     if rho is None:
         rho = lag1_rho(y[:m])
-    ps = marginal_ps(y[None, :], m, ks, rho)[0]
+    ps = marginal_ps(y[None, :], m, ks, rho, spread)[0]
     found: list[Window] = []
     for i, k in enumerate(ks):
         before, after = float(np.median(x[: n - k])), float(np.median(x[n - k :]))

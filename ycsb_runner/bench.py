@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ycsb_runner import config
 from ycsb_runner.errors import (
     Interrupted,
     RunFailed,
@@ -113,6 +114,8 @@ class BenchCheck:
     plan: Plan
     findings: list[Any]  # preflight.Finding
     notice: list[str]
+    results: Path  # where the run folder goes
+    history_url: str | None  # the option over $YCSB_RUNNER_HISTORY_URL; None: <results>/history.sqlite
     findmax: Any = None  # ycsb_runner.findmax.search.FindmaxOptions, resolved; None: a bench
 
     @property
@@ -162,14 +165,16 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
         from ycsb_runner.findmax.plan import findmax_plan
 
         suite, search = findmax_plan(suite, opts.findmax)
-    measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
-    plan = build_plan(suite, measured)
+    results = opts.results or results_dir()
+    history_url = config.current().history(opts.history_url)  # read once, for the estimate and the run
+    plan = build_plan(suite, earlier_rates(suite.name, opts.url, results, history_url))
     if search is not None:
-        return BenchCheck(suite, Plan(suite=suite, steps=plan.steps[:1]), [], [], findmax=search)
+        load = Plan(suite=suite, steps=plan.steps[:1])
+        return BenchCheck(suite, load, [], [], results, history_url, findmax=search)
     embedded = opts.url is None
     findings = preflight(plan.suite, embedded=embedded)
     audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
-    return BenchCheck(suite=suite, plan=plan, findings=findings + audit_findings, notice=notice)
+    return BenchCheck(suite, plan, findings + audit_findings, notice, results, history_url)
 
 
 def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, BenchCheck]:
@@ -267,16 +272,17 @@ class _Prepared:
         return self.check.plan
 
 
-def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) -> _Prepared:
-    """Every check after the pre-flight that needs no server, in the order a user fixes them: an audit
-    strategy for a suite that switches audit logging, the URL's files, YCSB and Java, then the load
-    generators (an unreachable one fails here, before a server starts); runs a killed ycsb-runner left
-    "running" are marked on the way."""
+def _prepare(opts: BenchOptions, checked: BenchCheck | None, log: Callable[[str], None]) -> _Prepared:
+    """The pre-flight (``check_bench``, told through *log*, unless *checked*), then every check that needs no
+    server, in the order a user fixes them: an audit strategy for a suite that switches audit logging, the
+    URL's files, YCSB and Java, then the load generators (an unreachable one fails here, before a server
+    starts); runs a killed ycsb-runner left "running" are marked on the way."""
     from ycsb_runner.execute.clients import load_generators
     from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
     from ycsb_runner.runs.model import mark_abandoned
 
+    check = checked if checked is not None else check_bench(opts).told(log)
     suite = check.plan.suite
     if suite.audit.states and not suite.audit.strategy:
         from ycsb_runner.audit import strategy_names
@@ -373,7 +379,7 @@ def run_bench(
     from ycsb_runner.runs.model import RunResult
     from ycsb_runner.safe.lock import run_lock
 
-    ready = _tools(opts, checked if checked is not None else check_bench(opts).told(log), log)
+    ready = _prepare(opts, checked, log)
     suite = ready.suite
     url = opts.url
     results = opts.results or results_dir()

@@ -45,6 +45,12 @@ def target_key(url: str | None) -> str:
     return ",".join(sorted(items)) or "unknown"
 
 
+def target_id(url: str | None, host: str) -> str:
+    """The target a run measured, as the estimate compares runs: ``embedded@HOST`` (the embedded server of
+    that host) or the URL's hosts (``target_key``)."""
+    return f"embedded@{host}" if url is None else target_key(url)
+
+
 def _host_ports(url: str) -> list[tuple[str, int]]:
     """The (host, port) pairs of a mongodb:// URL's seed list (lower-cased, default port 27017)."""
     rest = url.split("://", 1)[-1]

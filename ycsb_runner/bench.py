@@ -168,13 +168,16 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
     results = opts.results or results_dir()
     history_url = config.current().history(opts.history_url)  # read once, for the estimate and the run
     plan = build_plan(suite, earlier_rates(suite.name, opts.url, results, history_url))
+    findings: list[Any] = []
+    notice: list[str] = []
     if search is not None:
-        load = Plan(suite=suite, steps=plan.steps[:1])
-        return BenchCheck(suite, load, [], [], results, history_url, findmax=search)
-    embedded = opts.url is None
-    findings = preflight(plan.suite, embedded=embedded)
-    audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
-    return BenchCheck(suite, plan, findings + audit_findings, notice, results, history_url)
+        plan = Plan(suite=suite, steps=plan.steps[:1])
+    else:
+        embedded = opts.url is None
+        findings = preflight(plan.suite, embedded=embedded)
+        audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
+        findings += audit_findings
+    return BenchCheck(suite, plan, findings, notice, results, history_url, findmax=search)
 
 
 def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, BenchCheck]:
@@ -308,45 +311,6 @@ def _prepare(opts: BenchOptions, checked: BenchCheck | None, log: Callable[[str]
     return _Prepared(check=check, install=install, java=java, clients=clients)
 
 
-def _hooks(
-    opts: BenchOptions,
-    ready: _Prepared,
-    url: str,
-    audit: Any,
-    holder: Any,
-    progress: Callable[[str, dict], None] | None,
-    *,
-    embedded: bool,
-) -> Any:
-    """The runner's audit strategy, progress events and, unless turned off, its monitor factory and its
-    canaries (the load generators' BasicDB capacity, the round trip to the server, this host's CPU steal
-    and the CPU other processes use, the embedded server's own CPU left out)."""
-    from ycsb_runner.execute.canary import Canaries, local_server
-    from ycsb_runner.execute.monitoring import monitor_factory
-    from ycsb_runner.execute.runner import Hooks
-
-    def server_pid() -> int | None:
-        return holder.info.pid if holder.info else None
-
-    hooks = Hooks(audit=audit, progress=progress)
-    if opts.monitors:
-        hooks.monitors = monitor_factory(
-            server_pid=server_pid, interval_s=opts.sample_interval_s, target=ready.suite.run.target
-        )
-    if opts.canaries:
-        here, pid = (True, None) if embedded else local_server(url)
-        hooks.canaries = Canaries(
-            url,
-            ready.suite,
-            java=ready.java.path,
-            classpath=ready.install.classpath,
-            clients=list(ready.clients),
-            server_pid=server_pid if embedded else (lambda: pid),
-            server_here=here,
-        )
-    return hooks
-
-
 def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
     """What the manifest records of the server a run measures: the embedded one (*server*) or the user's
     (its ``buildInfo``, *build*)."""
@@ -377,12 +341,11 @@ def run_bench(
     from ycsb_runner.install.embedded import EmbeddedServer
     from ycsb_runner.prepare.commandline import database_name
     from ycsb_runner.runs.model import RunResult
-    from ycsb_runner.safe.lock import run_lock
+    from ycsb_runner.safe.lock import check_not_the_target, run_lock
 
     ready = _prepare(opts, checked, log)
-    suite = ready.suite
+    suite, results = ready.suite, ready.check.results
     url = opts.url
-    results = opts.results or results_dir()
     stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
     with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
@@ -399,14 +362,12 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         if opts.history:
-            from ycsb_runner.runs.history import check_not_the_target
-
-            check_not_the_target(opts.history_url, url)
+            check_not_the_target(ready.check.history_url, url)
         build = check_connection(url, Masker())
         if opts.url is not None and opts.lock:  # a server of yours: its addresses and members are known now
             note_lock = stack.enter_context(run_lock(url, suite=suite.name, run_id=opts.run_id))
         target = _target_facts(server, build)
-        audit = None  # the suite's audit strategy; _tools has checked that it names one
+        audit = None  # the suite's audit strategy; _prepare has checked that it names one
         if suite.audit.states:
             namespace = f"{database_name(url)}.{suite.mongodb.table}"
             audit = run_strategy(suite.audit, url, namespace, holder, opts.audit_options)
@@ -420,16 +381,49 @@ def run_bench(
             audit is not None
         ):  # the restore file goes into the run folder before the first switch (crash-safe)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
-        hooks = _hooks(opts, ready, url, audit, holder, progress, embedded=server is not None)
-        runner = _make_runner(opts, ready, result, Target(url, target), hooks)
+        runner = _make_runner(opts, ready, result, Target(url, target), audit, holder, progress)
         stage["run_dir"] = result.root
-        return _run_and_finish(runner, result, opts, results, log, stage)
+        history = (results, ready.check.history_url) if opts.history else None
+        return _run_and_finish(runner, result, opts, history, log, stage)
 
 
-def _make_runner(opts: BenchOptions, ready: _Prepared, result: RunResult, target: Any, hooks: Any) -> Any:
+def _make_runner(
+    opts: BenchOptions,
+    ready: _Prepared,
+    result: RunResult,
+    target: Any,
+    audit: Any,
+    holder: Any,
+    progress: Callable[[str, dict], None] | None,
+) -> Any:
     """The runner of the plan against *target* (``execute.runner.Target``): a findmax search's (whose probes'
-    errors are judged against the search's bound, not failed), else the plain one."""
-    from ycsb_runner.execute.runner import Runner, RunnerSettings, Tools
+    errors are judged against the search's bound, not failed), else the plain one; its hooks: the audit
+    strategy, progress events and, unless turned off, its monitor factory and its canaries (the load
+    generators' BasicDB capacity, the round trip to the server, this host's CPU steal and the CPU other
+    processes use, the embedded server's own CPU left out)."""
+    from ycsb_runner.execute.canary import Canaries
+    from ycsb_runner.execute.monitoring import monitor_factory
+    from ycsb_runner.execute.runner import Hooks, Runner, RunnerSettings, Tools
+
+    def server_pid() -> int | None:  # the embedded server's, as it is now (None: a server of yours)
+        return holder.info.pid if holder.info else None
+
+    embedded = holder.info is not None
+    hooks = Hooks(audit=audit, progress=progress)
+    if opts.monitors:
+        hooks.monitors = monitor_factory(
+            server_pid=server_pid, interval_s=opts.sample_interval_s, target=ready.suite.run.target
+        )
+    if opts.canaries:  # a server of yours: the canaries find whether it runs here, and its process
+        hooks.canaries = Canaries(
+            target.url,
+            ready.suite,
+            java=ready.java.path,
+            classpath=ready.install.classpath,
+            clients=list(ready.clients),
+            server_pid=server_pid if embedded else None,
+            server_here=embedded,
+        )
 
     search = ready.check.findmax
     runner_class: Any = Runner
@@ -454,7 +448,7 @@ def _run_and_finish(
     runner: Any,
     result: RunResult,
     opts: BenchOptions,
-    results: Path,
+    history: tuple[Path, str | None] | None,
     log: Callable[[str], None],
     stage: dict[str, Any],
 ) -> BenchOutcome:
@@ -465,7 +459,7 @@ def _run_and_finish(
     except KeyboardInterrupt as exc:
         finished = Finished()
         with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-            finished = finish_run_folder(result, report=False, log=log, history=_history(opts, results))
+            finished = finish_run_folder(result, report=False, log=log, history=history)
         what = (
             f"every step had completed and is saved in {result.root} (and in the history); the report "
             f"was not written: ycsb-runner report {result.root}"
@@ -479,18 +473,18 @@ def _run_and_finish(
             analysis=finished.analysis,
         ) from None
     except UserError as err:
-        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=history)
         raise RunFailed(
             str(err), run_dir=result.root, exit_code=err.exit_code, analysis=finished.analysis
         ) from None
     stage["completed"] = True
     try:
-        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=history)
     except KeyboardInterrupt as exc:
         # the history record is written whole once begun (signals wait for it), but a signal may come before
         # it begins: index the run now (re-indexing replaces the record; later signals are ignored)
         with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-            finish_run_folder(result, report=False, log=log, history=_history(opts, results))
+            finish_run_folder(result, report=False, log=log, history=history)
         raise RunInterrupted(
             f"{signal_name(exc)}: every step had completed and is saved in {result.root} (and in the "
             f"history); the report was not written: ycsb-runner report {result.root}",
@@ -538,10 +532,6 @@ def _stopping_after_the_run(stage: dict[str, Any]) -> Iterator[None]:
             run_dir=stage["run_dir"],
             exit_code=interrupted_exit_code(exc),
         ) from None
-
-
-def _history(opts: BenchOptions, results: Path) -> tuple[Path, str | None] | None:
-    return (results, opts.history_url) if opts.history else None
 
 
 # bench's exit status when the run completed but could not be added to the history (README: exit codes)

@@ -1067,21 +1067,3 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
     out = runs.copy()
     out["tags"] = out["tags"].map(lambda t: ",".join(f"{k}={v}" for k, v in sorted((t or {}).items())))
     return out[RUN_COLUMNS]
-
-
-def check_not_the_target(history_url: str | None, target_url: str) -> None:
-    """Refuse a MongoDB history in the very database under test (its writes would perturb the run)."""
-    from ycsb_runner.safe.lock import target_key
-
-    url = config.current().history(history_url) or ""
-    if not url.startswith(("mongodb://", "mongodb+srv://")):
-        return
-
-    def database(u: str) -> str:
-        return u.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0] if "/" in u.split("://", 1)[1] else ""
-
-    if target_key(url) == target_key(target_url) and database(url) in ("", database(target_url)):
-        raise UserError(
-            "--history-url names the database under test: give the history a database of its own "
-            "(e.g. .../ycsb_history), or a server that is not being measured"
-        )

@@ -91,7 +91,8 @@ class BenchOutcome:
 
 
 def check_options(opts: BenchOptions) -> None:
-    """One-line errors for options that cannot be right, before anything starts or is printed."""
+    """One-line errors for options that cannot be right, before anything starts or is printed (the URL's,
+    ``check_url``, last in ``check_bench``)."""
     rate = opts.max_error_rate
     if not (isinstance(rate, int | float) and math.isfinite(rate) and 0 <= rate <= 1):
         raise UserError(
@@ -99,8 +100,6 @@ def check_options(opts: BenchOptions) -> None:
         )
     if opts.run_id is not None:
         check_name(opts.run_id, "--run-id")
-    if opts.url is not None:
-        check_url(opts.url)
 
 
 @dataclass
@@ -145,8 +144,9 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
     """The front of every bench, findmax search and dry run, and the one place its options are checked: the
     options, the suite (with ``--audit-strategy``), a findmax search's shape, the plan (timed by what earlier
     runs of the suite against the same target measured), what the suite's settings will measure badly
-    (warnings) or cannot measure (errors), and the programs it will run. A findmax search plans its load
-    alone (the probes are chosen as they run) and has no pre-flight."""
+    (warnings) or cannot measure (errors), the programs it will run, and last how the target's URL is
+    written (a bench then checks the files it names: ``_prepare``). A findmax search plans its load alone
+    (the probes are chosen as they run) and has no pre-flight. Nothing is printed here."""
     from ycsb_runner.audit import strategy_names
     from ycsb_runner.prepare.estimate import earlier_rates
     from ycsb_runner.prepare.preflight import audit_preflight, preflight
@@ -177,6 +177,8 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
         findings = preflight(plan.suite, embedded=embedded)
         audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
         findings += audit_findings
+    if opts.url is not None:
+        check_url(opts.url)
     return BenchCheck(suite, plan, findings, notice, results, history_url, findmax=search)
 
 
@@ -296,7 +298,7 @@ def _prepare(opts: BenchOptions, checked: BenchCheck | None, log: Callable[[str]
         )
     if opts.url is not None:
         check_url_files(opts.url)
-    for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
+    for stale in mark_abandoned(check.results, socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
     install = ensure_ycsb(log=log)
     if opts.binding_class:
@@ -381,10 +383,16 @@ def run_bench(
             audit is not None
         ):  # the restore file goes into the run folder before the first switch (crash-safe)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
-        runner = _make_runner(opts, ready, result, Target(url, target), audit, holder, progress)
         stage["run_dir"] = result.root
         history = (results, ready.check.history_url) if opts.history else None
-        return _run_and_finish(runner, result, opts, history, log, stage)
+        return _run_and_finish(
+            _make_runner(opts, ready, result, Target(url, target), audit, holder, progress),
+            result,
+            opts,
+            history,
+            log,
+            stage,
+        )
 
 
 def _make_runner(

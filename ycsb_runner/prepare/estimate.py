@@ -1,11 +1,10 @@
 """The throughput earlier runs measured, for the plan's duration estimate (``plan.MeasuredRates``).
 
-Earlier runs are the run store's (``runs.history.earlier_runs``: the suite's runs the history lists, else the
-run folders under the results folder, newest first). A run
-counts when it ran against the same target: the embedded server on this host, or a URL with the same hosts
-(``lock.target_id``). Its completed load and run steps (the merged ``client=all`` record of a multi-client
-step) give one throughput per step key (``plan.rate_key``); the estimate takes the median over the newest
-``MAX_RUNS`` runs that measured any.
+Earlier runs come from the run store (``runs.history.earlier_runs``: the suite's runs that the history lists,
+else the run folders under the results folder, newest first); a run counts when it ran against the same
+target: the embedded server on this host, or a URL with the same hosts (``lock.target_id``). Its completed
+load and run steps (the merged ``client=all`` record of a multi-client step) give one throughput per step key
+(``plan.rate_key``); the estimate takes the median over the newest ``MAX_RUNS`` runs that measured any.
 """
 
 from __future__ import annotations

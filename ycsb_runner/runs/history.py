@@ -884,7 +884,6 @@ def earlier_runs(
     from ycsb_runner.safe.lock import target_id
 
     target = target_id(target_url, socket.gethostname())
-
     try:
         runs = history_at(url, results).runs()
     except UserError:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ycsb_runner import config
 from ycsb_runner.errors import (
     Interrupted,
     RunFailed,
@@ -90,7 +91,8 @@ class BenchOutcome:
 
 
 def check_options(opts: BenchOptions) -> None:
-    """One-line errors for options that cannot be right, before anything starts or is printed."""
+    """One-line errors for options that cannot be right, before anything starts or is printed (the URL's,
+    ``check_url``, last in ``check_bench``)."""
     rate = opts.max_error_rate
     if not (isinstance(rate, int | float) and math.isfinite(rate) and 0 <= rate <= 1):
         raise UserError(
@@ -98,8 +100,6 @@ def check_options(opts: BenchOptions) -> None:
         )
     if opts.run_id is not None:
         check_name(opts.run_id, "--run-id")
-    if opts.url is not None:
-        check_url(opts.url)
 
 
 @dataclass
@@ -113,6 +113,8 @@ class BenchCheck:
     plan: Plan
     findings: list[Any]  # preflight.Finding
     notice: list[str]
+    results: Path  # where the run folder goes
+    history_url: str | None  # the option over $YCSB_RUNNER_HISTORY_URL; None: <results>/history.sqlite
     findmax: Any = None  # ycsb_runner.findmax.search.FindmaxOptions, resolved; None: a bench
 
     @property
@@ -142,8 +144,9 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
     """The front of every bench, findmax search and dry run, and the one place its options are checked: the
     options, the suite (with ``--audit-strategy``), a findmax search's shape, the plan (timed by what earlier
     runs of the suite against the same target measured), what the suite's settings will measure badly
-    (warnings) or cannot measure (errors), and the programs it will run. A findmax search plans its load
-    alone (the probes are chosen as they run) and has no pre-flight."""
+    (warnings) or cannot measure (errors), the programs it will run, and last how the target's URL is
+    written (a bench then checks the files it names: ``_prepare``). A findmax search plans its load alone
+    (the probes are chosen as they run) and has no pre-flight. Nothing is printed here."""
     from ycsb_runner.audit import strategy_names
     from ycsb_runner.prepare.estimate import earlier_rates
     from ycsb_runner.prepare.preflight import audit_preflight, preflight
@@ -162,14 +165,21 @@ def check_bench(opts: BenchOptions) -> BenchCheck:
         from ycsb_runner.findmax.plan import findmax_plan
 
         suite, search = findmax_plan(suite, opts.findmax)
-    measured = earlier_rates(suite.name, opts.url, opts.results or results_dir(), opts.history_url)
-    plan = build_plan(suite, measured)
+    results = opts.results or results_dir()
+    history_url = config.current().history(opts.history_url)  # read once, for the estimate and the run
+    plan = build_plan(suite, earlier_rates(suite.name, opts.url, results, history_url))
+    findings: list[Any] = []
+    notice: list[str] = []
     if search is not None:
-        return BenchCheck(suite, Plan(suite=suite, steps=plan.steps[:1]), [], [], findmax=search)
-    embedded = opts.url is None
-    findings = preflight(plan.suite, embedded=embedded)
-    audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
-    return BenchCheck(suite=suite, plan=plan, findings=findings + audit_findings, notice=notice)
+        plan = Plan(suite=suite, steps=plan.steps[:1])
+    else:
+        embedded = opts.url is None
+        findings = preflight(plan.suite, embedded=embedded)
+        audit_findings, notice = audit_preflight(plan.suite, opts.audit_options, embedded=embedded)
+        findings += audit_findings
+    if opts.url is not None:
+        check_url(opts.url)
+    return BenchCheck(suite, plan, findings, notice, results, history_url, findmax=search)
 
 
 def dry_run(opts: BenchOptions, *, show_properties: bool = False) -> tuple[str, BenchCheck]:
@@ -267,16 +277,17 @@ class _Prepared:
         return self.check.plan
 
 
-def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) -> _Prepared:
-    """Every check after the pre-flight that needs no server, in the order a user fixes them: an audit
-    strategy for a suite that switches audit logging, the URL's files, YCSB and Java, then the load
-    generators (an unreachable one fails here, before a server starts); runs a killed ycsb-runner left
-    "running" are marked on the way."""
+def _prepare(opts: BenchOptions, checked: BenchCheck | None, log: Callable[[str], None]) -> _Prepared:
+    """The pre-flight (``check_bench``, told through *log*, unless *checked*), then every check that needs no
+    server, in the order a user fixes them: an audit strategy for a suite that switches audit logging, the
+    URL's files, YCSB and Java, then the load generators (an unreachable one fails here, before a server
+    starts); runs a killed ycsb-runner left "running" are marked on the way."""
     from ycsb_runner.execute.clients import load_generators
     from ycsb_runner.execute.probe import target_warning
     from ycsb_runner.install import ensure_ycsb, find_java
     from ycsb_runner.runs.model import mark_abandoned
 
+    check = checked if checked is not None else check_bench(opts).told(log)
     suite = check.plan.suite
     if suite.audit.states and not suite.audit.strategy:
         from ycsb_runner.audit import strategy_names
@@ -287,7 +298,7 @@ def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) ->
         )
     if opts.url is not None:
         check_url_files(opts.url)
-    for stale in mark_abandoned(opts.results or results_dir(), socket.gethostname()):
+    for stale in mark_abandoned(check.results, socket.gethostname()):
         log(f"marked {stale} as killed: the ycsb-runner that ran it no longer runs")
     install = ensure_ycsb(log=log)
     if opts.binding_class:
@@ -300,45 +311,6 @@ def _tools(opts: BenchOptions, check: BenchCheck, log: Callable[[str], None]) ->
     if warning := target_warning(suite.run.target, names, max(suite.run.threads)):
         log(f"warning: {warning}")
     return _Prepared(check=check, install=install, java=java, clients=clients)
-
-
-def _hooks(
-    opts: BenchOptions,
-    ready: _Prepared,
-    url: str,
-    audit: Any,
-    holder: Any,
-    progress: Callable[[str, dict], None] | None,
-    *,
-    embedded: bool,
-) -> Any:
-    """The runner's audit strategy, progress events and, unless turned off, its monitor factory and its
-    canaries (the load generators' BasicDB capacity, the round trip to the server, this host's CPU steal
-    and the CPU other processes use, the embedded server's own CPU left out)."""
-    from ycsb_runner.execute.canary import Canaries, local_server
-    from ycsb_runner.execute.monitoring import monitor_factory
-    from ycsb_runner.execute.runner import Hooks
-
-    def server_pid() -> int | None:
-        return holder.info.pid if holder.info else None
-
-    hooks = Hooks(audit=audit, progress=progress)
-    if opts.monitors:
-        hooks.monitors = monitor_factory(
-            server_pid=server_pid, interval_s=opts.sample_interval_s, target=ready.suite.run.target
-        )
-    if opts.canaries:
-        here, pid = (True, None) if embedded else local_server(url)
-        hooks.canaries = Canaries(
-            url,
-            ready.suite,
-            java=ready.java.path,
-            classpath=ready.install.classpath,
-            clients=list(ready.clients),
-            server_pid=server_pid if embedded else (lambda: pid),
-            server_here=here,
-        )
-    return hooks
 
 
 def _target_facts(server: ServerInfo | None, build: dict[str, Any]) -> dict[str, Any]:
@@ -371,12 +343,11 @@ def run_bench(
     from ycsb_runner.install.embedded import EmbeddedServer
     from ycsb_runner.prepare.commandline import database_name
     from ycsb_runner.runs.model import RunResult
-    from ycsb_runner.safe.lock import run_lock
+    from ycsb_runner.safe.lock import check_not_the_target, run_lock
 
-    ready = _tools(opts, checked if checked is not None else check_bench(opts).told(log), log)
-    suite = ready.suite
+    ready = _prepare(opts, checked, log)
+    suite, results = ready.suite, ready.check.results
     url = opts.url
-    results = opts.results or results_dir()
     stage: dict[str, Any] = {}  # what exists so far: run_dir, completed
     with _stopping_after_the_run(stage), contextlib.ExitStack() as stack:
         stack.enter_context(signals_as_interrupt())
@@ -393,14 +364,12 @@ def run_bench(
             url = server.url
             log(f"embedded server: {server.version} at {server.url} (pid {server.pid})")
         if opts.history:
-            from ycsb_runner.runs.history import check_not_the_target
-
-            check_not_the_target(opts.history_url, url)
+            check_not_the_target(ready.check.history_url, url)
         build = check_connection(url, Masker())
         if opts.url is not None and opts.lock:  # a server of yours: its addresses and members are known now
             note_lock = stack.enter_context(run_lock(url, suite=suite.name, run_id=opts.run_id))
         target = _target_facts(server, build)
-        audit = None  # the suite's audit strategy; _tools has checked that it names one
+        audit = None  # the suite's audit strategy; _prepare has checked that it names one
         if suite.audit.states:
             namespace = f"{database_name(url)}.{suite.mongodb.table}"
             audit = run_strategy(suite.audit, url, namespace, holder, opts.audit_options)
@@ -414,16 +383,55 @@ def run_bench(
             audit is not None
         ):  # the restore file goes into the run folder before the first switch (crash-safe)
             stack.enter_context(audit_guard(audit, restore_file=restore_path(result.root)))
-        hooks = _hooks(opts, ready, url, audit, holder, progress, embedded=server is not None)
-        runner = _make_runner(opts, ready, result, Target(url, target), hooks)
         stage["run_dir"] = result.root
-        return _run_and_finish(runner, result, opts, results, log, stage)
+        history = (results, ready.check.history_url) if opts.history else None
+        return _run_and_finish(
+            _make_runner(opts, ready, result, Target(url, target), audit, holder, progress),
+            result,
+            opts,
+            history,
+            log,
+            stage,
+        )
 
 
-def _make_runner(opts: BenchOptions, ready: _Prepared, result: RunResult, target: Any, hooks: Any) -> Any:
+def _make_runner(
+    opts: BenchOptions,
+    ready: _Prepared,
+    result: RunResult,
+    target: Any,
+    audit: Any,
+    holder: Any,
+    progress: Callable[[str, dict], None] | None,
+) -> Any:
     """The runner of the plan against *target* (``execute.runner.Target``): a findmax search's (whose probes'
-    errors are judged against the search's bound, not failed), else the plain one."""
-    from ycsb_runner.execute.runner import Runner, RunnerSettings, Tools
+    errors are judged against the search's bound, not failed), else the plain one; its hooks: the audit
+    strategy, progress events and, unless turned off, its monitor factory and its canaries (the load
+    generators' BasicDB capacity, the round trip to the server, this host's CPU steal and the CPU other
+    processes use, the embedded server's own CPU left out)."""
+    from ycsb_runner.execute.canary import Canaries
+    from ycsb_runner.execute.monitoring import monitor_factory
+    from ycsb_runner.execute.runner import Hooks, Runner, RunnerSettings, Tools
+
+    def server_pid() -> int | None:  # the embedded server's, as it is now (None: a server of yours)
+        return holder.info.pid if holder.info else None
+
+    embedded = holder.info is not None
+    hooks = Hooks(audit=audit, progress=progress)
+    if opts.monitors:
+        hooks.monitors = monitor_factory(
+            server_pid=server_pid, interval_s=opts.sample_interval_s, target=ready.suite.run.target
+        )
+    if opts.canaries:  # a server of yours: the canaries find whether it runs here, and its process
+        hooks.canaries = Canaries(
+            target.url,
+            ready.suite,
+            java=ready.java.path,
+            classpath=ready.install.classpath,
+            clients=list(ready.clients),
+            server_pid=server_pid if embedded else None,
+            server_here=embedded,
+        )
 
     search = ready.check.findmax
     runner_class: Any = Runner
@@ -448,7 +456,7 @@ def _run_and_finish(
     runner: Any,
     result: RunResult,
     opts: BenchOptions,
-    results: Path,
+    history: tuple[Path, str | None] | None,
     log: Callable[[str], None],
     stage: dict[str, Any],
 ) -> BenchOutcome:
@@ -459,7 +467,7 @@ def _run_and_finish(
     except KeyboardInterrupt as exc:
         finished = Finished()
         with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-            finished = finish_run_folder(result, report=False, log=log, history=_history(opts, results))
+            finished = finish_run_folder(result, report=False, log=log, history=history)
         what = (
             f"every step had completed and is saved in {result.root} (and in the history); the report "
             f"was not written: ycsb-runner report {result.root}"
@@ -473,18 +481,18 @@ def _run_and_finish(
             analysis=finished.analysis,
         ) from None
     except UserError as err:
-        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=history)
         raise RunFailed(
             str(err), run_dir=result.root, exit_code=err.exit_code, analysis=finished.analysis
         ) from None
     stage["completed"] = True
     try:
-        finished = finish_run_folder(result, report=opts.report, log=log, history=_history(opts, results))
+        finished = finish_run_folder(result, report=opts.report, log=log, history=history)
     except KeyboardInterrupt as exc:
         # the history record is written whole once begun (signals wait for it), but a signal may come before
         # it begins: index the run now (re-indexing replaces the record; later signals are ignored)
         with contextlib.suppress(OSError):  # a terminal that hung up (SIGHUP)
-            finish_run_folder(result, report=False, log=log, history=_history(opts, results))
+            finish_run_folder(result, report=False, log=log, history=history)
         raise RunInterrupted(
             f"{signal_name(exc)}: every step had completed and is saved in {result.root} (and in the "
             f"history); the report was not written: ycsb-runner report {result.root}",
@@ -532,10 +540,6 @@ def _stopping_after_the_run(stage: dict[str, Any]) -> Iterator[None]:
             run_dir=stage["run_dir"],
             exit_code=interrupted_exit_code(exc),
         ) from None
-
-
-def _history(opts: BenchOptions, results: Path) -> tuple[Path, str | None] | None:
-    return (results, opts.history_url) if opts.history else None
 
 
 # bench's exit status when the run completed but could not be added to the history (README: exit codes)

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ycsb_runner.errors import UserError
-from ycsb_runner.runs.history import check_not_the_target
-from ycsb_runner.safe.lock import lock_path, target_key, target_lock
+from ycsb_runner.safe.lock import check_not_the_target, lock_path, target_key, target_lock
 
 HOLD = """
 import sys, time

@@ -144,7 +144,9 @@ class Canaries:
     java: str
     classpath: list[str]
     clients: list[Client] = field(default_factory=list)  # empty: this machine
-    server_pid: Callable[[], int | None] = lambda: None  # the server's process here (None: none known)
+    # the embedded server's process (its pid follows restarts); None: a server of the user's, whose process
+    # here, if it runs here, the canaries find from its URL (``local_server``) when they first measure
+    server_pid: Callable[[], int | None] | None = None
     server_here: bool = False  # the server runs on this host (its CPU is ours when its process is known)
     _ops: dict[str, dict[str, float]] = field(default_factory=dict)
     _rtt: dict[str, float] = field(default_factory=dict)
@@ -153,11 +155,18 @@ class Canaries:
 
     def before(self) -> None:
         self._measure(BEFORE)
-        self._marks[BEFORE] = cpu_mark(self.server_pid())
+        self._marks[BEFORE] = cpu_mark(self._server())
 
     def after(self) -> None:
-        self._marks[AFTER] = cpu_mark(self.server_pid())
+        self._marks[AFTER] = cpu_mark(self._server())
         self._measure(AFTER)
+
+    def _server(self) -> int | None:
+        """The server's process here (None: none known)."""
+        if self.server_pid is None:
+            self.server_here, pid = local_server(self.url)
+            self.server_pid = lambda: pid
+        return self.server_pid()
 
     def _generators(self) -> list[Client]:
         return self.clients or [Client(ClientSpec(LOCAL_CLIENT))]

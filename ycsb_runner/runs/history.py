@@ -832,7 +832,12 @@ def open_history(results: Path | None = None, url: str | None = None) -> History
     """The history named by *url* (``mongodb://``/``mongodb+srv://``, or an SQLite file path), by
     ``$YCSB_RUNNER_HISTORY_URL``, or ``<results>/history.sqlite`` (*results*: default the results folder,
     ``$YCSB_RUNNER_RESULTS`` or results/)."""
-    url = config.current().history(url)
+    return history_at(config.current().history(url), results)
+
+
+def history_at(url: str | None, results: Path | None = None) -> History:
+    """The history at *url* as resolved (``config.Config.history``: the option over the environment); None:
+    ``<results>/history.sqlite``."""
     if url is None:
         from ycsb_runner.paths import results_dir
 
@@ -865,6 +870,40 @@ def run_folders(results: Path) -> list[Path]:
     return sorted(
         p for p in results.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).is_file()
     )
+
+
+def earlier_runs(
+    results: Path, url: str | None, suite: str, target_url: str | None, most: int
+) -> list[Manifest]:
+    """The manifests of *suite*'s runs against the target of *target_url* (None: the embedded server of this
+    host; ``lock.target_id``), newest first: of the folders the history at *url* (as resolved, see
+    ``history_at``) lists, else of the run folders under *results*; the newest *most* folders read, one that
+    cannot be read passed over."""
+    import socket
+
+    from ycsb_runner.safe.lock import target_id
+
+    target = target_id(target_url, socket.gethostname())
+    try:
+        runs = history_at(url, results).runs()
+    except UserError:
+        runs = None
+    folders: list[Path] = []
+    if runs is not None and not runs.empty:
+        mine = runs[runs["suite"] == suite].sort_values(["started_at", "run_id"], ascending=False)
+        folders = [Path(f) for f in mine["folder"] if isinstance(f, str) and f]
+    if not folders:
+        folders = list(reversed(run_folders(results)))
+    manifests = []
+    for folder in folders[:most]:
+        try:
+            m = RunResult.load(folder).manifest
+        except (UserError, OSError):
+            continue
+        ran_against = target_id(None if m.target.embedded else m.target.url, m.host.hostname)
+        if m.suite.name == suite and ran_against == target:
+            manifests.append(m)
+    return sorted(manifests, key=lambda m: m.started_at, reverse=True)
 
 
 def rebuild(
@@ -1027,21 +1066,3 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
     out = runs.copy()
     out["tags"] = out["tags"].map(lambda t: ",".join(f"{k}={v}" for k, v in sorted((t or {}).items())))
     return out[RUN_COLUMNS]
-
-
-def check_not_the_target(history_url: str | None, target_url: str) -> None:
-    """Refuse a MongoDB history in the very database under test (its writes would perturb the run)."""
-    from ycsb_runner.safe.lock import target_key
-
-    url = config.current().history(history_url) or ""
-    if not url.startswith(("mongodb://", "mongodb+srv://")):
-        return
-
-    def database(u: str) -> str:
-        return u.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0] if "/" in u.split("://", 1)[1] else ""
-
-    if target_key(url) == target_key(target_url) and database(url) in ("", database(target_url)):
-        raise UserError(
-            "--history-url names the database under test: give the history a database of its own "
-            "(e.g. .../ycsb_history), or a server that is not being measured"
-        )

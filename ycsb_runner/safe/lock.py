@@ -5,7 +5,8 @@ every address the URL's hosts resolve to, and every member a replica set reports
 is the same for every checkout on the machine (``$XDG_RUNTIME_DIR/ycsb-runner/locks``, else
 ``/tmp/ycsb-runner-<uid>/locks``; ``YCSB_RUNNER_LOCK_DIR`` names another). The kernel drops a lock when the
 holder dies however it dies (SIGKILL included), so a stale lock file of a dead process is simply taken over.
-The file's content (pid, run id, suite, start time) is only there to name the holder.
+The file's content (pid, run id, suite, start time) is only there to name the holder. Nor may the run history
+live in the database under test (``check_not_the_target``): its writes would perturb the run.
 """
 
 from __future__ import annotations
@@ -43,6 +44,29 @@ def target_key(url: str | None) -> str:
         if h:
             items.append(h)
     return ",".join(sorted(items)) or "unknown"
+
+
+def target_id(url: str | None, host: str) -> str:
+    """The target a run measured, as the estimate compares runs: ``embedded@HOST`` (the embedded server of
+    that host) or the URL's hosts (``target_key``)."""
+    return f"embedded@{host}" if url is None else target_key(url)
+
+
+def check_not_the_target(history_url: str | None, target_url: str) -> None:
+    """Refuse a MongoDB history (*history_url* as resolved: ``config.Config.history``; None: an SQLite file)
+    in the very database under test (its writes would perturb the run)."""
+    url = history_url or ""
+    if not url.startswith(("mongodb://", "mongodb+srv://")):
+        return
+
+    def database(u: str) -> str:
+        return u.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0] if "/" in u.split("://", 1)[1] else ""
+
+    if target_key(url) == target_key(target_url) and database(url) in ("", database(target_url)):
+        raise UserError(
+            "--history-url names the database under test: give the history a database of its own "
+            "(e.g. .../ycsb_history), or a server that is not being measured"
+        )
 
 
 def _host_ports(url: str) -> list[tuple[str, int]]:

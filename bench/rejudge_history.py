@@ -10,7 +10,7 @@ One line per night: run id, exit code, decision (regress' closing reason) and th
 mix operation metric change%``), then a count of nights per exit code. Options after ``--`` go to regress
 (``--min-effect 10``, ``--confirm 1``...).
 
-Used for issue 47 on /work/qp/fixture (a quiet quick history) and /work/qp/quiet2/pilot (10 normal nights,
+Used for issue 47 on bench/data/quick-plan-2026-12-07 (a quiet quick history: 6 pilot nights, 10 normal nights,
 then 3 with the server stopped 10 % of the time).
 """
 

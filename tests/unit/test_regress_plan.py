@@ -44,6 +44,23 @@ def test_nights_needed_is_the_fewest_that_reach_the_effect() -> None:
     assert nights_needed(NoiseModel(4, 0.0, 0.2, 0.0), ks, level, 5.0, 60) is None  # 20 % noise: never
 
 
+def test_a_series_that_cannot_tell_needs_at_least_one_more_night() -> None:
+    """At the threshold the plan's coarser nulls may find today's baseline enough where the judgement's did
+    not: the plan then asks for one more night, never "0 more nights" beside "cannot tell"."""
+    from types import SimpleNamespace
+
+    from ycsb_runner.nightly.regress import _needs
+
+    model = NoiseModel(12, 0.0, 0.02, 0.0)
+    coarse = detectable_pct(model, (2, 3), 0.01, window.PLAN_DRAWS)
+    opts = RegressOptions(window=3, confirm=2, min_effect_pct=coarse + 0.001)
+    assert nights_needed(model, (2, 3), 0.01, opts.min_effect_pct, 60) == 0
+    judged = SimpleNamespace(noise=model, detectable_pct=coarse + 0.01)  # the judgement's finer nulls
+    assert _needs(judged, 1, opts, 0.01)["needs_nights"] == 1
+    judged = SimpleNamespace(noise=model, detectable_pct=coarse - 0.01)  # it can: nothing more
+    assert _needs(judged, 1, opts, 0.01)["needs_nights"] == 0
+
+
 def test_could_not_tell_says_how_to_tell() -> None:
     short = regress(*_history(_nights(7)), "quick", RegressOptions())  # 4 baseline nights
     assert short.exit_code == EXIT_UNDECIDED and (short.table["verdict"] == "cannot tell").all()

@@ -586,6 +586,8 @@ def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict
     ks = tuple(range(opts.confirm, opts.window + 1))
     target = opts.min_effect_pct
     nights = window.nights_needed(j.noise, ks, alpha, target, MAX_BASELINE) if target > 0 else None
+    if nights == 0 and not j.detectable_pct <= target:  # the plan's coarser nulls put it at the threshold:
+        nights = 1  # "0 more nights" beside "cannot tell" said nothing (quiet quick history, normal-09)
     reps = window.repetitions_needed(repetitions, window.spread_ratio(j.detectable_pct, target))
     return {
         "repetitions": repetitions,

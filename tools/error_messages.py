@@ -15,6 +15,7 @@ topic of the FAQ. Pure functions of the source text; no import of the package.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,21 +77,32 @@ def _clean(template: str) -> str:
     return re.sub(f"({HOLE})+", HOLE, text)
 
 
+@functools.cache
+def _raised(source: str) -> tuple[tuple[int, str], ...]:
+    """(line, template) of each user-facing error one module's *source* raises (kept by its text: the FAQ's
+    eight topics each read the whole package, in one process)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args):
+            continue
+        func = node.exc.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in USER_FACING:
+            continue
+        template = _template(node.exc.args[0])
+        if template is not None and _words(template) >= MIN_WORDS:
+            out.append((node.lineno, _clean(template)))
+    return tuple(out)
+
+
 def messages(package: Path = PACKAGE) -> list[Message]:
     """Every user-facing error template raised in *package*, in path and line order."""
     out = []
     for path in sorted(package.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args):
-                continue
-            func = node.exc.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name not in USER_FACING:
-                continue
-            template = _template(node.exc.args[0])
-            if template is not None and _words(template) >= MIN_WORDS:
-                out.append(Message(path.relative_to(package).as_posix(), node.lineno, _clean(template)))
+        module = path.relative_to(package).as_posix()
+        out += [
+            Message(module, line, template) for line, template in _raised(path.read_text(encoding="utf-8"))
+        ]
     return sorted(out, key=lambda m: (m.module, m.line))
 
 

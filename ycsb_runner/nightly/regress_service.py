@@ -91,18 +91,24 @@ def judge(
 
 def with_evidence(out: RegressResult, runs: pd.DataFrame) -> None:
     """Each flagged series' ``evidence`` (``nightly.evidence``), its run folders read through the model (each
-    once), found where the history recorded them (``folder``)."""
+    once, and each step's figures of a run computed once), found where the history recorded them
+    (``folder``)."""
     from ycsb_runner.nightly import evidence
     from ycsb_runner.nightly.regress import ENVIRONMENT, IMPROVEMENT, REGRESSION
     from ycsb_runner.runs.history import SERIES_KEYS
 
     folders = dict(zip(runs["run_id"].astype(str), runs["folder"], strict=True)) if not runs.empty else {}
     loaded: dict[str, Any] = {}
+    # a run's figures depend only on the row's step (the series of one step share them): each step's once
+    figures: dict[tuple[str, tuple[str | None, ...]], dict[str, float] | None] = {}
 
     def read(run: str, row: dict[str, Any]) -> dict[str, float] | None:
         if run not in loaded:
             loaded[run] = evidence.open_run(folders.get(run))
-        return evidence.folder_figures(loaded[run], row)
+        step = (run, tuple(str(row[k]) if k in row else None for k in evidence.STEP_KEYS))
+        if step not in figures:
+            figures[step] = evidence.folder_figures(loaded[run], row)
+        return figures[step]
 
     if not out.table.empty:
         evidence.attach(

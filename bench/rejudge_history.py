@@ -10,8 +10,8 @@ One line per night: run id, exit code, decision (regress' closing reason) and th
 mix operation metric change%``), then a count of nights per exit code. Options after ``--`` go to regress
 (``--min-effect 10``, ``--confirm 1``...).
 
-Used for issue 47 on bench/data/quick-plan-2026-12-07 (a quiet quick history: 6 pilot nights, 10 normal nights,
-then 3 with the server stopped 10 % of the time).
+Used for issue 47 on bench/data/quick-plan-2026-12-07 (a quiet quick history: 6 pilot nights, 10 normal
+nights, then 3 with the server stopped 10 % of the time).
 """
 
 from __future__ import annotations

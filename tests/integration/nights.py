@@ -1,7 +1,10 @@
 """Nights of a scaled-down `quick` on the embedded server, for the tests that judge a history of them
 (test_nightly_integration.py, test_canary_integration.py; `alone`: compared by speed, no worker beside
-them). Their eight normal nights are one history, made once per session (tests/integration/conftest.py's
-``normal_nights``); each test continues a copy of it with its own slow nights."""
+them). Two histories, each made once per session (tests/integration/conftest.py): ``normal_nights``, eight
+normal nights, and ``slow_server_nights``, a copy of them continued by three nights with the server
+throttled (which the nightly test and the canary test both judge); the canary test continues another copy
+of the normal nights with three nights of a throttled load generator. A test that adds runs or acceptances
+works on its own copy (``copy_nights``)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+
+from throttle import Throttle
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.runs.history import rebuild
@@ -21,6 +26,7 @@ SMALL = [
     "load_threads=2",
 ]
 NORMAL_NIGHTS = 8
+SLOW_NIGHTS = (8, 9, 10)  # the three nights after the normal ones: the server's (or the load generator's)
 # The slow nights run the server 50 ms in every 0.5 s (several times slower). At 3 % (30 ms a second) a
 # slow night failed here beside the other test workers, once the third of three, once the first: a piece of
 # the server's work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request
@@ -80,6 +86,14 @@ def run_normal_nights(url: str, results: Path) -> None:
     """Nights 0-7, with their canaries, tagged ``server=normal``."""
     for night in range(NORMAL_NIGHTS):
         run_bench(night_options(url, results, night, {"server": "normal"}), log=lambda _m: None)
+
+
+def run_slow_server_nights(url: str, server_pid: int, results: Path) -> None:
+    """Nights 8-10 (SLOW_NIGHTS), with their canaries, the server throttled (THROTTLE), tagged
+    ``server=slow``."""
+    for night in SLOW_NIGHTS:
+        with Throttle(server_pid, **THROTTLE):
+            run_bench(night_options(url, results, night, {"server": "slow"}), log=lambda _m: None)
 
 
 def copy_nights(nights: Path, results: Path) -> Path:

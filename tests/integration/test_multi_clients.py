@@ -1,5 +1,5 @@
-"""Several load generators for real: sshd instances on loopback ports (keys made here), all driving the
-embedded server through ``ssh``, plus this machine as ``local``."""
+"""Several load generators for real: sshd instances on loopback ports (tools/loopback_sshd.py), all driving
+the embedded server through ``ssh``, plus this machine as ``local``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 from hdrh.histogram import HdrHistogram
+from loopback_sshd import SSHD, SshdError, loopback_sshd  # tools/ (conftest.py)
 from pymongo import MongoClient
 
 from ycsb_runner.bench import BenchOptions, run_bench
@@ -27,7 +27,6 @@ from ycsb_runner.parse.hdr import read_hdr_log
 
 SUITE = str(Path(__file__).parents[1] / "suites" / "multi.toml")
 SECRET = "s3cretPW-multi-0815"
-SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 HOSTS = ("h1", "h2", "h3")
 
 pytestmark = pytest.mark.skipif(
@@ -35,12 +34,6 @@ pytestmark = pytest.mark.skipif(
     reason="needs OpenSSH's sshd: sudo apt-get install openssh-server openssh-client "
     "(make test installs it as root)",
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _with_password(url: str) -> str:
@@ -51,61 +44,13 @@ def _with_password(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def ssh_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Three sshd on 127.0.0.1 (h1, h2, h3) and an ssh config naming them; ``nohost`` is a closed port."""
-    d = tmp_path_factory.mktemp("sshd")
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "id")], check=True)
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "hostkey")], check=True)
-    (d / "authorized_keys").write_text((d / "id.pub").read_text())
-    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation folder
-    user = os.environ.get("USER") or psutil.Process().username()
-    procs, config, known = [], [], []
-    for name in HOSTS:
-        port = _free_port()
-        cfg = d / f"sshd-{name}.conf"
-        cfg.write_text(
-            f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d / 'hostkey'}\n"
-            f"AuthorizedKeysFile {d / 'authorized_keys'}\nPasswordAuthentication no\n"
-            "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin prohibit-password\n"
-            f"StrictModes no\nUsePAM no\nPidFile {d / f'sshd-{name}.pid'}\n"
-        )
-        procs.append(
-            subprocess.Popen([SSHD, "-D", "-e", "-f", str(cfg)], stderr=open(d / f"{name}.log", "wb"))  # noqa: SIM115
-        )
-        config.append(
-            f"Host {name}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d / 'id'}\n"
-            f"  IdentitiesOnly yes\n  UserKnownHostsFile {d / 'known_hosts'}\n  StrictHostKeyChecking yes\n"
-        )
-        known.append(f"[127.0.0.1]:{port} {(d / 'hostkey.pub').read_text().strip()}")
-    config.append(
-        f"Host nohost\n  HostName 127.0.0.1\n  Port {_free_port()}\n  IdentityFile {d / 'id'}\n"
-        f"  UserKnownHostsFile {d / 'known_hosts'}\n"
-    )
-    (d / "known_hosts").write_text("\n".join(known) + "\n")
-    (d / "ssh_config").write_text("\n".join(config))
-    old = os.environ.get("YCSB_RUNNER_SSH_CONFIG")
-    os.environ["YCSB_RUNNER_SSH_CONFIG"] = str(d / "ssh_config")
+    """Three sshd on 127.0.0.1 (h1, h2, h3: tools/loopback_sshd.py) and an ssh config naming them, set as
+    YCSB_RUNNER_SSH_CONFIG; ``nohost`` is a closed port."""
     try:
-        for name in HOSTS:  # wait until every sshd answers
-            for _ in range(50):
-                ok = subprocess.run(
-                    ["ssh", "-F", str(d / "ssh_config"), "-o", "BatchMode=yes", name, "true"],
-                    capture_output=True,
-                    check=False,
-                )
-                if ok.returncode == 0:
-                    break
-                time.sleep(0.2)
-            else:
-                pytest.fail(f"sshd {name} did not come up: {(d / f'{name}.log').read_text()[-500:]}")
-        yield d / "ssh_config"
-    finally:
-        if old is None:
-            os.environ.pop("YCSB_RUNNER_SSH_CONFIG", None)
-        else:
-            os.environ["YCSB_RUNNER_SSH_CONFIG"] = old
-        for p in procs:
-            p.terminate()
-            p.wait(10)
+        with loopback_sshd(HOSTS, tmp_path_factory.mktemp("sshd"), closed=["nohost"]) as hosts:
+            yield hosts.ssh_config
+    except SshdError as err:
+        pytest.fail(str(err))
 
 
 def own_processes() -> list[psutil.Process]:
@@ -159,10 +104,11 @@ def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.T
                 results=results,
                 clients=list(HOSTS),
                 report=False,
-                # 100 ops/s a client: each client's 300 operations last ~3 s, several 1-s telemetry samples
-                # of its JVM (unthrottled on the patched server they took under a second, and a fresh clone
-                # once saw h3's JVM in no sample)
-                overrides=["target=300"],
+                # 50 ops/s a client: each client's 300 operations last ~6 s, several 1-s telemetry samples
+                # of its JVM, whose CPU is the difference of two (unthrottled on the patched server they took
+                # under a second, and a fresh clone once saw h3's JVM in no sample; at 100 ops/s, 3 s, a
+                # busy machine's late ssh sampler session still caught it in fewer than two)
+                overrides=["target=150"],
             ),
             log=lambda _m: None,
         )
@@ -345,6 +291,7 @@ def test_two_clients_local_and_ssh(ssh_hosts: Path, mongo_url: str, tmp_path: Pa
             clients=["local", "h2"],
             overrides=["recordcount=201", "operationcount=301"],
             report=True,
+            canaries=False,  # (four BasicDB JVMs: three_client_run measures them over ssh)
         ),
         log=lambda _m: None,
     )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 from throttle import Throttle
 
 from ycsb_runner.bench import BenchOptions, run_bench
@@ -101,3 +103,22 @@ def copy_nights(nights: Path, results: Path) -> Path:
     shutil.copytree(nights, results, symlinks=True)
     rebuild(results, log=lambda _m: None)
     return results
+
+
+def night_values(results: Path, row: dict) -> pd.Series:
+    """The history's values (in *results*) of the series a regress row names, run id -> value (the median of
+    a run's values): what the tests measure a flagged series by, not regress's own figures. A
+    ``latency_distribution`` row (no such metric is stored) is read on the quantile its note says moved
+    most."""
+    from ycsb_runner.nightly.distribution import QUANTILES
+    from ycsb_runner.runs.history import SqliteHistory
+
+    if row["metric"] == "latency_distribution":
+        moved = re.search(r"(p50|p95|p99\.9|p99|max) moved most", row["note"])
+        assert moved, row
+        row = {**row, "metric": {label: m for m, label in QUANTILES.items()}[moved.group(1)]}
+    h = SqliteHistory(results / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    keys = ("phase", "mix", "operation", "metric")
+    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
+    return m.groupby("run_id")["value"].median()

@@ -16,10 +16,17 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 import psutil
 import pytest
-from nights import NORMAL_NIGHTS, SLOW_NIGHTS, THROTTLE, ahead_of_other_workers, copy_nights, night_options
+from nights import (
+    NORMAL_NIGHTS,
+    SLOW_NIGHTS,
+    THROTTLE,
+    ahead_of_other_workers,
+    copy_nights,
+    night_options,
+    night_values,
+)
 from throttle import Throttle
 from typer.testing import CliRunner
 
@@ -124,12 +131,9 @@ def _night(run_id: str) -> int:
 
 def _worse(nights: Path, row: dict, first: int) -> float:
     """How much worse (%) the series' nights from its change to night *first* - 1 are than the nights before
-    its change (medians, from the history's values)."""
-    h = SqliteHistory(nights / "history.sqlite")
-    m = h.metrics(h.runs()["run_id"].tolist())
-    keys = ("phase", "mix", "operation", "metric")
-    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
-    by_night = m.groupby("run_id")["value"].median()
+    its change (medians, from the history's values: nights.night_values, which reads a latency
+    distribution row on the quantile that moved most)."""
+    by_night = night_values(nights, row)
     start = _night(row["change_run"])
     before = by_night[[f"night-{i}" for i in range(start)]].median()
     after = by_night[[f"night-{i}" for i in range(start, first)]].median()

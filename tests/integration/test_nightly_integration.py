@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import shutil
 import signal
 import sqlite3
@@ -26,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from nights import NORMAL_NIGHTS, SLOW_NIGHTS, SMALL, copy_nights
+from nights import NORMAL_NIGHTS, SLOW_NIGHTS, SMALL, copy_nights, night_values
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -147,19 +146,10 @@ def _worse(nights: Path, row: dict, newest: str) -> float:
 
 def _measured_change(nights: Path, row: dict, newest: str) -> float:
     """The test's own figure for a flagged series: the median of its nights from ``change_run`` to *newest*
-    against the median of the normal nights before, in % (from the history's values, not from regress)."""
-    if row["metric"] == "latency_distribution":  # measured on the quantile its note says moved most
-        from ycsb_runner.nightly.distribution import QUANTILES
-
-        moved = re.search(r"(p50|p95|p99\.9|p99|max) moved most", row["note"])
-        assert moved, row
-        row = {**row, "metric": {label: m for m, label in QUANTILES.items()}[moved.group(1)]}
-    h = SqliteHistory(nights / "history.sqlite")
-    runs = h.runs().set_index("run_id")
-    m = h.metrics(runs.index.tolist())
-    keys = ("phase", "mix", "operation", "metric")
-    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
-    values = m.set_index("run_id")["value"]
+    against the median of the normal nights before, in % (from the history's values, not from regress:
+    nights.night_values)."""
+    runs = SqliteHistory(nights / "history.sqlite").runs().set_index("run_id")
+    values = night_values(nights, row)
     order = [f"night-{i}" for i in range(NIGHTS) if f"night-{i}" in values.index]
     start, end = order.index(row["change_run"]), order.index(newest)
     before = values[[r for r in order[:start] if runs.loc[r, "tags"].get("server") == "normal"]]

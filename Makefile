@@ -42,9 +42,10 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 # the command, and says when the seed documents are not found (YCSB_RUNNER_SEEDS); -rs: every skip is listed
 # at the end with what it needs, grouped by reason.
 # The tests marked `alone` compare the server's speed from run to run (two nightly histories that share
-# their eight normal nights, findmax and its sweep): they run after the others in a session of their own,
-# with no worker beside them (beside three other workers, the normal nights of one CI run differed 3x:
-# 47-144 ops/s). Both sessions always run; the target fails when either did.
+# their eight normal nights and three throttled-server nights, findmax and its sweep; the site is built
+# from a copy of those nights): they run after the others in a session of their own, with no worker beside
+# them (beside three other workers, the normal nights of one CI run differed 3x: 47-144 ops/s). Both
+# sessions always run; the target fails when either did.
 test: setup
 	bash tools/test-needs.sh
 	rc=0; \

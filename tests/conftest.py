@@ -72,33 +72,40 @@ os.environ["ALIBABA_CLOUD_ECS_METADATA_DISABLED"] = "true"
 # longest file: their work units are test functions (the parameters of one function stay together; the
 # damaged-manifest cases share one finished run).
 SPLIT_BY_FUNCTION = ("tests/integration/test_faults.py", "tests/integration/test_faults_hostile.py")
-FAULTS = SPLIT_BY_FUNCTION[0]
+FAULTS, HOSTILE = SPLIT_BY_FUNCTION
 # Work units are handed out in collection order (xdist's own reordering, by number of tests, is turned off
 # below): the units that take longest start first, so that none of them is left running alone at the end
-# while the other workers idle. Worker-seconds in a full `make test` here, longest first; units not named
-# follow in their usual order and fill the gaps. (The nightly history and findmax, marked `alone`, run in a
-# session of their own after this one: see the Makefile.)
+# while the other workers idle. Worker-seconds of the integration units on 2 workers beside other checkouts'
+# tests (Dec 2026; the unit files' from an earlier full `make test`), longest first; units not named follow
+# in their usual order and fill the gaps. (The nightly histories, findmax and the site, marked `alone`, run
+# in a session of their own after this one: see the Makefile.)
 SLOW_FIRST = (
-    "tests/integration/test_installed_package.py",  # builds the wheel, set-up from scratch, a bench
-    "tests/integration/test_multi_clients.py",  # 88 s
-    "tests/integration/test_audit_suite_integration.py",  # 87 s
+    "tests/integration/test_installed_package.py",  # 66 s: builds the wheel, set-up from scratch, a bench
+    "tests/integration/test_multi_client_benches.py",  # 105 s
+    "tests/integration/test_multi_clients.py",  # 98 s
+    "tests/integration/test_audit_suite_integration.py",  # 92 s
     "tests/unit/test_parse_truncation.py",  # 57 s
     "tests/unit/test_parse_properties.py",  # 48 s
-    "tests/integration/test_bench_integration.py",  # 30 s
-    "tests/integration/test_binding_workloads.py",  # 28 s
+    "tests/integration/test_nightly_cron.py",  # 45 s
+    "tests/integration/test_steady_integration.py",  # 40 s
+    "tests/integration/test_bench_integration.py",  # 37 s
+    "tests/integration/test_binding_workloads.py",  # 31 s
+    f"{HOSTILE}::test_operations_csv_without_a_column_is_a_one_line_error",  # 27 s
     "tests/unit/test_analyse_runs.py",  # 23 s
-    "tests/integration/test_binding_parity.py",  # 20 s
+    "tests/integration/test_nightly_integration.py",  # 20 s (two benches at once)
     "tests/integration/test_audit_restore.py",  # 19 s
-    f"{FAULTS}::test_short_password_keeps_raw_logs_as_ycsb_printed",  # 19 s
-    f"{FAULTS}::test_signal_stops_cleanly_with_the_conventional_exit_code",  # 16 s
-    f"{FAULTS}::test_sigkill_of_the_runner_leaves_no_server_or_java",  # 16 s
-    "tests/integration/test_cds_integration.py",  # 15 s
+    f"{FAULTS}::test_short_password_keeps_raw_logs_as_ycsb_printed",  # 18 s
+    "tests/integration/test_binding_parity.py",  # 18 s
+    f"{FAULTS}::test_sigkill_of_the_runner_leaves_no_server_or_java",  # 18 s
+    f"{FAULTS}::test_signal_stops_cleanly_with_the_conventional_exit_code",  # 18 s
+    "tests/integration/test_failures_integration.py",  # 16 s
+    "tests/integration/test_binding_batches.py",  # 16 s
     "tests/unit/test_parse_status_fast.py",  # 15 s
-    "tests/integration/test_parse_live.py",  # 14 s
-    f"{FAULTS}::test_query_string_secrets_masked_in_render_and_errors",  # 14 s
-    "tests/integration/test_failures_integration.py",  # 14 s
-    f"{FAULTS}::test_damaged_manifest_is_a_one_line_error",  # 13 s
-    f"{FAULTS}::test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest",  # 11 s
+    f"{HOSTILE}::test_secret_set_option_is_stored_masked",  # 15 s
+    "tests/integration/test_cds_integration.py",  # 14 s
+    "tests/integration/test_server_cli.py",  # 13 s
+    f"{FAULTS}::test_damaged_manifest_is_a_one_line_error",  # 12 s
+    f"{FAULTS}::test_query_string_secrets_appear_nowhere",  # 12 s
     "tests/integration/test_monitors_server.py",  # 11 s
 )
 

@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -33,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # loopback_sshd, throttle
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ("c1", "c2")
@@ -49,124 +47,53 @@ SMALL = [
 GRID = [*range(0, 90, 5), 90, 92.5, 95, 96, 97, 98, 99, 99.3, 99.5, 99.7, 99.8, 99.9, 99.95, 99.99]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def loopback_hosts(names: Sequence[str]) -> Iterator[dict[str, subprocess.Popen]]:
-    """One sshd on 127.0.0.1 per name (keys made here, in a scratch folder) and YCSB_RUNNER_SSH_CONFIG
-    naming them; yields name -> its sshd process; stops them after."""
-    sshd = shutil.which("sshd") or "/usr/sbin/sshd"
-    if not Path(sshd).exists():
-        sys.exit("no sshd: install it (apt-get install -y openssh-server), or draw from --data without --run")
+    """One sshd on 127.0.0.1 per name (tools/loopback_sshd.py, keys made in a scratch folder) and
+    YCSB_RUNNER_SSH_CONFIG naming them; yields name -> its sshd process; stops them after."""
+    from loopback_sshd import SshdError, loopback_sshd
+
     d = Path(tempfile.mkdtemp(prefix="multi-client-pictures-"))
-    procs: dict[str, subprocess.Popen] = {}
     try:
-        for key in ("id", "hostkey"):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)], check=True)
-        (d / "authorized_keys").write_text((d / "id.pub").read_text())
-        Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation folder
-        user = os.environ.get("USER") or __import__("getpass").getuser()
-        config, known = [], []
-        for name in names:
-            port = _free_port()
-            cfg = d / f"sshd-{name}.conf"
-            cfg.write_text(
-                f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d / 'hostkey'}\n"
-                f"AuthorizedKeysFile {d / 'authorized_keys'}\nPasswordAuthentication no\n"
-                "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-                "PermitRootLogin prohibit-password\n"
-                f"StrictModes no\nUsePAM no\nPidFile {d / f'sshd-{name}.pid'}\n"
-            )
-            with open(d / f"{name}.log", "wb") as log:
-                procs[name] = subprocess.Popen([sshd, "-D", "-e", "-f", str(cfg)], stderr=log)
-            config.append(
-                f"Host {name}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n"
-                f"  IdentityFile {d / 'id'}\n  IdentitiesOnly yes\n"
-                f"  UserKnownHostsFile {d / 'known_hosts'}\n  StrictHostKeyChecking yes\n"
-            )
-            known.append(f"[127.0.0.1]:{port} {(d / 'hostkey.pub').read_text().strip()}")
-        (d / "known_hosts").write_text("\n".join(known) + "\n")
-        (d / "ssh_config").write_text("\n".join(config))
-        os.environ["YCSB_RUNNER_SSH_CONFIG"] = str(d / "ssh_config")
-        for name in names:
-            ssh = ["ssh", "-F", str(d / "ssh_config"), "-o", "BatchMode=yes", name, "true"]
-            for _ in range(50):
-                if subprocess.run(ssh, capture_output=True, check=False).returncode == 0:
-                    break
-                time.sleep(0.2)
-            else:
-                sys.exit(f"sshd {name} did not come up: {(d / f'{name}.log').read_text()[-300:]}")
-        yield procs
+        with loopback_sshd(names, d) as hosts:
+            yield hosts.sshd
+    except SshdError as err:
+        sys.exit(f"{err} (or draw from --data without --run)")
     finally:
-        os.environ.pop("YCSB_RUNNER_SSH_CONFIG", None)
-        for p in procs.values():
-            p.terminate()
-            p.wait(10)
         shutil.rmtree(d, ignore_errors=True)
 
 
-class ThrottleJavaUnder(threading.Thread):
-    """Stops every Java process below *parent* (one client's sshd) *stopped* of every *period_s*."""
+def javas_under(parent: int) -> list[int]:
+    """The Java processes below *parent* (one client's sshd)."""
+    import psutil
 
-    def __init__(self, parent: int, stopped: float = 0.6, period_s: float = 0.2) -> None:
-        super().__init__(daemon=True)
-        self.parent, self.stopped, self.period = parent, stopped, period_s
-        self.done = threading.Event()
-
-    def _javas(self) -> list:
-        import psutil
-
+    try:
+        kids = psutil.Process(parent).children(recursive=True)
+    except psutil.Error:
+        return []
+    found = []
+    for p in kids:
         try:
-            kids = psutil.Process(self.parent).children(recursive=True)
-        except psutil.Error:
-            return []
-        return [p for p in kids if _name(p) == "java"]
-
-    def run(self) -> None:
-        import psutil
-
-        while not self.done.is_set():
-            javas = self._javas()
-            for p in javas:
-                with _quiet(psutil.Error):
-                    p.suspend()
-            self.done.wait(self.period * self.stopped)
-            for p in javas:
-                with _quiet(psutil.Error):
-                    p.resume()
-            self.done.wait(self.period * (1 - self.stopped))
-
-
-def _name(proc) -> str:
-    try:
-        return proc.name()
-    except Exception:  # noqa: BLE001 - gone in between
-        return ""
-
-
-@contextmanager
-def _quiet(*exc: type[BaseException]) -> Iterator[None]:
-    try:
-        yield
-    except exc:
-        pass
+            if p.name() == "java":
+                found.append(p.pid)
+        except psutil.Error:  # gone in between
+            continue
+    return found
 
 
 def make_run(data: Path) -> None:
     """A real two-client run (c2 throttled), its run step kept in *data*."""
+    from throttle import Throttle
+
     from ycsb_runner.bench import BenchOptions, run_bench
     from ycsb_runner.install.embedded import EmbeddedServer
 
     scratch = Path(tempfile.mkdtemp(prefix="multi-client-run-"))
     try:
         with loopback_hosts(CLIENTS) as hosts, EmbeddedServer(log=lambda _m: None) as server:
-            throttle = ThrottleJavaUnder(hosts[SLOW].pid)
-            throttle.start()
-            try:
+            sshd = hosts[SLOW].pid
+            # stopped 60 % of every 0.2 s, as an overloaded host would run it (asked again each period)
+            with Throttle(lambda: javas_under(sshd), share=0.4, period_s=0.2):
                 outcome = run_bench(
                     BenchOptions(
                         suite="quick",
@@ -184,9 +111,6 @@ def make_run(data: Path) -> None:
                     ),
                     log=lambda _m: None,
                 )
-            finally:
-                throttle.done.set()
-                throttle.join()
         keep(outcome.run_dir, data)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

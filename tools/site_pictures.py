@@ -15,50 +15,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # throttle
 
 SMALL = ["maxexecutiontime=3", "recordcount=300", "mixes=a-read50-update50", "load_threads=2"]
-
-
-class Throttle:
-    """cpulimit's method: SIGSTOP/SIGCONT *pid* so that it runs *share* of the time."""
-
-    def __init__(self, pid: int, share: float = 0.2, period_s: float = 0.5) -> None:
-        self.pid, self.share, self.period = pid, share, period_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            os.kill(self.pid, signal.SIGSTOP)
-            time.sleep(self.period * (1 - self.share))
-            os.kill(self.pid, signal.SIGCONT)
-            time.sleep(self.period * self.share)
-
-    def __enter__(self) -> Throttle:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        os.kill(self.pid, signal.SIGCONT)
 
 
 def real_history(results: Path, nights: int, slow_from: int, accept_after: int | None, log=print) -> None:
     """NIGHTS real nights of a small `quick` in *results*, the server throttled from night *slow_from* on,
     each judged by regress; the change accepted after night *accept_after*."""
+    from throttle import Throttle
+
     from ycsb_runner.bench import BenchOptions, run_bench
     from ycsb_runner.errors import UserError
     from ycsb_runner.install.embedded import EmbeddedServer
@@ -79,7 +54,7 @@ def real_history(results: Path, nights: int, slow_from: int, accept_after: int |
             )
             t0 = time.time()
             if slow:
-                with Throttle(server.pid):
+                with Throttle(server.pid, share=0.2, period_s=0.5):
                     run_bench(opts, log=lambda _m: None)
             else:
                 run_bench(opts, log=lambda _m: None)

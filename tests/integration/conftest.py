@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,9 @@ import pytest
 from ycsb_runner.install.embedded import ServerInfo
 
 HERE = Path(__file__).parent
+# the helpers this folder shares with the docs figures' tools: throttle.py (cpulimit's SIGSTOP/SIGCONT) and
+# loopback_sshd.py (load-generator hosts on loopback ports), one definition each in tools/
+sys.path.insert(0, str(HERE.parents[1] / "tools"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -47,10 +51,26 @@ def wait_for_on_run() -> WaitForOnRun:
 @pytest.fixture(scope="session")
 def normal_nights(server: ServerInfo, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A results folder of nights.py's eight normal nights (with their canaries), made once a session: the
-    nightly and the canary tests each continue a copy of it with their own slow nights (both `alone`)."""
+    canary test continues a copy of it with a throttled load generator, ``slow_server_nights`` another with
+    a throttled server (all `alone`)."""
     from nights import ahead_of_other_workers, run_normal_nights  # (this folder's helper)
 
     results = tmp_path_factory.mktemp("normal-nights")
     with ahead_of_other_workers(server.pid):
         run_normal_nights(server.url, results)
+    return results
+
+
+@pytest.fixture(scope="session")
+def slow_server_nights(
+    normal_nights: Path, server: ServerInfo, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The normal nights continued by three nights with the server throttled (nights.py's SLOW_NIGHTS, with
+    their canaries), made once a session: the nightly test and the canary test judge them, each in its own
+    copy (``copy_nights``: the nightly test adds a killed run)."""
+    from nights import ahead_of_other_workers, copy_nights, run_slow_server_nights
+
+    results = copy_nights(normal_nights, tmp_path_factory.mktemp("slow-server-nights") / "results")
+    with ahead_of_other_workers(server.pid):
+        run_slow_server_nights(server.url, server.pid, results)
     return results

@@ -1,15 +1,22 @@
 """Nights of a scaled-down `quick` on the embedded server, for the tests that judge a history of them
 (test_nightly_integration.py, test_canary_integration.py; `alone`: compared by speed, no worker beside
-them). Their eight normal nights are one history, made once per session (tests/integration/conftest.py's
-``normal_nights``); each test continues a copy of it with its own slow nights."""
+them). Two histories, each made once per session (tests/integration/conftest.py): ``normal_nights``, eight
+normal nights, and ``slow_server_nights``, a copy of them continued by three nights with the server
+throttled (which the nightly test and the canary test both judge); the canary test continues another copy
+of the normal nights with three nights of a throttled load generator. A test that adds runs or acceptances
+works on its own copy (``copy_nights``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+
+import pandas as pd
+from throttle import Throttle
 
 from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.runs.history import rebuild
@@ -21,6 +28,7 @@ SMALL = [
     "load_threads=2",
 ]
 NORMAL_NIGHTS = 8
+SLOW_NIGHTS = (8, 9, 10)  # the three nights after the normal ones: the server's (or the load generator's)
 # The slow nights run the server 50 ms in every 0.5 s (several times slower). At 3 % (30 ms a second) a
 # slow night failed here beside the other test workers, once the third of three, once the first: a piece of
 # the server's work of 100 ms takes 3 s, longer than YCSB waits for a client thread after its stop request
@@ -82,8 +90,35 @@ def run_normal_nights(url: str, results: Path) -> None:
         run_bench(night_options(url, results, night, {"server": "normal"}), log=lambda _m: None)
 
 
+def run_slow_server_nights(url: str, server_pid: int, results: Path) -> None:
+    """Nights 8-10 (SLOW_NIGHTS), with their canaries, the server throttled (THROTTLE), tagged
+    ``server=slow``."""
+    for night in SLOW_NIGHTS:
+        with Throttle(server_pid, **THROTTLE):
+            run_bench(night_options(url, results, night, {"server": "slow"}), log=lambda _m: None)
+
+
 def copy_nights(nights: Path, results: Path) -> Path:
     """A copy of the results folder *nights* at *results*, its history indexed from the copied folders."""
     shutil.copytree(nights, results, symlinks=True)
     rebuild(results, log=lambda _m: None)
     return results
+
+
+def night_values(results: Path, row: dict) -> pd.Series:
+    """The history's values (in *results*) of the series a regress row names, run id -> value (the median of
+    a run's values): what the tests measure a flagged series by, not regress's own figures. A
+    ``latency_distribution`` row (no such metric is stored) is read on the quantile its note says moved
+    most."""
+    from ycsb_runner.nightly.distribution import QUANTILES
+    from ycsb_runner.runs.history import SqliteHistory
+
+    if row["metric"] == "latency_distribution":
+        moved = re.search(r"(p50|p95|p99\.9|p99|max) moved most", row["note"])
+        assert moved, row
+        row = {**row, "metric": {label: m for m, label in QUANTILES.items()}[moved.group(1)]}
+    h = SqliteHistory(results / "history.sqlite")
+    m = h.metrics(h.runs()["run_id"].tolist())
+    keys = ("phase", "mix", "operation", "metric")
+    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
+    return m.groupby("run_id")["value"].median()

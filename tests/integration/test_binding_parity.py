@@ -8,6 +8,7 @@ password and secret URL options absent from everything YCSB printed.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from pathlib import Path
@@ -21,6 +22,8 @@ from ycsb_runner.execute.driver_settings import (
     parse_settings_line,
     settings_from_output,
 )
+from ycsb_runner.install import find_java, locate_ycsb
+from ycsb_runner.install.cds import jvm_flags, usable_archive
 from ycsb_runner.install.ycsb import OWN_BINDING_CLASS, STOCK_BINDING_CLASS
 from ycsb_runner.prepare.commandline import describe_plan
 from ycsb_runner.prepare.plan import build_plan
@@ -111,6 +114,13 @@ def _own_binding(ycsb) -> None:
         pytest.skip("YCSB_HOME selects the stock binding, which reports no driver settings")
 
 
+@functools.cache
+def _archive_flags() -> tuple[str, ...]:
+    """The JVM options that start YCSB from set-up's class-data archive, as the runner's steps (and
+    conftest's ``run_ycsb``) start it: the Java and the YCSB of the ``java`` and ``ycsb`` fixtures."""
+    return tuple(jvm_flags(usable_archive(find_java(), locate_ycsb())))
+
+
 def _ycsb(
     ycsb, java: str, tmp: Path, url: str, props: dict[str, object], threads: int = 2, phase: str = "load"
 ):
@@ -120,7 +130,8 @@ def _ycsb(
     lines = [f"mongodb.url={url}", "workload=site.ycsb.workloads.CoreWorkload"]
     lines += [f"{k}={v}" for k, v in props.items()]
     conf.write_text("\n".join(lines) + "\n")
-    argv = [java, "-cp", ":".join(ycsb.classpath), "site.ycsb.Client", "-load" if phase == "load" else "-t"]
+    argv = [java, *_archive_flags(), "-cp", ":".join(ycsb.classpath), "site.ycsb.Client"]
+    argv.append("-load" if phase == "load" else "-t")
     argv += ["-db", ycsb.binding_class, "-P", str(conf), "-threads", str(threads), "-s"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     return proc.returncode, proc.stdout, proc.stderr

@@ -10,10 +10,11 @@ from ycsb_runner.parse import parse_output
 pytestmark = pytest.mark.integration
 
 # Every _id lookup of the embedded server uses an index (issue 37): a dataset where zipfian and latest draw
-# from thousands of keys, and enough operations that each type runs hundreds of times. E's scans are still a
-# sort of the whole collection in FerretDB (200 scans of 5,000 records took 110 s): E reloads a small one.
-RECORDS = 5000
-OPS = 3000
+# from thousands of keys, and enough operations that the rarest type (5 % of a mix) runs about fifty times:
+# what is checked is counts (no error, every type, the server's documents), not speed. E's scans are still
+# a sort of the whole collection in FerretDB (200 scans of 5,000 records took 110 s): E reloads a small one.
+RECORDS = 2000
+OPS = 1000
 SCAN_RECORDS = 300
 # Proportions and distributions of workloads/workloada..f in YCSB 0.17.0 (E with shorter scans, to stay fast).
 WORKLOADS = {

@@ -1,8 +1,8 @@
 """The canaries in the nightly verdict with real runs: eight normal "nights" of a scaled-down `quick` on the
-embedded server (nights.py: the session's ``normal_nights``, which the nightly test shares), then three
-nights with the load generator throttled (every YCSB JVM this test starts, the canary's BasicDB probe among
-them, stopped 80 % of the time; the server untouched), then three nights with the server throttled the same
-way (the load generator untouched).
+embedded server (nights.py: the session's ``normal_nights``), continued in one copy by three nights with the
+load generator throttled (every YCSB JVM this test starts, the canary's BasicDB probe among them, stopped
+80 % of the time; the server untouched), and in the session's ``slow_server_nights`` (which the nightly
+test judges too) by three nights with the server throttled the same way (the load generator untouched).
 
 Judged as each night would be (``--until`` that night): on the load generator's nights regress never says
 regression; from their second night it says it could not tell (exit 2) and names the load generator
@@ -16,10 +16,17 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 import psutil
 import pytest
-from nights import NORMAL_NIGHTS, THROTTLE, ahead_of_other_workers, copy_nights, night_options
+from nights import (
+    NORMAL_NIGHTS,
+    SLOW_NIGHTS,
+    THROTTLE,
+    ahead_of_other_workers,
+    copy_nights,
+    night_options,
+    night_values,
+)
 from throttle import Throttle
 from typer.testing import CliRunner
 
@@ -31,9 +38,8 @@ from ycsb_runner.runs.history import SqliteHistory
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]  # nights compared by speed: no worker beside them
 NORMAL = NORMAL_NIGHTS
-CLIENT_NIGHTS = (8, 9, 10)
-SERVER_NIGHTS = (11, 12, 13)
-NIGHTS = NORMAL + len(CLIENT_NIGHTS) + len(SERVER_NIGHTS)
+CLIENT_NIGHTS = SERVER_NIGHTS = SLOW_NIGHTS  # (in two histories)
+NIGHTS = NORMAL + len(SLOW_NIGHTS)  # in each
 YCSB_MAIN = "site.ycsb.Client"
 
 
@@ -50,22 +56,24 @@ def ycsb_jvms() -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def nights(
+def client_nights(
     normal_nights: Path, server: ServerInfo, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
-    results = copy_nights(normal_nights, tmp_path_factory.mktemp("canary-nights") / "results")
+    """The normal nights continued by three with the load generator throttled, as cpulimit would."""
+    results = copy_nights(normal_nights, tmp_path_factory.mktemp("client-nights") / "results")
     with ahead_of_other_workers(server.pid):
-        for night in (*CLIENT_NIGHTS, *SERVER_NIGHTS):
-            who = "client" if night in CLIENT_NIGHTS else "server"
-            opts = night_options(server.url, results, night, {"throttled": who})
-            if who == "client":
-                with Throttle(ycsb_jvms, **THROTTLE) as throttle:  # the load generator, as cpulimit would
-                    run_bench(opts, log=lambda _m: None)
-                assert len(throttle.stopped) >= 3, throttle.stopped  # canaries, load, run
-            else:
-                with Throttle(server.pid, **THROTTLE):
-                    run_bench(opts, log=lambda _m: None)
+        for night in CLIENT_NIGHTS:
+            opts = night_options(server.url, results, night, {"throttled": "client"})
+            with Throttle(ycsb_jvms, **THROTTLE) as throttle:
+                run_bench(opts, log=lambda _m: None)
+            assert len(throttle.stopped) >= 3, throttle.stopped  # canaries, load, run
     yield results
+
+
+@pytest.fixture(scope="module")
+def server_nights(slow_server_nights: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This file's copy of the session's nights with the server throttled (nights.py)."""
+    return copy_nights(slow_server_nights, tmp_path_factory.mktemp("server-nights") / "results")
 
 
 def _judge(nights: Path, night: int, *extra: str) -> tuple[int, dict]:
@@ -94,16 +102,17 @@ def _why(doc: dict) -> str:
     return f"{doc['decision']}\ncanaries: {doc['canaries']}\n" + "\n".join(map(str, rows))
 
 
-def test_every_night_has_its_canaries(nights: Path) -> None:
-    capacity = _capacity(nights)
-    assert sorted(capacity) == sorted(f"night-{i}" for i in range(NIGHTS))
-    normal = sorted(capacity[f"night-{i}"] for i in range(NORMAL))
+def test_every_night_has_its_canaries(client_nights: Path, server_nights: Path) -> None:
+    client, server = _capacity(client_nights), _capacity(server_nights)
+    assert sorted(client) == sorted(server) == sorted(f"night-{i}" for i in range(NIGHTS))
+    normal = sorted(client[f"night-{i}"] for i in range(NORMAL))
+    assert normal == sorted(server[f"night-{i}"] for i in range(NORMAL))  # the same normal nights
     median = normal[len(normal) // 2]
     # the throttle stops the canary's JVM too: its nights are far below every normal night
     for i in CLIENT_NIGHTS:
-        assert capacity[f"night-{i}"] < 0.5 * min(normal), (i, capacity)
+        assert client[f"night-{i}"] < 0.5 * min(normal), (i, client)
     for i in SERVER_NIGHTS:  # BasicDB never reaches the server
-        assert capacity[f"night-{i}"] > 0.5 * median, (i, capacity)
+        assert server[f"night-{i}"] > 0.5 * median, (i, server)
 
 
 def _earlier(nights: Path, doc: dict, first: int) -> list[dict]:
@@ -122,12 +131,9 @@ def _night(run_id: str) -> int:
 
 def _worse(nights: Path, row: dict, first: int) -> float:
     """How much worse (%) the series' nights from its change to night *first* - 1 are than the nights before
-    its change (medians, from the history's values)."""
-    h = SqliteHistory(nights / "history.sqlite")
-    m = h.metrics(h.runs()["run_id"].tolist())
-    keys = ("phase", "mix", "operation", "metric")
-    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
-    by_night = m.groupby("run_id")["value"].median()
+    its change (medians, from the history's values: nights.night_values, which reads a latency
+    distribution row on the quantile that moved most)."""
+    by_night = night_values(nights, row)
     start = _night(row["change_run"])
     before = by_night[[f"night-{i}" for i in range(start)]].median()
     after = by_night[[f"night-{i}" for i in range(start, first)]].median()
@@ -141,7 +147,8 @@ def _moved_since(doc: dict, row: dict) -> bool:
     return any(_night(m["run_id"]) >= start and m["run_id"] in row["note"] for m in doc["canaries"]["moved"])
 
 
-def test_a_throttled_load_generator_is_the_environment(nights: Path) -> None:
+def test_a_throttled_load_generator_is_the_environment(client_nights: Path) -> None:
+    nights = client_nights
     client = {f"night-{i}" for i in CLIENT_NIGHTS}
     code, doc = _judge(nights, CLIENT_NIGHTS[0])  # one such night: nothing confirmed yet
     assert not [r for r in doc["rows"] if r["verdict"] == "regression" and r["change_run"] in client], _why(
@@ -171,19 +178,17 @@ def test_a_throttled_load_generator_is_the_environment(nights: Path) -> None:
     assert today_flags >= 1
 
 
-def test_a_throttled_server_is_a_regression_from_its_second_night(nights: Path) -> None:
-    # the change may open on the load generator's last night: one night does not confirm a change, the two
-    # server nights after it do, and no canary moved on them
-    began = {f"night-{i}" for i in (CLIENT_NIGHTS[-1], *SERVER_NIGHTS)}
+def test_a_throttled_server_is_a_regression_from_its_second_night(server_nights: Path) -> None:
+    # one night does not confirm a change, the second server night does, and no canary moved on them; a
+    # change that began before them is one the normal nights really show (_earlier)
+    nights = server_nights
+    began = {f"night-{i}" for i in SERVER_NIGHTS}
     for night in SERVER_NIGHTS[1:]:
         code, doc = _judge(nights, night)
-        earlier = _earlier(nights, doc, CLIENT_NIGHTS[0])
+        earlier = _earlier(nights, doc, SERVER_NIGHTS[0])
         server = [r for r in doc["rows"] if r["verdict"] == "regression" and r["change_run"] in began]
         assert code == 1 and server, _why(doc)
         assert len(server) + len(earlier) == len([r for r in doc["rows"] if r["verdict"] == "regression"])
-        server_nights = {f"night-{i}" for i in SERVER_NIGHTS}
-        assert not [
-            r for r in doc["rows"] if r["verdict"] == "environment" and r["change_run"] in server_nights
-        ]
+        assert not [r for r in doc["rows"] if r["verdict"] == "environment" and r["change_run"] in began]
         moved = {m["run_id"] for m in doc["canaries"]["moved"] if m["canary"] == "canary_ops_s"}
-        assert not moved & server_nights, _why(doc)
+        assert not moved & began, _why(doc)

@@ -46,6 +46,7 @@ def _bench(tmp: Path, jvm_args: list[str], mongo_url: str) -> dict:
             jvm_args=jvm_args,
             monitors=False,
             report=False,
+            canaries=False,  # (their BasicDB JVMs: test_bench_integration's run measures them)
         ),
         log=lambda _m: None,
     )

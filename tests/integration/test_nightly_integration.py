@@ -1,7 +1,7 @@
 """Acceptance of the nightly workflow with real runs: eleven "nights" of a scaled-down `quick` on the
 embedded server (nights.py), the last three with the server throttled (stopped 80 % of the time, as
-cpulimit does). The eight normal nights are the session's ``normal_nights`` (which the canary test shares;
-they measured their canaries, which every regress here ignores, as this test's nights had none).
+cpulimit does): a copy of the session's ``slow_server_nights`` (which the canary test judges with its
+canaries; every regress here ignores them).
 Judged as each night would be (``--until`` that night): regress flags the first slow night with --confirm 1
 (exit 1), keeps the job failing on the second and third (the regression stays open), passes once the change
 is accepted (``regress accept``), passes the unchanged history (exit 0) and cannot decide on two nights
@@ -14,24 +14,20 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from nights import NORMAL_NIGHTS, SMALL, THROTTLE, ahead_of_other_workers, copy_nights, night_options
-from throttle import Throttle
+from nights import NORMAL_NIGHTS, SLOW_NIGHTS, SMALL, copy_nights, night_values
 from typer.testing import CliRunner
 
-from ycsb_runner.bench import run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.install.embedded import ServerInfo
@@ -40,7 +36,6 @@ from ycsb_runner.runs.history import SERIES_KEYS, SqliteHistory
 
 # the tests of the nights are marked `alone` one by one: `make test` runs them with no worker beside them
 ALONE = pytest.mark.alone
-SLOW_NIGHTS = (8, 9, 10)  # the newest three
 NIGHTS = NORMAL_NIGHTS + len(SLOW_NIGHTS)
 SLOW_NIGHT = SLOW_NIGHTS[0]
 # these nights' canaries (BasicDB ran 46-71 % slower on 3 of 8 normal nights beside other checkouts' tests
@@ -50,16 +45,9 @@ IGNORE_CANARIES = "--ignore-canaries"
 
 
 @pytest.fixture(scope="module")
-def nights(
-    normal_nights: Path, server: ServerInfo, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Path]:
-    results = copy_nights(normal_nights, tmp_path_factory.mktemp("nightly") / "results")
-    with ahead_of_other_workers(server.pid):
-        for night in SLOW_NIGHTS:
-            opts = night_options(server.url, results, night, {"server": "slow"}, canaries=False)
-            with Throttle(server.pid, **THROTTLE):
-                run_bench(opts, log=lambda _m: None)
-    yield results
+def nights(slow_server_nights: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This file's copy of the session's nights (its SIGKILL test adds a run to it)."""
+    return copy_nights(slow_server_nights, tmp_path_factory.mktemp("nightly") / "results")
 
 
 @ALONE
@@ -158,19 +146,10 @@ def _worse(nights: Path, row: dict, newest: str) -> float:
 
 def _measured_change(nights: Path, row: dict, newest: str) -> float:
     """The test's own figure for a flagged series: the median of its nights from ``change_run`` to *newest*
-    against the median of the normal nights before, in % (from the history's values, not from regress)."""
-    if row["metric"] == "latency_distribution":  # measured on the quantile its note says moved most
-        from ycsb_runner.nightly.distribution import QUANTILES
-
-        moved = re.search(r"(p50|p95|p99\.9|p99|max) moved most", row["note"])
-        assert moved, row
-        row = {**row, "metric": {label: m for m, label in QUANTILES.items()}[moved.group(1)]}
-    h = SqliteHistory(nights / "history.sqlite")
-    runs = h.runs().set_index("run_id")
-    m = h.metrics(runs.index.tolist())
-    keys = ("phase", "mix", "operation", "metric")
-    m = m[(m[list(keys)] == pd.Series({k: row[k] for k in keys})).all(axis=1)]
-    values = m.set_index("run_id")["value"]
+    against the median of the normal nights before, in % (from the history's values, not from regress:
+    nights.night_values)."""
+    runs = SqliteHistory(nights / "history.sqlite").runs().set_index("run_id")
+    values = night_values(nights, row)
     order = [f"night-{i}" for i in range(NIGHTS) if f"night-{i}" in values.index]
     start, end = order.index(row["change_run"]), order.index(newest)
     before = values[[r for r in order[:start] if runs.loc[r, "tags"].get("server") == "normal"]]

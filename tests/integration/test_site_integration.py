@@ -1,8 +1,10 @@
-"""``ycsb-runner site`` over a real short history (seven nights of a small `quick` on the embedded server, the
-last two with the server throttled, each judged by regress as cron would: ``tools/site_pictures.py``), its
-pages loaded in headless Chromium with no network at 1400 and 800 px: no console error, the series chart
-draws a point per night, the alerts regress raised are marked, hovering a point shows its run id, and a
-point's link is the run's report."""
+"""``ycsb-runner site`` over a real short history (a copy of the session's nights: eight of a small `quick`
+on the embedded server, then three with the server throttled, nights.py; the last four judged by regress
+as cron would the morning after each, which records its alerts), its pages loaded in headless Chromium
+with no network at 1400 and 800 px: no console error, the series chart draws a point per night, the alerts
+regress raised are marked, hovering a point shows its run id, and a point's link is the run's report.
+
+Marked `alone` as the nights it reads are made in that session (it compares no speed itself)."""
 
 from __future__ import annotations
 
@@ -15,16 +17,19 @@ from types import ModuleType
 from urllib.parse import unquote
 
 import pytest
+from nights import NORMAL_NIGHTS, SLOW_NIGHTS, copy_nights
 
 from ycsb_runner.nightly.regress_service import run_regress
+from ycsb_runner.report.run_report import write_report
+from ycsb_runner.runs.history import RunFilter, SqliteHistory
 from ycsb_runner.site.build import build_site
 
 ROOT = Path(__file__).parents[2]
-NIGHTS, SLOW_FROM = 7, 5
+NIGHTS = NORMAL_NIGHTS + len(SLOW_NIGHTS)
+JUDGED_FROM = SLOW_NIGHTS[0] - 1  # the night before the slow ones
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="needs chromium (tools/test-needs.sh installs it: apt-get install -y chromium)"
-)
+NO_CHROMIUM = "needs chromium (tools/test-needs.sh installs it: apt-get install -y chromium)"
+pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM), pytest.mark.alone]
 
 
 def _script(path: Path) -> ModuleType:
@@ -37,10 +42,12 @@ def _script(path: Path) -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    results = tmp_path_factory.mktemp("site-nights") / "results"
-    pictures = _script(ROOT / "tools" / "site_pictures.py")
-    pictures.real_history(results, NIGHTS, SLOW_FROM, None, log=lambda _m: None)
+def site(slow_server_nights: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    results = copy_nights(slow_server_nights, tmp_path_factory.mktemp("site-nights") / "results")
+    ended = SqliteHistory(results / "history.sqlite").runs().set_index("run_id")["ended_at"]
+    for night in range(JUDGED_FROM, NIGHTS):  # the mornings after, as cron runs regress (alerts recorded)
+        run_regress("quick", filt=RunFilter(until=str(ended[f"night-{night}"])), results=results)
+    write_report(results / "night-0")  # (the nights ran without reports: a point links to one)
     return build_site(results).parent
 
 
@@ -84,11 +91,11 @@ def test_a_series_chart_draws_every_night_its_alerts_hover_and_link(site: Path, 
         assert got["points"][0] >= NIGHTS  # a point per night (+ the change point and alert marks)
         shown = got["check"]
         assert shown["n"] == NIGHTS
-        assert "night-00" in shown["hover"]  # the run id of the point hovered
+        assert "night-0" in shown["hover"]  # the run id of the point hovered
         assert (page.parent / unquote(shown["link"])).resolve() == (
-            results / "night-00" / "report.html"
+            results / "night-0" / "report.html"
         ).resolve()
-        assert (results / "night-00" / "report.html").is_file()
+        assert (results / "night-0" / "report.html").is_file()
         if flagged:
             assert "alerts" in shown["names"]
         checked += 1

@@ -1,7 +1,8 @@
-"""A process slowed down as cpulimit does it, by SIGSTOP and SIGCONT, for the integration tests that need a
-slow server or load generator (test_nightly_integration.py, test_canary_integration.py,
-test_steady_integration.py). Only processes the test started are signalled, and every one is continued at
-the end, on error too."""
+"""A process slowed down as cpulimit does it, by SIGSTOP and SIGCONT: for the integration tests that need a
+slow server or load generator (tests/integration: test_nightly_integration.py, test_canary_integration.py,
+test_steady_integration.py, through nights.py) and the docs figures' real runs (tools/site_pictures.py,
+tools/multi_client_pictures.py). Only processes the caller started are signalled, and every one is continued
+at the end, on error too."""
 
 from __future__ import annotations
 

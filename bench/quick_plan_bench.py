@@ -49,7 +49,15 @@ next, then 21-27 % on normal-01..05 (normal-02 ran 25 % slower in every step: a 
 baselines short), 6 % on normal-06, 2.9-3.1 % on normal-07..09 (exit 0: "no regression in 2 series").
 10 normal nights: no alarm. The server stopped 10.1 % of the time: throughput -7.5 to -11 %, p99.9 x3.4-7;
 slow-00 exit 0, flagged on slow-01 (exit 1, 8 series, every change from slow-00: p99.9 and
-latency_distribution first, then p99), slow-02 (9 series).
+latency_distribution first, then p99), slow-02 (9 series). (Each night's regress above was 7809ebb's.)
+Re-judged with the detector of 7 Dec evening (bench/rejudge_history.py; rejudged.txt): the max series' and
+every series' spread at least their own over all their nights shrunk toward their metric's
+(window.SpreadPrior): no alarm on the 16 normal nights, the most sensitive 16 % after the pilot ("17 more
+nights"), 6 % on normal-07/08 ("5 more nights, or 2 repetitions a night"), 5 % (not yet) on normal-09;
+flagged on slow-01 and slow-02 as before. Continued (nights-quick-continued.jsonl, rejudged-continued.txt;
+the slow nights taken out, a new invocation, so a new server): normal-10 exit 2 (9 %), normal-11 exit 1
+(a-read50 UPDATE p99.9 +19.8 %, the new server's second night), normal-12 exit 2 (7 %, recovered); the
+slow nights flagged on their second night again.
 """
 
 from __future__ import annotations

@@ -811,6 +811,15 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
 # operations.csv's columns that hold text; every other one is a count or a latency, read as a number (a cell
 # that is not one, in a file edited or damaged by hand, reads as missing: "-" in the tables)
 OPERATION_TEXT_COLUMNS = ("workload", "client", "section", "operation", "kind", "intended", "outcome", "part")
+#: The CSV files of numbers and their columns of text besides the keys: every other column holds numbers, and
+#: a cell of text there (a damaged or edited file) reads as missing, not as a column of text that fails the
+#: first sum or comparison made with it
+TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "operations": OPERATION_TEXT_COLUMNS,
+    "timeseries": (*OPERATION_TEXT_COLUMNS, "source", "label", "time"),
+    "server_metrics": ("client", "time", "source", "cpu_source"),
+    "client_metrics": ("client", "time"),
+}
 
 
 def new_run_id(suite_name: str, now: float | None = None) -> str:
@@ -1049,10 +1058,10 @@ class RunResult:
                         "(or re-run the suite)"
                     )
             df = normalise_keys(df)
-            if name == "operations":
+            if name in TEXT_COLUMNS:
                 from pandas.api.types import is_numeric_dtype
 
-                text = {*KEY_COLUMNS, *OPERATION_TEXT_COLUMNS}
+                text = {*KEY_COLUMNS, *TEXT_COLUMNS[name]}
                 for col in [c for c in df.columns if c not in text and not is_numeric_dtype(df[c])]:
                     df[col] = pd.to_numeric(df[col], errors="coerce")
             self._frames[name] = df

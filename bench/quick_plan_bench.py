@@ -58,6 +58,13 @@ flagged on slow-01 and slow-02 as before. Continued (nights-quick-continued.json
 the slow nights taken out, a new invocation, so a new server): normal-10 exit 2 (9 %), normal-11 exit 1
 (a-read50 UPDATE p99.9 +19.8 %, the new server's second night), normal-12 exit 2 (7 %, recovered); the
 slow nights flagged on their second night again.
+The plan's other way, 2 repetitions a night, followed in a new history from its first night (05:31-05:57,
+quiet; `--pilot 12 --pilot-repetitions 2 --slow 3 --stages pilot,slow,report`; nights-quick-x2.jsonl,
+report-quick-x2.txt, rejudged-x2.txt with the evening's detector): nights of 103-105 s; the most sensitive
+17, 9, 6, 18, 12, 10, 9 % on nights 6-12 (never 5 %; the plans said "3 more nights", "2 more nights, or 2
+repetitions", then "8-15 repetitions a night"); one alarm, on night 5: b-read95 READ max_us +124 % (4 nights
+of history: the metric's spread then comes from 4 nights of each max series too); the slow nights (server
+stopped 10.1 %, throughput -11 to -15 %) flagged on their second night (9 series, then 16).
 """
 
 from __future__ import annotations

@@ -483,16 +483,13 @@ class SuiteNights:
         sign, noise = self.signs[row], self.before(upto)
         shared = noise is not None and noise.shared >= NIGHT_EFFECT_SHARED
         effect = sign * self.effect(upto)[at] if sign and shared else None
-        if self.metrics is None:
-            return SuiteView(
-                lambda k: self.before(int(at[k])), lambda k: self.residual_before(int(at[k])), effect
-            )
+        known = self.metrics is not None  # (the spreads need each series' metric)
         return SuiteView(
             lambda k: self.before(int(at[k])),
             lambda k: self.residual_before(int(at[k])),
             effect,
-            lambda k: self.spread_at(row, int(at[k])),
-            lambda k: self.spread_at(row, int(at[k]), residual=True),
+            (lambda k: self.spread_at(row, int(at[k]))) if known else None,
+            (lambda k: self.spread_at(row, int(at[k]), residual=True)) if known else None,
         )
 
 

@@ -87,7 +87,7 @@ def test_minutes_come_from_the_steps_durations() -> None:
     assert row["needs_minutes"] == pytest.approx((row["needs_repetitions"] - 1) * 1.5)
     plan = suite_plan(out.table, out.options, minutes)
     assert plan["extra_minutes"] == pytest.approx((plan["needs_repetitions"] - 1) * 1.5)
-    assert f"(+{plan['extra_minutes']:.1f} min)" in out.reason
+    assert f"(now 1; +{plan['extra_minutes']:.1f} min, for " in out.reason
 
 
 def test_regress_plan_cli(tmp_path: Path) -> None:
@@ -104,3 +104,33 @@ def test_regress_plan_cli(tmp_path: Path) -> None:
     short = runner.invoke(app, [*base, "--until", "2026-11-03"])
     assert short.exit_code == 2 and not short.stdout and short.stderr.startswith("no plan: "), short.output
     assert " ".join(short.stderr.split()).endswith("to measure the noise); exit 2")  # one line (wrapped)
+
+
+def test_the_plan_repeats_run_steps_only() -> None:
+    """A night loads once whatever ``repetitions`` says: the plan's repetitions are a run series' (the quiet
+    quick history's plan said "2 repetitions a night (+0.0 min)" from a load series measured once a night
+    beside run series measured twice), priced as every run step's extra repetitions."""
+    rows = [  # phase, mix, operation, metric, detectable_pct, needs_repetitions, repetitions
+        ("load", "load", "INSERT", "p99_us", 6.0, 2, 1),
+        ("run", "a", "READ", "p99_us", 9.0, 5, 2),
+        ("run", "b", "READ", "avg_us", 7.0, 4, 2),
+    ]
+    table = pd.DataFrame(
+        rows,
+        columns=["phase", "mix", "operation", "metric", "detectable_pct", "needs_repetitions", "repetitions"],
+    ).assign(needs_nights=math.nan, threads=4, audit="none")
+    minutes = {
+        ("load", "load", "4", "none"): 3.0,
+        ("run", "a", "4", "none"): 0.5,
+        ("run", "b", "4", "none"): 1.0,
+    }
+    plan = suite_plan(table, RegressOptions(min_effect_pct=5.0), minutes)
+    assert (plan["needs_repetitions"], plan["repetitions"], plan["repetitions_for"]) == (
+        4,
+        2,
+        "b READ avg_us",
+    )
+    assert plan["extra_minutes"] == pytest.approx((4 - 2) * 1.5)  # the load's 3 minutes are not repeated
+    assert "4 repetitions a night (now 2; +3.0 min, for b READ avg_us)" in plan["line"], plan["line"]
+    only_load = suite_plan(table.iloc[:1], RegressOptions(min_effect_pct=5.0), minutes)
+    assert only_load["needs_repetitions"] is None and "a night" not in only_load["line"]

@@ -630,9 +630,9 @@ def _cost(table: pd.DataFrame, minutes: dict[tuple, float]) -> None:
 
 def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, float]) -> dict[str, Any]:
     """What would let the suite detect ``--min-effect`` on its most sensitive series: the fewest nights more
-    (at today's noise) and the fewest repetitions a night (every step repeated: the minutes of all its
-    steps' extra repetitions); ``line`` says it in one sentence (empty when a series already detects it or
-    none has a noise model)."""
+    (at today's noise) and the fewest repetitions a night of a run-phase series (``repetitions_for`` names
+    it; a load is not repeated), priced as the minutes of every run step's extra repetitions; ``line`` says
+    it in one sentence (empty when a series already detects it or none has a noise model)."""
     target = opts.min_effect_pct
     noisy = table[table["detectable_pct"].notna()] if "detectable_pct" in table else table
     out: dict[str, Any] = {
@@ -641,6 +641,7 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
         "needs_repetitions": None,
         "repetitions": None,
         "extra_minutes": None,
+        "repetitions_for": None,
         "line": "",
     }
     if noisy.empty:
@@ -653,21 +654,23 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
         )
         return out
     nights = pd.to_numeric(noisy["needs_nights"], errors="coerce").dropna()
-    reps = pd.to_numeric(noisy["needs_repetitions"], errors="coerce").dropna()
-    now_reps = pd.to_numeric(noisy["repetitions"], errors="coerce").median()
-    now = int(now_reps) if now_reps == now_reps else 1
     said = []
     if not nights.empty:
         out["needs_nights"] = int(nights.min())
         said.append(f"{out['needs_nights']} more night{'s' if out['needs_nights'] != 1 else ''}")
-    if not reps.empty:
-        r = int(reps.min())
-        out.update(needs_repetitions=r, repetitions=now)
+    repeated = noisy[
+        (noisy["phase"] == "run") & noisy["needs_repetitions"].notna() & noisy["repetitions"].notna()
+    ]
+    if not repeated.empty:  # only run steps repeat: a night loads once, whatever `repetitions` says
+        chosen = repeated.loc[pd.to_numeric(repeated["needs_repetitions"]).idxmin()]
+        r, now = int(chosen["needs_repetitions"]), int(chosen["repetitions"])
+        out.update(needs_repetitions=r, repetitions=now, repetitions_for=_series_name(chosen))
         cost = ""
-        if minutes:
-            out["extra_minutes"] = (r - now) * sum(minutes.values())
-            cost = f" (+{out['extra_minutes']:.{0 if out['extra_minutes'] >= 10 else 1}f} min)"
-        said.append(f"{r} repetitions a night{cost}")
+        run_minutes = sum(m for k, m in minutes.items() if k[0] == "run")
+        if run_minutes:  # every run step repeated as often
+            out["extra_minutes"] = (r - now) * run_minutes
+            cost = f" +{out['extra_minutes']:.{0 if out['extra_minutes'] >= 10 else 1}f} min,"
+        said.append(f"{r} repetitions a night (now {now};{cost} for {out['repetitions_for']})")
     if not said:
         out["line"] = f"to detect {target:g} %: not with more nights or repetitions at this noise"
         return out
@@ -675,6 +678,11 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
     if not minutes:
         out["line"] += " (no step durations in the history to price them)"
     return out
+
+
+def _series_name(row: pd.Series) -> str:
+    """A series in a few words: ``a-read50 READ p99_us`` (its mix, operation and metric)."""
+    return " ".join(str(row[k]) for k in ("mix", "operation", "metric") if row[k] == row[k] and str(row[k]))
 
 
 def window_for(opts: RegressOptions, nights: int) -> int:

@@ -8,14 +8,17 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from history_rows import night_metrics, night_run
 from test_regress import NOISE, _history, _nightly_history, _nights
 
 from ycsb_runner.cli import app
 from ycsb_runner.nightly import window
 from ycsb_runner.nightly.regress import EXIT_UNDECIDED, RegressOptions, regress, step_minutes, suite_plan
 from ycsb_runner.nightly.window import NoiseModel, detectable_pct, nights_needed
+from ycsb_runner.runs.history import METRIC_COLUMNS, RUN_COLUMNS
 
 
 def test_median_noise_and_repetitions() -> None:
@@ -134,3 +137,50 @@ def test_the_plan_repeats_run_steps_only() -> None:
     assert "4 repetitions a night (now 2; +3.0 min, for b READ avg_us)" in plan["line"], plan["line"]
     only_load = suite_plan(table.iloc[:1], RegressOptions(min_effect_pct=5.0), minutes)
     assert only_load["needs_repetitions"] is None and "a night" not in only_load["line"]
+
+
+def test_a_repetitions_range_measures_one_repetitions_spread() -> None:
+    rng = np.random.default_rng(3)
+    reps = np.exp(0.04 * rng.standard_normal((400, 3)))  # 4 % a repetition, 400 nights of 3
+    var = window.repetition_var(reps.min(axis=1), reps.max(axis=1), np.full(400, 3))
+    assert var is not None and math.sqrt(var) == pytest.approx(0.04, rel=0.05)
+    one = np.ones(5)
+    assert window.repetition_var(one, one * 1.1, one) is None  # nights of one repetition measure nothing
+    assert window.repetition_var(one[:2], one[:2] * 1.1, one[:2] * 2) is None  # two nights: too few
+    assert window.night_share(0.04**2, None, 2) == 0.0  # unmeasured: the optimistic end
+    assert window.night_share(0.04**2, 0.04**2, 1) == 0.0  # all of it the repetitions'
+    assert window.night_share(0.04**2, 0.04**2, 2) == pytest.approx(0.5)  # the median of 2 halves it
+    # half of the variance the night's own: 4 repetitions instead of 1 leave sqrt(0.5 + 0.5 * 1.25^2 / 4)
+    assert window.repetitions_needed(1, 0.85, shared=0.5) == 4
+    assert window.repetitions_needed(1, 0.7, shared=0.5) is None  # never below sqrt(0.5)
+    assert window.repetitions_needed(1, 0.7) == 4  # unmeasured: as before
+
+
+def _repeated_nights(night_cv: float, rep_cv: float, n: int = 14, seed: int = 5):
+    """A history of *n* nights of 2 repetitions each of a run step's READ avg_us: a night's own offset
+    (*night_cv*) shared by both repetitions, each repetition's own noise (*rep_cv*)."""
+    rng = np.random.default_rng(seed)
+    runs, metrics = [], []
+    for i in range(n):
+        run = night_run(i)
+        runs.append(run)
+        night = rng.standard_normal() * night_cv
+        for rep in (1, 2):
+            value = 2000 * math.exp(night + rep_cv * rng.standard_normal())
+            (row,) = night_metrics(run["run_id"], {"avg_us": value})
+            metrics.append({**row, "repetition": rep})
+    return pd.DataFrame(runs).reindex(columns=RUN_COLUMNS), pd.DataFrame(metrics, columns=METRIC_COLUMNS)
+
+
+def test_repetitions_do_not_average_away_the_nights_own_spread() -> None:
+    """With its nights' repetitions the plan measures how much of a series' spread is the night's own: a
+    history whose nights differ (a host's state) is told repetitions will not do; one whose repetitions
+    differ is told how many (the quiet quick history on this 2-core host: 77-85 % the night's own on most
+    run series, where the plan of its first nights had asked for 2 repetitions a night)."""
+    opts = RegressOptions(min_effect_pct=5.0)
+    nightly = regress(*_repeated_nights(night_cv=0.05, rep_cv=0.01), "quick", opts).table.iloc[0]
+    assert nightly["night_share_pct"] > 80 and nightly["detectable_pct"] > 2
+    assert math.isnan(nightly["needs_repetitions"])  # "too many": never at that share
+    repeated = regress(*_repeated_nights(night_cv=0.0, rep_cv=0.05), "quick", opts).table.iloc[0]
+    assert repeated["night_share_pct"] < 30 and repeated["detectable_pct"] > 2
+    assert 2 < repeated["needs_repetitions"] <= window.MAX_REPETITIONS

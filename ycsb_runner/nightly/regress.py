@@ -130,6 +130,7 @@ COLUMNS = [
     "alert_id",  # a flagged series' alert (``ycsb_runner.runs.alerts``): "" when not flagged
     "triage",  # its triage state in the history (filled by ``regress_service.run_regress``)
     "repetitions",
+    "night_share_pct",  # of its night-to-night variance, the share repeating does not average away
     "needs_nights",
     "needs_repetitions",
     "needs_minutes",
@@ -147,6 +148,7 @@ PLAN_COLUMNS = [
     "noise",
     "baseline_nights",
     "repetitions",
+    "night_share_pct",
     "needs_nights",
     "needs_repetitions",
     "needs_minutes",
@@ -552,7 +554,8 @@ def _judge_row(
     )
     row.update(_judgement_columns(j, list(part["run_id"]), tags))
     if j.noise is not None:
-        row.update(_needs(j, int(np.median(part["n"].to_numpy(int))), opts, alpha))
+        rep_var = window.repetition_var(part["low"], part["high"], part["n"])
+        row.update(_needs(j, int(np.median(part["n"].to_numpy(int))), opts, alpha, rep_var))
     values.change_points = [int(c) for c in j.change_points]
     values.change_index = j.change_index
     values.baseline = j.baseline
@@ -578,19 +581,24 @@ def _noise_source(suite: SuiteAt | window.SuiteView | None, n: int) -> str:
     )
 
 
-def _needs(j: Any, repetitions: int, opts: RegressOptions, alpha: float) -> dict[str, Any]:
+def _needs(
+    j: Any, repetitions: int, opts: RegressOptions, alpha: float, rep_var: float | None = None
+) -> dict[str, Any]:
     """What would let this series detect ``--min-effect``: the nights more at today's noise (its spread and
     correlation, a full window of ``--window`` nights; NaN: not even MAX_BASELINE nights), the repetitions a
-    night (``window.median_noise``; NaN: more than MAX_REPETITIONS); 0 and today's repetitions when it
-    already can."""
+    night (``window.median_noise``, less the night's own share of the spread when its nights' repetitions
+    measured it, *rep_var*: ``window.night_share``; NaN: more than MAX_REPETITIONS, or never at that
+    share); 0 and today's repetitions when it already can."""
     ks = tuple(range(opts.confirm, opts.window + 1))
     target = opts.min_effect_pct
     nights = window.nights_needed(j.noise, ks, alpha, target, MAX_BASELINE) if target > 0 else None
     if nights == 0 and not j.detectable_pct <= target:  # the plan's coarser nulls put it at the threshold:
         nights = 1  # "0 more nights" beside "cannot tell" said nothing (quiet quick history, normal-09)
-    reps = window.repetitions_needed(repetitions, window.spread_ratio(j.detectable_pct, target))
+    shared = window.night_share(j.noise.spread**2, rep_var, repetitions)
+    reps = window.repetitions_needed(repetitions, window.spread_ratio(j.detectable_pct, target), shared)
     return {
         "repetitions": repetitions,
+        "night_share_pct": math.nan if rep_var is None else 100.0 * shared,
         "needs_nights": math.nan if nights is None else nights,
         "needs_repetitions": math.nan if reps is None else reps,
     }
@@ -670,7 +678,8 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
         if run_minutes:  # every run step repeated as often
             out["extra_minutes"] = (r - now) * run_minutes
             cost = f" +{out['extra_minutes']:.{0 if out['extra_minutes'] >= 10 else 1}f} min,"
-        said.append(f"{r} repetitions a night (now {now};{cost} for {out['repetitions_for']})")
+        unmeasured = "" if chosen.get("night_share_pct") == chosen.get("night_share_pct") else UNMEASURED
+        said.append(f"{r} repetitions a night (now {now};{cost} for {out['repetitions_for']}{unmeasured})")
     if not said:
         out["line"] = f"to detect {target:g} %: not with more nights or repetitions at this noise"
         return out
@@ -678,6 +687,13 @@ def suite_plan(table: pd.DataFrame, opts: RegressOptions, minutes: dict[tuple, f
     if not minutes:
         out["line"] += " (no step durations in the history to price them)"
     return out
+
+
+# a plan of repetitions made before nights of several repetitions measured the night's own share of the spread
+UNMEASURED = (
+    "; if none of its spread is the night's own: "
+    f"{window.MIN_REPEATED_NIGHTS} nights of 2 repetitions measure it"
+)
 
 
 def _series_name(row: pd.Series) -> str:
@@ -694,7 +710,7 @@ def window_for(opts: RegressOptions, nights: int) -> int:
 def _series_table(rows: list[dict[str, Any]], opts: RegressOptions) -> pd.DataFrame:
     """The table of every series' row, its p-values corrected over the tested ones and each decided."""
     table = pd.DataFrame(rows, columns=[*COLUMNS, "_open", "_runs"])
-    for col in ("repetitions", "needs_nights", "needs_repetitions", "needs_minutes"):
+    for col in ("repetitions", "night_share_pct", "needs_nights", "needs_repetitions", "needs_minutes"):
         table[col] = pd.to_numeric(table[col], errors="coerce")
     table["_open"] = table["_open"].eq(True)  # (NaN where no series was judged: not open)
     for col in (

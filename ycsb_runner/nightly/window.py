@@ -709,8 +709,11 @@ def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float, draws: 
 
 # the night's value is the median of its repetitions: of r independent Gaussian repetitions its standard
 # deviation is about 1.25 sigma / sqrt(r) (sqrt(pi / 2), already 1.16 at r = 3), of 2 their mean's, sigma /
-# sqrt(2). The model takes all of the night-to-night spread as the repetitions' own (none shared by the
-# night: a slow host night is not averaged away by repeating on it), so it is the optimistic end.
+# sqrt(2). Only the repetitions' own variance falls so: a slow host night is not averaged away by repeating
+# on it. Once a history holds nights of several repetitions, their ranges measure the repetitions' own
+# variance and the rest of the night-to-night spread is the night's own (night_share); before that, the
+# model takes all of it as the repetitions' own, the optimistic end (a quiet `quick` history of 12 nights of
+# 2 repetitions on a 2-core host: 80-90 % of most run series' night-to-night variance was the night's own).
 MEDIAN_FACTOR = 1.25
 MAX_REPETITIONS = 25  # beyond this a plan says "not with repetitions"
 # a plan's what-if baselines are simulated with fewer draws (a fifth: about 0.3 s each on a loaded 2-core
@@ -736,14 +739,52 @@ def spread_ratio(detectable: float, target_pct: float) -> float:
     return math.log1p(-target_pct / 100) / math.log1p(-detectable / 100)
 
 
-def repetitions_needed(now: int, ratio: float) -> int | None:
+def repetitions_needed(now: int, ratio: float, shared: float = 0.0) -> int | None:
     """The fewest repetitions a night whose median's noise is at most *ratio* times that of the median of
-    *now* repetitions (:func:`median_noise`); None beyond MAX_REPETITIONS."""
+    *now* repetitions (:func:`median_noise`), when a share *shared* of that variance is the night's own
+    (:func:`night_share`: repeating on the same night does not average it away; 0, the optimistic end,
+    when unmeasured); None beyond MAX_REPETITIONS."""
     now = max(1, now)
     for r in range(now, MAX_REPETITIONS + 1):
-        if median_noise(r) <= ratio * median_noise(now) + 1e-12:
+        left = shared + (1 - shared) * (median_noise(r) / median_noise(now)) ** 2
+        if math.sqrt(left) <= ratio + 1e-12:
             return r
     return None
+
+
+# E[R^2] / sigma^2 for the range R of n independent Gaussian draws (d2(n)^2 + d3(n)^2, the control-chart
+# constants: 2 for two draws, whose range squared over 2 is their sample variance): a night's squared range of
+# repetitions over it estimates one repetition's variance without bias
+RANGE_SQUARED = {2: 2.0, 3: 3.655, 4: 5.013, 5: 6.157, 6: 7.140, 7: 8.006, 8: 8.778, 9: 9.474, 10: 10.109}
+MIN_REPEATED_NIGHTS = 3  # nights of 2 or more repetitions before the night's own share is measured
+
+
+def repetition_var(low: np.ndarray, high: np.ndarray, n: np.ndarray) -> float | None:
+    """One repetition's variance within a night (log values): the mean over the nights of 2 to 10
+    repetitions of ln(high / low)^2 / RANGE_SQUARED[n]; None with fewer than MIN_REPEATED_NIGHTS such nights
+    (or a value that is not positive)."""
+    low, high, n = (np.asarray(a, float) for a in (low, high, n))
+    ok = (
+        (n >= 2)
+        & (n <= max(RANGE_SQUARED))
+        & (low > 0)
+        & (high >= low)
+        & np.isfinite(low)
+        & np.isfinite(high)
+    )
+    if ok.sum() < MIN_REPEATED_NIGHTS:
+        return None
+    c = np.array([RANGE_SQUARED[int(k)] for k in n[ok]])
+    return float(np.mean(np.log(high[ok] / low[ok]) ** 2 / c))
+
+
+def night_share(night_var: float, rep_var: float | None, now: int) -> float:
+    """The share of a night's value's variance (*night_var*, the night-to-night spread squared, log values)
+    that is the night's own (the host's state, the server's start): what the median of *now* repetitions
+    of variance *rep_var* does not explain; 0 when the repetitions' variance is unmeasured (None)."""
+    if rep_var is None or not night_var > 0:
+        return 0.0
+    return float(min(1.0, max(0.0, 1.0 - rep_var * median_noise(now) ** 2 / night_var)))
 
 
 def baseline_lengths(now: int, most: int) -> list[int]:

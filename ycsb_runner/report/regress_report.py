@@ -272,6 +272,7 @@ PLAN_SHOWN = {
     "metric": "metric",
     "detectable_pct": "detects (%)",
     "needs_nights": "more nights",
+    "night_share_pct": "night's own share (%)",
     "needs_repetitions": "repetitions a night",
     "needs_minutes": "+ min a night",
 }
@@ -298,12 +299,17 @@ def plan_section(result: RegressResult) -> list[Section]:
             lambda v: cell_text(v, decimals=0) if v == v else "too many"
         ),
         needs_minutes=rows["needs_minutes"].map(lambda v: cell_text(v, decimals=1)),
+        night_share_pct=rows["night_share_pct"].map(
+            lambda v: cell_text(v, decimals=0) if v == v else "not measured"
+        ),
     )[list(PLAN_SHOWN)].rename(columns=PLAN_SHOWN)
     model = (
         "More nights: today's noise (spread and night-to-night correlation) over a longer baseline. "
         "Repetitions: the night's value is their median, whose noise falls as 1.25 / sqrt(r) of one "
-        "repetition's (1 / sqrt(2) for 2), all of the night-to-night spread taken as the repetitions' own "
-        "(optimistic when the host's nights differ); minutes from the steps' measured durations."
+        "repetition's (1 / sqrt(2) for 2); the night's own share of the spread (the host's state, the "
+        "server's start) does not fall: measured from the ranges of nights of several repetitions (the "
+        "table's night share), else taken as none (optimistic when the host's nights differ); minutes from "
+        "the steps' measured durations."
     )
     return [Section("How to tell", [Note(result.plan.get("line") or "", "aside"), Table(shown), Note(model)])]
 

@@ -83,3 +83,19 @@ def test_a_hint_keeps_each_option_with_its_value() -> None:
             assert all(not line.rstrip().endswith("--set") for line in lines), (width, lines)
             assert " ".join(line.strip() for line in lines) == " ".join(message.split())
             assert all(len(line) <= width or " " not in line.strip() for line in lines)
+
+
+def test_a_closing_line_keeps_its_exit_code_on_its_last_line() -> None:
+    """A judgement's closing line ends with ``; exit N``: folded at any width, that stays on the last line
+    (CI found ``--confirm 2);`` then ``exit 2`` alone on the next)."""
+    from ycsb_runner.cli.options import wrap_message
+
+    message = (
+        "no series can detect a 5 % change at this noise and history (the most sensitive shows 8 %): could "
+        "not tell; to detect 5 %: 24 more nights (newest night-08; alpha 0.01 after Holm (family-wise error "
+        "rate) correction, min effect 5 %, --confirm 2); exit 2"
+    )
+    for width in range(20, 121):
+        lines = wrap_message(message, width).splitlines()
+        assert lines[-1].endswith("; exit 2"), (width, lines)
+        assert " ".join(line.strip() for line in lines) == message

@@ -164,13 +164,16 @@ SaveOpt = Annotated[bool, typer.Option("--save", help="Also write the table as a
 
 
 _OPTION_AND_VALUE = re.compile(r"(?<!\S)(--[\w.-]+) (?=[^\s-])")
+_EXIT_CODE = re.compile(r"(\S) (exit) (\d+)$", re.MULTILINE)
 _GLUE = "\x00"
 
 
 def wrap_message(msg: str, width: int) -> str:
-    """*msg* folded at spaces to *width*, never between an option and its value (``--set threads=8``) or
-    inside a word; the lines after the first are indented by two spaces."""
+    """*msg* folded at spaces to *width*, never between an option and its value (``--set threads=8``),
+    inside a word, or inside a closing line's ``; exit 2`` (a reader and a script look for it on the last
+    line); the lines after the first are indented by two spaces."""
     glued = _OPTION_AND_VALUE.sub(lambda m: m.group(1) + _GLUE, msg)
+    glued = _EXIT_CODE.sub(lambda m: m.group(1) + _GLUE + m.group(2) + _GLUE + m.group(3), glued)
     lines = [
         textwrap.fill(
             line,

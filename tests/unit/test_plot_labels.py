@@ -33,7 +33,7 @@ def test_spectrum_log_axis_labels_are_plain_numbers(tmp_path: Path, monkeypatch:
         return real(fig)
 
     monkeypatch.setattr(plots, "png", keep)
-    plots.plot_spectrum(RunResult.load(folder))
+    plots.draw(plots.plot_spectrum(RunResult.load(folder))[0])
     assert any(scale == "log" for scale, _ in seen)
     labels = [text for _, texts in seen for text in texts if text]
     assert labels and not [text for text in labels if "$" in text or "mathdefault" in text], labels

@@ -41,7 +41,7 @@ def _one_status_point(tmp_path: Path) -> RunResult:
 
 
 def test_a_short_steps_load_chart_starts_at_zero_and_says_one_status_point(tmp_path: Path, figures) -> None:
-    panels, _ = plots.plot_step_timeseries(_one_status_point(tmp_path), "load")
+    panels = plots.draw(plots.plot_step_timeseries(_one_status_point(tmp_path), "load")[0])
     assert len(panels) == len(figures) == 1
     ax_tp, ax_lat = figures[0].axes
     assert ax_tp.get_title().endswith("\n1 status point")
@@ -51,8 +51,8 @@ def test_a_short_steps_load_chart_starts_at_zero_and_says_one_status_point(tmp_p
 
 def test_latency_legends_sit_below_the_axes(figures) -> None:
     run = RunResult.load(RUNS / "tencent-analyse")
-    plots.plot_step_timeseries(run, "load")
-    plots.plot_step_timeseries(run, "run")
+    plots.draw(plots.plot_step_timeseries(run, "load")[0])
+    plots.draw(plots.plot_step_timeseries(run, "run")[0])
     assert len(figures) >= 3
     for fig in figures:
         ax_lat = fig.axes[1]
@@ -75,7 +75,7 @@ def test_audit_bar_labels_stay_inside_the_frame(figures) -> None:
             "n": [3, 3, 3],
         }
     )
-    assert len(plots.plot_audit_overhead(overhead)) == 1
+    assert len(plots.draw(plots.plot_audit_overhead(overhead))) == 1
     (ax,) = figures[0].axes
     frame = ax.get_window_extent()
     labels = ax.texts
@@ -104,3 +104,48 @@ def test_a_report_without_an_instance_size_says_which_published_size_it_shows(tm
     assert res.exit_code != 0 and "--size" in str(res.exception)
     page = write_report(run_dir)[0].read_text()
     assert "the run names no instance size: published figures of 2C4G" in page
+
+
+def test_a_printed_report_draws_no_figure_and_its_pages_draw_each_panel_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report printed as JSON, CSV, a table or Markdown names its figures' files and never draws one
+    (matplotlib is not started: ``Figure.panels``); the written pages draw each panel once, for the HTML
+    page and the Markdown page's files alike, and the files are the ones the JSON named."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    drawn: list[Any] = []
+    real = plots.png
+
+    def counted(fig: Any) -> bytes:
+        drawn.append(fig)
+        return real(fig)
+
+    monkeypatch.setattr(plots, "png", counted)
+    run_dir = Path(shutil.copytree(RUNS / "tencent-analyse", tmp_path / "run"))
+    runner = CliRunner(env={"COLUMNS": "120"})
+    printed = {
+        f: runner.invoke(app, ["report", str(run_dir), "-f", f]) for f in ("json", "csv", "table", "markdown")
+    }
+    assert all(res.exit_code == 0 for res in printed.values()), {f: r.output for f, r in printed.items()}
+    assert drawn == []
+    named = [
+        name
+        for section in json.loads(printed["json"].stdout)["sections"]
+        for block in section["blocks"]
+        for name in block.get("files", [])
+    ]
+    assert len(named) > 5 and f"(1/{sum('percentiles' in n for n in named)})" in printed["markdown"].stdout
+
+    res = runner.invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "pages")])
+    assert res.exit_code == 0, res.output
+    written = sorted(
+        p.relative_to(tmp_path / "pages").as_posix() for p in (tmp_path / "pages").rglob("*.png")
+    )
+    assert written == sorted(named) and len(drawn) == len(named)
+    page = (tmp_path / "pages" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == len(named)

@@ -5,8 +5,9 @@ tables one after the other). Text is kept as it came from the data; the renderer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -76,21 +77,38 @@ class Facts:
     listed: bool = False
 
 
+#: A figure's panel: its PNG, or a way to draw it (called only by a renderer that shows pixels).
+Panel = bytes | Callable[[], bytes]
+
+
 @dataclass(frozen=True)
 class Figure:
-    """A plot: one PNG per panel, its files named by *stem* (``files``); *numbered*:
-    the panels side by side, each named "(i/n)", the caption under them (else one image and its caption)."""
+    """A plot: one PNG per panel, its files named by *stem* (``names``, ``files``); *numbered*: the panels
+    side by side, each named "(i/n)", the caption under them (else one image and its caption).
+
+    *drawn*: each panel's PNG or the way to draw it; ``panels`` draws them the first time it is asked (the
+    HTML page, the figure files beside a Markdown page): a renderer that only names the files (JSON, CSV,
+    the terminal, Markdown's text) never starts matplotlib."""
 
     stem: str
     caption: str
-    panels: list[bytes]
+    drawn: Sequence[Panel]
     numbered: bool = True
 
+    @cached_property
+    def panels(self) -> list[bytes]:
+        """Each panel's PNG, drawn once."""
+        return [p if isinstance(p, bytes) else p() for p in self.drawn]
+
+    def names(self) -> list[str]:
+        """Each panel's file name: ``<stem>.png``, or ``<stem>-<i>.png`` for several (nothing drawn)."""
+        if len(self.drawn) == 1:
+            return [f"{self.stem}.png"]
+        return [f"{self.stem}-{i}.png" for i in range(1, len(self.drawn) + 1)]
+
     def files(self) -> list[tuple[str, bytes]]:
-        """(file name, PNG) of each panel: ``<stem>.png``, or ``<stem>-<i>.png`` for several."""
-        if len(self.panels) == 1:
-            return [(f"{self.stem}.png", self.panels[0])]
-        return [(f"{self.stem}-{i}.png", png) for i, png in enumerate(self.panels, 1)]
+        """(file name, PNG) of each panel (``names``), drawn."""
+        return list(zip(self.names(), self.panels, strict=True))
 
 
 @dataclass(frozen=True)
@@ -188,7 +206,7 @@ def _section_tables(doc: Document, section: Section) -> list[Table]:
         pd.DataFrame(b.rows, columns=["what", "value"]) for b in section.blocks if isinstance(b, Facts)
     ]
     figures = [
-        {"figure": b.caption, "files": ", ".join(f"{doc.figure_dir}/{n}" for n, _ in b.files())}
+        {"figure": b.caption, "files": ", ".join(f"{doc.figure_dir}/{n}" for n in b.names())}
         for b in section.blocks
         if isinstance(b, Figure)
     ]
@@ -234,7 +252,7 @@ def as_data(doc: Document) -> dict[str, Any]:
         if isinstance(b, Facts):
             return {"facts": dict(b.rows)}
         if isinstance(b, Figure):
-            return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n, _ in b.files()]}
+            return {"figure": b.caption, "files": [f"{doc.figure_dir}/{n}" for n in b.names()]}
         if isinstance(b, Banner):
             return {"banner": _said(b)}
         if isinstance(b, Chart):

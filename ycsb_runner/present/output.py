@@ -401,10 +401,11 @@ def _md_facts(f: Facts) -> str:
 
 
 def _md_figure(f: Figure, folder: str) -> str:
-    cap, n = textsafe.markdown(f.caption), len(f.panels)
+    """Links to the figure's files (``Figure.names``: the text draws nothing; ``pages`` writes them)."""
+    cap, names = textsafe.markdown(f.caption), f.names()
     if not f.numbered:
-        return "\n".join(f"![{cap}]({folder}/{name})\n" for name, _ in f.files())
-    links = [f"![{cap} ({i}/{n})]({folder}/{name})\n" for i, (name, _) in enumerate(f.files(), 1)]
+        return "\n".join(f"![{cap}]({folder}/{name})\n" for name in names)
+    links = [f"![{cap} ({i}/{len(names)})]({folder}/{name})\n" for i, name in enumerate(names, 1)]
     return "\n".join([*links, f"_{cap}_\n"])
 
 

@@ -5,11 +5,11 @@ repetitions) with its spread (min-max), the change point marked, and the tags of
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
 
 from ycsb_runner.nightly.regress import (
     IMPROVEMENT,
@@ -22,7 +22,7 @@ from ycsb_runner.nightly.regress import (
 from ycsb_runner.present.document import Document, Facts, Figure, Note, Section, Table
 from ycsb_runner.present.output import cell_text
 from ycsb_runner.report.pages import write_pages
-from ycsb_runner.report.plots import latency_unit, plt, png
+from ycsb_runner.report.plots import latency_unit, png, pyplot
 from ycsb_runner.runs.metrics import metric_label, registered_metric
 from ycsb_runner.runs.series import SeriesNights
 from ycsb_runner.safe import text as textsafe
@@ -78,6 +78,9 @@ def baseline_span(judged: SeriesNights) -> tuple[float, float] | None:
 def trend_plot(result: RegressResult, key: tuple, row: dict) -> bytes:
     """One series: nights on x, value with min-max spread, the baseline's nights shaded, the change point and
     its night's tags."""
+    from matplotlib.ticker import FuncFormatter
+
+    plt = pyplot()
     judged = result.series_values[key]
     series = judged.frame
     nights = np.arange(len(series))
@@ -363,5 +366,5 @@ def _trends(result: RegressResult) -> list[Note | Figure]:
         caption = f"{series_name(row)} {_named(row)}: {row['verdict']}"
         named = f"{row['phase']} {row['mix']} {row['operation']} {row['metric']}"  # file names keep raw names
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{i + 1:02d}-{named}")
-        blocks.append(Figure(stem, caption, [trend_plot(result, match, row)], numbered=False))
+        blocks.append(Figure(stem, caption, [partial(trend_plot, result, match, row)], numbered=False))
     return blocks

@@ -6,20 +6,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ycsb_runner.analyse.analysis import RunAnalysis  # noqa: E402
-from ycsb_runner.analyse.caveats import audit_caveat, server_caveat  # noqa: E402
-from ycsb_runner.analyse.stats import AB_COLUMNS  # noqa: E402
-from ycsb_runner.present.document import Banner, Block, Document, Facts, Figure, Note, Section, Table  # noqa: E402
-from ycsb_runner.present.output import cell_text  # noqa: E402
-from ycsb_runner.report.pages import write_pages  # noqa: E402
-from ycsb_runner.runs.metrics import metric_label  # noqa: E402
-from ycsb_runner.runs.model import (  # noqa: E402
+from ycsb_runner.analyse.analysis import RunAnalysis
+from ycsb_runner.analyse.caveats import audit_caveat, server_caveat
+from ycsb_runner.analyse.stats import AB_COLUMNS
+from ycsb_runner.present.document import Banner, Block, Document, Facts, Figure, Note, Panel, Section, Table
+from ycsb_runner.present.output import cell_text
+from ycsb_runner.report.pages import write_pages
+from ycsb_runner.runs.metrics import metric_label
+from ycsb_runner.runs.model import (
     NO_AUDIT,
     REPORT_FIGURES,
     REPORT_HTML,
@@ -29,7 +26,7 @@ from ycsb_runner.runs.model import (  # noqa: E402
     StepRecord,
 )
 
-# Figures: ``ycsb_runner.report.plots``.
+# Figures: ``ycsb_runner.report.plots`` (drawn only when a renderer shows them: ``Figure.panels``).
 
 
 # --- text ---------------------------------------------------------------------------------------------
@@ -232,8 +229,8 @@ def failure_banner(run: RunResult) -> str:
 
 
 def _figures(a: RunAnalysis) -> list[Figure]:
-    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``): all
-    drawn first (``plots``), then captioned."""
+    """Every plot that has data (of the run and of its ``report_tables``: ``overhead``, ``reference``): the
+    panels of each (``plots``, not drawn yet), then captioned."""
     from ycsb_runner.report import plots
 
     run, extra = a.run, a.report_tables
@@ -252,7 +249,7 @@ def _figures(a: RunAnalysis) -> list[Figure]:
         if not run.steps.empty
         else []
     )
-    drawn = {
+    planned = {
         "answer-audit": plots.plot_audit_answer(overhead) if overhead is not None else [],
         "answer-reference": plots.plot_reference_answer(cmp) if cmp is not None else [],
         "short-loads": plots.plot_short_steps(run, short),
@@ -265,25 +262,25 @@ def _figures(a: RunAnalysis) -> list[Figure]:
         "percentiles": plots.plot_spectrum(run),
     }
     own = [Figure(*f) for f in a.layout.figures(a, a.study, extra)]  # a layout's own (none built in)
-    out = _captioned(drawn, own, search, cmp, extra.reference_note)
+    out = _captioned(planned, own, search, cmp, extra.reference_note)
     # the short loads' figure where the loads' panels would be: before the run steps over time
     at = next(
         (i for i, f in enumerate(out) if f.stem.startswith(("timeseries-run", "percentiles"))), len(out)
     )
-    out[at:at] = _short_figure(drawn["short-loads"], short)
-    return _answer_figures(drawn, cmp) + out
+    out[at:at] = _short_figure(planned["short-loads"], short)
+    return _answer_figures(planned, cmp) + out
 
 
 MIN_PANEL_POINTS = 5  # a load step with fewer status points gets no time-series panel of its own
 
 
-def _answer_figures(drawn: dict[str, Any], cmp: pd.DataFrame | None) -> list[Figure]:
+def _answer_figures(planned: dict[str, Any], cmp: pd.DataFrame | None) -> list[Figure]:
     """The answer's figures (``_answer`` puts them first)."""
     out = _figure(
         "answer-audit",
         "Audit on vs off per mix: measured change in throughput and read/write latency (orange, % of the "
         "off value; its 95% interval when there are repetitions) and the published change (black diamond)",
-        drawn["answer-audit"],
+        planned["answer-audit"],
     )
     against = ""
     if cmp is not None and "storage" in cmp and cmp["storage"].nunique() == 1:
@@ -291,11 +288,11 @@ def _answer_figures(drawn: dict[str, Any], cmp: pd.DataFrame | None) -> list[Fig
     return out + _figure(
         "answer-reference",
         f"Measured / published{against} per mix and metric (log scale; the red line is 1 = as published)",
-        drawn["answer-reference"],
+        planned["answer-reference"],
     )
 
 
-def _short_figure(panels: list[bytes], short: list[str]) -> list[Figure]:
+def _short_figure(panels: list[Panel], short: list[str]) -> list[Figure]:
     """The load steps too short for a panel of their own (fewer than ``MIN_PANEL_POINTS`` status points),
     in one small figure."""
     return _figure(
@@ -317,17 +314,17 @@ def _published(a: RunAnalysis, cmp: pd.DataFrame, runs: pd.DataFrame) -> pd.Data
 
 
 def _captioned(
-    drawn: dict[str, Any], own: list[Figure], search: dict | None, cmp: pd.DataFrame | None, note: str
+    planned: dict[str, Any], own: list[Figure], search: dict | None, cmp: pd.DataFrame | None, note: str
 ) -> list[Figure]:
     """The figures with panels, in the report's order (a layout's *own* after the published ones), each
     with its caption."""
-    out = _figure("findmax", _findmax_caption(search), drawn["findmax"]) if search else []
+    out = _figure("findmax", _findmax_caption(search), planned["findmax"]) if search else []
     out += _figure(
         "audit-overhead",
         "Audit on vs off per mix: % change of each metric (orange, with the 95% interval of "
         "the difference when there are repetitions) and the published change (blue); each "
         "mix on its own scale",
-        drawn["audit-overhead"],
+        planned["audit-overhead"],
     )
     if cmp is not None:
         told = cmp[cmp["ratio"].notna()]
@@ -338,16 +335,16 @@ def _captioned(
             "measured-vs-published",
             f"Measured / {against} per mix and metric (log scale; the red line is 1 = as "
             f"published{'; ' + note if note else ''})",
-            drawn["measured-vs-published"],
+            planned["measured-vs-published"],
         )
     out += own
     out += _figure(
-        "threads", "Throughput and average latency against the thread count, per mix", drawn["threads"]
+        "threads", "Throughput and average latency against the thread count, per mix", planned["threads"]
     )
     for phase in ("load", "run"):
-        panels, source = drawn[f"timeseries-{phase}"]
+        panels, source = planned[f"timeseries-{phase}"]
         out += _figure(f"timeseries-{phase}", _timeseries_caption(phase, source), panels)
-    panels, source, styles = drawn["percentiles"]
+    panels, source, styles = planned["percentiles"]
     out += _figure(
         "percentiles",
         f"Latency percentiles per operation (from {source}): one line per step, colour by mix, the x "
@@ -381,7 +378,7 @@ def _timeseries_caption(phase: str, source: str) -> str:
     )
 
 
-def _figure(stem: str, caption: str, panels: list[bytes]) -> list[Figure]:
+def _figure(stem: str, caption: str, panels: list[Panel]) -> list[Figure]:
     """The figure, or none when it has no panels."""
     return [Figure(stem, caption, panels)] if panels else []
 

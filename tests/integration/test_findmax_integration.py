@@ -25,7 +25,11 @@ from ycsb_runner.findmax.search import FindmaxOptions, make_bound
 from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.parse.hdr import read_hdr_log
 
-pytestmark = [pytest.mark.integration, pytest.mark.alone]  # `make test` runs it with no worker beside it
+# The search and its sweep compare the server's speed a minute apart: marked `alone` (`make test` runs them
+# with no worker beside them). The probe at one op a second per thread asserts YCSB's pacing and how a probe
+# is measured, not a speed (the server answers in milliseconds, busy or not, and YCSB's throttle catches up a
+# late operation): it runs in the main session, beside the other workers.
+pytestmark = [pytest.mark.integration]
 
 SUITE = str(Path(__file__).parents[1] / "suites" / "findmax.toml")
 # The bound: the average over the steady-state window. At 100-300 ops/s the server answers in 5-10 ms on
@@ -37,6 +41,11 @@ LIMIT_US = 30_000.0
 PROBE_S = 6
 RESOLUTION = 5.0
 GRID = 1.12  # the sweep's step: about two resolution steps
+# The search's first probe: the middle (geometrically) of the capacities this machine showed, 84 ops/s
+# beside CPU burners to about 3000 alone (Dec 2026). From 100 a search of a 3000 ops/s server took 10
+# probes of its 12 (5 doublings before its first failure); from 1000 any capacity from 60 to 8000 ops/s is
+# bracketed within 4 probes, and the search ends within 9.
+START = 1000
 # The sweep's targets: found x GRID**k, from the top down until one meets the bound. One step above the found
 # rate is the highest that tells anything: the check below fails only when no target from three grid steps
 # under the found rate up met the bound (a higher passing target could never fail it; the strict relation,
@@ -78,6 +87,7 @@ def _sweep_point(mongo_url: str, results: Path, target: int) -> tuple[bool, floa
     return achieved >= 0.97 * target and avg <= LIMIT_US, achieved, avg
 
 
+@pytest.mark.alone
 def test_findmax_agrees_with_a_sweep_of_fixed_targets(server: ServerInfo, tmp_path: Path) -> None:
     # the search and the sweep measure the server's capacity: with no other test worker beside them (the
     # `alone` mark) and ahead of other processes (as the nightly test runs its nights); beside two CPU
@@ -91,7 +101,7 @@ def _search(mongo_url: str, results: Path) -> tuple[Path, dict]:
     outcome = run_findmax(
         BenchOptions(suite=SUITE, url=mongo_url, results=results, monitors=False, lock=False),
         FindmaxOptions(
-            mix=None, bound=make_bound(avg=AVG), probe_s=PROBE_S, resolution_pct=RESOLUTION, start=100
+            mix=None, bound=make_bound(avg=AVG), probe_s=PROBE_S, resolution_pct=RESOLUTION, start=START
         ),
         log=lambda _m: None,
     )

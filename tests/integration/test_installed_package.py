@@ -47,9 +47,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (wheel,) = dist.glob("ycsb_runner-*.whl")
     (sdist,) = dist.glob("ycsb_runner-*.tar.gz")
     fresh = top / "venv"
-    venv.create(fresh, with_pip=True)
+    venv.create(fresh)  # without pip of its own (ensurepip took seconds): this venv's pip installs into it
     py = fresh / "bin" / "python"
-    _run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], top, env, 300)
+    pip = [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index"]
+    _run([*pip, str(wheel)], top, env, 300)
     purelib = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], top, env, 60)
     deps = Path(purelib.stdout.strip()) / "zz_checkout_deps.pth"
     deps.write_text(sysconfig.get_paths()["purelib"] + "\n")  # a path line: the editable hook does not run

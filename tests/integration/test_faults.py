@@ -451,14 +451,16 @@ def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
     assert list(private_tmp.iterdir()) == []
     manifest = next(p for p in sorted(results.glob("*/manifest.json")) if not p.parent.is_symlink())
     assert json.loads(manifest.read_text())["status"] == "running"
-    # the next bench into the same results folder marks the killed run (before anything else can fail)
+    # the next bench into the same results folder marks the killed run (before anything else can fail: here
+    # at once, with no Java, rather than after the seconds an unreachable server takes to be given up)
     again = run_cli(
         "bench",
         str(write_suite(tmp_path)),
         "--results",
         str(results),
-        env=cli_env(MONGODB_URL="mongodb://127.0.0.1:1/y"),
+        env=cli_env(MONGODB_URL="mongodb://127.0.0.1:1/y", JAVA_HOME=str(tmp_path / "no-such-jdk")),
     )
+    assert_one_line_error(again, "Java not found", alone=False)
     assert f"marked {manifest.parent} as killed" in again.stderr
     assert json.loads(manifest.read_text())["status"] == "killed"
 

@@ -370,7 +370,7 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
 
     filler = fill_when_the_run_starts(results, small_disk, poll_s=0.02)
     proc = bench_quietly(
-        write_suite(tmp_path, operationcount=100000, maxexecutiontime=4),
+        write_suite(tmp_path, operationcount=100000, maxexecutiontime=4, target=100),
         results,
         env=cli_env(MONGODB_URL=server.url, TMPDIR=str(small_disk)),
     )

@@ -117,8 +117,12 @@ def test_setup_and_bench_from_an_empty_folder(installed: dict[str, Path]) -> Non
     assert "0.17.0" in lines["YCSB"] and str(cache) in lines["YCSB"] and "Java" in lines
 
     # the quick suite as a new user runs it, on a tenth of its records, with shorter runs and one of its
-    # mixes: what is checked is that it runs from the package, with YCSB's and the server's counts of the load
-    sets = ["--set", "recordcount=1000", "--set", "maxexecutiontime=2", "--set", "mixes=a-read50-update50"]
+    # mixes, paced: what is checked is that it runs from the package, with YCSB's and the server's counts of
+    # the load
+    sets = [
+        *("--set", "recordcount=1000", "--set", "maxexecutiontime=2", "--set", "mixes=a-read50-update50"),
+        *("--set", "target=200"),
+    ]
     bench = _run(["ycsb-runner", "bench", "quick", *sets], work, env, 900)
     runs = [p for p in (work / "results").iterdir() if not p.is_symlink() and (p / "manifest.json").is_file()]
     assert len(runs) == 1 and runs[0].name in bench.stdout + bench.stderr

@@ -59,8 +59,9 @@ def test_sigkill_after_switching_leaves_a_restore_file_that_restores(
         "repetitions=1",
         "recordcount=100",
         # the "off" run comes first and runs all of its maxexecutiontime; the "on" run is killed after
-        # its first status line, so 10 s leaves it seconds of margin (30 s only made the test wait)
-        "maxexecutiontime=10",
+        # its first status line, so 5 s leaves it seconds of margin, as in test_audit_suite_integration's
+        # signal tests (10 s, and 30 s before, only made the test wait)
+        "maxexecutiontime=5",
         "operationcount=1000000",
     ]
     argv = bench_argv(results, "command", *_switch_args(state), sets=sets)

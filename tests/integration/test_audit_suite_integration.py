@@ -142,6 +142,7 @@ def command_run(mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
             audit_options=switch.options(),
             sample_interval_s=1.0,
             canaries=False,  # (two BasicDB JVMs this file does not look at)
+            report=False,  # (nor its report: the restart test writes one of an audit run and reads it)
         ),
         log=lambda _m: None,
     )

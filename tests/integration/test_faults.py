@@ -55,9 +55,14 @@ update = 0.5
 """
 
 
-def write_suite(folder: Path, operationcount: int = 400, maxexecutiontime: int = 60) -> Path:
+def write_suite(folder: Path, operationcount: int = 400, maxexecutiontime: int = 60, target: int = 0) -> Path:
+    """The fault suite in *folder*; a *target* (ops/s) paces its runs: for the tests whose run only has to
+    go on while something happens to it (unpaced, YCSB and the server take both cores meanwhile)."""
     path = folder / "faults.toml"
-    path.write_text(SUITE.format(operationcount=operationcount, maxexecutiontime=maxexecutiontime))
+    text = SUITE.format(operationcount=operationcount, maxexecutiontime=maxexecutiontime)
+    if target:
+        text = text.replace("status_interval = 1\n", f"status_interval = 1\ntarget = {target}\n", 1)
+    path.write_text(text)
     return path
 
 
@@ -307,7 +312,7 @@ def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
 
     filler = fill_when_the_run_starts(results, small_disk, poll_s=0.05)
     proc = bench_quietly(
-        write_suite(tmp_path, operationcount=100000, maxexecutiontime=6),
+        write_suite(tmp_path, operationcount=100000, maxexecutiontime=6, target=100),
         results,
         env=cli_env(MONGODB_URL=url, TMPDIR=str(private_tmp)),
     )
@@ -345,7 +350,7 @@ def test_disk_full_from_the_start_says_no_manifest_was_written(
 
 def _start_long_bench(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen, Path]:
     results = tmp_path / "results"
-    suite = write_suite(tmp_path, operationcount=100000000, maxexecutiontime=120)
+    suite = write_suite(tmp_path, operationcount=100000000, maxexecutiontime=120, target=100)
     proc = subprocess.Popen(
         [
             CLI,
@@ -451,14 +456,16 @@ def test_sigkill_of_the_runner_leaves_no_server_or_java(tmp_path: Path) -> None:
     assert list(private_tmp.iterdir()) == []
     manifest = next(p for p in sorted(results.glob("*/manifest.json")) if not p.parent.is_symlink())
     assert json.loads(manifest.read_text())["status"] == "running"
-    # the next bench into the same results folder marks the killed run (before anything else can fail)
+    # the next bench into the same results folder marks the killed run (before anything else can fail: here
+    # at once, with no Java, rather than after the seconds an unreachable server takes to be given up)
     again = run_cli(
         "bench",
         str(write_suite(tmp_path)),
         "--results",
         str(results),
-        env=cli_env(MONGODB_URL="mongodb://127.0.0.1:1/y"),
+        env=cli_env(MONGODB_URL="mongodb://127.0.0.1:1/y", JAVA_HOME=str(tmp_path / "no-such-jdk")),
     )
+    assert_one_line_error(again, "Java not found", alone=False)
     assert f"marked {manifest.parent} as killed" in again.stderr
     assert json.loads(manifest.read_text())["status"] == "killed"
 

@@ -188,6 +188,7 @@ def test_secret_set_option_is_stored_masked(tmp_path: Path, server: ServerInfo) 
         "--results",
         str(results),
         "--no-monitors",
+        "--no-canaries",  # (two JVMs: test_query_string_secrets_appear_nowhere follows secrets through them)
         "--set",
         f"mongodb.url_options.myApiToken={secret}",
         env=cli_env(MONGODB_URL=server.url),
@@ -369,7 +370,7 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
 
     filler = fill_when_the_run_starts(results, small_disk, poll_s=0.02)
     proc = bench_quietly(
-        write_suite(tmp_path, operationcount=100000, maxexecutiontime=4),
+        write_suite(tmp_path, operationcount=100000, maxexecutiontime=4, target=100),
         results,
         env=cli_env(MONGODB_URL=server.url, TMPDIR=str(small_disk)),
     )

@@ -47,9 +47,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (wheel,) = dist.glob("ycsb_runner-*.whl")
     (sdist,) = dist.glob("ycsb_runner-*.tar.gz")
     fresh = top / "venv"
-    venv.create(fresh, with_pip=True)
+    venv.create(fresh)  # without pip of its own (ensurepip took seconds): this venv's pip installs into it
     py = fresh / "bin" / "python"
-    _run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], top, env, 300)
+    pip = [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index"]
+    _run([*pip, str(wheel)], top, env, 300)
     purelib = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], top, env, 60)
     deps = Path(purelib.stdout.strip()) / "zz_checkout_deps.pth"
     deps.write_text(sysconfig.get_paths()["purelib"] + "\n")  # a path line: the editable hook does not run
@@ -116,8 +117,12 @@ def test_setup_and_bench_from_an_empty_folder(installed: dict[str, Path]) -> Non
     assert "0.17.0" in lines["YCSB"] and str(cache) in lines["YCSB"] and "Java" in lines
 
     # the quick suite as a new user runs it, on a tenth of its records, with shorter runs and one of its
-    # mixes: what is checked is that it runs from the package, with YCSB's and the server's counts of the load
-    sets = ["--set", "recordcount=1000", "--set", "maxexecutiontime=2", "--set", "mixes=a-read50-update50"]
+    # mixes, paced: what is checked is that it runs from the package, with YCSB's and the server's counts of
+    # the load
+    sets = [
+        *("--set", "recordcount=1000", "--set", "maxexecutiontime=2", "--set", "mixes=a-read50-update50"),
+        *("--set", "target=200"),
+    ]
     bench = _run(["ycsb-runner", "bench", "quick", *sets], work, env, 900)
     runs = [p for p in (work / "results").iterdir() if not p.is_symlink() and (p / "manifest.json").is_file()]
     assert len(runs) == 1 and runs[0].name in bench.stdout + bench.stderr

@@ -91,9 +91,14 @@ class ArgvWatcher:
 
 @pytest.fixture(scope="module")
 def three_client_run(ssh_hosts: Path, mongo_url: str, tmp_path_factory: pytest.TempPathFactory):
+    from ycsb_runner.execute import canary
+
     results = tmp_path_factory.mktemp("results")
     started = time.time()
-    with ArgvWatcher() as watcher:
+    # the canaries' BasicDB probes (one per client before the steps and one after, one after the other) for
+    # 1 s instead of 2: test_canaries_measure_every_client checks that each was measured, not what it got
+    with ArgvWatcher() as watcher, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(canary, "SECONDS", 1)
         outcome = run_bench(
             BenchOptions(
                 suite=SUITE,
@@ -197,6 +202,16 @@ def test_no_password_on_any_argv_nor_in_the_results(three_client_run, ssh_hosts:
             assert SECRET.encode() not in f.read_bytes(), f
     own = _own_workdirs(seen, ssh_hosts)  # every client's private folder (with the password) is gone
     assert own and not [w for w in own if w.exists()], own
+
+
+def test_canaries_measure_every_client(three_client_run) -> None:
+    outcome, _, _ = three_client_run
+    canaries = json.loads((outcome.run_dir / "manifest.json").read_text())["canaries"]
+    assert canaries["errors"] == []
+    measured = {g["client"]: g["ops_s"] for g in canaries["load_generator"]}
+    assert sorted(measured) == list(HOSTS)  # each load generator over its own ssh session
+    assert all(ops[when] > 0 for ops in measured.values() for when in ("before", "after")), measured
+    assert all(g["seconds"] == 1 for g in canaries["load_generator"])  # (the fixture's shorter probes)
 
 
 def test_an_unreachable_client_fails_before_anything_runs(

@@ -68,6 +68,8 @@ load_threads = 2
 threads = [2]
 operationcount = 100000000
 maxexecutiontime = 120
+# paced: the bench only has to be running while `server status` looks (unpaced it took both cores)
+target = 100
 status_interval = 1
 [[mix]]
 name = "c-read100"

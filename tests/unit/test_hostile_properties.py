@@ -186,6 +186,7 @@ def _check(argv: list[str], mutation: tuple[Any, ...], allowed: set[int] = ALLOW
 @example(mutation=("csv", 2, "steps.csv", (19, 55), "\r"))  # a step's verdict missing: failures()'s TypeError
 @example(mutation=("manifest", 2, ("audit_unverified",), 1.5))  # a number for a text field
 @example(mutation=("csv", 0, "timeseries.csv", (31, 28), "\x1b]0;x\x07"))  # a p99 cell as text: plot's max
+@example(mutation=("metric", 62, 5.552420895759948e172))  # the baseline far above: a -100 % change's log1p
 def test_a_damaged_run_or_history_is_one_line_never_a_traceback(nights: Path, mutation: tuple) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(shutil.copytree(nights, Path(tmp) / "results"))

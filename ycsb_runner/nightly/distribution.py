@@ -57,6 +57,7 @@ class Shift:
     p_value: float
     quantile: str  # the metric of the quantile that moved most (p999_us)
     change_pct: float  # its change, tested nights' geometric mean vs the baseline's
+    log_change: float  # the same as a difference of log values (a change past -100 % in floats stays finite)
     z: float
     detectable_pct: float  # the smallest change the quietest quantile would show at alpha
     baseline: tuple[int, int]  # [start, end) of the baseline nights
@@ -214,6 +215,7 @@ def shift(
         p_value=float(min(1.0, q * each[most])),
         quantile=names[most],
         change_pct=100.0 * math.expm1(float(diff[most])),
+        log_change=float(diff[most]),
         z=float(z[most]),
         detectable_pct=100.0 * math.expm1(float((crit * se).min())),
         baseline=(start, end),
@@ -433,7 +435,7 @@ def _began(x: np.ndarray, s: Shift, start: int, window: int, confirm: int) -> in
     night tested) is past half its shift, in its direction; the first tested night when not even the
     newest is. (Counted from the newest: a flag raised when only its newest night had moved began there.)"""
     base = x[s.baseline[0] - start : s.baseline[1] - start].mean()
-    half = math.log1p(s.change_pct / 100) / 2
+    half = s.log_change / 2
     n = len(x)
     first = n - confirm
     for i in range(n - 1, max(n - window, s.baseline[1] - start) - 1, -1):

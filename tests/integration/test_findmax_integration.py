@@ -38,7 +38,7 @@ SUITE = str(Path(__file__).parents[1] / "suites" / "findmax.toml")
 # bound is not: one stall of the shared machine put p99 at 245 ms at 93 ops/s.
 AVG = "30ms"
 LIMIT_US = 30_000.0
-PROBE_S = 6
+PROBE_S = 4
 RESOLUTION = 5.0
 GRID = 1.12  # the sweep's step: about two resolution steps
 # The search's first probe: the middle (geometrically) of the capacities this machine showed, 84 ops/s

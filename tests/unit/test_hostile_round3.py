@@ -46,11 +46,17 @@ def _tag(folder: Path, **tags: str) -> None:
     (folder / "manifest.json").write_text(json.dumps(m))
 
 
-def _nightly(tmp_path: Path, factors: list[float], tags: dict[int, dict[str, str]] | None = None) -> Path:
-    """One run folder per night (``test_regress._nightly_folders``), night i tagged ``tags[i]`` as a run
-    folder of an older ycsb-runner (or a hand-edited manifest) may be, and the history rebuilt."""
+def _nightly(
+    tmp_path: Path,
+    factors: list[float],
+    tags: dict[int, dict[str, str]] | None = None,
+    latencies: bool = True,
+) -> Path:
+    """One run folder per night (``test_regress._nightly_folders``; *latencies* False: the throughput
+    series change alone), night i tagged ``tags[i]`` as a run folder of an older ycsb-runner (or a
+    hand-edited manifest) may be, and the history rebuilt."""
     results = tmp_path / "results"
-    _nightly_folders(results, factors)
+    _nightly_folders(results, factors, latencies)
     for i, extra in (tags or {}).items():
         _tag(results / f"night-{i:02d}", **extra)
     res = CliRunner().invoke(app, ["history", "rebuild", "--results", str(results)])
@@ -156,7 +162,7 @@ def test_2_accept_notes_with_escapes_are_refused_and_old_ones_are_shown_escaped(
 def test_3_html_and_carriage_return_in_a_tag_stay_one_markdown_cell(tmp_path: Path) -> None:
     hostile = f"{IMG}\rx|y`z"
     factors = [*NOISE, 0.6, 0.6]
-    results = _nightly(tmp_path, factors, {7: {"build": hostile}})
+    results = _nightly(tmp_path, factors, {7: {"build": hostile}}, latencies=False)  # (fewer trend plots)
     runs = run_main("runs", "--results", str(results), "-f", "markdown")
     assert runs.returncode == 0, runs.stderr
     (table,), html = _markdown(runs.stdout)
@@ -197,7 +203,7 @@ def test_4_carriage_return_in_a_tag_is_quoted_in_csv(tmp_path: Path) -> None:
 
 
 def test_5_dollar_signs_in_a_tag_do_not_break_the_regress_report(tmp_path: Path) -> None:
-    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], {7: {"k": "$\\foo^$"}})
+    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], {7: {"k": "$\\foo^$"}}, latencies=False)
     report = tmp_path / "report"
     res = CliRunner().invoke(app, ["regress", SUITE, "--results", str(results), "--report", str(report)])
     assert res.exit_code == 1, res.output  # the regression, and the report written
@@ -206,7 +212,7 @@ def test_5_dollar_signs_in_a_tag_do_not_break_the_regress_report(tmp_path: Path)
 
 
 def test_regress_report_that_cannot_be_written_exits_3_after_the_judgement(tmp_path: Path) -> None:
-    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6])
+    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], latencies=False)  # (its figures are drawn first)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
     proc = run_main("regress", SUITE, "--results", str(results), "--report", str(blocker / "report"))

@@ -264,11 +264,9 @@ def _images(html: str) -> list[tuple[int, int]]:
     return sizes
 
 
-def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
-    from ycsb_runner.report.run_report import write_report
-
-    for name in ("tencent-analyse", "audit-analyse"):
-        html = write_report(_copy(tmp_path, name))[0].read_text()
+def test_report_panels_reflow_and_tables_scroll(tencent_reported: Path, audit_reported: Path) -> None:
+    for run in (tencent_reported, audit_reported):
+        html = (run / "report.html").read_text()
         # every image is one panel no wider than an 800 px window, shown at its own size or smaller; the
         # answer (the first image: one figure of every mix) within the 800 px window's page
         sizes = _images(html)
@@ -277,7 +275,7 @@ def test_report_panels_reflow_and_tables_scroll(tmp_path: Path) -> None:
         # every table is in a scrolling box, none cut
         assert html.count("<table") - 1 == html.count("<div class='scroll'><table")  # the Run table aside
         assert "a_mean" not in html and ">server_cpu_pct<" not in html  # names a user reads
-    audit = (tmp_path / "audit-analyse" / "report.html").read_text()
+    audit = (audit_reported / "report.html").read_text()
     # the answer (the change per mix) before the detail in the study's layout
     assert audit.index("on vs off: the change per mix") < audit.index("Audit overhead per mix (on vs off")
 

@@ -105,6 +105,7 @@ def _restore() -> None:
     window.least_change, window.null, window.marginal_ps = STATISTIC
     changepoint.detectable_pct = window.detectable_pct
     _prewhitened_null.cache_clear()
+    window._threshold.cache_clear()  # (worked out with the null of the variant tried before)
 
 
 def _prewhitened_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:

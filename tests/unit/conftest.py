@@ -35,3 +35,27 @@ def tencent(tmp_path: Path) -> Path:
 def audit(tmp_path: Path) -> Path:
     """A writable copy of the audit off/on run (read50_update50, 2 repetitions per arm, interleaved)."""
     return Path(shutil.copytree(RUNS / "audit-analyse", tmp_path / "audit-analyse"))
+
+
+def _reported(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    from typer.testing import CliRunner
+
+    from ycsb_runner.cli import app
+
+    run = Path(shutil.copytree(RUNS / name, tmp_path_factory.mktemp("reported") / name))
+    res = CliRunner().invoke(app, ["report", str(run)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    return run
+
+
+@pytest.fixture(scope="session")
+def tencent_reported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the Tencent-layout run with the report ``ycsb-runner report`` wrote into it (report.html,
+    report.md, report-figures/), written once a session for the tests that read it: not to be changed."""
+    return _reported(tmp_path_factory, "tencent-analyse")
+
+
+@pytest.fixture(scope="session")
+def audit_reported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The audit off/on run with its report, as :func:`tencent_reported`."""
+    return _reported(tmp_path_factory, "audit-analyse")

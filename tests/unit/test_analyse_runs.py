@@ -153,9 +153,11 @@ def test_cli_table_and_compare(tencent: Path) -> None:
     assert res.exit_code == 0 and "| mix |" in res.stdout
 
 
-def test_report_percentiles_from_csv_then_hdr_logs(tencent: Path, tmp_path: Path) -> None:
-    html_path, _ = write_report(tencent, tmp_path / "plain")
-    assert "Latency percentiles per operation (from operations.csv)" in html_path.read_text()
+def test_report_percentiles_from_csv_then_hdr_logs(
+    tencent: Path, tencent_reported: Path, tmp_path: Path
+) -> None:
+    plain = (tencent_reported / "report.html").read_text()  # (the same run's report)
+    assert "Latency percentiles per operation (from operations.csv)" in plain
     # the same run with real captured YCSB .hdr logs placed in one step
     step = sorted(p for p in (tencent / "steps").iterdir() if "read50_update50" in p.name)[0]
     shutil.copytree(Path(__file__).parents[1] / "data" / "ycsb" / "hdr_fileoutput", step / "hdr")
@@ -273,8 +275,8 @@ def test_audit_table_off_vs_on(audit: Path) -> None:
     assert "-: the figure does not concern the mix's operations" in notes
 
 
-def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
-    html_path, md_path = write_report(audit, tmp_path / "out")
+def test_report_is_self_contained(audit_reported: Path) -> None:
+    html_path, md_path = audit_reported / "report.html", audit_reported / "report.md"
     text = html_path.read_text()
     # the answer, audit overhead (1 mix), run (4 steps) over time, the load's 1 status point in the small
     # figure of short loads, percentiles (READ, UPDATE)
@@ -293,7 +295,7 @@ def test_report_is_self_contained(audit: Path, tmp_path: Path) -> None:
         "audit-overhead",
         "answer-audit",
     ):
-        assert (tmp_path / "out" / "report-figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (audit_reported / "report-figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_report_cli_default_location(audit: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_process import run_module
+from cli_process import run_main
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.findmax import search as fm
@@ -201,7 +201,7 @@ def test_a_throughput_that_falls_under_overload_is_named_with_the_maximum() -> N
 def test_cli_mistakes_are_one_line_errors_before_anything_runs(args: list[str], message: str) -> None:
     import os
 
-    done = run_module("findmax", "quick", *args, env={**os.environ, "COLUMNS": "200"})
+    done = run_main("findmax", "quick", *args, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and len(done.stderr.strip().splitlines()) == 1, done.stderr
 

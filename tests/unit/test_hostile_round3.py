@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from cli_process import run_module
+from cli_process import run_main
 from markdown_it import MarkdownIt
 from test_regress import NOISE, _history, _nightly_folders, _nights
 from typer.testing import CliRunner
@@ -46,11 +46,17 @@ def _tag(folder: Path, **tags: str) -> None:
     (folder / "manifest.json").write_text(json.dumps(m))
 
 
-def _nightly(tmp_path: Path, factors: list[float], tags: dict[int, dict[str, str]] | None = None) -> Path:
-    """One run folder per night (``test_regress._nightly_folders``), night i tagged ``tags[i]`` as a run
-    folder of an older ycsb-runner (or a hand-edited manifest) may be, and the history rebuilt."""
+def _nightly(
+    tmp_path: Path,
+    factors: list[float],
+    tags: dict[int, dict[str, str]] | None = None,
+    latencies: bool = True,
+) -> Path:
+    """One run folder per night (``test_regress._nightly_folders``; *latencies* False: the throughput
+    series change alone), night i tagged ``tags[i]`` as a run folder of an older ycsb-runner (or a
+    hand-edited manifest) may be, and the history rebuilt."""
     results = tmp_path / "results"
-    _nightly_folders(results, factors)
+    _nightly_folders(results, factors, latencies)
     for i, extra in (tags or {}).items():
         _tag(results / f"night-{i:02d}", **extra)
     res = CliRunner().invoke(app, ["history", "rebuild", "--results", str(results)])
@@ -122,7 +128,7 @@ def _csv_rows(text: str) -> list[list[str]]:
 
 def test_1_escape_sequences_in_a_tag_are_shown_escaped_by_runs(tmp_path: Path) -> None:
     results = _nightly(tmp_path, [1.0], {0: {"k": ESC_TAG}})
-    proc = run_module("runs", "--results", str(results), env=WIDE)
+    proc = run_main("runs", "--results", str(results), env=WIDE)
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout
     assert "k=\\x1b]0;PWNED\\x07\\x1b[31mRED" in proc.stdout
@@ -135,7 +141,7 @@ def test_2_accept_notes_with_escapes_are_refused_and_old_ones_are_shown_escaped(
     results = _nightly(tmp_path, [*NOISE, 0.6, 0.6])
     accept = ["regress", "accept", SUITE, "--results", str(results)]
     for option in ("--why", "--by"):
-        bad = run_module(*accept, "--why", "x", option, "new\x1b]0;PWNED\x07build")
+        bad = run_main(*accept, "--why", "x", option, "new\x1b]0;PWNED\x07build")
         assert bad.returncode == 2
         _one_line_error(bad.stderr, option, "control character U+001B")
     assert CliRunner().invoke(app, [*accept, "--why", "new build", "--by", "alice"]).exit_code == 0
@@ -144,7 +150,7 @@ def test_2_accept_notes_with_escapes_are_refused_and_old_ones_are_shown_escaped(
     con.execute("UPDATE accepts SET why = ?, accepted_by = ?", (f"new {ESC_TAG}", "\x1b[2Jmallory"))
     con.commit()
     con.close()
-    later = run_module("regress", SUITE, "--results", str(results), "--all", env=WIDE)
+    later = run_main("regress", SUITE, "--results", str(results), "--all", env=WIDE)
     assert later.returncode == 0, later.stderr
     assert "\x1b" not in later.stdout + later.stderr
     assert "by \\x1b[2Jmallory" in later.stdout and "new \\x1b]0;PWNED\\x07" in later.stdout
@@ -156,8 +162,8 @@ def test_2_accept_notes_with_escapes_are_refused_and_old_ones_are_shown_escaped(
 def test_3_html_and_carriage_return_in_a_tag_stay_one_markdown_cell(tmp_path: Path) -> None:
     hostile = f"{IMG}\rx|y`z"
     factors = [*NOISE, 0.6, 0.6]
-    results = _nightly(tmp_path, factors, {7: {"build": hostile}})
-    runs = run_module("runs", "--results", str(results), "-f", "markdown")
+    results = _nightly(tmp_path, factors, {7: {"build": hostile}}, latencies=False)  # (fewer trend plots)
+    runs = run_main("runs", "--results", str(results), "-f", "markdown")
     assert runs.returncode == 0, runs.stderr
     (table,), html = _markdown(runs.stdout)
     assert html == [] and len(table) == 1 + len(factors) and len(set(table)) == 1
@@ -197,7 +203,7 @@ def test_4_carriage_return_in_a_tag_is_quoted_in_csv(tmp_path: Path) -> None:
 
 
 def test_5_dollar_signs_in_a_tag_do_not_break_the_regress_report(tmp_path: Path) -> None:
-    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], {7: {"k": "$\\foo^$"}})
+    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], {7: {"k": "$\\foo^$"}}, latencies=False)
     report = tmp_path / "report"
     res = CliRunner().invoke(app, ["regress", SUITE, "--results", str(results), "--report", str(report)])
     assert res.exit_code == 1, res.output  # the regression, and the report written
@@ -206,10 +212,10 @@ def test_5_dollar_signs_in_a_tag_do_not_break_the_regress_report(tmp_path: Path)
 
 
 def test_regress_report_that_cannot_be_written_exits_3_after_the_judgement(tmp_path: Path) -> None:
-    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6])
+    results = _nightly(tmp_path, [*NOISE, 0.6, 0.6], latencies=False)  # (its figures are drawn first)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
-    proc = run_module("regress", SUITE, "--results", str(results), "--report", str(blocker / "report"))
+    proc = run_main("regress", SUITE, "--results", str(results), "--report", str(blocker / "report"))
     assert proc.returncode == 3  # not 1 (a regression) nor 2 (could not decide)
     assert "regression" in proc.stdout  # the judgement is printed
     last = proc.stderr.strip().splitlines()[-1]
@@ -222,14 +228,14 @@ def test_regress_report_that_cannot_be_written_exits_3_after_the_judgement(tmp_p
 
 def test_6_a_huge_tag_is_refused_by_bench_and_cut_by_runs(tmp_path: Path) -> None:
     huge = "v" * 120_000
-    proc = run_module("bench", "quick", "--dry-run", "--tag", f"k={huge}", "--results", str(tmp_path / "r"))
+    proc = run_main("bench", "quick", "--dry-run", "--tag", f"k={huge}", "--results", str(tmp_path / "r"))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "--tag k", "120,000 characters, at most 256")
     results = _nightly(tmp_path, [1.0], {0: {"k": huge}})  # a folder of an older ycsb-runner
-    shown = run_module("runs", "--results", str(results))
+    shown = run_main("runs", "--results", str(results))
     assert shown.returncode == 0, shown.stderr
     assert len(shown.stdout.splitlines()) < 30 and "more characters" in shown.stdout
-    full = run_module("runs", "--results", str(results), "-f", "csv")  # a data format keeps it whole
+    full = run_main("runs", "--results", str(results), "-f", "csv")  # a data format keeps it whole
     assert huge in full.stdout
 
 
@@ -256,7 +262,7 @@ def test_8_report_figures_linked_outside_the_run_folder_are_not_written(
     outside = tmp_path / "outside"
     outside.mkdir()
     (tencent / "report-figures").symlink_to(outside, target_is_directory=True)
-    proc = run_module("report", str(tencent))
+    proc = run_main("report", str(tencent))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "report-figures", "leads outside")
     assert list(outside.iterdir()) == [] and not (tencent / "report.html").exists()
@@ -265,7 +271,7 @@ def test_8_report_figures_linked_outside_the_run_folder_are_not_written(
 def test_9_a_csv_linked_outside_the_run_folder_is_not_read(tencent: Path) -> None:
     (tencent / "operations.csv").unlink()
     (tencent / "operations.csv").symlink_to("/etc/passwd")
-    proc = run_module("table", str(tencent))
+    proc = run_main("table", str(tencent))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "operations.csv", "leads outside")
     assert "root:" not in proc.stdout + proc.stderr
@@ -297,7 +303,7 @@ def test_10_a_briefly_locked_history_still_answers(tmp_path: Path) -> None:
     results = _nightly(tmp_path, [1.0, 1.0])
     holder = _hold_lock(results / "history.sqlite", 2.0)
     try:
-        proc = run_module("runs", "--results", str(results), "-f", "json")
+        proc = run_main("runs", "--results", str(results), "-f", "json")
     finally:
         holder.wait(timeout=30)
     assert proc.returncode == 0, proc.stderr
@@ -395,7 +401,7 @@ def test_11_a_wal_history_on_a_read_only_mount_is_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("key", ["$where", "a.b"])
 def test_12_tag_keys_a_mongodb_history_cannot_store_are_refused(key: str, tmp_path: Path) -> None:
-    proc = run_module("bench", "quick", "--dry-run", "--tag", f"{key}=1", "--results", str(tmp_path / "r"))
+    proc = run_main("bench", "quick", "--dry-run", "--tag", f"{key}=1", "--results", str(tmp_path / "r"))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, key, "cannot start with '$' or hold '.'")
 
@@ -417,12 +423,12 @@ def test_12_an_old_folder_with_such_a_key_is_stored_as_key_value_documents() -> 
 def test_13_a_deeply_nested_suite_is_one_line_error(tmp_path: Path) -> None:
     suite = tmp_path / "deep.toml"
     suite.write_text('name = "deep"\nx = ' + "[" * 1000 + "]" * 1000 + "\n")
-    proc = run_module("render", str(suite))
+    proc = run_main("render", str(suite))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "deep.toml", "nested more than 16 deep")
     shallow = tmp_path / "shallow.toml"
     shallow.write_text('name = "deep"\nx = ' + "[" * 20 + "]" * 20 + "\n")  # past the limit, no recursion
-    proc = run_module("render", str(shallow))
+    proc = run_main("render", str(shallow))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "nested more than 16 deep")
 
@@ -478,7 +484,7 @@ def test_15_a_capture_is_read_in_bounded_pieces(monkeypatch: pytest.MonkeyPatch)
 def test_15_parse_of_random_bytes_is_one_line_error(tmp_path: Path) -> None:
     junk = tmp_path / "junk.stdout"
     junk.write_bytes(np.random.default_rng(16).bytes(20 << 20))
-    proc = run_module("parse", str(junk))
+    proc = run_main("parse", str(junk))
     assert proc.returncode == 2
     _one_line_error(proc.stderr, "does not look like YCSB output")
 

@@ -16,12 +16,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_process import run_module
+from cli_process import run_main
 from typer.testing import CliRunner
 
 from ycsb_runner.cli import app
@@ -77,20 +78,20 @@ def _read_only(folder: Path) -> Iterator[None]:
 
 def test_5_report_on_a_read_only_run_folder_is_one_line(audit: Path) -> None:
     with _read_only(audit):
-        proc = run_module("report", str(audit))
+        proc = run_main("report", str(audit))
     _one_line_error(proc, "cannot write", str(audit), "read-only file system", "elsewhere")
 
 
 def test_5_table_save_on_a_read_only_run_folder_is_one_line(audit: Path) -> None:
     with _read_only(audit):
-        proc = run_module("table", str(audit), "--save")
+        proc = run_main("table", str(audit), "--save")
     _one_line_error(proc, "cannot write", "study_table.csv", "read-only file system")
 
 
 def test_5_report_out_an_existing_file_names_the_file(audit: Path, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("mine\n")
-    proc = run_module("report", str(audit), "--out", str(afile))
+    proc = run_main("report", str(audit), "--out", str(afile))
     _one_line_error(proc, "cannot write", f"{afile} is a file, not a folder")
     assert afile.read_text() == "mine\n"
 
@@ -98,7 +99,7 @@ def test_5_report_out_an_existing_file_names_the_file(audit: Path, tmp_path: Pat
 def test_5_a_folder_where_the_file_goes_is_one_line(audit: Path) -> None:
     (audit / "study_table.csv").unlink()
     (audit / "study_table.csv").mkdir()
-    proc = run_module("table", str(audit), "--save")
+    proc = run_main("table", str(audit), "--save")
     _one_line_error(proc, "cannot write", "study_table.csv", "a folder is in the way")
 
 
@@ -127,7 +128,7 @@ def test_5_a_file_on_a_full_disk_is_one_line(tmp_path: Path, audit: Path) -> Non
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(small)]).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
-        proc = run_module("report", str(audit), "--out", str(small))
+        proc = run_main("report", str(audit), "--out", str(small))
     finally:
         subprocess.run(["umount", str(small)], check=True)
     _one_line_error(proc, "disk full while writing", str(small), "free some space")
@@ -200,32 +201,32 @@ def test_10_a_manifest_that_grows_past_the_limit_is_refused(
 
 def test_10_the_cli_says_the_manifest_is_too_large_in_one_line(audit: Path) -> None:
     _sparse(audit / "manifest.json", 200 << 20)
-    _one_line_error(run_module("table", str(audit)), "200.0 MiB", "at most 32 MiB")
+    _one_line_error(run_main("table", str(audit)), "200.0 MiB", "at most 32 MiB")
 
 
 # --- 6. suites show -----------------------------------------------------------------------------------------
 
 
 def test_6_suites_show_refuses_a_file_that_is_not_a_suite(tmp_path: Path) -> None:
-    proc = run_module("suites", "show", "/etc/passwd")
+    proc = run_main("suites", "show", "/etc/passwd")
     _one_line_error(proc, "suite passwd", "invalid TOML")
     assert "root:" not in proc.stdout
     other = tmp_path / "pyproject.toml"
     other.write_text('[project]\nname = "x"\n')
-    proc = run_module("suites", "show", str(other))
+    proc = run_main("suites", "show", str(other))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
 
 
 def test_6_suites_show_refuses_a_file_over_the_size_limit(tmp_path: Path) -> None:
     big = tmp_path / "big.toml"
     _sparse(big, 288 << 20, b"# ")
-    proc = run_module("suites", "show", str(big))
+    proc = run_main("suites", "show", str(big))
     _one_line_error(proc, "288.0 MiB", "a suite file is at most 1 MiB")
     assert proc.stdout == ""
 
 
 def test_6_suites_show_prints_a_built_in_suite_as_it_is() -> None:
-    proc = run_module("suites", "show", "quick")
+    proc = run_main("suites", "show", "quick")
     assert proc.returncode == 0
     assert proc.stdout == (suites_dir() / "quick.toml").read_text()
 
@@ -238,7 +239,7 @@ def test_6_suites_show_escapes_what_a_suite_file_holds(tmp_path: Path) -> None:
     assert hostile != text
     path = tmp_path / "hostile.toml"
     path.write_text(hostile, encoding="utf-8")
-    proc = run_module("suites", "show", str(path))
+    proc = run_main("suites", "show", str(path))
     assert proc.returncode == 0, proc.stderr
     assert "\u202e" not in proc.stdout and "\u2028" not in proc.stdout
     assert "evil" in proc.stdout and "\\u202e" in proc.stdout.lower()
@@ -379,7 +380,7 @@ def test_10_results_env_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:
     afile.write_text("")
     env = {**os.environ, "YCSB_RUNNER_RESULTS": str(afile)}
     for argv in (["runs"], ["history", "rebuild"]):
-        _one_line_error(run_module(*argv, env=env), "YCSB_RUNNER_RESULTS=", "is a file, not a folder")
+        _one_line_error(run_main(*argv, env=env), "YCSB_RUNNER_RESULTS=", "is a file, not a folder")
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
@@ -426,6 +427,9 @@ def test_10_a_figure_of_1e308_shows_no_numpy_warning(tencent: Path, tmp_path: Pa
     ops[["average_latency_us", "p99"]] = 1e308
     ops.to_csv(huge / "operations.csv", index=False)
     for argv in (["table", str(huge)], ["compare", str(tencent), str(huge)], ["report", str(huge)]):
-        proc = run_module(*argv)
-        assert proc.returncode == 0, proc.stderr
-        assert "overflow" not in proc.stderr and "RuntimeWarning" not in proc.stderr, proc.stderr
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")  # every warning raised (a process would show each one once)
+            proc = run_main(*argv)
+        said = proc.stderr + "".join(f"{w.category.__name__}: {w.message}\n" for w in seen)
+        assert proc.returncode == 0, said
+        assert "overflow" not in said and "RuntimeWarning" not in said, said

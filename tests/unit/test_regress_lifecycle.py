@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_process import run_module
+from cli_process import run_main
 from test_regress import _history, _nightly_history, _nights, _noisy
 from typer.testing import CliRunner
 
@@ -234,7 +234,7 @@ def test_regress_report_lists_the_open_change(slow_history: Path, tmp_path: Path
 
 
 def test_nothing_to_accept_is_exit_2_and_one_line(tmp_path: Path) -> None:
-    proc = run_module("regress", "accept", "quick", "--why", "w", "--results", str(tmp_path), timeout=120)
+    proc = run_main("regress", "accept", "quick", "--why", "w", "--results", str(tmp_path))
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         "error: nothing open to accept in quick: no runs of suite 'quick' in the history"

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_process import run_module
+from cli_process import run_main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_examples import examples
@@ -146,7 +146,7 @@ def test_validation_messages(tmp_path: Path, mutate, message: str) -> None:
 
 def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
     p = _write(tmp_path, BASE.replace("threads = [2]", "threds = [2]"))
-    proc = run_module("bench", str(p), "--results", str(tmp_path / "r"), timeout=60)
+    proc = run_main("bench", str(p), "--results", str(tmp_path / "r"))
     assert proc.returncode == 2
     assert "threds" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -154,7 +154,7 @@ def test_broken_suite_cli_one_line_nothing_run(tmp_path: Path) -> None:
 
 
 def test_audit_on_without_strategy_fails_before_running(tmp_path: Path) -> None:
-    proc = run_module(
+    proc = run_main(
         "bench",
         "alibaba-audit",
         "--scale",
@@ -162,7 +162,6 @@ def test_audit_on_without_strategy_fails_before_running(tmp_path: Path) -> None:
         "--results",
         str(tmp_path / "r"),
         env=dict(os.environ, MONGODB_URL="mongodb://127.0.0.1:1/ycsb"),
-        timeout=60,
     )
     assert proc.returncode != 0
     assert "--audit-strategy" in proc.stderr

@@ -696,13 +696,21 @@ def window_test(
 def detectable_pct(model: NoiseModel, ks: tuple[int, ...], level: float, draws: int = NULL_DRAWS) -> float:
     """The smallest change (in %, as a drop) that a full window of max(ks) nights must show to reach a
     two-sided p below *level* against this baseline: every night of the window that far off, no noise."""
-    nl = null(model.nights, ks, model.rho, draws)
-    lo, hi = -80.0, 0.0  # the statistic at the threshold, by bisection on the combined p
+    return 100.0 * -math.expm1(_threshold(model.nights, ks, model.rho, level, draws) * model.spread)
+
+
+@lru_cache(maxsize=1024)
+def _threshold(m: int, ks: tuple[int, ...], rho: float, level: float, draws: int) -> float:
+    """The statistic (baseline standard deviations, a drop) at which a full window of max(ks) nights
+    reaches a two-sided p of *level* after *m* baseline nights: by bisection on the combined p (the same
+    for every series of that length and correlation: worked out once)."""
+    nl = null(m, ks, rho, draws)
+    lo, hi = -80.0, 0.0
     for _ in range(40):
         mid = (lo + hi) / 2
         p = float(np.minimum(1.0, 2 * nl.smallest.p_upper(nl.margins[max(ks)].p(mid))))
         lo, hi = (mid, hi) if p < level else (lo, mid)
-    return 100.0 * -math.expm1(hi * model.spread)
+    return hi
 
 
 # --- what would detect a change: more nights, more repetitions a night --------------------------------------

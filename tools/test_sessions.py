@@ -26,17 +26,18 @@ def main(argv: list[str]) -> int:
     cut = argv.index("--")
     pytest, main_args, alone_args = argv[0], argv[1:cut], argv[cut + 1 :]
     with tempfile.TemporaryFile("w+") as alone_out:
-        procs: list[subprocess.Popen[bytes]] = []
+        procs = [
+            subprocess.Popen(["nice", "-n", "19", pytest, *main_args]),
+            subprocess.Popen([pytest, *alone_args], stdout=alone_out, stderr=subprocess.STDOUT),
+        ]
 
         def pass_on(_sig: int, _frame: object) -> None:
             for proc in procs:
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGINT)
 
-        for sig in (signal.SIGTERM, signal.SIGHUP):  # before the sessions start: none is left without it
+        for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, pass_on)
-        procs.append(subprocess.Popen(["nice", "-n", "19", pytest, *main_args]))
-        procs.append(subprocess.Popen([pytest, *alone_args], stdout=alone_out, stderr=subprocess.STDOUT))
         codes = []
         for proc in procs:
             while True:

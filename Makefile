@@ -43,16 +43,15 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 # at the end with what it needs, grouped by reason.
 # The tests marked `alone` compare the server's speed from run to run (two nightly histories that share
 # their eight normal nights and three throttled-server nights, findmax and its sweep; the site is built
-# from a copy of those nights): beside three other workers at the same priority, the normal nights of one CI
-# run differed 3x (47-144 ops/s). So they run in a session of their own, beside the main session but ahead
-# of it: tools/test_sessions.py starts the main session at `nice -n 19` and the alone one at the normal
-# priority (its nights raise themselves and the server to -10 where they may), so the main session takes
-# only the CPU the nights leave idle; the alone session's output follows the main one's. Both sessions
-# always run to their end; the target fails when either did.
+# from a copy of those nights): they run after the others in a session of their own, with no worker beside
+# them (beside three other workers, the normal nights of one CI run differed 3x: 47-144 ops/s). Both
+# sessions always run; the target fails when either did.
 test: setup
 	bash tools/test-needs.sh
-	$(BIN)/python tools/test_sessions.py $(BIN)/pytest -q -rs $(XDIST) -m "not alone" tests/unit tests/integration \
-		-- -q -rs -m alone tests/integration
+	rc=0; \
+	$(BIN)/pytest -q -rs $(XDIST) -m "not alone" tests/unit tests/integration || rc=$$?; \
+	$(BIN)/pytest -q -rs -m alone tests/integration || rc=$$?; \
+	exit $$rc
 
 test-fast: $(VENV)/.installed
 	$(BIN)/pytest -q $(XDIST_FAST) --hypothesis-profile=fast tests/unit

@@ -44,8 +44,9 @@ test test-fast: export PYTHONDONTWRITEBYTECODE =
 # The tests marked `alone` compare the server's speed from run to run (two nightly histories that share
 # their eight normal nights and three throttled-server nights, findmax and its sweep; the site is built
 # from a copy of those nights): they run after the others in a session of their own, with no worker beside
-# them (beside three other workers, the normal nights of one CI run differed 3x: 47-144 ops/s). Both
-# sessions always run; the target fails when either did.
+# them (beside three other workers, the normal nights of one CI run differed 3x: 47-144 ops/s; beside the
+# main session at nice 19, Dec 2026, 11x: 114-1285 ops/s, and 4 of them failed). Both sessions always run;
+# the target fails when either did.
 test: setup
 	bash tools/test-needs.sh
 	rc=0; \

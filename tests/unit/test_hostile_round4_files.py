@@ -23,9 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from cli_process import run_main
-from typer.testing import CliRunner
 
-from ycsb_runner.cli import app
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import suites_dir
 from ycsb_runner.runs.model import RunResult
@@ -44,19 +42,6 @@ def _one_line(text: str, *needles: str) -> None:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in text, text
     assert all(n in lines[0] for n in needles), lines[0]
-
-
-class _Ran:
-    """What a shell sees of an in-process command: the exit code and stderr as ``main`` makes them (a
-    UserError is its one line and its code)."""
-
-    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
-        res = CliRunner(env=env).invoke(app, argv)
-        self.stdout, self.stderr, self.exit_code = res.stdout, res.stderr, res.exit_code
-        if isinstance(res.exception, UserError):
-            self.stderr += f"error: {res.exception}\n"
-            self.exit_code = res.exception.exit_code
-        self.output = self.stdout + self.stderr
 
 
 @contextlib.contextmanager
@@ -263,11 +248,11 @@ def _failed(run: Path, tmp_path: Path, *, status: str = "failed", step: bool = T
 
 def test_7_compare_refuses_a_failed_contender_unless_forced(tencent: Path, tmp_path: Path) -> None:
     failed = _failed(tencent, tmp_path)
-    res = _Ran(["compare", str(tencent), str(failed)])
-    assert res.exit_code == 2 and res.stdout == ""
+    res = run_main("compare", str(tencent), str(failed))
+    assert res.returncode == 2 and res.stdout == ""
     _one_line(res.stderr, "cannot compare", "failed-run is failed", "1 of", "steps failed", "--force")
-    forced = _Ran(["compare", str(tencent), str(failed), "--force", "-f", "json"])
-    assert forced.exit_code == 0, forced.output
+    forced = run_main("compare", str(tencent), str(failed), "--force", "-f", "json")
+    assert forced.returncode == 0, forced.stdout + forced.stderr
     doc = json.loads(forced.stdout)
     assert "[FAILED RUN]" in doc["title"] and "failed-run is failed" in doc["settings_differ"]
     assert "FAILED RUN (--force)" in forced.stderr
@@ -275,20 +260,20 @@ def test_7_compare_refuses_a_failed_contender_unless_forced(tencent: Path, tmp_p
 
 def test_7_compare_refuses_failed_steps_of_a_completed_run(tencent: Path, tmp_path: Path) -> None:
     failed = _failed(tencent, tmp_path, status="completed")
-    res = _Ran(["compare", str(failed), str(tencent)])
-    assert res.exit_code == 2
+    res = run_main("compare", str(failed), str(tencent))
+    assert res.returncode == 2
     _one_line(res.stderr, "cannot compare", "failed-run: 1 of", "steps failed")
 
 
 def test_7_table_marks_a_failed_run_and_its_steps(tencent: Path, tmp_path: Path) -> None:
     failed = _failed(tencent, tmp_path)
-    res = _Ran(["table", str(failed)], env={"COLUMNS": "200"})
-    assert res.exit_code == 0, res.output
+    res = run_main("table", str(failed), env={"COLUMNS": "200"})
+    assert res.returncode == 0, res.stdout + res.stderr
     assert "[FAILED RUN]" in res.stdout and "did not complete: failed-run is failed" in res.stdout
     assert "1 of" in res.stdout and "steps failed" in res.stdout
-    doc = json.loads(_Ran(["table", str(failed), "-f", "json"]).stdout)
+    doc = json.loads(run_main("table", str(failed), "-f", "json").stdout)
     assert doc["failed"].startswith("did not complete") and "[FAILED RUN]" in doc["title"]
-    clean = _Ran(["table", str(tencent)], env={"COLUMNS": "200"})
+    clean = run_main("table", str(tencent), env={"COLUMNS": "200"})
     assert "FAILED" not in clean.stdout and "did not complete" not in clean.stdout
 
 
@@ -303,11 +288,11 @@ def test_7_table_marks_a_failed_run_and_its_steps(tencent: Path, tmp_path: Path)
     ],
 )
 def test_10_compare_refuses_what_regress_refuses(option: list[str], said: str, tencent: Path) -> None:
-    res = _Ran(["compare", str(tencent), str(tencent), *option])
-    assert res.exit_code == 2 and res.stdout == ""
+    res = run_main("compare", str(tencent), str(tencent), *option)
+    assert res.returncode == 2 and res.stdout == ""
     _one_line(res.stderr, said)
-    regress = _Ran(["regress", "tencent-analyse-tiny", "--results", str(tencent.parent), *option])
-    assert regress.exit_code == 2 and said in regress.stderr  # the same words
+    regress = run_main("regress", "tencent-analyse-tiny", "--results", str(tencent.parent), *option)
+    assert regress.returncode == 2 and said in regress.stderr  # the same words
 
 
 # --- 8. a run folder without steps.csv ----------------------------------------------------------------------
@@ -317,8 +302,8 @@ def test_10_compare_refuses_what_regress_refuses(option: list[str], said: str, t
 def test_8_a_run_folder_without_steps_says_so(command: str, tencent: Path) -> None:
     (tencent / "steps.csv").unlink()
     argv = [command, str(tencent)] + ([str(tencent)] if command == "compare" else [])
-    res = _Ran(argv)
-    assert res.exit_code == 2, res.output
+    res = run_main(*argv)
+    assert res.returncode == 2, res.stdout + res.stderr
     _one_line(res.stderr, "has no steps.csv", "re-run the suite")
     assert res.stdout == "" and not (tencent / "report.html").exists()
 
@@ -337,8 +322,8 @@ def test_9_history_rebuild_indexes_a_run_id_once_and_names_the_copy(tencent: Pat
     from ycsb_runner.runs.history import open_history
 
     results = _results_with(tencent, "tencent-analyse-copy", "a-copy-first")  # a-copy-first sorts first
-    res = _Ran(["history", "rebuild", "--results", str(results)])
-    assert res.exit_code == 0, res.output
+    res = run_main("history", "rebuild", "--results", str(results))
+    assert res.returncode == 0, res.stdout + res.stderr
     said = json.loads(res.stdout)
     runs = open_history(results, None).runs()
     assert said["runs"] == len(runs) == 1
@@ -357,8 +342,8 @@ def test_10_a_manifest_run_id_that_is_not_a_name_is_not_indexed(tencent: Path) -
     manifest = json.loads((results / "evil" / "manifest.json").read_text())
     manifest["run_id"] = "../../evil"
     (results / "evil" / "manifest.json").write_text(json.dumps(manifest))
-    res = _Ran(["history", "rebuild", "--results", str(results)])
-    assert res.exit_code == 0, res.output
+    res = run_main("history", "rebuild", "--results", str(results))
+    assert res.returncode == 0, res.stdout + res.stderr
     assert json.loads(res.stdout)["runs"] == 1
     assert set(open_history(results, None).runs()["run_id"]) == {"tencent-analyse"}
     assert "skipped evil: its manifest's run id '../../evil'" in res.stderr.replace("\n  ", " ")
@@ -388,16 +373,16 @@ def test_10_a_utf16_capture_gets_the_encoding_hint(encoding: str, tmp_path: Path
     capture = Path(__file__).parents[1] / "data" / "ycsb" / "binding-load.stdout"
     u16 = tmp_path / "capture.stdout"
     u16.write_bytes(capture.read_text().encode(encoding))
-    res = _Ran(["parse", str(u16)])
-    assert res.exit_code == 2
+    res = run_main("parse", str(u16))
+    assert res.returncode == 2
     _one_line(res.stderr, "does not look like YCSB output", "looks like UTF-16", "iconv -f UTF-16")
 
 
 def test_10_binary_input_gets_no_encoding_hint(tmp_path: Path) -> None:
     noise = tmp_path / "noise.stdout"
     noise.write_bytes(bytes(range(256)) * 16)
-    res = _Ran(["parse", str(noise)])
-    assert res.exit_code == 2 and "does not look like YCSB output" in res.stderr
+    res = run_main("parse", str(noise))
+    assert res.returncode == 2 and "does not look like YCSB output" in res.stderr
     assert "UTF-16" not in res.stderr
 
 
@@ -413,8 +398,8 @@ def test_10_regress_accept_by_nobody_is_refused(tencent: Path) -> None:
         "--results",
         str(tencent.parent),
     ]
-    res = _Ran(argv)
-    assert res.exit_code == 2
+    res = run_main(*argv)
+    assert res.returncode == 2
     _one_line(res.stderr, "--by ''", "name who accepts it")
 
 

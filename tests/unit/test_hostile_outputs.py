@@ -115,6 +115,8 @@ def test_hostile_text_is_neutralised_in_every_output(hostile_nights: Path, value
 
     def run(*args: str, code: int = 0) -> str:
         res = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+        # (an exception the command did not handle is exit 1 too, regress's "regressed")
+        assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
         assert res.exit_code == code, (args, res.output)
         if "csv" not in args and "json" not in args:  # the data formats carry the text as it is
             _no_controls(res.stdout.replace("\n", "") + res.stderr.replace("\n", ""))

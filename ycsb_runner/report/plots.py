@@ -435,6 +435,18 @@ def _overhead_panel(mix: Any, part: pd.DataFrame) -> bytes:
 # --- measured vs published ----------------------------------------------------------------------------
 
 
+def _ratio_axis(ax: Any, ratios: pd.Series) -> None:
+    """A log x axis of ratios "N×" spanning *ratios* and 1 (a red line at 1: as published)."""
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    ax.axvline(1.0, color="#c44e52", linewidth=1)
+    ax.set_xscale("log")
+    low, high = float(ratios.min()), float(ratios.max())
+    ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 4)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
 def _times(ratio: float) -> str:
     return f"{ratio:,.0f}×" if ratio >= 10 else f"{ratio:.2g}×"
 
@@ -463,8 +475,6 @@ def plot_reference_ratio(cmp: pd.DataFrame) -> list[Draw]:
 @QUIET
 def _ratio_panel(metric: str, part: pd.DataFrame, several: bool) -> bytes:
     """One metric's image of ``plot_reference_ratio``."""
-    from matplotlib.ticker import FuncFormatter, NullLocator
-
     labels = [
         (
             f"{r.mix} ({r.threads} vs {r.published_threads} thr"
@@ -486,12 +496,7 @@ def _ratio_panel(metric: str, part: pd.DataFrame, several: bool) -> bytes:
             va="center",
             fontsize=8,
         )
-    ax.axvline(1.0, color="#c44e52", linewidth=1)
-    ax.set_xscale("log")
-    low, high = float(part["ratio"].min()), float(part["ratio"].max())
-    ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 4)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
-    ax.xaxis.set_minor_locator(NullLocator())
+    _ratio_axis(ax, part["ratio"])
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     m = METRICS.get(metric)
@@ -727,8 +732,6 @@ def plot_reference_answer(cmp: pd.DataFrame) -> list[Draw]:
 @QUIET
 def _reference_answer_panel(cmp: pd.DataFrame) -> bytes:
     """The image of ``plot_reference_answer`` (*cmp*: the rows a log axis can draw)."""
-    from matplotlib.ticker import FuncFormatter, NullLocator
-
     plt = pyplot()
     metrics = [m for m in ANSWER_RATIOS if (cmp["metric"] == m).any()]
     metrics += [m for m in dict.fromkeys(cmp["metric"]) if m not in metrics]
@@ -747,12 +750,7 @@ def _reference_answer_panel(cmp: pd.DataFrame) -> bytes:
                 ax.annotate(
                     _times(r), (r, yy), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
                 )
-    ax.axvline(1.0, color="#c44e52", linewidth=1)
-    ax.set_xscale("log")
-    low, high = float(cmp["ratio"].min()), float(cmp["ratio"].max())
-    ax.set_xlim(min(low, 1.0) / 2, max(high, 1.0) * 4)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
-    ax.xaxis.set_minor_locator(NullLocator())
+    _ratio_axis(ax, cmp["ratio"])
     ax.set_yticks(np.arange(len(mixes)), mixes)
     ax.invert_yaxis()
     ax.set(xlabel="measured / published (log scale; red line: as published)")

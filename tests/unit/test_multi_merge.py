@@ -12,6 +12,7 @@ from hdrh.histogram import HdrHistogram
 from ycsb_runner.parse import parse_output
 from ycsb_runner.parse.errors import ParseError
 from ycsb_runner.parse.hdr import hdr_percentiles
+from ycsb_runner.parse.numbers import percentile_label
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
     align_logs,
@@ -20,6 +21,7 @@ from ycsb_runner.parse.merge import (
     drop_warmup,
     merge_operations,
     merge_overall,
+    histogram_stats,
     merged_latencies,
     operations_in,
     read_client_logs,
@@ -323,3 +325,17 @@ def test_step_metrics_read_the_merged_rows_of_a_multi_client_step(results: Path)
     assert before.loc[step, "read_ops"] > 0
     assert after.loc[step, "read_ops"] == before.loc[step, "read_ops"]
     assert after.loc[step, "update_ops"] == before.loc[step, "update_ops"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_histogram_stats_are_hdrhs_own_figures(seed: int) -> None:
+    """histogram_stats walks only the buckets that hold counts; each figure equals hdrh's own method's."""
+    rng = np.random.default_rng(seed)
+    hist = HdrHistogram(1, 3_600_000_000, 3)
+    for value in np.maximum(rng.lognormal(4 + seed, 1.5, 3000).astype(int), 1).tolist():
+        hist.record_value(value, int(rng.integers(1, 10**seed + 2)))
+    percentiles = (0.0, 0.1, 25.0, 50.0, 99.0, 99.9, 99.999, 100.0)
+    stats = histogram_stats(hist, percentiles)
+    assert stats["mean_us"] == float(hist.get_mean_value())
+    for p in percentiles:
+        assert stats[f"{percentile_label(p)}_us"] == float(hist.get_value_at_percentile(p)), p

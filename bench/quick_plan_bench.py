@@ -65,6 +65,17 @@ report-quick-x2.txt, rejudged-x2.txt with the evening's detector): nights of 103
 repetitions", then "8-15 repetitions a night"); one alarm, on night 5: b-read95 READ max_us +124 % (4 nights
 of history: the metric's spread then comes from 4 nights of each max series too); the slow nights (server
 stopped 10.1 %, throughput -11 to -15 %) flagged on their second night (9 series, then 16).
+
+The plan followed with nights, one invocation, one server, today's detector (7 Dec 13:55-14:19, quiet:
+nothing else ran; `--out OUT --pilot 6 --normal 20 --slow 3 --stages pilot,plan,normal,slow,report`;
+bench/data/quick-plan-2026-12-07-followed/: nights, plan, report.txt, the slow-01 report and JSON, the
+history): nights of 57-59 s. After the 6 pilot nights the plan said "to detect 5 %: 2 more nights" (load
+INSERT p99, 3 baseline nights after a change point); 14 normal nights followed. The most sensitive series:
+28, 13, 10, 6.2, 5.6 % on normal-00..04 (normal-00's load p99 was off), then 4.3, 4.6, 4.2, 4.3, 4.1, 3.7,
+2.8, 3.2, 3.1 % on normal-05..13 (exit 0: "no regression in 2-3 series"). No alarm on any of the 20 normal
+nights (exit 0 or 2). The server stopped 10.2 % of the time (throughput -6 to -16 %, READ p99.9 x4-7):
+slow-00 exit 0, slow-01 exit 1 (6 series, p99.9 and latency_distribution of the three mixes' READ), slow-02
+exit 1 (9 series: UPDATE p99 +40 % joins).
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("LINES", None)
 
 import pytest  # noqa: E402
+import typer  # noqa: E402
+import typer.testing  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
@@ -61,6 +63,21 @@ if (_java_home := _c1_java_home()) is not None:
 # Property tests (hypothesis): `make test-fast` loads the "fast" profile (--hypothesis-profile=fast), where
 # each test draws a quarter of its examples (tests/unit/property_examples.py); `make test` and CI draw all.
 settings.register_profile("fast", max_examples=25)
+
+# `ycsb-runner` builds its click command from the Typer app once per process (reading every command's
+# annotations: ~10 ms); typer's CliRunner would build it again for each of the tests' ~700 in-process
+# commands. Built once per app here, as the tool does; the command line is parsed afresh at every call.
+_commands: dict[int, tuple[object, object]] = {}
+_build_command = typer.testing._get_command
+
+
+def _command_once(app: typer.Typer) -> object:
+    if id(app) not in _commands:
+        _commands[id(app)] = (app, _build_command(app))  # the app kept, so its id is not reused
+    return _commands[id(app)][1]
+
+
+typer.testing._get_command = _command_once
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)

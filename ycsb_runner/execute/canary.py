@@ -99,15 +99,15 @@ def local_server(url: str) -> tuple[bool, int | None]:
     """(a host of *url*'s seed list is this machine, the pid of the process listening on its port here, if
     it can be seen): a server here whose process is not known would have its CPU time counted as other
     processes'."""
-    from ycsb_runner.safe.lock import _addresses, _host_ports
+    from ycsb_runner.safe.lock import resolved_addresses, url_hosts
 
     mine = {"127.0.0.1", "::1", "0.0.0.0", "::"} | {
         a.address.split("%")[0] for addrs in psutil.net_if_addrs().values() for a in addrs
     }
     ports = {
         port
-        for host, port in _host_ports(url)
-        if any(a.rsplit(":", 1)[0] in mine for a in _addresses(host, port))
+        for host, port in url_hosts(url)
+        if any(a.rsplit(":", 1)[0] in mine for a in resolved_addresses(host, port))
     }
     if not ports:
         return False, None

@@ -69,7 +69,7 @@ def check_not_the_target(history_url: str | None, target_url: str) -> None:
         )
 
 
-def _host_ports(url: str) -> list[tuple[str, int]]:
+def url_hosts(url: str) -> list[tuple[str, int]]:
     """The (host, port) pairs of a mongodb:// URL's seed list (lower-cased, default port 27017)."""
     rest = url.split("://", 1)[-1]
     hosts = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
@@ -87,7 +87,7 @@ def _host_ports(url: str) -> list[tuple[str, int]]:
     return out
 
 
-def _addresses(host: str, port: int) -> list[str]:
+def resolved_addresses(host: str, port: int) -> list[str]:
     """Every address *host* resolves to, as ``ip:port`` (the name itself when it does not resolve)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -102,11 +102,11 @@ def target_keys(url: str | None, members: tuple[str, ...] = ()) -> list[str]:
     ``mongodb+srv://`` name is resolved by the driver: its members stand for it."""
     if url is None:
         return [EMBEDDED]
-    pairs = [] if url.startswith("mongodb+srv://") else _host_ports(url)
-    pairs += _host_ports("mongodb://" + ",".join(members)) if members else []
+    pairs = [] if url.startswith("mongodb+srv://") else url_hosts(url)
+    pairs += url_hosts("mongodb://" + ",".join(members)) if members else []
     if not pairs:
         return [target_key(url)]
-    return sorted({a for host, port in pairs for a in _addresses(host, port)})
+    return sorted({a for host, port in pairs for a in resolved_addresses(host, port)})
 
 
 def replica_set_members(url: str, timeout_ms: int = 5000) -> tuple[str | None, tuple[str, ...]]:

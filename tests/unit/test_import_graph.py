@@ -180,3 +180,29 @@ def test_an_arrow_up_a_layer_is_seen() -> None:
     assert layer_arrows_up(rooms, "p") == (["p.extra"], [])
     rooms["p.safe"].add("p.runs")  # the floor reaching up to the runs
     assert layer_arrows_up(rooms, "p") == (["p.extra"], ["p.safe -> p.runs"])
+
+
+def private_imports(root: Path) -> list[str]:
+    """``module: name`` for each ``_name`` one module of *root* imports from another of the package: a
+    private that another module needs is part of its module's interface, and named so."""
+    found = []
+    for name, path in module_names(root).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(root.name)):
+                found += [
+                    f"{name}: {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    return found
+
+
+def test_no_module_imports_another_modules_private_name(tmp_path: Path) -> None:
+    assert private_imports(PACKAGE) == []
+    pkg = tmp_path / "ycsb_runner"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("def _helper():\n    pass\n")
+    (pkg / "b.py").write_text(
+        "def f():\n    from ycsb_runner.a import _helper\n    from .a import _helper as h\n"
+    )
+    assert private_imports(pkg) == ["ycsb_runner.b: _helper", "ycsb_runner.b: _helper"]

@@ -51,7 +51,7 @@ from ycsb_runner.runs.model import (
     ToolRecord,
     YcsbRecord,
 )
-from ycsb_runner.safe.files import _disk_error
+from ycsb_runner.safe.files import disk_error
 from ycsb_runner.safe.lifetime import PRIVATE_PREFIX, clear_stale_private
 from ycsb_runner.safe.secrets import Masker
 
@@ -301,7 +301,7 @@ class Runner:
             # a write without a file name may have gone to the private folder (TMPDIR): name it when it is
             # the full one (a fresh clone's fault test: "disk full while writing <run folder>" instead)
             unnamed_full = private_full(private) if err.errno == errno.ENOSPC and not err.filename else None
-            disk = unnamed_full or _disk_error(Path(err.filename) if err.filename else self.result.root, err)
+            disk = unnamed_full or disk_error(Path(err.filename) if err.filename else self.result.root, err)
             self.status, self.error = "failed", str(disk)
             problem = self._close(private)
             raise UserError(f"{disk}{problem}") from None
@@ -400,7 +400,7 @@ class Runner:
             self._step_ended(record, "failed", str(err), run_error=f"{step.label}: {err}")
             raise
         except OSError as err:
-            self._step_ended(record, "failed", str(_disk_error(self.result.step_path(step.label), err)))
+            self._step_ended(record, "failed", str(disk_error(self.result.step_path(step.label), err)))
             raise
         record.ended_at = time.time()
         self.progress("step-end", {"step": step, "record": record})

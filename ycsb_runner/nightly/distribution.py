@@ -40,7 +40,7 @@ import pandas as pd
 from scipy import linalg, special  # special: the t distribution of scipy.stats, without its 50 MB import
 
 from ycsb_runner.nightly.changepoint import MAX_BASELINE, MIN_BASELINE
-from ycsb_runner.nightly.window import RECOVERED, SUITE_MIN_SERIES, _mean_squared_correlation
+from ycsb_runner.nightly.window import RECOVERED, SUITE_MIN_SERIES, mean_squared_correlation
 from ycsb_runner.runs.metrics import DISTRIBUTION_METRICS
 from ycsb_runner.runs.series import SERIES_KEYS, SeriesNights
 
@@ -246,7 +246,7 @@ def suite_priors(cells: list[tuple[np.ndarray, list[str], np.ndarray]], window: 
     for name, (v, d, rows) in found.items():
         if len(rows) < SUITE_MIN_SERIES:
             continue
-        prior = fit_prior(np.array(v), np.array(d), _mean_squared_correlation(np.array(rows)))
+        prior = fit_prior(np.array(v), np.array(d), mean_squared_correlation(np.array(rows)))
         if prior is not None and prior.df > 0:
             priors[name] = prior
     return priors

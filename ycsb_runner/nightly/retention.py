@@ -103,7 +103,7 @@ def plan_prune(
     newest *keep* of each suite (of *suite* only, when given), less those an open alert needs."""
     import pandas as pd
 
-    from ycsb_runner.runs.history import _when
+    from ycsb_runner.runs.history import option_time
 
     if (before is None) == (keep is None):
         raise UserError("history prune: give --before DATE or --keep N (one of them)")
@@ -119,7 +119,7 @@ def plan_prune(
     runs = runs.assign(_t=_start(runs)).sort_values(["_t", "run_id"], kind="stable", na_position="first")
     mine = runs if suite is None else runs[runs["suite"] == suite]
     if before is not None:
-        limit = _when(before, "--before")
+        limit = option_time(before, "--before")
         chosen = mine[~(mine["_t"] >= limit)]  # a run with no start time is older than any date
     else:
         assert keep is not None

@@ -223,7 +223,7 @@ def suite_noise(nights: np.ndarray) -> SuiteNoise | None:
     if n < SUITE_MIN_SERIES:
         return None
     r, v = np.array(est), np.array(var)
-    c = _mean_squared_correlation(np.array(rows))
+    c = mean_squared_correlation(np.array(rows))
     effective = n / (1 + (n - 1) * c)
     rho = float(r.mean())
     se = math.sqrt(float(v.mean()) / effective)
@@ -348,7 +348,7 @@ def least_spread(log_var: np.ndarray | float, nights: int) -> float:
     return math.exp((v + float(_log_var_bias(nights - 1))) / 2)
 
 
-def _mean_squared_correlation(rows: np.ndarray) -> float:
+def mean_squared_correlation(rows: np.ndarray) -> float:
     """The mean, over pairs of rows, of the squared correlation of their common (non-NaN) values."""
     x = rows - np.nanmean(rows, axis=1, keepdims=True)
     ok = ~np.isnan(x)

@@ -1025,7 +1025,9 @@ def check_tags(tags: dict[str, str], option: str = "--tag") -> dict[str, str]:
     return tags
 
 
-def _when(text: str, option: str) -> float:
+def option_time(text: str, option: str) -> float:
+    """The time *text* (a date, 2026-12-01, or an ISO time) of option *option* as seconds since the epoch; a
+    UserError naming the option when it is neither."""
     try:
         t = epoch_of(text if "T" in text or " " in text else f"{text}T00:00:00+00:00")
     except ValueError:
@@ -1045,9 +1047,12 @@ def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
         out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and k in t and str(t[k]) == v)]
     start = out["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) else math.nan)
     if f.since:
-        out, start = out[start >= _when(f.since, "--since")], start[start >= _when(f.since, "--since")]
+        out, start = (
+            out[start >= option_time(f.since, "--since")],
+            start[start >= option_time(f.since, "--since")],
+        )
     if f.until:
-        limit = _when(f.until, "--until")
+        limit = option_time(f.until, "--until")
         if "T" not in f.until and " " not in f.until:
             limit += 86400  # a date includes that whole day
         out, start = out[start < limit], start[start < limit]

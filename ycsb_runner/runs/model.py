@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any, Self
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import check_name
 from ycsb_runner.safe.files import (
-    _disk_error,
     atomic_write_bytes,
     atomic_write_csv,
     atomic_write_json,
     check_inside,
+    disk_error,
     read_bounded,
 )
 
@@ -899,7 +899,7 @@ class RunResult:
         try:
             (root / STEPS_DIR).mkdir(parents=True)
         except OSError as err:
-            raise _disk_error(root, err) from err
+            raise disk_error(root, err) from err
         return cls(root, Manifest(run_id=root.name, suite=suite))
 
     @classmethod

@@ -23,7 +23,7 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
-def _disk_error(path: Path, err: OSError) -> UserError:
+def disk_error(path: Path, err: OSError) -> UserError:
     """One line naming *path*, what went wrong and what to do (exit 2, as a disk full always was)."""
     code = err.errno
     if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
@@ -88,7 +88,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, within: Path | None = None) -
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as err:
-        raise _disk_error(path, err) from err
+        raise disk_error(path, err) from err
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -96,7 +96,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, within: Path | None = None) -
         os.replace(tmp, path)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
-        raise _disk_error(path, err) from err
+        raise disk_error(path, err) from err
 
 
 def atomic_write_text(path: Path, text: str, *, within: Path | None = None) -> None:

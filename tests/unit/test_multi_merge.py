@@ -12,22 +12,22 @@ from hdrh.histogram import HdrHistogram
 from ycsb_runner.parse import parse_output
 from ycsb_runner.parse.errors import ParseError
 from ycsb_runner.parse.hdr import hdr_percentiles
-from ycsb_runner.parse.numbers import percentile_label
 from ycsb_runner.parse.merge import (
     ALL_CLIENTS,
     align_logs,
     client_histograms,
     common_window,
     drop_warmup,
+    histogram_stats,
     merge_operations,
     merge_overall,
-    histogram_stats,
     merged_latencies,
     operations_in,
     read_client_logs,
     union_window,
     window_logs,
 )
+from ycsb_runner.parse.numbers import percentile_label
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ycsb"
 PCTS = (50.0, 90.0, 95.0, 99.0, 99.9)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -16,7 +17,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("LINES", None)
 
 import pytest  # noqa: E402
-import typer  # noqa: E402
 import typer.testing  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
@@ -67,17 +67,7 @@ settings.register_profile("fast", max_examples=25)
 # `ycsb-runner` builds its click command from the Typer app once per process (reading every command's
 # annotations: ~10 ms); typer's CliRunner would build it again for each of the tests' ~700 in-process
 # commands. Built once per app here, as the tool does; the command line is parsed afresh at every call.
-_commands: dict[int, tuple[object, object]] = {}
-_build_command = typer.testing._get_command
-
-
-def _command_once(app: typer.Typer) -> object:
-    if id(app) not in _commands:
-        _commands[id(app)] = (app, _build_command(app))  # the app kept, so its id is not reused
-    return _commands[id(app)][1]
-
-
-typer.testing._get_command = _command_once
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)

@@ -309,13 +309,50 @@ def distribution_rows(
     night its baseline may use (an accepted change's); a series whose baseline after it is too short has an
     ``untested`` row. With *open_alpha*, a shift toward worse flagged on an earlier night and not recovered
     (``open_shift``) is an open row (``_open``: a regression until it recovers or is accepted)."""
-    m = metrics[metrics["metric"].isin(QUANTILES) & metrics["run_id"].isin(order)]
-    if m.empty:
-        return [], {}
-    nightly = m.groupby([*OPERATION_KEYS, "metric", "run_id"], dropna=False)["value"].median().reset_index()
+    cells = _cells(metrics, order, newest_id, start_of)
+    priors = suite_priors(
+        [(c.logq, list(c.wide.columns), np.array([order[r] for r in c.runs[c.start :]])) for c in cells],
+        window,
+    )
     rows: list[dict[str, Any]] = []
     values: dict[tuple, SeriesNights] = {}
-    cells = []  # (series keys, its nights' quantiles, its runs, the first night of its baseline, log values)
+    for cell in cells:
+        judged = _judged(
+            cell,
+            priors,
+            window=window,
+            confirm=confirm,
+            alpha=alpha,
+            open_alpha=open_alpha,
+            min_effect_pct=min_effect_pct,
+        )
+        if judged is not None:
+            rows.append(judged[0])
+            values[cell.key] = judged[1]
+    return rows, values
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One step cell and operation's nights: its series keys, its nights' quantiles (a run per row, oldest
+    first), its runs, the first night of its baseline and the log quantiles from there."""
+
+    key: tuple
+    wide: pd.DataFrame
+    runs: list[str]
+    start: int
+    logq: np.ndarray
+
+
+def _cells(
+    metrics: pd.DataFrame, order: dict[str, int], newest_id: str, start_of: Callable[[tuple, list[str]], int]
+) -> list[_Cell]:
+    """The cells ``distribution_rows`` tests: measured in the newest run, with two quantiles or more."""
+    m = metrics[metrics["metric"].isin(QUANTILES) & metrics["run_id"].isin(order)]
+    if m.empty:
+        return []
+    nightly = m.groupby([*OPERATION_KEYS, "metric", "run_id"], dropna=False)["value"].median().reset_index()
+    cells = []
     for key, part in nightly.groupby(OPERATION_KEYS, dropna=False, sort=True):
         wide = part.pivot(index="run_id", columns="metric", values="value")
         wide = wide[[q for q in QUANTILES if q in wide.columns]].dropna()
@@ -326,89 +363,92 @@ def distribution_rows(
         runs = [str(r) for r in wide.index]
         skey = (*key, DISTRIBUTION)
         start = start_of(skey, runs)
-        cells.append((skey, wide, runs, start, np.log(wide.to_numpy(float)[start:])))
-    priors = suite_priors(
-        [
-            (logq, list(wide.columns), np.array([order[r] for r in runs[start:]]))
-            for _, wide, runs, start, logq in cells
-        ],
-        window,
+        cells.append(_Cell(skey, wide, runs, start, np.log(wide.to_numpy(float)[start:])))
+    return cells
+
+
+def _judged(
+    cell: _Cell,
+    priors: dict[str, Prior],
+    *,
+    window: int,
+    confirm: int,
+    alpha: float,
+    open_alpha: float | None,
+    min_effect_pct: float,
+) -> tuple[dict[str, Any], SeriesNights] | None:
+    """The regress row of one cell and its nights (None: no row, too few nights to test)."""
+    wide, runs, start, logq = cell.wide, cell.runs, cell.start, cell.logq
+    row: dict[str, Any] = dict(zip(SERIES_KEYS, cell.key, strict=True))
+    names = list(wide.columns)
+    s = shift(logq, names, window=window, confirm=confirm, alpha=alpha, priors=priors)
+    if s is None:
+        if not start:
+            return None
+        # an accepted change too recent: its row says so (regress holds it as accepted)
+        row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
+        row["note"] = "too few nights since the accepted change to test the distribution"
+        return row, _nights(runs, wide[wide.columns[-1]].to_numpy(float))
+    found = None
+    if open_alpha is not None:
+        found = open_shift(
+            logq,
+            names,
+            window=window,
+            confirm=confirm,
+            alpha=open_alpha,
+            min_effect_pct=min_effect_pct,
+            priors=priors,
+        )
+    if found is not None:
+        seen, s = found
+        x = logq[:seen, names.index(s.quantile)]
+        began = start + _began(x, s, 0, window, confirm)
+    else:
+        seen = logq.shape[0]
+        began = start + _began(logq[:, names.index(s.quantile)], s, 0, window, confirm)
+    if found is None and confirm > 1 and s.p_value < alpha and began > len(runs) - confirm:
+        # its newest night alone moved: one night does not confirm a change (--confirm), tomorrow tells
+        row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
+        row["note"] = f"moved on its newest night only: {confirm} nights confirm a change (--confirm)"
+        return row, _nights(runs, wide[s.quantile].to_numpy(float))
+    flagged = s
+    s = Shift(**{**s.__dict__, "baseline": (s.baseline[0] + start, s.baseline[1] + start)})
+    tail = np.log(wide[s.quantile].to_numpy(float))
+    before = float(np.exp(tail[s.baseline[0] : s.baseline[1]].mean()))
+    after = float(np.exp(tail[-confirm:].mean()))
+    row.update(
+        nights=len(runs),
+        _runs=runs,
+        _open=found is not None,
+        verdict="",
+        before_median=before,
+        after_median=after,
+        change_pct=s.change_pct,
+        p_value=s.p_value,
+        test="distribution",
+        note=s.note,
+        detectable_pct=s.detectable_pct,
+        window_nights=confirm,
+        change_run=runs[began],
+        baseline_from=runs[s.baseline[0]],
+        baseline_nights=s.baseline[1] - s.baseline[0],
+        noise="baseline quantiles" + (", the suite's" if s.quantile in priors else ""),
     )
-    for skey, wide, runs, start, logq in cells:
-        row: dict[str, Any] = dict(zip(SERIES_KEYS, skey, strict=True))
-        names = list(wide.columns)
-        s = shift(logq, names, window=window, confirm=confirm, alpha=alpha, priors=priors)
-        if s is None:
-            if start:  # an accepted change too recent: its row says so (regress holds it as accepted)
-                row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
-                row["note"] = "too few nights since the accepted change to test the distribution"
-                rows.append(row)
-                values[skey] = _nights(runs, wide[wide.columns[-1]].to_numpy(float))
-            continue
-        found = None
-        if open_alpha is not None:
-            found = open_shift(
-                logq,
-                names,
-                window=window,
-                confirm=confirm,
-                alpha=open_alpha,
-                min_effect_pct=min_effect_pct,
-                priors=priors,
-            )
-        if found is not None:
-            seen, s = found
-            x = logq[:seen, names.index(s.quantile)]
-            began = start + _began(x, s, 0, window, confirm)
-        else:
-            seen = logq.shape[0]
-            began = start + _began(logq[:, names.index(s.quantile)], s, 0, window, confirm)
-        if found is None and confirm > 1 and s.p_value < alpha and began > len(runs) - confirm:
-            # its newest night alone moved: one night does not confirm a change (--confirm), tomorrow tells
-            row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")
-            row["note"] = f"moved on its newest night only: {confirm} nights confirm a change (--confirm)"
-            rows.append(row)
-            values[skey] = _nights(runs, wide[s.quantile].to_numpy(float))
-            continue
-        flagged = s
-        s = Shift(**{**s.__dict__, "baseline": (s.baseline[0] + start, s.baseline[1] + start)})
-        tail = np.log(wide[s.quantile].to_numpy(float))
-        before = float(np.exp(tail[s.baseline[0] : s.baseline[1]].mean()))
-        after = float(np.exp(tail[-confirm:].mean()))
+    if found is not None:  # as the scalar series' open regression: tonight's nights against the flag's
+        after = float(np.exp(np.median(tail[-window:])))
         row.update(
-            nights=len(runs),
-            _runs=runs,
-            _open=found is not None,
-            verdict="",
-            before_median=before,
             after_median=after,
-            change_pct=s.change_pct,
-            p_value=s.p_value,
-            test="distribution",
-            note=s.note,
-            detectable_pct=s.detectable_pct,
-            window_nights=confirm,
-            change_run=runs[began],
-            baseline_from=runs[s.baseline[0]],
-            baseline_nights=s.baseline[1] - s.baseline[0],
-            noise="baseline quantiles" + (", the suite's" if s.quantile in priors else ""),
+            change_pct=100.0 * (after / before - 1),
+            test=f"open since night {began + 1}",
+            note=f"flagged on night {start + seen} ({flagged.note}), not recovered",
         )
-        if found is not None:  # as the scalar series' open regression: tonight's nights against the flag's
-            after = float(np.exp(np.median(tail[-window:])))
-            row.update(
-                after_median=after,
-                change_pct=100.0 * (after / before - 1),
-                test=f"open since night {began + 1}",
-                note=f"flagged on night {start + seen} ({flagged.note}), not recovered",
-            )
-        rows.append(row)
-        v = _nights(runs, wide[s.quantile].to_numpy(float))
-        v.change_index, v.baseline = began, s.baseline
-        v.noise_source = f"the baseline nights' spread of each quantile ({s.quantile} shown)" + _moderated(
-            priors, s
-        )
-        values[skey] = v
-    return rows, values
+    v = _nights(runs, wide[s.quantile].to_numpy(float))
+    v.change_index, v.baseline = began, s.baseline
+    v.noise_source = f"the baseline nights' spread of each quantile ({s.quantile} shown)" + _moderated(
+        priors, s
+    )
+    return row, v
 
 
 def _moderated(priors: dict[str, Prior], s: Shift) -> str:

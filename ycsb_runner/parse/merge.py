@@ -327,8 +327,9 @@ def _mean(hist: HdrHistogram, counts: np.ndarray, nonzero: np.ndarray) -> float:
     """``hist.get_mean_value()``: each count at its bucket's median equivalent value, summed exactly."""
     total = 0
     for index in nonzero.tolist():
-        top = hist.get_highest_equivalent_value(hist.get_value_from_index(index))
-        total += int(counts[index]) * hist._hdr_median_equiv_value(top)
+        value = hist.get_value_from_index(index)
+        low, high = hist.get_lowest_equivalent_value(value), hist.get_highest_equivalent_value(value)
+        total += int(counts[index]) * (low + ((high - low + 1) >> 1))  # the bucket's median equivalent
     return float(total) / hist.get_total_count()
 
 

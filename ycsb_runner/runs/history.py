@@ -1047,10 +1047,8 @@ def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
         out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and k in t and str(t[k]) == v)]
     start = out["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) else math.nan)
     if f.since:
-        out, start = (
-            out[start >= option_time(f.since, "--since")],
-            start[start >= option_time(f.since, "--since")],
-        )
+        since = start >= option_time(f.since, "--since")
+        out, start = out[since], start[since]
     if f.until:
         limit = option_time(f.until, "--until")
         if "T" not in f.until and " " not in f.until:

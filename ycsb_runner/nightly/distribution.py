@@ -400,13 +400,8 @@ def _judged(
             min_effect_pct=min_effect_pct,
             priors=priors,
         )
-    if found is not None:
-        seen, s = found
-        x = logq[:seen, names.index(s.quantile)]
-        began = start + _began(x, s, 0, window, confirm)
-    else:
-        seen = logq.shape[0]
-        began = start + _began(logq[:, names.index(s.quantile)], s, 0, window, confirm)
+    seen, s = found if found is not None else (logq.shape[0], s)
+    began = start + _began(logq[:seen, names.index(s.quantile)], s, 0, window, confirm)
     if found is None and confirm > 1 and s.p_value < alpha and began > len(runs) - confirm:
         # its newest night alone moved: one night does not confirm a change (--confirm), tomorrow tells
         row.update(nights=len(runs), _runs=runs, _open=False, verdict="untested", test="none")

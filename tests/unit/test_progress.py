@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from ycsb_runner.prepare.plan import build_plan
@@ -99,3 +100,23 @@ def test_a_closing_line_keeps_its_exit_code_on_its_last_line() -> None:
         lines = wrap_message(message, width).splitlines()
         assert lines[-1].endswith("; exit 2"), (width, lines)
         assert " ".join(line.strip() for line in lines) == message
+
+
+def test_a_piped_closing_line_is_one_line_unless_columns_is_set(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped (cron, CI) without COLUMNS, a message stays one line: ``... 2>&1 | tail -1`` keeps the whole
+    closing line, not its folded end ("5 %, --confirm 2); exit 1"). With COLUMNS set it folds to it."""
+    from ycsb_runner.cli.options import log
+
+    message = (
+        "9 of 34 series regressed; 24 cannot tell a 5 % change at their noise (newest slow-02; alpha 0.01 "
+        "after Holm (family-wise error rate) correction, min effect 5 %, --confirm 2); exit 1"
+    )
+    monkeypatch.delenv("COLUMNS", raising=False)
+    log(message)
+    assert capsys.readouterr().err == message + "\n"
+    monkeypatch.setenv("COLUMNS", "80")
+    log(message)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3 and max(map(len, lines)) <= 80 and lines[-1].endswith("; exit 1"), lines

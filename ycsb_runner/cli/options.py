@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -190,13 +191,16 @@ def wrap_message(msg: str, width: int) -> str:
 def log(msg: str) -> None:
     """Progress and notes go to stderr; stdout carries only the command's result (as written: a message
     may hold brackets, which the console would otherwise read as markup; control characters from data are
-    shown escaped, ``safe.text.terminal``)."""
+    shown escaped, ``safe.text.terminal``). A message is folded to the terminal's width, or to COLUMNS when
+    it is set; piped without COLUMNS (cron, CI, ``2>&1 | tail -1``) each line stays whole: a script that
+    keeps a closing line's last line gets all of it."""
     from rich.markup import escape
 
     from ycsb_runner.safe.text import terminal
 
     safe = "\n".join(terminal(line) for line in msg.split("\n"))
-    err_console.print(escape(wrap_message(safe, err_console.width)), soft_wrap=True)
+    folded = err_console.is_terminal or bool(os.environ.get("COLUMNS"))
+    err_console.print(escape(wrap_message(safe, err_console.width) if folded else safe), soft_wrap=True)
 
 
 HistoryUrlOpt = option(

@@ -157,7 +157,7 @@ def _ycsb(url: str, args: argparse.Namespace, folder: Path) -> dict[str, float]:
     )
     run = RunResult.load(outcome.run_dir)
     steps = run.steps.set_index("mix")
-    assert set(run.steps["verdict"]) == {"completed"}, run.steps[["step", "verdict", "reasons"]]
+    assert set(run.steps["status"]) == {"completed"}, run.steps[["step", "status", "reasons"]]
     ops = run.operations
     scans = ops[(ops["mix"] == "e-scan95-insert5") & (ops["operation"] == "SCAN")]
     return {

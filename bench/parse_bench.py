@@ -233,7 +233,7 @@ def child(mode: str, parser: str, out_path: str, err_path: str) -> None:
             "summary_rows": len(run.summary),
             "status_rows": len(run.status),
             "raw_rows": len(run.raw),
-            "verdict": run.completion.status,
+            "status": run.completion.status,
         }
     t2 = time.perf_counter()
     cpu = time.process_time() - c1
@@ -306,7 +306,7 @@ def best_of(runs: list[dict]) -> dict:
 def fmt(label: str, r: dict, target: str) -> str:
     if "error" in r:
         return f"{label:44s} ERROR {r['error']}"
-    rows = ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("_rows") or k == "verdict")
+    rows = ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("_rows") or k == "status")
     return (
         f"{label:38s} wall {r['parse_s']:6.2f} s  cpu {r['cpu_s']:6.2f} s  "
         f"peak RSS {r['peak_rss_mb']:6.0f} MB  {target:15s} ({rows})"

@@ -53,7 +53,7 @@ def history(
             "run_id": run_ids,
             "suite": "quick",
             "fingerprint": "f",
-            "verdict": "completed",
+            "status": "completed",
             "started_at": [f"2026-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}T02:00:00Z" for i in range(nights)],
             "tags": [{} for _ in range(nights)],
         }

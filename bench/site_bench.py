@@ -80,7 +80,7 @@ def synthetic_history(
             "run_id": r,
             "suite": suite,
             "fingerprint": "f",
-            "verdict": "completed",
+            "status": "completed",
             "started_at": f"{2025 + i // 336}-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}T02:00:00Z",
             "ended_at": f"{2025 + i // 336}-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}T02:30:00Z",
             "server_kind": "mongod",

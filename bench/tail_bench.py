@@ -68,7 +68,7 @@ def suite(
             "run_id": run_ids,
             "suite": "tails",
             "fingerprint": "f",
-            "verdict": "completed",
+            "status": "completed",
             "started_at": [f"2026-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}T02:00:00Z" for i in range(n)],
             "tags": [{} for _ in range(n)],
         }

@@ -13,7 +13,7 @@
 #                     stdout gets one line only when the night exits 1 or 2 (cron mails it to MAILTO)
 #   YCSB_RUNNER_RESULTS, MONGODB_URL, YCSB_RUNNER_HISTORY_URL   as for every ycsb-runner command
 # results/nightly-last.json always says what happened: bench's JSON summary, or, when bench did not start
-# (an unreachable target, a refused setting), {"verdict": "not run", "exit_code": ..., "error": ...}.
+# (an unreachable target, a refused setting), {"status": "not run", "exit_code": ..., "error": ...}.
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -66,7 +66,7 @@ if [ -s "$summary.tmp" ]; then
 else  # bench stopped before a run folder existed: say so, with its one-line error
     "$python" -c 'import json, sys
 err = [ln.strip() for ln in open(sys.argv[4], encoding="utf-8", errors="replace") if ln.strip()]
-print(json.dumps({"suite": sys.argv[1], "verdict": "not run", "status": "not run",
+print(json.dumps({"suite": sys.argv[1], "status": "not run",
                   "exit_code": int(sys.argv[2]), "started_at": sys.argv[3], "run_id": None,
                   "error": err[-1].removeprefix("error: ") if err else "bench printed nothing"}, indent=2))' \
         "$suite" "$bench_rc" "$started" "$bench_err" > "$summary"
@@ -98,7 +98,7 @@ fi
 
 if [ "$rc" -ne 0 ] && [ "$alert" -eq 3 ]; then
     what=$([ "$rc" -eq 1 ] && echo "regression" || echo "could not decide")
-    reason=$("$python" -c 'import json, sys; s = json.load(open(sys.argv[1])); print(s.get("error") or s.get("verdict"))' "$summary" 2>/dev/null)
+    reason=$("$python" -c 'import json, sys; s = json.load(open(sys.argv[1])); print(s.get("error") or s.get("status"))' "$summary" 2>/dev/null)
     echo "ycsb-runner nightly $suite: exit $rc ($what; bench: ${reason:-?}); log: $NIGHTLY_LOG" >&3
 fi
 exit "$rc"

@@ -106,12 +106,12 @@ def only_run_folder(results: Path) -> Path:
     return run_dir
 
 
-# (phase, audit, verdict) of the steps of a one-mix run up to its "on" switch, when all went well
+# (phase, audit, status) of the steps of a one-mix run up to its "on" switch, when all went well
 OFF_RUN_DONE = [("load", "none", "completed"), ("audit", "off", "completed"), ("run", "off", "completed")]
 
 
-def _verdicts(manifest: dict) -> list[tuple[str, str, str]]:
-    return [(s["phase"], s["audit"], s["verdict"]) for s in manifest["steps"]]
+def _statuses(manifest: dict) -> list[tuple[str, str, str]]:
+    return [(s["phase"], s["audit"], s["status"]) for s in manifest["steps"]]
 
 
 def _runs(steps: list[dict]) -> list[dict]:
@@ -161,7 +161,7 @@ def test_every_run_has_the_verified_audit_state(command_run) -> None:
     current = None
     for step in manifest["steps"]:
         if step["phase"] == "audit":
-            assert step["verdict"] == "completed"
+            assert step["status"] == "completed"
             assert step["audit_verified"] == step["audit"], step["step"]
             assert f"status command said '{step['audit']}'" in step["audit_detail"]
             current = step["audit_verified"]
@@ -280,7 +280,7 @@ def test_restart_strategy_really_restarts_the_server(tmp_path: Path, monkeypatch
     assert audits[1]["audit_detail"].endswith("-log-level warn -log-level debug")
     runs = _runs(manifest["steps"])
     assert [r["audit"] for r in runs] == ["off", "on"]
-    assert all(r["verdict"] == "completed" and r["throughput_ops_s"] > 0 for r in runs)
+    assert all(r["status"] == "completed" and r["throughput_ops_s"] > 0 for r in runs)
 
 
 def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> None:
@@ -305,7 +305,7 @@ def test_failing_on_command_stops_the_suite(mongo_url: str, tmp_path: Path) -> N
     assert "\n" not in message
     manifest = json.loads((Path(err.value.run_dir) / "manifest.json").read_text())
     assert manifest["status"] == "failed"
-    assert _verdicts(manifest) == [*OFF_RUN_DONE, ("audit", "on", "failed")]
+    assert _statuses(manifest) == [*OFF_RUN_DONE, ("audit", "on", "failed")]
     assert not [s for s in manifest["steps"] if s["phase"] == "run" and s["audit"] == "on"]
     assert switch.status() == "off"
 
@@ -341,9 +341,9 @@ def test_signal_during_on_run_restores_and_cleans_up(
     run_dir = only_run_folder(results)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
-    assert _verdicts(manifest) == [*OFF_RUN_DONE, ("audit", "on", "completed"), ("run", "on", "interrupted")]
+    assert _statuses(manifest) == [*OFF_RUN_DONE, ("audit", "on", "completed"), ("run", "on", "interrupted")]
     steps = pd.read_csv(run_dir / "steps.csv")
-    assert list(steps["verdict"]) == [s["verdict"] for s in manifest["steps"]]
+    assert list(steps["status"]) == [s["status"] for s in manifest["steps"]]
     assert (run_dir / "steps" / manifest["steps"][2]["step"] / "stdout.txt").stat().st_size > 0
 
 

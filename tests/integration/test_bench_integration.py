@@ -64,7 +64,7 @@ def test_load_count_matches_server_and_ycsb(tiny_run, mongo_url: str) -> None:
     ops = outcome.result.operations
     steps = outcome.result.steps
     load = steps[steps["phase"] == "load"].iloc[0]
-    assert load["verdict"] == "completed"
+    assert load["status"] == "completed"
     assert load["documents"] == 200  # counted on the server right after the load
     inserts = ops[(ops["phase"] == "load") & (ops["operation"] == "INSERT") & (ops["kind"] == "op")]
     assert int(inserts["operations"].iloc[0]) == 200
@@ -176,7 +176,7 @@ def test_basicdb_binding_runs_the_suite_without_touching_the_server(mongo_url: s
     )
     manifest = outcome.result.manifest.to_json()
     assert manifest["ycsb"]["binding_class"] == BASIC_DB
-    assert [(s["phase"], s["verdict"]) for s in manifest["steps"]] == [("load", "completed")] + [
+    assert [(s["phase"], s["status"]) for s in manifest["steps"]] == [("load", "completed")] + [
         ("run", "completed")
     ] * 2
     ops = outcome.result.operations

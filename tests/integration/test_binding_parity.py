@@ -372,7 +372,7 @@ def test_manifest_records_driver_settings(mongo_url: str, tmp_path: Path) -> Non
     if manifest["ycsb"]["binding_class"] != "ycsbrunner.binding.MongoDbClient":
         pytest.skip("YCSB_HOME selects the stock binding, which reports no driver settings")
     steps = [s for s in manifest["steps"] if s["phase"] in ("load", "run")]
-    assert [s["verdict"] for s in steps] == ["completed", "completed"]
+    assert [s["status"] for s in steps] == ["completed", "completed"]
     for step in steps:
         assert step["properties"]["mongodb.driver_defaults"] == "driver"
         ds = step["driver_settings"]

@@ -324,7 +324,7 @@ def test_disk_full_during_a_run_leaves_no_private_file_and_a_failed_manifest(
     manifest = json.loads(next(results.glob("*/manifest.json")).read_text())
     assert manifest["status"] == "failed", manifest["status"]
     assert "disk full" in manifest["error"]
-    assert manifest["steps"][0]["verdict"] == "completed"
+    assert manifest["steps"][0]["status"] == "completed"
 
 
 def test_disk_full_from_the_start_says_no_manifest_was_written(
@@ -415,7 +415,7 @@ def test_signal_stops_cleanly_with_the_conventional_exit_code(
     manifest = json.loads(next(results.glob("*/manifest.json")).read_text())
     assert manifest["status"] == "interrupted"
     load, run = manifest["steps"]
-    assert load["verdict"] == "completed" and run["verdict"] == "interrupted"
+    assert load["status"] == "completed" and run["status"] == "interrupted"
     assert sig.name in run["reasons"][0]
     assert len(pd.read_csv(next(results.glob("*/operations.csv")))) > 0  # the load step is kept
 

@@ -293,7 +293,7 @@ def test_sigterm_after_the_last_step_says_the_run_completed(tmp_path: Path) -> N
             steps = json.loads(manifests[0].read_text())["steps"] if manifests else []
         except (OSError, ValueError):
             steps = []
-        if len(steps) == 2 and steps[-1].get("verdict") == "completed":
+        if len(steps) == 2 and steps[-1].get("status") == "completed":
             break
         time.sleep(0.02)
     proc.send_signal(signal.SIGTERM)
@@ -379,7 +379,7 @@ def test_full_tmpdir_is_named(tmp_path: Path, small_disk: Path, server: ServerIn
     assert "no [OVERALL]" not in line
     (run,) = run_folders(results)
     manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["steps"][0]["verdict"] == "completed" and manifest["status"] == "failed"
+    assert manifest["steps"][0]["status"] == "completed" and manifest["status"] == "failed"
     assert [p.name for p in small_disk.iterdir()] == ["filler"]  # the private folder is gone
 
 
@@ -481,7 +481,7 @@ def test_parse_a_directory_or_a_fifo(tmp_path: Path) -> None:
     writer.join(10)
     assert proc.returncode == 0, proc.stderr
     (parsed,) = json.loads(proc.stdout)
-    assert parsed["verdict"]["status"] == "completed" and parsed["overall"]["ops_done"] == 2000
+    assert parsed["completion"]["status"] == "completed" and parsed["overall"]["ops_done"] == 2000
 
 
 def test_library_warnings_are_one_plain_line(tmp_path: Path) -> None:

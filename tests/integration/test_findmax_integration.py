@@ -71,7 +71,7 @@ def _sweep_point(mongo_url: str, results: Path, target: int) -> tuple[bool, floa
     )
     steps = pd.read_csv(out.run_dir / "steps.csv")
     run = steps[steps["phase"] == "run"].iloc[0]
-    assert run["verdict"] == "completed", run["reasons"]
+    assert run["status"] == "completed", run["reasons"]
     # READ.hdr after the warm-up: the average latency of every interval, the achieved rate of the whole
     # 1-s intervals (YCSB's closing interval, a fraction of a second around its shutdown, is left out)
     ivs = read_hdr_log(out.run_dir / "steps" / run["step"] / "hdr" / "READ.hdr").intervals

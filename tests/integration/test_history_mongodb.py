@@ -52,6 +52,32 @@ def test_mongodb_history_on_the_embedded_server(results: Path, mongo_url: str) -
     history._client.drop_database(db)
 
 
+def test_a_mongodb_history_written_before_schema_4_is_read_with_each_runs_status(
+    results: Path, mongo_url: str
+) -> None:
+    """A run document as ycsb-runner wrote it before schema 4 (its outcome under ``verdict``) is read with its
+    status beside one indexed since (``status``), and ``runs --status`` filters both."""
+    db = f"hist_{uuid.uuid4().hex[:8]}"
+    url = mongo_url.rsplit("/", 1)[0] + f"/{db}"
+    history = open_history(results, url)
+    assert isinstance(history, MongoHistory)
+    old = MongoHistory._doc(run_record(RunResult.load(results / "tencent-analyse")))
+    del old["status"]
+    old["verdict"] = "interrupted"  # (an interrupted run's, to tell the two apart)
+    history._coll.insert_one(old)
+    history.index(run_record(RunResult.load(results / "audit-analyse")))
+    runs = history.runs()
+    assert dict(zip(runs["run_id"], runs["status"], strict=True)) == {
+        "tencent-analyse": "interrupted",
+        "audit-analyse": "completed",
+    }
+    env = {"YCSB_RUNNER_HISTORY_URL": url}
+    for status, listed in (("interrupted", ["tencent-analyse"]), ("completed", ["audit-analyse"])):
+        res = CliRunner().invoke(app, ["runs", "-f", "csv", "--status", status], env=env)
+        assert res.exit_code == 0 and pd.read_csv(io.StringIO(res.stdout))["run_id"].tolist() == listed
+    history._client.drop_database(db)
+
+
 def test_mongodb_history_keeps_accepted_changes(results: Path, mongo_url: str) -> None:
     """Acceptances go to their own collection, come back per suite as SQLite gives them, and a rebuild
     (which deletes the runs no folder has) keeps them."""

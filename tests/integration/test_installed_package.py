@@ -129,7 +129,7 @@ def test_setup_and_bench_from_an_empty_folder(installed: dict[str, Path]) -> Non
     manifest = json.loads((runs[0] / "manifest.json").read_text())
     assert manifest["status"] == "completed" and manifest["suite"]["name"] == "quick"
     steps = pd.read_csv(runs[0] / "steps.csv")
-    assert (steps["verdict"] == "completed").all() and set(steps["phase"]) == {"load", "run"}
+    assert (steps["status"] == "completed").all() and set(steps["phase"]) == {"load", "run"}
     load = steps[steps["phase"] == "load"]
     ops = pd.read_csv(runs[0] / "operations.csv")
     inserted = ops[(ops["step"].isin(load["step"])) & (ops["section"] == "INSERT")]["operations"].sum()

@@ -195,7 +195,7 @@ def test_killing_one_clients_ycsb_fails_the_step_and_stops_the_others(
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "failed"
     step = manifest["steps"][-1]
-    assert step["phase"] == "run" and step["verdict"] == "failed"
+    assert step["phase"] == "run" and step["status"] == "failed"
     victim = [c for c in step["figures"]["clients"] if c["exit_code"] == 137]
     assert len(victim) == 1
     name = victim[0]["client"]

@@ -123,7 +123,7 @@ def completed_run_step(run_dir: Path) -> dict:
     """The manifest's first run step of the bench in *run_dir*, after checking that it completed."""
     manifest = json.loads((run_dir / "manifest.json").read_text())
     step = next(s for s in manifest["steps"] if s["phase"] == "run")
-    assert step["verdict"] == "completed", step["reasons"]
+    assert step["status"] == "completed", step["reasons"]
     return step
 
 
@@ -131,7 +131,7 @@ def test_multi_client_load_holds_exactly_recordcount(three_client_run, mongo_url
     outcome, _, _ = three_client_run
     steps = outcome.result.steps
     load = steps[steps["phase"] == "load"].iloc[0]
-    assert load["verdict"] == "completed", load["reasons"]
+    assert load["status"] == "completed", load["reasons"]
     assert load["client"] == "all"
     assert load["documents"] == 450
     ops = outcome.result.operations

@@ -52,7 +52,7 @@ def test_cron_command_runs_a_night(tmp_path: Path, mongo_url: str, cron_entry: t
     (alert,) = proc.stdout.splitlines()  # what cron mails to MAILTO: one line
     assert alert.startswith("ycsb-runner nightly quick: exit 2 (could not decide") and "nightly.log" in alert
     summary = json.loads((results / "nightly-last.json").read_text())
-    assert summary["verdict"] == "completed" and summary["tags"]["sha"] == "abc123"
+    assert summary["status"] == "completed" and summary["tags"]["sha"] == "abc123"
     assert re.fullmatch(r".+", summary["tags"]["host"])
     assert summary["run_dir"].startswith(str(results))  # the env file's target, not a default
     runs = SqliteHistory(results / "history.sqlite").runs()
@@ -93,7 +93,7 @@ def test_a_night_against_an_unreachable_target_says_what_happened(
     assert proc.returncode == 2
     assert not marker.exists()  # "$(...)" in the environment file is a value, never run
     summary = json.loads((results / "nightly-last.json").read_text())
-    assert summary["verdict"] == "not run" and summary["exit_code"] == 2 and summary["suite"] == "quick"
+    assert summary["status"] == "not run" and summary["exit_code"] == 2 and summary["suite"] == "quick"
     assert summary["error"].startswith("cannot reach MongoDB at mongodb://127.0.0.1:9/ycsb")
     report = (results / "regress-report" / "regress.md").read_text()
     assert "could not decide (exit 2)" in report and "no regression" not in report

@@ -56,7 +56,7 @@ def test_every_night_is_in_the_history_with_its_tags(nights: Path) -> None:
     assert res.exit_code == 0, res.output
     runs = pd.read_csv(io.StringIO(res.stdout))
     assert runs["run_id"].tolist() == [f"night-{i}" for i in range(NIGHTS)]
-    assert (runs["verdict"] == "completed").all() and runs["fingerprint"].nunique() == 1
+    assert (runs["status"] == "completed").all() and runs["fingerprint"].nunique() == 1
     assert runs["tags"].iloc[SLOW_NIGHT] == f"night={SLOW_NIGHT},server=slow"
     assert runs["tags"].iloc[SLOW_NIGHT - 1] == f"night={SLOW_NIGHT - 1},server=normal"
     assert (nights / "latest").resolve() == (nights / f"night-{NIGHTS - 1}").resolve()
@@ -353,7 +353,7 @@ def test_two_benches_at_once_one_is_refused(server: ServerInfo, tmp_path: Path) 
     assert "another bench is running against" in err and f"pid {procs[winner].pid}" in err
     assert "Traceback" not in err
     summary = json.loads(outs[winner][0])
-    assert summary["run_id"] == f"twin-{winner}" and summary["verdict"] == "completed"
+    assert summary["run_id"] == f"twin-{winner}" and summary["status"] == "completed"
     assert summary["tags"] == {"twin": str(winner)} and Path(summary["run_dir"]).is_dir()
     assert any(r["throughput_ops_s"] > 0 for r in summary["rows"])
     # the lock is gone with its holder: a third bench runs (--no-lock not needed)
@@ -403,7 +403,7 @@ def test_history_survives_a_bench_killed_with_sigkill(
     runs = SqliteHistory(db).runs().set_index("run_id")
     if "killed" not in runs.index:  # the whole of what rebuild said (an assert message would be cut)
         pytest.fail(f"{res.output}\n{sorted(p.name for p in (nights / 'killed').iterdir())}")
-    assert runs.loc["killed", "verdict"] == "killed" and len(runs) == NIGHTS + 1
+    assert runs.loc["killed", "status"] == "killed" and len(runs) == NIGHTS + 1
     # the newest run was killed: regress cannot judge it
     res = CliRunner().invoke(app, ["regress", "quick", IGNORE_CANARIES, "--results", str(nights)])
     assert res.exit_code == 2 and "killed" in res.stderr

@@ -1,5 +1,6 @@
-"""Issue 50: a real bench writes result format 3, and the typed model reads back every key it wrote: the
-manifest loaded and saved again is the same document (nothing the writer put there is dropped or added)."""
+"""Issue 50: a real bench writes result format 4 (each step's outcome named ``status``), and the typed model
+reads back every key it wrote: the manifest loaded and saved again is the same document (nothing the writer
+put there is dropped or added)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ycsb_runner.bench import BenchOptions, run_bench
 from ycsb_runner.runs.model import FORMAT_VERSION, MANIFEST, RunResult, ServerEngine
 
 
-def test_a_bench_writes_format_3_that_the_model_reads_back_whole(mongo_url: str, tmp_path: Path) -> None:
+def test_a_bench_writes_format_4_that_the_model_reads_back_whole(mongo_url: str, tmp_path: Path) -> None:
     outcome = run_bench(
         BenchOptions(
             suite="quick",
@@ -25,7 +26,11 @@ def test_a_bench_writes_format_3_that_the_model_reads_back_whole(mongo_url: str,
         log=lambda _m: None,
     )
     written = json.loads((outcome.run_dir / MANIFEST).read_text())
-    assert written["format_version"] == FORMAT_VERSION == 3
+    assert written["format_version"] == FORMAT_VERSION == 4
+    steps = written["steps"]
+    assert steps and all(s["status"] == "completed" and "verdict" not in s for s in steps)
+    header = (outcome.run_dir / "steps.csv").read_text().splitlines()[0].split(",")
+    assert "status" in header and "verdict" not in header
     # the session's server is the embedded FerretDB given by URL: FerretDB, not embedded in this run
     assert written["target"]["engine"] == "ferretdb" and written["target"]["embedded"] is False
 

@@ -77,7 +77,7 @@ def test_a_run_with_a_10_s_server_stop_is_flagged_not_stationary(server: ServerI
     assert stalled, "the run ended before the server was stopped"
     run = outcome.result
     step = next(s for s in run.manifest.steps if s.keys.phase == "run")
-    assert step.verdict == "completed", step.reasons
+    assert step.status == "completed", step.reasons
     fig = step.figures
     assert fig["warmup_rule"] == "MSER" and fig["stationary"] is False
     assert any("not stationary" in w and "stalled" in w for w in step.warnings), step.warnings

@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def night_run(i: int, *, fingerprint: str = "f", verdict: str = "completed") -> dict[str, Any]:
+def night_run(i: int, *, fingerprint: str = "f", status: str = "completed") -> dict[str, Any]:
     """The run row of night *i* (``night-0i`` of the suite ``quick``, started on 2026-11-(i + 1))."""
     return {
         "run_id": f"night-{i:02d}",
         "suite": "quick",
         "fingerprint": fingerprint,
-        "verdict": verdict,
+        "status": status,
         "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
         "tags": {"night": str(i)},
     }

@@ -98,7 +98,7 @@ def test_a_schema_2_history_is_read_then_migrated(tmp_path: Path) -> None:
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
     h.record_alerts([make_alert()])  # a write migrates it
     assert len(h.alerts()) == 1
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 3
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 4
 
 
 def test_precision_from_triage() -> None:

@@ -21,7 +21,7 @@ def _night(i: int, factor: float, tags: dict[str, str]) -> RunRecord:
         "run_id": rid,
         "suite": "quick",
         "fingerprint": "f",
-        "verdict": "completed",
+        "status": "completed",
         "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
         "ended_at": f"2026-11-{i + 1:02d}T02:10:00.000Z",
         "server_kind": "mongod",

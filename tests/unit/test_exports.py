@@ -38,7 +38,7 @@ def _run(i: int, tags: dict[str, str], level: float = 1000.0) -> RunRecord:
         "run_id": rid,
         "suite": "quick",
         "fingerprint": "f",
-        "verdict": "completed",
+        "status": "completed",
         "started_at": f"2026-11-{i + 1:02d}T02:00:00.000Z",
         "ended_at": f"2026-11-{i + 1:02d}T02:10:00.000Z",
         "server_kind": "mongod",
@@ -221,7 +221,7 @@ def test_ndjson_read_by_pandas_gives_the_runs_table_of_runs_csv(tmp_path: Path) 
     )
     out = runner.invoke(app, ["history", "export", "-f", "ndjson", "--results", str(results)])
     nd = pd.read_json(io.StringIO(out.stdout), lines=True, dtype=False)
-    cols = ["run_id", "suite", "verdict", "started_at", "fingerprint", "server_kind", "server_version"]
+    cols = ["run_id", "suite", "status", "started_at", "fingerprint", "server_kind", "server_version"]
     per_run = nd.drop_duplicates("run_id")[cols].reset_index(drop=True)
     assert per_run.astype(str).equals(runs[cols].astype(str))
     tags = nd.drop_duplicates("run_id")["tags"].map(

@@ -218,7 +218,7 @@ def test_a_failed_runs_report_says_so_and_names_the_mix_that_failed(
     manifest["status"], manifest["error"] = "failed", "step 05-run-read100-t2-r1 failed: error rate 5%"
     (run / "manifest.json").write_text(json.dumps(manifest))
     steps = pd.read_csv(run / "steps.csv")
-    steps.loc[steps["mix"] == "read100", "verdict"] = "failed"
+    steps.loc[steps["mix"] == "read100", "verdict"] = "failed"  # the status, as format 2 names it
     steps.to_csv(run / "steps.csv", index=False)
     html = write_report(run)[0].read_text()
     banner = html[html.index("id='run-failed'") :]

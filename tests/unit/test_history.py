@@ -44,12 +44,12 @@ def _tag(folder: Path, **tags: str) -> None:
 def test_record_matches_the_run_folder(results: Path) -> None:
     run = RunResult.load(results / "tencent-analyse")
     rec = run_record(run)
-    assert rec.run["suite"] == "tencent-analyse-tiny" and rec.run["verdict"] == "completed"
+    assert rec.run["suite"] == "tencent-analyse-tiny" and rec.run["status"] == "completed"
     assert rec.run["server_kind"] == "ferretdb" and rec.run["client_host"] == run.manifest.host.hostname
     m = pd.DataFrame(rec.metrics)
     steps = run.steps.set_index("step")
     tp = m[m["metric"] == "throughput_ops_s"].set_index("step")["value"]
-    measured = steps[steps["phase"].isin(["load", "run"]) & (steps["verdict"] == "completed")]
+    measured = steps[steps["phase"].isin(["load", "run"]) & (steps["status"] == "completed")]
     assert sorted(tp.index) == sorted(measured.index)
     assert (tp == measured.loc[tp.index, "throughput_ops_s"]).all()
     ops = run.operations
@@ -254,12 +254,12 @@ def test_a_history_of_schema_1_gains_the_accepts_and_alerts_tables(tmp_path: Pat
     h.accept([_acceptance()])
     assert len(SqliteHistory(db).accepts("quick")) == 1  # opened again: nothing re-created
     con = sqlite3.connect(db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert h.alerts() == []  # the alerts table was added too
     con.execute("PRAGMA user_version=9")
     con.commit()
     con.close()
-    with pytest.raises(UserError, match="newer than this ycsb-runner's 3") as err:
+    with pytest.raises(UserError, match="newer than this ycsb-runner's 4") as err:
         SqliteHistory(db).runs()
     assert "\n" not in str(err.value)
 
@@ -279,7 +279,7 @@ def test_rebuild_lists_a_killed_run_whose_operations_were_cut(tmp_path: Path, st
     history, n = rebuild(tmp_path / "results", log=said.append)
     runs = history.runs()
     if status == "killed":
-        assert n == 1 and runs["verdict"].tolist() == ["killed"], said
+        assert n == 1 and runs["status"].tolist() == ["killed"], said
         assert history.metrics(["cut"]).empty and any(
             "cut (killed) indexed without figures" in x for x in said
         )

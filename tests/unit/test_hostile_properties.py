@@ -61,7 +61,8 @@ MANIFEST_FIELDS = [
     ("host",),
     ("steps",),
     ("steps", 0),
-    ("steps", 0, "verdict"),
+    ("steps", 0, "verdict"),  # the step's status as the checked-in folders (result format 2) name it
+    ("steps", 0, "status"),
     ("steps", 1, "label"),
     ("steps", 1, "throughput_ops_s"),
     ("steps", 1, "reasons"),
@@ -183,7 +184,7 @@ def _check(argv: list[str], mutation: tuple[Any, ...], allowed: set[int] = ALLOW
 )
 @given(mutation=MUTATION)
 @example(mutation=("csv", 6, "operations.csv", (4, 21), b"\xbd"))  # a latency cell as text: table's TypeError
-@example(mutation=("csv", 2, "steps.csv", (19, 55), "\r"))  # a step's verdict missing: failures()'s TypeError
+@example(mutation=("csv", 2, "steps.csv", (19, 55), "\r"))  # a step's status missing: failures()'s TypeError
 @example(mutation=("manifest", 2, ("audit_unverified",), 1.5))  # a number for a text field
 @example(mutation=("csv", 0, "timeseries.csv", (31, 28), "\x1b]0;x\x07"))  # a p99 cell as text: plot's max
 @example(mutation=("metric", 62, 5.552420895759948e172))  # the baseline far above: a -100 % change's log1p

@@ -6,7 +6,6 @@ Numbered as in the issue. The property test is tests/unit/test_hostile_propertie
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import math
@@ -17,12 +16,12 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from cli_process import run_main
+from read_only import read_only
 
 from ycsb_runner.errors import UserError
 from ycsb_runner.paths import suites_dir
@@ -44,31 +43,17 @@ def _one_line(text: str, *needles: str) -> None:
     assert all(n in lines[0] for n in needles), lines[0]
 
 
-@contextlib.contextmanager
-def _read_only(folder: Path) -> Iterator[None]:
-    """*folder* bound read-only onto itself (root ignores chmod, a read-only mount it does not)."""
-    if os.geteuid() != 0:
-        pytest.skip("a read-only bind mount needs root (CI runs as root)")
-    made = subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(folder)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"mount --bind -o ro failed: {made.stderr.decode(errors='replace').strip()}")
-    try:
-        yield
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
-
-
 # --- 5. filesystem errors on write -------------------------------------------------------------------------
 
 
 def test_5_report_on_a_read_only_run_folder_is_one_line(audit: Path) -> None:
-    with _read_only(audit):
+    with read_only(audit):
         proc = run_main("report", str(audit))
     _one_line_error(proc, "cannot write", str(audit), "read-only file system", "elsewhere")
 
 
 def test_5_table_save_on_a_read_only_run_folder_is_one_line(audit: Path) -> None:
-    with _read_only(audit):
+    with read_only(audit):
         proc = run_main("table", str(audit), "--save")
     _one_line_error(proc, "cannot write", "study_table.csv", "read-only file system")
 
@@ -241,7 +226,7 @@ def _failed(run: Path, tmp_path: Path, *, status: str = "failed", step: bool = T
     (out / "manifest.json").write_text(json.dumps(manifest))
     if step:
         steps = pd.read_csv(out / "steps.csv")
-        steps.loc[steps.index[-1], "verdict"] = "failed"
+        steps.loc[steps.index[-1], "verdict"] = "failed"  # the status, as format 2 names it
         steps.to_csv(out / "steps.csv", index=False)
     return out
 

@@ -39,7 +39,7 @@ def _keys(step: str = "01-load-t2", phase: str = "load") -> StepKeys:
 def test_round_trip(tmp_path: Path) -> None:
     result = RunResult.create(tmp_path, SuiteInfo(name="s", study="tencent-threads", mixes=["a"]), run_id="r")
     rec = StepRecord(keys=_keys(), index=1, started_at=1_796_000_000.25, ended_at=1_796_000_003.5)
-    rec.verdict, rec.throughput_ops_s, rec.figures = "completed", 12.5, {"server_cpu_pct": 3.0}
+    rec.status, rec.throughput_ops_s, rec.figures = "completed", 12.5, {"server_cpu_pct": 3.0}
     result.manifest.steps = [rec]
     result.manifest.status = "completed"
     ops = pd.DataFrame({"kind": ["op"], "operation": ["READ"], "operations": [4], "p99": [7.0]})
@@ -124,7 +124,7 @@ def test_steps_operations_and_server_metrics_join_without_cleaning() -> None:
     steps = pd.concat([r.steps for r in runs], ignore_index=True)
     server = pd.concat([r.server_metrics for r in runs], ignore_index=True)
     joined = ops.merge(steps, on=list(KEY_COLUMNS), suffixes=("", "_step"), validate="many_to_one")
-    assert len(joined) == len(ops) and joined["verdict"].notna().all()
+    assert len(joined) == len(ops) and joined["status"].notna().all()
     per_step = server.groupby(list(KEY_COLUMNS))["cpu_pct"].mean().reset_index()
     with_cpu = steps.merge(per_step, on=list(KEY_COLUMNS))
     assert len(with_cpu) == len(per_step) > 0

@@ -61,7 +61,7 @@ def test_cron_alerts_on_exit_1_and_2_and_loads_an_environment_file(cron_entry: t
     assert re.search(r"^MAILTO=\S+@\S+$", crontab, re.M)
     assert ">" not in command and "NIGHTLY_LOG=" in command and "NIGHTLY_ENV_FILE=" in command
     script = (EXAMPLES / "nightly.sh").read_text()
-    assert '"verdict": "not run"' in script and "$NIGHTLY_LOG.$((i + 1))" in script
+    assert '"status": "not run"' in script and "$NIGHTLY_LOG.$((i + 1))" in script
     assert "source " not in script and not re.search(r"^\s*\. ", script, re.M)  # the env file is not run
     assert (
         "EnvironmentFile=-/etc/ycsb-runner/nightly.env"

@@ -357,7 +357,7 @@ def test_hdr_window_and_intervals():
     )
 
 
-def test_verdicts_of_broken_runs():
+def test_statuses_of_broken_runs():
     nonexistent = run_of("nonexistent_db").completion
     assert nonexistent.status == "failed"
     assert any("throughput is 0" in r for r in nonexistent.reasons)
@@ -381,7 +381,7 @@ def test_verdicts_of_broken_runs():
     assert any(r.startswith("error rate") and "failed: READ " in r for r in flaky.reasons)
 
 
-def test_verdict_thresholds():
+def test_status_thresholds():
     stdout, stderr = text("flaky", "stdout"), text("flaky", "stderr")
     assert parse_output(stdout, stderr, max_error_rate=0.2).completion.status == "completed"
     ok = parse_output(text("hdr_op", "stdout"), text("hdr_op", "stderr"), exit_code=0, expected_ops=3000)

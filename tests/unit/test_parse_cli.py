@@ -45,7 +45,7 @@ def test_csv_and_explicit_stderr(tmp_path):
         "Intended-UPDATE",
         "Intended-CLEANUP",
     }
-    assert set(frame["verdict"]) == {"completed"}
+    assert set(frame["status"]) == {"completed"}
     assert frame.loc[frame["section"] == "READ", "returns"].iloc[0] > 0
 
 
@@ -53,7 +53,7 @@ def test_json_for_an_export_file():
     result = invoke(str(DATA / "export_jsonarray.json"), "-f", "json")
     assert result.exit_code == 0
     payload = json.loads(result.output)
-    assert payload[0]["verdict"] == {"status": "completed", "reasons": []}
+    assert payload[0]["completion"] == {"status": "completed", "reasons": []}
     assert payload[0]["overall"]["ops_done"] == 2000
     sections = {row["section"] for row in payload[0]["operations"]}
     assert sections == {"READ", "UPDATE", "CLEANUP"}

@@ -12,7 +12,7 @@ from property_examples import examples
 from ycsb_runner.parse import parse_output
 
 DATA = Path(__file__).parents[1] / "data" / "ycsb"
-# Complete captures of every measurement type whose verdict is `completed`.
+# Complete captures of every measurement type whose status is `completed`.
 COMPLETE = [
     "hdr_op",
     "hdr_both",

@@ -201,7 +201,7 @@ NOISE = [
 ]
 
 
-def test_noise_between_summary_lines_changes_nothing_but_the_verdict():
+def test_noise_between_summary_lines_changes_nothing_but_the_completion():
     clean = read("flaky_tracked.stdout").splitlines()
     noisy = []
     for i, line in enumerate(clean):

@@ -133,13 +133,13 @@ def test_judge_series_newest_night_and_recent_change() -> None:
 # --- regress over history frames -----------------------------------------------------------------------
 
 
-def _history(nights: list[dict[str, float]], verdicts: list[str] | None = None, fp: list[str] | None = None):
+def _history(nights: list[dict[str, float]], statuses: list[str] | None = None, fp: list[str] | None = None):
     runs, metrics = [], []
     for i, figures in enumerate(nights):
         run = night_run(
             i,
             fingerprint=(fp or ["f"] * len(nights))[i],
-            verdict=(verdicts or ["completed"] * len(nights))[i],
+            status=(statuses or ["completed"] * len(nights))[i],
         )
         runs.append(run)
         metrics += night_metrics(run["run_id"], figures)
@@ -196,7 +196,7 @@ def test_regress_is_direction_aware_and_needs_min_effect() -> None:
 
 def test_regress_newest_failed_or_new_parameters_is_undecided() -> None:
     failed = regress(
-        *_history(_nights(8), verdicts=["completed"] * 7 + ["failed"]), "quick", RegressOptions()
+        *_history(_nights(8), statuses=["completed"] * 7 + ["failed"]), "quick", RegressOptions()
     )
     assert failed.exit_code == EXIT_UNDECIDED and "failed" in failed.reason
     fresh = regress(*_history(_nights(8), fp=["old"] * 6 + ["new"] * 2), "quick", RegressOptions())

@@ -49,7 +49,7 @@ def _history(
             "run_id": ids,
             "suite": "s",
             "fingerprint": "f",
-            "verdict": "completed",
+            "status": "completed",
             "started_at": [f"2026-01-{1 + i:02d}T02:00:00Z" for i in range(n)],
             "tags": [{} for _ in range(n)],
         }

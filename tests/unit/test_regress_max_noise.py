@@ -47,7 +47,7 @@ def _history() -> tuple[pd.DataFrame, pd.DataFrame]:
             "run_id": NIGHTS,
             "suite": "quick",
             "fingerprint": "f",
-            "verdict": "completed",
+            "status": "completed",
             "started_at": [f"2026-12-07T00:{49 + i}:00Z" for i in range(len(NIGHTS))],
             "tags": [{} for _ in NIGHTS],
         }

@@ -167,14 +167,14 @@ BEFORE = {
         ("Plots", None),
         ("Run", None),
         ("Audit off (A) vs on (B): statistics", ["mix", "threads", "metric", "n off", "n on", "p"]),
-        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+        ("Steps", ["step", "phase", "status", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
     ],
     "quick-generic": [
         (None, None),
         ("quick: per-mix results", ["mix", "n", "audit", "error rate", "READ avg (µs)", "not stationary"]),
         ("Plots", None),
         ("Run", None),
-        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "stationary"]),
+        ("Steps", ["step", "phase", "status", "throughput_ops_s", "runtime_ms", "reasons", "stationary"]),
     ],
     "tencent-analyse": [
         (None, None),
@@ -188,7 +188,7 @@ BEFORE = {
             ["mix", "storage", "metric", "measured", "published", "ratio", "note"],
         ),
         ("Run", None),
-        ("Steps", ["step", "phase", "verdict", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
+        ("Steps", ["step", "phase", "status", "throughput_ops_s", "runtime_ms", "reasons", "warnings"]),
     ],
 }
 
@@ -270,7 +270,7 @@ def test_one_run_each_is_said_once_as_not_tested(tmp_path: Path) -> None:
     run_dir = _copy(tmp_path, "audit-analyse")
     steps = pd.read_csv(run_dir / "steps.csv")
     drop = steps[(steps["phase"] == "run") & (steps["repetition"] == 2)].index
-    steps.loc[drop, "verdict"] = "failed"  # (a failed step is left out of the tables)
+    steps.loc[drop, "verdict"] = "failed"  # the status in format 2 (a failed step is left out of the tables)
     steps.to_csv(run_dir / "steps.csv", index=False)
     a = RunAnalysis.of(run_dir)
     table = a.table.frame

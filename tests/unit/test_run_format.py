@@ -35,6 +35,8 @@ from ycsb_runner.runs.model import (
 )
 
 OLD = Path(__file__).parents[1] / "data" / "run_format_2" / "run-format-2"
+# result format 3, written by main before format 4: each step's outcome still named `verdict`
+FORMAT_3 = Path(__file__).parents[1] / "data" / "run_format_3" / "run-format-3"
 
 
 def _copy(tmp_path: Path, where: str) -> Path:
@@ -48,7 +50,7 @@ def _manifest(folder: Path) -> dict[str, Any]:
 
 def test_a_format_2_folder_loads_upgraded_and_is_left_as_it_is(tmp_path: Path) -> None:
     assert _manifest(OLD)["format_version"] == 2 and "engine" not in _manifest(OLD)["target"]
-    assert 2 in READABLE_FORMATS and FORMAT_VERSION == 3
+    assert 2 in READABLE_FORMATS and FORMAT_VERSION == 4
     m = RunResult.load(OLD).manifest
     assert m.format_version == FORMAT_VERSION
     assert m.target.engine is ServerEngine.FERRETDB and m.target.embedded  # worked out on reading
@@ -62,11 +64,11 @@ def test_a_format_2_folder_loads_upgraded_and_is_left_as_it_is(tmp_path: Path) -
 
 def test_an_older_folder_reports_as_the_same_folder_saved_again(tmp_path: Path) -> None:
     """The report, the results table, the `table` command and the history record of the format-2 folder equal
-    those of its copy upgraded and saved again (format 3 on disk)."""
+    those of its copy upgraded and saved again (format 4 on disk)."""
     old, new = _copy(tmp_path, "old"), _copy(tmp_path, "new")
     RunResult.load(new).save_manifest()
     saved = _manifest(new)
-    assert saved["format_version"] == 3 and saved["target"]["engine"] == "ferretdb"
+    assert saved["format_version"] == 4 and saved["target"]["engine"] == "ferretdb"
     assert saved["fingerprint"] == _manifest(old)["fingerprint"]  # the history's series go on
 
     reports = {}
@@ -86,10 +88,56 @@ def test_an_older_folder_reports_as_the_same_folder_saved_again(tmp_path: Path) 
     assert records[0].metrics == records[1].metrics and records[0].metrics
 
 
+def test_a_format_3_folder_loads_each_steps_status_from_its_verdict() -> None:
+    """The steps of a format-3 folder (manifest and steps.csv name the outcome `verdict`) load with their
+    ``status`` filled and a steps frame with a ``status`` column; the files are left as they are."""
+    on_disk = _manifest(FORMAT_3)
+    header = (FORMAT_3 / "steps.csv").read_text().splitlines()[0].split(",")
+    assert on_disk["format_version"] == 3 and "verdict" in header and "status" not in header
+    said = [s["verdict"] for s in on_disk["steps"]]
+    assert said == ["completed"] * 3 and not any("status" in s for s in on_disk["steps"])
+    before = {p.name: p.read_bytes() for p in (FORMAT_3 / MANIFEST, FORMAT_3 / "steps.csv")}
+
+    run = RunResult.load(FORMAT_3)
+    assert [s.status for s in run.manifest.steps] == said  # not "pending", the field's default
+    assert all(not s.extra for s in run.manifest.steps)  # `verdict` read as the status, not kept beside it
+    assert list(run.steps["status"]) == said and "verdict" not in run.steps.columns
+    assert run.steps.columns.get_loc("status") == header.index("verdict")  # in its place
+    assert {p.name: p.read_bytes() for p in (FORMAT_3 / MANIFEST, FORMAT_3 / "steps.csv")} == before
+
+
+def test_a_format_3_folder_reports_as_the_same_folder_saved_again(tmp_path: Path) -> None:
+    """A format-3 folder and its copy saved again (format 4: manifest and steps.csv say `status`) give the
+    same results table, `table` output, report and history record."""
+    old = Path(shutil.copytree(FORMAT_3, tmp_path / "old" / FORMAT_3.name))
+    new = Path(shutil.copytree(FORMAT_3, tmp_path / "new" / FORMAT_3.name))
+    RunResult.load(new).save({})
+    saved = _manifest(new)
+    assert saved["format_version"] == 4 and [s["status"] for s in saved["steps"]] == ["completed"] * 3
+    assert not any("verdict" in s for s in saved["steps"])
+    assert "verdict" not in (new / "steps.csv").read_text().splitlines()[0].split(",")
+    assert saved["fingerprint"] == _manifest(old)["fingerprint"]
+
+    assert results_table(old).equals(results_table(new))
+    tables = [CliRunner().invoke(app, ["table", str(f)]) for f in (old, new)]
+    assert [t.exit_code for t in tables] == [0, 0] and tables[0].output == tables[1].output
+    reports = {}
+    for name, folder in (("old", old), ("new", new)):
+        _html, md = write_report(folder, tmp_path / f"report-{name}")
+        reports[name] = md.read_text()
+    assert reports["old"] == reports["new"] and "| completed |" in reports["old"]
+    records = [run_record(RunResult.load(f)) for f in (old, new)]
+    assert {**records[0].run, "folder": ""} == {**records[1].run, "folder": ""}
+    assert records[0].run["status"] == "completed"
+    assert records[0].metrics == records[1].metrics and records[0].metrics  # completed steps are measured
+
+
 def test_keys_a_newer_writer_added_are_kept_on_save(tmp_path: Path) -> None:
     folder = _copy(tmp_path, "newer")
     doc = _manifest(folder)
     doc["format_version"] = FORMAT_VERSION
+    for step in doc["steps"]:  # the folder as this version writes it (format 4: a step's `status`)
+        step["status"] = step.pop("verdict")
     doc["target"]["engine"] = "some-engine-to-come"  # a name this version does not know: unknown
     doc["target"]["topology"] = {"shards": 2}
     doc["target"]["build_info"]["gitVersion"] = "abc"
@@ -127,7 +175,7 @@ def test_keys_a_newer_writer_added_are_kept_on_save(tmp_path: Path) -> None:
         (("java", "jvm_args"), [1], r"java.jvm_args\[\] is int"),
         (("canaries", "load_generator"), [{"threads": "2"}], r"canaries.load_generator\[\].threads is str"),
         (("driver_settings", "varies_by_step"), "max_pool_size", "driver_settings.varies_by_step is str"),
-        (("format_version",), 4, "result format 4; this ycsb-runner reads formats 2, 3"),
+        (("format_version",), 5, "result format 5; this ycsb-runner reads formats 2, 3, 4"),
         (("format_version",), 1, "result format 1"),
     ],
 )

@@ -198,7 +198,7 @@ def test_a_series_chart_shows_the_runs_of_other_parameters_and_where_parameters_
     judged = trend["traces"][0]
     assert len(judged["x"]) == NIGHTS - 6  # regress's comparable runs only
     other = traces["other parameters or host (not judged)"]
-    hover = [t.split("<br>") for t in other["text"]]  # run id, date, value, verdict and host
+    hover = [t.split("<br>") for t in other["text"]]  # run id, date, value, status and host
     assert [h[0] for h in hover] == [f"night-{i:03d}" for i in range(6)]
     assert all(y is not None and y > 0 for y in other["y"])
     assert all(u.endswith(f"night-{i:03d}/report.html") for i, u in enumerate(other["customdata"]))

@@ -80,7 +80,7 @@ def _history(logs: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "run_id": rid,
                 "suite": "quick",
                 "fingerprint": "f",
-                "verdict": "completed",
+                "status": "completed",
                 "started_at": f"2026-11-{t + 1:02d}T02:00:00.000Z",
                 "tags": {},
             }

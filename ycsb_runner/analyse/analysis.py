@@ -65,20 +65,20 @@ class RunAnalysis:
 
     def failures(self) -> list[str]:
         """What of the run did not complete, one phrase each (empty for a completed run): its status when it
-        is not ``completed``, and its steps whose verdict is not ``completed``."""
+        is not ``completed``, and its steps whose status is not ``completed``."""
         out = []
         status = self.run.manifest.status
         if status != "completed":
             out.append(f"{self.run.root.name} is {status}")
         steps = self.run.steps
-        if not steps.empty and "verdict" in steps:
+        if not steps.empty and "status" in steps:
             # a missing cell (a damaged steps.csv) reads as "-" (a text column keeps NaN through astype(str))
-            verdict, step = (steps[c].fillna("-").astype(str) for c in ("verdict", "step"))
-            bad = steps[verdict != "completed"]
+            done, step = (steps[c].fillna("-").astype(str) for c in ("status", "step"))
+            bad = steps[done != "completed"]
             if not bad.empty:
                 named = ", ".join(step[bad.index].head(3)) + (", ..." if len(bad) > 3 else "")
-                verdicts = "/".join(dict.fromkeys(verdict[bad.index]))
-                out.append(f"{self.run.root.name}: {len(bad)} of {len(steps)} steps {verdicts} ({named})")
+                statuses = "/".join(dict.fromkeys(done[bad.index]))
+                out.append(f"{self.run.root.name}: {len(bad)} of {len(steps)} steps {statuses} ({named})")
         return out
 
     def unsteady_caption(self, who: str = "", where: str = "the table") -> str | None:

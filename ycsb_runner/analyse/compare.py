@@ -63,11 +63,11 @@ COMPARE_COLUMNS = [
 def missing_note(run: RunResult, mix: str) -> str:
     """Why a published mix has no measured figure: not in the run, or run and failed."""
     steps = run.steps
-    if not steps.empty and "verdict" in steps:
+    if not steps.empty and "status" in steps:
         ran = steps[(steps["mix"] == mix) & steps["phase"].isin(["load", "run"])]
-        if not ran.empty and not (ran["verdict"] == "completed").any():
-            verdicts = "/".join(dict.fromkeys(ran["verdict"].astype(str)))
-            return f"mix ran and {verdicts}: no completed step"
+        if not ran.empty and not (ran["status"] == "completed").any():
+            statuses = "/".join(dict.fromkeys(ran["status"].astype(str)))
+            return f"mix ran and {statuses}: no completed step"
     return "mix not in this run"
 
 

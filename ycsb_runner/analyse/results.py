@@ -88,8 +88,8 @@ def attention_line(run: RunResult) -> str | None:
     runs = int((steps["phase"] == "run").sum())
     if moving:
         said.append(f"{len(moving)} of {runs} run steps still moving: see the {MOVING} column")
-    if "verdict" in steps:
-        failed = int((~steps["verdict"].isin(["completed"]) & steps["phase"].isin(["load", "run"])).sum())
+    if "status" in steps:
+        failed = int((~steps["status"].isin(["completed"]) & steps["phase"].isin(["load", "run"])).sum())
         if failed:
             said.append(f"{failed} step{'s' if failed != 1 else ''} not completed")
     short = sum(v == "too short" for v in cells.values())

@@ -90,8 +90,8 @@ def step_metrics(run: RunResult, *, completed_only: bool = True) -> pd.DataFrame
     if steps.empty:
         return pd.DataFrame(columns=EMPTY_METRICS)
     steps = steps[steps["phase"].isin(["load", "run"])]
-    if completed_only and "verdict" in steps:
-        steps = steps[steps["verdict"] == "completed"]
+    if completed_only and "status" in steps:
+        steps = steps[steps["status"] == "completed"]
     ops = _op_frame(run.whole_operations)  # merged rows of multi-client steps
     rows = []
     for _, st in steps.iterrows():

@@ -395,6 +395,6 @@ def coverage(filter_doc: Mapping[str, Any], commands: Sequence[str], namespace: 
     """Evaluate the filter against the authCheck event of each command on ``namespace``. Pure."""
     yes, maybe, no = set(), set(), set()
     for command in commands:
-        verdict = admits(filter_doc, authcheck_event(command, namespace))
-        (yes if verdict is True else no if verdict is False else maybe).add(command)
+        admitted = admits(filter_doc, authcheck_event(command, namespace))
+        (yes if admitted is True else no if admitted is False else maybe).add(command)
     return Coverage(frozenset(yes), frozenset(maybe), frozenset(no))

@@ -149,7 +149,7 @@ def _filter(tags: list[str] | None, since: str | None, until: str | None) -> Any
     return RunFilter(tags=parse_tags(tags or []), since=since, until=until)
 
 
-#: which runs of the history: a history.RunFilter (its suite and verdict are the command's)
+#: which runs of the history: a history.RunFilter (its suite and status are the command's)
 RUN_FILTER = OptionGroup(
     {"tags": (TagOpt, None), "since": (SinceOpt, None), "until": (UntilOpt, None)},
     _filter,

@@ -227,9 +227,13 @@ SinceOpt = option(str | None, "--since", metavar="DATE", help="Runs started on o
 UntilOpt = option(
     str | None, "--until", metavar="DATE", help="Runs started on or before DATE (or an ISO time)."
 )
-VerdictOpt = option(
+StatusOpt = option(
     str | None,
-    "--verdict",
-    metavar="VERDICT",
-    help="Only runs with this verdict: completed, failed, interrupted.",
+    "--status",
+    metavar="STATUS",
+    help="Only runs with this status: completed, failed, interrupted.",
+)
+#: ``runs --verdict``: the old name of ``--status`` (before result format 4), hidden and kept for one release
+VerdictAliasOpt = option(
+    str | None, "--verdict", metavar="STATUS", hidden=True, help="The old name of --status (deprecated)."
 )

@@ -106,7 +106,7 @@ def parse_cmd(
         "histogram (buckets), timeseries or raw.",
     ),
 ) -> None:
-    """Parse captured YCSB output: verdict, overall figures and the chosen table."""
+    """Parse captured YCSB output: status, overall figures and the chosen table."""
     try:
         _run(files, stderr, fmt, table)
     except UserError as err:
@@ -116,7 +116,7 @@ def parse_cmd(
 
 def parsed_document(runs: list[tuple[str, ParsedRun]], table: str) -> Document:
     """The parsed captures (``(file name, run)`` pairs) and the chosen *table* of each as a document: a table
-    per file (titled with its verdict; keyed by file and verdict in one CSV; on a terminal its verdict,
+    per file (titled with its status; keyed by file and status in one CSV; on a terminal its status,
     figures and reasons above the table's main columns) and, for JSON, every figure (``_data``)."""
     return Document.of(*(_table(name, run, table) for name, run in runs), data=lambda: _data(runs, table))
 
@@ -130,7 +130,7 @@ def _table(name: str, run: ParsedRun, table: str) -> Table:
     return Table(
         frame,
         title=f"{name}: {run.completion.status}",
-        keys={"file": name, "verdict": run.completion.status},
+        keys={"file": name, "status": run.completion.status},
         priority=tuple(columns[:1]),
         labels=labels,
         fine=True,
@@ -142,11 +142,12 @@ def _table(name: str, run: ParsedRun, table: str) -> Table:
 
 
 def _data(runs: list[tuple[str, ParsedRun]], table: str) -> list[dict[str, object]]:
-    """Per file its verdict, overall figures, notes, every summary section and the chosen table."""
+    """Per file its completion (status and reasons), overall figures, notes, every summary section and the
+    chosen table."""
     return [
         {
             "file": name,
-            "verdict": {"status": run.completion.status, "reasons": run.completion.reasons},
+            "completion": {"status": run.completion.status, "reasons": run.completion.reasons},
             "measurement_type": run.measurement_type,
             "overall": run.overall,
             "notes": run.notes,

@@ -146,13 +146,13 @@ def _judge(
             max_error_rate=ctx.max_error_rate,
         )
     except ParseError as err:  # YCSB printed nothing a parser can use (e.g. the JVM did not start)
-        record.verdict = "failed"
+        record.status = "failed"
         record.reasons = [f"{err}; exit code {done.exit_code}; see {done.stderr_path}"]
         return
-    record.verdict = parsed.completion.status
+    record.status = parsed.completion.status
     record.reasons = list(parsed.completion.reasons)
     if done.timed_out:
-        record.verdict = "failed"
+        record.status = "failed"
         record.reasons.insert(0, f"killed after the hard timeout of {rendered.timeout_s:.0f}s")
     record.throughput_ops_s = parsed.overall.get("throughput")
     record.runtime_ms = parsed.overall.get("runtime_ms")

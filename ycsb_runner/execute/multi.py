@@ -422,7 +422,7 @@ def _collect(
     merged = merge_overall(overall) if overall else {}
     record.throughput_ops_s = merged.get("throughput")
     record.runtime_ms = merged.get("runtime_ms")
-    record.verdict = "failed" if reasons else "completed"
+    record.status = "failed" if reasons else "completed"
     record.reasons = reasons
     _capacity_warning(record, [s.name for s in sessions], int(step.threads))
     if step.kind == "load":
@@ -457,10 +457,10 @@ def _parse_client(
             max_error_rate=ctx.max_error_rate,
         )
     except ParseError as err:
-        detail.update(verdict="failed", reasons=[str(err)])
+        detail.update(status="failed", reasons=[str(err)])
         return detail, None, None if stopped else f"client {s.name}: {err}; see {s.folder / STDERR}"
     detail.update(
-        verdict="stopped" if stopped else parsed.completion.status,
+        status="stopped" if stopped else parsed.completion.status,
         reasons=list(parsed.completion.reasons),
         throughput_ops_s=parsed.overall.get("throughput"),
         runtime_ms=parsed.overall.get("runtime_ms"),
@@ -491,10 +491,10 @@ def _merge_clients(
         )
     unreadable: list[str] = []
     logs = read_client_logs({s.name: s.folder / HDR_DIR for s in sessions if s.name in per_ops}, unreadable)
-    if unreadable and record.verdict == "completed":
+    if unreadable and record.status == "completed":
         # a client that finished must have written its latencies: the merge would silently miss them
         record.reasons.extend(unreadable)
-        record.verdict = "failed"
+        record.status = "failed"
     else:
         record.warnings.extend(unreadable)
     logs = align_logs(logs, {s.name: s.clock[0] for s in sessions if s.clock})

@@ -321,7 +321,7 @@ class Runner:
     def all_steps_completed(self) -> bool:
         """Every step of the plan ran and completed (a signal after the last one loses nothing)."""
         return len(self.records) == len(self.plan.steps) and all(
-            r.verdict == "completed" for r in self.records
+            r.status == "completed" for r in self.records
         )
 
     def _close_surely(self, private: Path) -> str:
@@ -357,7 +357,7 @@ class Runner:
         try:
             for step in self.plan.steps:
                 self._run_step(step, private)
-            failed = [r for r in self.records if r.verdict not in ("completed", "pending")]
+            failed = [r for r in self.records if r.status not in ("completed", "pending")]
             self.status = "failed" if failed else "completed"
             if failed:
                 self.error = f"{len(failed)} step(s) failed"
@@ -369,15 +369,15 @@ class Runner:
             raise
 
     def _step_ended(
-        self, record: StepRecord, verdict: str, reason: str, *, run_error: str | None = None
+        self, record: StepRecord, status: str, reason: str, *, run_error: str | None = None
     ) -> None:
-        """A step an exception ended: its *verdict* and *reason*; with *run_error*, the run's status (the
-        same verdict) and error too."""
-        record.verdict = verdict
+        """A step an exception ended: its *status* and *reason*; with *run_error*, the run's status (the
+        same) and error too."""
+        record.status = status
         record.reasons.append(reason)
         record.ended_at = time.time()
         if run_error is not None:
-            self.status = verdict
+            self.status = status
             self.error = run_error
 
     def _run_step(self, step: Step, private: Path) -> StepRecord:
@@ -405,7 +405,7 @@ class Runner:
         record.ended_at = time.time()
         self.progress("step-end", {"step": step, "record": record})
         self.flush()
-        if record.verdict not in ("completed", "pending") and not self.keep_going:
+        if record.status not in ("completed", "pending") and not self.keep_going:
             self.status = "failed"
             self.error = f"{step.label}: {'; '.join(record.reasons)}"
             raise RunFailed(
@@ -430,7 +430,7 @@ class Runner:
         record.audit_detail = state.detail
         if state.nodes:  # what every node of the deployment reported
             record.audit_nodes = [dict(n) for n in state.nodes]
-        record.verdict = "completed"
+        record.status = "completed"
 
     @property
     def multi_client(self) -> bool:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("otava", "bmf", "openmetrics", "ndjson", "csv")
 #: The run's facts each exported row carries (besides its tags).
-RUN_FACTS = ["run_id", "suite", "started_at", "verdict", "fingerprint", "server_kind", "server_version"]
+RUN_FACTS = ["run_id", "suite", "started_at", "status", "fingerprint", "server_kind", "server_version"]
 METRIC_PREFIX = "ycsb_"
 
 

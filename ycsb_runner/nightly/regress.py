@@ -503,15 +503,15 @@ def _comparable_runs(
         return runs, _empty(suite, None, f"no runs of suite {suite!r} in the history", opts, [])
     newest = runs.iloc[-1]
     newest_id = str(newest["run_id"])
-    if newest["verdict"] != "completed":
+    if newest["status"] != "completed":
         return runs, _empty(
             suite,
             newest_id,
-            f"the newest run {newest_id} is {newest['verdict']}, not completed: nothing to judge",
+            f"the newest run {newest_id} is {newest['status']}, not completed: nothing to judge",
             opts,
             [],
         )
-    same = runs[(runs["fingerprint"] == newest["fingerprint"]) & (runs["verdict"] == "completed")]
+    same = runs[(runs["fingerprint"] == newest["fingerprint"]) & (runs["status"] == "completed")]
     if len(same) < MIN_BASELINE + opts.confirm:
         other = len(runs[runs["fingerprint"] != newest["fingerprint"]])
         extra = f" ({other} more with other parameters)" if other else ""

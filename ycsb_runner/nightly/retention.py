@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ycsb_runner.runs.alerts import Alert
     from ycsb_runner.runs.history import History
 
-PLAN_COLUMNS = ["run_id", "suite", "started_at", "verdict", "folder"]
+PLAN_COLUMNS = ["run_id", "suite", "started_at", "status", "folder"]
 
 
 @dataclass

@@ -46,7 +46,7 @@ def step_rates(m: Manifest) -> dict[RateKey, list[float]]:
     steps = [
         s
         for s in m.steps
-        if s.keys.phase in ("load", "run") and not s.discarded and s.verdict == "completed"
+        if s.keys.phase in ("load", "run") and not s.discarded and s.status == "completed"
         if s.throughput_ops_s and s.throughput_ops_s > 0
     ]
     merged = {s.keys.step for s in steps if s.keys.client == ALL_CLIENTS}

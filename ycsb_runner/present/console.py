@@ -146,7 +146,7 @@ class BenchProgress:
             rec = data["record"]
             tp = f", {rec.throughput_ops_s:,.0f} ops/s" if rec.throughput_ops_s else ""
             audit = f", audit verified {rec.audit_verified}" if rec.audit_verified else ""
-            info = f"{rec.verdict}{tp}{audit}"
+            info = f"{rec.status}{tp}{audit}"
             said = terminal("; ".join(rec.reasons))  # YCSB's own lines among them: escaped, not markup
             if self.progress and self.task is not None:
                 shown = f"{info} ({said[:120]}{'...' if len(said) > 120 else ''})" if said else info

@@ -43,10 +43,10 @@ class Table:
     columns of *priority* first when not all fit (the hidden ones named with *hint*), renames columns by
     *labels*, never folds the *whole* columns and prints *caption* (a text, or lines each escaped) under
     it; *wide*: every column, one block per row when they do not fit; *lines*: lines it prints above the
-    table in place of its title (``parse``: the verdict). *fine*: figures as given (``cell_text(fine=True)``:
+    table in place of its title (``parse``: the status). *fine*: figures as given (``cell_text(fine=True)``:
     ``parse``, the published tables) in the terminal and Markdown tables, Markdown's number columns
     right-aligned. *keys*: what tells this table from the others of its document (``parse``: file and
-    verdict); CSV writes a document as one table with these as its first columns (a page's tables: their
+    status); CSV writes a document as one table with these as its first columns (a page's tables: their
     section's heading, ``Document.tables``)."""
 
     frame: pd.DataFrame

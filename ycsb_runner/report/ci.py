@@ -54,7 +54,7 @@ def bench_summary(result: RunResult, reports: list[str] | None = None) -> Docume
     facts = [
         ("run", m.run_id),
         ("suite", m.suite.name),
-        ("verdict", m.status),
+        ("status", m.status),
         ("tags", ", ".join(f"{k}={v}" for k, v in sorted(m.tags.items())) or "none"),
         ("folder", str(result.root)),
     ]

@@ -155,7 +155,7 @@ TOO_FEW = r"too short to judge stationarity|too few to judge stationarity"
 def steps_frame(run: RunResult) -> pd.DataFrame:
     """The report's steps table: a run step's ``stationary`` as yes, no or "cannot tell" (too few intervals
     after the warm-up, or no HDR logs: steps.csv leaves it empty)."""
-    cols = ["step", "phase", "verdict", "throughput_ops_s", "throughput_steady_ops_s", "warmup_end_s"]
+    cols = ["step", "phase", "status", "throughput_ops_s", "throughput_steady_ops_s", "warmup_end_s"]
     cols += ["stationary", "runtime_ms", "reasons", "warnings"]
     if run.steps.empty:
         return pd.DataFrame(columns=cols)
@@ -220,8 +220,8 @@ def failure_banner(run: RunResult) -> str:
     if m.status == "completed":
         return ""
     steps = run.steps
-    bad = steps[steps["verdict"] != "completed"] if not steps.empty and "verdict" in steps else steps
-    named = ", ".join(f"{r.step} ({r.verdict})" for r in bad.itertuples()) if not bad.empty else ""
+    bad = steps[steps["status"] != "completed"] if not steps.empty and "status" in steps else steps
+    named = ", ".join(f"{r.step} ({r.status})" for r in bad.itertuples()) if not bad.empty else ""
     text = f"This run {m.status.upper()}: {m.error or 'no error recorded'}."
     if named:
         text += f" Not completed: {named}."

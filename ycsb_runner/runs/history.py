@@ -1,7 +1,7 @@
 """The run history: every finished, failed or interrupted run, indexed for ``runs`` and ``regress``.
 
 One record per run (id, suite, parameter fingerprint, tags, server kind and version, client host, times,
-verdict) and its key figures per measured step and operation (throughput, average, p50/p95/p99 latency),
+status) and its key figures per measured step and operation (throughput, average, p50/p95/p99 latency),
 read from the run folder through :class:`ycsb_runner.runs.model.RunResult`. The folders stay the source of
 truth: ``ycsb-runner history rebuild`` makes the index again from them. The one thing that is not derived from
 the folders is the accepted changes (``regress accept``: who accepted which change of which series, when and
@@ -39,14 +39,16 @@ from ycsb_runner.runs.series import SERIES_KEYS, series_id  # noqa: F401 - named
 if TYPE_CHECKING:
     from ycsb_runner.runs.alerts import Alert
 
-SCHEMA_VERSION = 3  # 2: the accepts table, 3: the alerts and notifications tables (an older file gets them
-# when opened)
+# 2: the accepts table, 3: the alerts and notifications tables (an older file gets them when opened for
+# writing), 4: the runs' outcome is their ``status`` (it was ``verdict``: the column is renamed when the file
+# is opened for writing, and read under its new name from an older file that is only read)
+SCHEMA_VERSION = 4
 
 RUN_COLUMNS = [
     "run_id",
     "suite",
     "fingerprint",
-    "verdict",
+    "status",
     "started_at",
     "ended_at",
     "server_kind",
@@ -133,8 +135,25 @@ def _triaged(old: Alert, status: str, by: str, why: str | None, link: str | None
     )
 
 
-def _alert_columns(con: sqlite3.Connection) -> set[str]:
-    return {str(r[1]) for r in con.execute("PRAGMA table_info(alerts)").fetchall()}
+def _columns(con: sqlite3.Connection, table: str) -> set[str]:
+    return {str(r[1]) for r in con.execute(f"PRAGMA table_info({table})").fetchall()}
+
+
+#: the runs table's column of schema 2 and 3 that schema 4 names ``status``
+_OLD_STATUS = "verdict"
+
+
+def _rename_status(con: sqlite3.Connection) -> None:
+    """Schema 4's ``status`` column of an older file's runs table, in one immediate transaction (two writers
+    opening the file at once: the second finds it renamed). SQLite >= 3.25 renames a column."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if _OLD_STATUS in _columns(con, "runs"):
+            con.execute(f"ALTER TABLE runs RENAME COLUMN {_OLD_STATUS} TO status")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def _no_alert(alert_id: str) -> UserError:
@@ -172,7 +191,7 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
         "run_id": m.run_id,
         "suite": m.suite.name,
         "fingerprint": m.fingerprint,
-        "verdict": m.status,
+        "status": m.status,
         "started_at": m.started_at_utc,
         "ended_at": m.ended_at_utc,
         "server_kind": m.target.server_kind or "",
@@ -187,7 +206,7 @@ def run_record(result: RunResult, figures: bool = True) -> RunRecord:
     measured = {
         s.keys.step: s
         for s in m.steps
-        if s.keys.phase in ("load", "run") and not s.discarded and s.verdict == "completed"
+        if s.keys.phase in ("load", "run") and not s.discarded and s.status == "completed"
     }
     rows: list[dict[str, Any]] = []
     if m.findmax is not None:  # the probes' figures follow their targets: the found rate is the series
@@ -324,7 +343,7 @@ _INSERT_METRIC = (
 )
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY, suite TEXT NOT NULL, fingerprint TEXT NOT NULL, verdict TEXT NOT NULL,
+    run_id TEXT PRIMARY KEY, suite TEXT NOT NULL, fingerprint TEXT NOT NULL, status TEXT NOT NULL,
     started_at TEXT, ended_at TEXT, server_kind TEXT, server_version TEXT, client_host TEXT,
     tags TEXT NOT NULL, folder TEXT, error TEXT
 );
@@ -415,7 +434,9 @@ class SqliteHistory:
                 # IF NOT EXISTS: two first writers at once both succeed; an older file gains what it lacks
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            missing = [c for c in ALERT_COLUMNS if c not in _alert_columns(con)]
+            if _OLD_STATUS in _columns(con, "runs"):  # schema 2 or 3
+                _rename_status(con)
+            missing = [c for c in ALERT_COLUMNS if c not in _columns(con, "alerts")]
             for c in missing:  # an alerts table of an early schema 3 (before baseline_run)
                 con.execute(f"ALTER TABLE alerts ADD COLUMN {c} TEXT")
         except sqlite3.Error as err:
@@ -527,7 +548,13 @@ class SqliteHistory:
     def runs(self) -> pd.DataFrame:
         if not self.path.exists():
             return pd.DataFrame(columns=RUN_COLUMNS)
-        df = self._read(lambda con: pd.read_sql_query(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs", con))
+
+        def query(con: sqlite3.Connection) -> pd.DataFrame:
+            old = _OLD_STATUS in _columns(con, "runs")  # a schema 2 or 3 file only read (a read-only one)
+            picked = [f"{_OLD_STATUS} AS status" if c == "status" and old else c for c in RUN_COLUMNS]
+            return pd.read_sql_query(f"SELECT {', '.join(picked)} FROM runs", con)
+
+        df = self._read(query)
         df["tags"] = df["tags"].map(lambda t: json.loads(t) if t else {})
         return df
 
@@ -581,7 +608,7 @@ class SqliteHistory:
     def _alert_rows(self, con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[Alert]:
         if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'alerts'").fetchone():
             return []  # a history of schema 2 or older, read without writing it
-        have = _alert_columns(con)
+        have = _columns(con, "alerts")
         con.row_factory = sqlite3.Row
         cols = ", ".join(c if c in have else f"NULL AS {c}" for c in ALERT_COLUMNS)
         sql = f"SELECT {cols} FROM alerts {where} ORDER BY raised_at, alert_id"
@@ -751,6 +778,8 @@ class MongoHistory:
     def runs(self) -> pd.DataFrame:
         docs = self._call(lambda: list(self._coll.find({}, {"metrics": 0})))
         for d in docs:
+            if "status" not in d and _OLD_STATUS in d:  # a document written before schema 4
+                d["status"] = d[_OLD_STATUS]
             if isinstance(d.get("tags"), list):
                 d["tags"] = {str(t.get("k")): str(t.get("v")) for t in d["tags"] if isinstance(t, dict)}
         return pd.DataFrame([{c: d.get(c) for c in RUN_COLUMNS} for d in docs], columns=RUN_COLUMNS)
@@ -965,7 +994,7 @@ class RunFilter:
     tags: dict[str, str] | None = None
     since: str | None = None
     until: str | None = None
-    verdict: str | None = None
+    status: str | None = None
 
 
 def parse_tags(items: Iterable[str], option: str = "--tag") -> dict[str, str]:
@@ -1043,6 +1072,8 @@ def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
         return out
     if f.suite:
         out = out[out["suite"] == f.suite]
+    if f.status:  # before the start times are taken (a frame left empty would take their index)
+        out = out[out["status"] == f.status]
     for k, v in (f.tags or {}).items():  # a run without the key does not match, whatever the value
         out = out[out["tags"].map(lambda t, k=k, v=v: isinstance(t, dict) and k in t and str(t[k]) == v)]
     start = out["started_at"].map(lambda s: epoch_of(s) if isinstance(s, str) else math.nan)
@@ -1054,8 +1085,6 @@ def select_runs(runs: pd.DataFrame, f: RunFilter) -> pd.DataFrame:
         if "T" not in f.until and " " not in f.until:
             limit += 86400  # a date includes that whole day
         out, start = out[start < limit], start[start < limit]
-    if f.verdict:
-        out = out[out["verdict"] == f.verdict]
     return (
         out.assign(_t=start)
         .sort_values(["_t", "run_id"], kind="stable")

@@ -38,10 +38,10 @@ from ycsb_runner.safe.files import (
 if TYPE_CHECKING:  # pandas is loaded by what makes or reads a frame, not by reading a manifest
     import pandas as pd
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # The older formats this version still reads, upgraded in memory (``_upgrade``) as pyperf reads older JSON:
-# format 2 (before ``target.engine``).
-READABLE_FORMATS = (2, FORMAT_VERSION)
+# format 2 (before ``target.engine``), format 3 (a step's ``status`` named ``verdict``).
+READABLE_FORMATS = (2, 3, FORMAT_VERSION)
 MANIFEST = "manifest.json"
 # The folder layout of a run (RESULTS.md): every other module asks for these names and paths here.
 STEPS_DIR = "steps"  # steps/<step>/ holds each step's raw logs
@@ -146,7 +146,7 @@ class StepKeys:
 
 @dataclass
 class StepRecord:
-    """What happened in one step: keys, times, verdict, the exact command and the step's figures."""
+    """What happened in one step: keys, times, status, the exact command and the step's figures."""
 
     keys: StepKeys
     index: int
@@ -154,7 +154,7 @@ class StepRecord:
     started_at: float | None = None
     ended_at: float | None = None
     exit_code: int | None = None
-    verdict: str = "pending"  # pending | completed | failed | truncated | interrupted | ...
+    status: str = "pending"  # pending | completed | failed | truncated | interrupted | ...
     reasons: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     argv: list[str] = field(default_factory=list)  # masked
@@ -206,7 +206,7 @@ class StepRecord:
             "ended_at": iso_utc(self.ended_at),
             "duration_s": self.duration_s,
             "exit_code": self.exit_code,
-            "verdict": self.verdict,
+            "status": self.status,
             "reasons": "; ".join(self.reasons),
             "warnings": "; ".join(self.warnings),
             "audit_verified": self.audit_verified,
@@ -763,13 +763,25 @@ def _upgrade(d: dict[str, Any], version: int) -> dict[str, Any]:
     """A manifest of an older readable format as this version writes it (the file is left as it is).
 
     2 -> 3: ``target.engine``, what answered (it was worked out from ``server_kind`` and ``build_info`` each
-    time a report said "Not MongoDB")."""
+    time a report said "Not MongoDB"). 3 -> 4: each step's outcome is its ``status`` (it was ``verdict``, a
+    word kept for the judgements of measured figures)."""
     if version == 2 and isinstance(d.get("target"), dict):
         target = d["target"]
         build = target.get("build_info")
         engine = server_engine(target.get("server_kind"), build if isinstance(build, dict) else None)
         d = {**d, "target": {**target, "engine": engine.value}}
+    if version in (2, 3) and isinstance(d.get("steps"), list):
+        d = {**d, "steps": [_renamed(s, STEP_RENAMED) if isinstance(s, dict) else s for s in d["steps"]]}
     return d
+
+
+#: A step's field (and steps.csv's column) an older format named otherwise: old name -> this version's
+STEP_RENAMED = {"verdict": "status"}
+
+
+def _renamed(d: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """*d* with its keys renamed by *names* (old -> new), in their order; a new key already there wins."""
+    return {(names[k] if k in names and names[k] not in d else k): v for k, v in d.items()}
 
 
 _MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
@@ -802,7 +814,7 @@ def _shown(value: Any) -> str:
 CSV_FILES = ("steps", "summary", "operations", "timeseries", "server_metrics", "client_metrics")
 # The columns every reader of a file relies on (besides the key columns, which are filled in when absent).
 REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "steps": ("step", "phase", "verdict"),
+    "steps": ("step", "phase", "status"),
     "summary": ("step", "section", "operation", "kind", "metric", "value"),
     "operations": ("step", "operation", "kind", "operations"),
 }
@@ -1051,6 +1063,8 @@ class RunResult:
                 except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
                     said = " ".join(str(err).split())[:80]  # pandas' message spans lines
                     raise UserError(f"{path} is damaged ({said}); re-run the suite") from None
+                if name == "steps":  # an older format's names (read as this version names them)
+                    df = df.rename(columns={k: v for k, v in STEP_RENAMED.items() if v not in df.columns})
                 missing = [c for c in needed if c not in df.columns]
                 if missing:
                     raise UserError(

@@ -514,7 +514,7 @@ def _with_other_runs(
                 "y": [values[r] for r in runs],
                 "customdata": [links.get(r, "") for r in runs],
                 "text": [
-                    [r, d, f"{values[r]:.6g}", f"{every.at[r, 'verdict']}; {every.at[r, 'ident']}"]
+                    [r, d, f"{values[r]:.6g}", f"{every.at[r, 'status']}; {every.at[r, 'ident']}"]
                     for r, d in zip(runs, dates, strict=True)
                 ],
                 "hovertemplate": "%{text}<extra></extra>",

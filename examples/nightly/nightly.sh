@@ -66,7 +66,7 @@ if [ -s "$summary.tmp" ]; then
 else  # bench stopped before a run folder existed: say so, with its one-line error
     "$python" -c 'import json, sys
 err = [ln.strip() for ln in open(sys.argv[4], encoding="utf-8", errors="replace") if ln.strip()]
-print(json.dumps({"suite": sys.argv[1], "status": "not run",
+print(json.dumps({"suite": sys.argv[1], "status": "not run", "verdict": "not run",
                   "exit_code": int(sys.argv[2]), "started_at": sys.argv[3], "run_id": None,
                   "error": err[-1].removeprefix("error: ") if err else "bench printed nothing"}, indent=2))' \
         "$suite" "$bench_rc" "$started" "$bench_err" > "$summary"

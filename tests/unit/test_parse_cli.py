@@ -54,6 +54,7 @@ def test_json_for_an_export_file():
     assert result.exit_code == 0
     payload = json.loads(result.output)
     assert payload[0]["completion"] == {"status": "completed", "reasons": []}
+    assert payload[0]["verdict"] == payload[0]["completion"]  # its old name, still written in this release
     assert payload[0]["overall"]["ops_done"] == 2000
     sections = {row["section"] for row in payload[0]["operations"]}
     assert sections == {"READ", "UPDATE", "CLEANUP"}

@@ -148,6 +148,8 @@ def _data(runs: list[tuple[str, ParsedRun]], table: str) -> list[dict[str, objec
         {
             "file": name,
             "completion": {"status": run.completion.status, "reasons": run.completion.reasons},
+            # completion's old name, still written in this release (docs/reference/commands.md)
+            "verdict": {"status": run.completion.status, "reasons": run.completion.reasons},
             "measurement_type": run.measurement_type,
             "overall": run.overall,
             "notes": run.notes,

@@ -266,13 +266,14 @@ def _print_outcome(run: RunAnalysis | Path, fmt: Format, error: str | None = Non
         "run_dir": str(run_dir),
         "suite": m.suite.name,
         "status": m.status,
+        "verdict": m.status,  # status's old name, still written in this release (docs/reference/commands.md)
         "error": error,
         "tags": m.tags,
         "fingerprint": m.fingerprint,
         "started_at": iso_utc(m.started_at),
         "ended_at": iso_utc(m.ended_at),
         "steps": {
-            s.keys.step: {"status": s.status, "throughput_ops_s": s.throughput_ops_s}
+            s.keys.step: {"status": s.status, "verdict": s.status, "throughput_ops_s": s.throughput_ops_s}
             for s in m.steps
             if s.keys.phase in ("load", "run")
         },

@@ -144,20 +144,23 @@ def _table(name: str, run: ParsedRun, table: str) -> Table:
 def _data(runs: list[tuple[str, ParsedRun]], table: str) -> list[dict[str, object]]:
     """Per file its completion (status and reasons), overall figures, notes, every summary section and the
     chosen table."""
-    return [
-        {
-            "file": name,
-            "completion": {"status": run.completion.status, "reasons": run.completion.reasons},
-            # completion's old name, still written in this release (docs/reference/commands.md)
-            "verdict": {"status": run.completion.status, "reasons": run.completion.reasons},
-            "measurement_type": run.measurement_type,
-            "overall": run.overall,
-            "notes": run.notes,
-            "sections": _sections(run),
-            table: json.loads(_frame(run, table).to_json(orient="records", date_format="iso")),
-        }
-        for name, run in runs
-    ]
+    out: list[dict[str, object]] = []
+    for name, run in runs:
+        completion = {"status": run.completion.status, "reasons": run.completion.reasons}
+        out.append(
+            {
+                "file": name,
+                "completion": completion,
+                # completion's old name, still written in this release (docs/reference/commands.md)
+                "verdict": completion,
+                "measurement_type": run.measurement_type,
+                "overall": run.overall,
+                "notes": run.notes,
+                "sections": _sections(run),
+                table: json.loads(_frame(run, table).to_json(orient="records", date_format="iso")),
+            }
+        )
+    return out
 
 
 def _run(files: list[Path], stderr: Path | None, fmt: Format | str, table: str = DEFAULT_TABLE) -> None:

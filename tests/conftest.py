@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
 import subprocess
@@ -68,6 +69,19 @@ settings.register_profile("fast", max_examples=25)
 # annotations: ~10 ms); typer's CliRunner would build it again for each of the tests' ~700 in-process
 # commands. Built once per app here, as the tool does; the command line is parsed afresh at every call.
 typer.testing._get_command = functools.cache(typer.testing._get_command)
+
+# Python's cyclic garbage collector, tuned for a test process: the tests' pandas frames and matplotlib
+# figures make many short-lived objects, and at the default threshold (700 allocations) every collection
+# also walks the imported modules' objects. A higher first threshold here, and what collection imported is
+# frozen (never walked again): `make test-fast` took 96 s instead of 103 s, 160 user CPU-s instead of 172
+# (Dec 2026). The tool's own processes keep Python's defaults.
+gc.set_threshold(20_000, 50, 50)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.collect()
+    gc.freeze()
+
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)
 # provider; tests talk to 127.0.0.1 only. (The SDK reads this variable when it is imported.)

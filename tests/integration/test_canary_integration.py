@@ -24,13 +24,12 @@ from nights import (
     THROTTLE,
     ahead_of_other_workers,
     copy_nights,
-    night_options,
     night_values,
+    run_night,
 )
 from throttle import Throttle
 from typer.testing import CliRunner
 
-from ycsb_runner.bench import run_bench
 from ycsb_runner.cli import app
 from ycsb_runner.install.embedded import ServerInfo
 from ycsb_runner.nightly.changepoint import RECOVERED
@@ -63,9 +62,8 @@ def client_nights(
     results = copy_nights(normal_nights, tmp_path_factory.mktemp("client-nights") / "results")
     with ahead_of_other_workers(server.pid):
         for night in CLIENT_NIGHTS:
-            opts = night_options(server.url, results, night, {"throttled": "client"})
             with Throttle(ycsb_jvms, **THROTTLE) as throttle:
-                run_bench(opts, log=lambda _m: None)
+                run_night(server.url, results, night, {"throttled": "client"})
             assert len(throttle.stopped) >= 3, throttle.stopped  # canaries, load, run
     yield results
 

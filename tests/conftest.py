@@ -71,10 +71,11 @@ settings.register_profile("fast", max_examples=25)
 typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 # Python's cyclic garbage collector, tuned for a test process: the tests' pandas frames and matplotlib
-# figures make many short-lived objects, and at the default threshold (700 allocations) every collection
-# also walks the imported modules' objects. A higher first threshold here, and what collection imported is
-# frozen (never walked again): `make test-fast` took 96 s instead of 103 s, 160 user CPU-s instead of 172
-# (Dec 2026). The tool's own processes keep Python's defaults.
+# figures make many short-lived objects, so at the default first threshold (700 allocations) it collects
+# very often, and each full collection walks every object the imports made. Here the first threshold is
+# higher, and what collection imported is frozen (never walked again). `make test-fast` took 160-166 user
+# CPU-s instead of 172 (Dec 2026); its wall time, 96-108 s, stayed within this VM's run-to-run spread. The
+# tool's own processes keep Python's defaults.
 gc.set_threshold(20_000, 50, 50)
 
 

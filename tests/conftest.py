@@ -17,6 +17,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
+import figure_memo  # noqa: E402  (this folder's helper)
 import pytest  # noqa: E402
 import typer.testing  # noqa: E402
 from hypothesis import settings  # noqa: E402
@@ -82,6 +83,19 @@ gc.set_threshold(20_000, 50, 50)
 def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
+
+
+# Each different figure drawn once per run (tests/figure_memo.py): the reports of the checked-in runs and
+# histories drew 480 panels in `make test-fast`, 147 of them different.
+figure_memo.install()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    figure_memo.start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    figure_memo.end()
 
 
 # The Alibaba SDK's default credential chain would otherwise set up an ECS metadata (100.100.100.200)

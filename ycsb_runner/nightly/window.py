@@ -118,7 +118,11 @@ def least_change(b: np.ndarray, f: np.ndarray, floor: float = 0.0) -> np.ndarray
     night cannot make a window), when every fresh night is below the baseline's mean; else the highest
     deviation (>= 0: no drop). The standard deviation is at least *floor* (``spread_floor``).
     The rise is the same statistic of the negated values."""
-    mean, sd = segment_stats(b)
+    return _least_change(*segment_stats(b), f, floor)
+
+
+def _least_change(mean: np.ndarray, sd: np.ndarray, f: np.ndarray, floor: float) -> np.ndarray:
+    """``least_change`` from the baseline's ``segment_stats`` (the same for both directions, negated mean)."""
     sd = np.maximum(sd, floor)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (f - mean[:, None]) / sd[:, None]
@@ -643,8 +647,9 @@ def marginal_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float, floor: f
     n = y.shape[1]
     out = np.empty((y.shape[0], len(ks), 2))
     for i, k in enumerate(ks):
+        mean, sd = segment_stats(y[:, : n - k])  # the baseline's: the rise's is the same, its mean negated
         for j, sign in enumerate((1.0, -1.0)):
-            stat = least_change(sign * y[:, : n - k], sign * y[:, n - k :], floor)
+            stat = _least_change(sign * mean, sd, sign * y[:, n - k :], floor)
             out[:, i, j] = np.where(np.isnan(stat), 1.0, nl.margins[k].p(np.nan_to_num(stat, nan=0.0)))
     return out
 

@@ -131,7 +131,7 @@ def _prewhitened_change(b: np.ndarray, f: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def _prewhitened_null(m: int, ks: tuple[int, ...], rho: float) -> Any:
     _rho_now[0] = rho
-    return STATISTIC[1].__wrapped__(m, ks, rho)
+    return window._simulated_null.__wrapped__(m, ks, rho, window.NULL_DRAWS)  # not the cached one
 
 
 def _prewhitened_ps(y: np.ndarray, m: int, ks: tuple[int, ...], rho: float) -> np.ndarray:

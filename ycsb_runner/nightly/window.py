@@ -582,10 +582,15 @@ def _in_rows(stat: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndar
     return np.concatenate([stat(x[lo : lo + NULL_ROWS]) for lo in range(0, len(x), NULL_ROWS)])
 
 
-@lru_cache(maxsize=1024)
 def null(m: int, ks: tuple[int, ...], rho: float, draws: int = NULL_DRAWS) -> Null:
     """The importance-sampled null of the window test for *m* baseline nights before the longest window
-    (*draws*: fewer for a plan's what-ifs, ``PLAN_DRAWS``)."""
+    (*draws*: fewer for a plan's what-ifs, ``PLAN_DRAWS``), simulated once per process for each (m, ks, rho,
+    draws) however the arguments are written."""
+    return _simulated_null(int(m), tuple(ks), float(rho), int(draws))
+
+
+@lru_cache(maxsize=1024)
+def _simulated_null(m: int, ks: tuple[int, ...], rho: float, draws: int) -> Null:
     rng = np.random.default_rng(DEFAULT_SEED + 7919 * m + 104729 * sum(ks) + int(round(rho * 10)))
     longest = max(ks)
     n = m + longest

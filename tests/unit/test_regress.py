@@ -55,6 +55,17 @@ def test_e_divisive_finds_two_steps() -> None:
     assert [c for c, _ in e_divisive(x)] == [12, 28]
 
 
+@pytest.mark.parametrize("tail", [[1e308, 1e308, 1.5e308], [-1.7e308, 1.7e308, 1.5e308]])
+def test_values_near_the_float_limit_are_judged_without_numpy_warnings(tail: list[float]) -> None:
+    """A damaged history's values near 1.7e308 (the property test of damaged histories found them): the
+    change-point search's distances overflow to inf, and no numpy RuntimeWarning reaches the user's
+    terminal (a process shows each once; here they would be errors)."""
+    x = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, *tail]
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # what numpy warns of: an error
+        e_divisive(x)
+        judge_series(np.array(x), min_effect_pct=5.0, worse=1)
+
+
 def test_adjust_holm_and_bh_by_hand() -> None:
     p = [0.01, 0.04, 0.03, 0.2]
     # Holm: sorted 0.01,0.03,0.04,0.2 times 4,3,2,1 -> 0.04,0.09,0.08->0.09,0.2 (monotone)

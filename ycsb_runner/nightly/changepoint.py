@@ -51,6 +51,9 @@ OWN_CHANGE_NIGHTS = 3  # a change point this few nights before a regression's fi
 _CHUNK_BYTES = 2 * 2**20  # the pairwise distances of one chunk of permuted series (a site: under 200 MB)
 
 
+# values near the float limit (a damaged history: 1.7e308) overflow their distances to inf: q is then inf or
+# nan (never the best split), without numpy's warning lines on the user's terminal
+@np.errstate(over="ignore", invalid="ignore")
 def _q_stats(z: np.ndarray, min_size: int) -> np.ndarray:
     """E-Divisive q for every split tau of each row of *z* (shape (r, n)); -inf where a part is too small.
 
@@ -496,6 +499,7 @@ def _regressed(j: SeriesJudgement, alpha: float, min_effect_pct: float, worse: i
     return j.open or (j.p_value < alpha and size >= min_effect_pct)
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # values near 1.7e308: see _q_stats
 def _judge_values(
     x: np.ndarray,
     *,

@@ -22,8 +22,8 @@ from typing import Any
 from ycsb_runner.present import document
 from ycsb_runner.report import plots, regress_report
 
-ENV = "YCSB_RUNNER_TEST_FIGURES"  # "memo" (the default), "check" or "draw"
-FOLDER_ENV = "YCSB_RUNNER_TEST_FIGURE_MEMO"  # the run's folder, set by the controller, inherited by workers
+# the run's folder: set by the controller, inherited by its workers (plumbing, not a setting)
+FOLDER_ENV = "YCSB_TESTS_FIGURE_MEMO"
 _PNG = plots.png
 
 
@@ -48,7 +48,8 @@ def _watched() -> bool:
 
 
 def _drawn(panel: Any) -> bytes:
-    mode, folder = os.environ.get(ENV, "memo"), os.environ.get(FOLDER_ENV)
+    mode = os.environ.get("YCSB_RUNNER_TEST_FIGURES", "memo")  # or "check", "draw"
+    folder = os.environ.get(FOLDER_ENV)
     key = None if mode == "draw" or not folder or _watched() else _key(panel)
     if key is None:
         return panel()

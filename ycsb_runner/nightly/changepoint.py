@@ -405,6 +405,7 @@ def _tonight(
     )
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # values near 1.7e308: see _q_stats
 def judge_series(
     values: np.ndarray | list[float],
     *,
@@ -499,7 +500,6 @@ def _regressed(j: SeriesJudgement, alpha: float, min_effect_pct: float, worse: i
     return j.open or (j.p_value < alpha and size >= min_effect_pct)
 
 
-@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # values near 1.7e308: see _q_stats
 def _judge_values(
     x: np.ndarray,
     *,
